@@ -1,0 +1,106 @@
+"""Dice sources: everything that rolls takes one, nothing in the engine looks one up.
+
+A dice source is any object with ``randbelow(n) -> int`` uniform on ``0..n-1`` (like
+:func:`secrets.randbelow`). :class:`FacesDice` replays faces a player typed in (``--faces``).
+The DRBG-backed source lives in :mod:`engine.rng`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from typing import Protocol, runtime_checkable
+
+from engine.errors import FacesError
+
+
+@runtime_checkable
+class DiceSource(Protocol):
+    """Uniform integers below ``n``; the one thing the rules need from randomness."""
+
+    def randbelow(self, n: int) -> int: ...
+
+
+class SecretsDice:
+    """The operating system's CSPRNG through :mod:`secrets` (never :mod:`random`)."""
+
+    def randbelow(self, n: int) -> int:
+        if n < 1:
+            raise ValueError(f"randbelow needs n >= 1, got {n}")
+        return secrets.randbelow(n)
+
+
+def roll_die(dice: DiceSource, sides: int) -> int:
+    """One die with faces ``1..sides``."""
+    return dice.randbelow(sides) + 1
+
+
+def sample_subset(dice: DiceSource, n: int, k: int) -> frozenset[int]:
+    """A uniformly chosen ``k``-subset of ``1..n`` (partial Fisher-Yates, k draws).
+
+    Sources that can draw subsets themselves (``sample(n, k)``) are asked directly, so that a
+    player-supplied or replayed hand is used as given.
+    """
+    if not 0 <= k <= n:
+        raise ValueError(f"subset size must be within 0..{n}, got {k}")
+    own = getattr(dice, "sample", None)
+    if callable(own):
+        return frozenset(own(n, k))
+    pool = list(range(1, n + 1))
+    for i in range(k):
+        j = i + dice.randbelow(n - i)
+        pool[i], pool[j] = pool[j], pool[i]
+    return frozenset(pool[:k])
+
+
+class FacesDice:
+    """Faces supplied by a player, consumed in the order the roll draws its dice.
+
+    ``randbelow(n)`` hands out the next face minus one, after checking it is a face of a
+    ``n``-sided die. Call :meth:`finish` after the roll: faces left over are an error too,
+    because a player who typed more dice than the roll used has made a mistake.
+    """
+
+    def __init__(self, faces: Iterable[int]) -> None:
+        self._faces = tuple(faces)
+        self._used = 0
+
+    @classmethod
+    def parse(cls, text: str) -> FacesDice:
+        """``"5,1"`` -> faces 5 then 1; a clear error for anything else."""
+        parts = [p.strip() for p in text.replace(" ", ",").split(",") if p.strip()]
+        if not parts:
+            raise FacesError(f"expected a comma-separated list of die faces, got {text!r}")
+        faces = []
+        for p in parts:
+            try:
+                faces.append(int(p))
+            except ValueError:
+                raise FacesError(f"{p!r} is not a die face; expected whole numbers like 5,1") from None
+        return cls(faces)
+
+    @property
+    def faces(self) -> tuple[int, ...]:
+        return self._faces
+
+    @property
+    def used(self) -> int:
+        return self._used
+
+    def randbelow(self, n: int) -> int:
+        if self._used >= len(self._faces):
+            raise FacesError(
+                f"too few faces: {len(self._faces)} given, the roll needs at least {self._used + 1}"
+            )
+        face = self._faces[self._used]
+        if not 1 <= face <= n:
+            raise FacesError(f"face {face} (number {self._used + 1}) is not on a d{n}; allowed 1..{n}")
+        self._used += 1
+        return face - 1
+
+    def finish(self) -> None:
+        """Raise if faces were left unused."""
+        if self._used < len(self._faces):
+            raise FacesError(
+                f"too many faces: {len(self._faces)} given, the roll used {self._used}"
+            )

@@ -1,0 +1,111 @@
+"""The panel's vocabulary: buttons, events in, effects out.
+
+The state machine (:mod:`engine.panel.machine`) maps ``(state, event, now)`` to
+``(state, effects)``; the hardware layer turns gpiozero callbacks into :class:`Event` values and
+carries out :class:`Effects` (draws the :class:`Screen`, sets LEDs, plays sounds). Everything
+here is immutable so a transcript of events and effects can be compared and replayed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Button(StrEnum):
+    """The five buttons, left to right. During a finger guess they are fingers 1..5."""
+
+    MODE = "mode"
+    FIELD = "field"
+    MINUS = "minus"
+    PLUS = "plus"
+    ROLL = "roll"
+
+    @property
+    def finger(self) -> int:
+        """Thumb 1 .. pinky 5."""
+        return list(Button).index(self) + 1
+
+
+class EventKind(StrEnum):
+    PRESS = "press"
+    RELEASE = "release"
+    HOLD = "hold"  # the button has been held for the hold time (sent once, then repeats)
+    TURN = "turn"  # rotary encoder: ``steps`` is +n clockwise, -n anticlockwise
+    TICK = "tick"  # clock tick: animations, hold-repeat, idle timeout
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: EventKind
+    button: Button | None = None
+    steps: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind in (EventKind.PRESS, EventKind.RELEASE, EventKind.HOLD) and self.button is None:
+            raise ValueError(f"a {self.kind} event needs a button")
+
+    def __str__(self) -> str:
+        if self.button is not None:
+            return f"{self.kind}:{self.button}"
+        if self.kind is EventKind.TURN:
+            return f"turn:{self.steps:+d}"
+        return str(self.kind)
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What the display should show, independent of the display.
+
+    ``lines`` is the text every display can show (a 16x2 LCD shows the first two, the OLED
+    all of them); ``title`` heads the screen. ``big`` is the outcome in large type (result
+    screen). ``dice`` are dice to draw as glyphs, ``odds`` a 0..1 chance shown as a bar,
+    ``selected`` the index into ``lines`` of the highlighted parameter. ``offset`` shifts the
+    whole picture by a few pixels (attract screen, against OLED burn-in); ``contrast`` is
+    0..1 (dimmed when idle).
+    """
+
+    title: str
+    lines: tuple[str, ...] = ()
+    big: str | None = None
+    dice: tuple[int, ...] = ()
+    odds: float | None = None
+    selected: int | None = None
+    offset: tuple[int, int] = (0, 0)
+    contrast: float = 1.0
+    kind: str = "setup"  # setup | rolling | result | guess | reveal | settings | attract | message
+
+    def text(self) -> list[str]:
+        """Plain text rendering: title, big line, lines (for terminals and transcripts)."""
+        out = [self.title]
+        if self.big:
+            out.append(self.big)
+        out.extend(self.lines)
+        return out
+
+
+@dataclass(frozen=True)
+class Sound:
+    """A short tone: ``name`` for the log, ``notes`` as (frequency Hz, seconds) pairs."""
+
+    name: str
+    notes: tuple[tuple[float, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What one step asks of the world; ``None`` means "leave as it is".
+
+    ``leds`` are the five button LEDs' levels 0..1, ``rgb`` the RGB LED as (r, g, b) 0..1.
+    ``rolled`` carries the roll result's JSON when this step rolled (for the log).
+    """
+
+    screen: Screen | None = None
+    leds: tuple[float, float, float, float, float] | None = None
+    rgb: tuple[float, float, float] | None = None
+    sounds: tuple[Sound, ...] = ()
+    rolled: dict | None = field(default=None, compare=False)
+
+    @property
+    def empty(self) -> bool:
+        return self.screen is None and self.leds is None and self.rgb is None and not self.sounds

@@ -1,0 +1,85 @@
+"""Immutable result values shared by every system: a roll and its exact odds.
+
+Each system subclasses :class:`RollResult` with its own fields; ``to_dict`` gives the stable
+JSON that ``dicetower roll --json`` prints and :func:`engine.roll` returns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+
+def freeze(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A read-only copy, so result values cannot be changed after the fact."""
+    return MappingProxyType(dict(mapping))
+
+
+def to_jsonable(value: Any) -> Any:
+    """Tuples to lists, mappings to dicts, dataclasses to dicts, Fractions to floats."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | frozenset | set):
+        items = sorted(value) if isinstance(value, frozenset | set) else value
+        return [to_jsonable(v) for v in items]
+    if isinstance(value, Fraction):
+        return float(value)
+    return value
+
+
+@dataclass(frozen=True)
+class RollResult:
+    """What every roll has. ``total`` is None where the system has no total (fingers)."""
+
+    system: str
+    params: Mapping[str, Any]
+    dice: tuple[int, ...]
+    total: int | None
+    outcome: str
+    success: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: to_jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+
+@dataclass(frozen=True)
+class Odds:
+    """Exact probabilities of one setting.
+
+    ``outcomes`` maps each outcome name to its probability; ``extra`` holds system-specific
+    distributions (infinity ``doubles``, horizons ``successes``) keyed by name.
+    ``truncated`` is the probability mass left out by truncating an infinite series
+    (exploding dice), at most 1e-15; 0 where everything is exact.
+    """
+
+    system: str
+    params: Mapping[str, Any]
+    success: Fraction
+    outcomes: Mapping[str, Fraction]
+    extra: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)
+    truncated: Fraction = Fraction(0)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "system": self.system,
+            "params": to_jsonable(self.params),
+            "success": float(self.success),
+            "outcomes": {k: float(v) for k, v in self.outcomes.items()},
+        }
+        for name, dist in self.extra.items():
+            out[name] = {str(k): float(v) for k, v in dist.items()}
+        exact: dict[str, Any] = {
+            "success": str(self.success),
+            "outcomes": {k: str(v) for k, v in self.outcomes.items()},
+        }
+        for name, dist in self.extra.items():
+            exact[name] = {str(k): str(v) for k, v in dist.items()}
+        out["exact"] = exact
+        out["truncated"] = float(self.truncated)
+        return out

@@ -1,0 +1,76 @@
+"""The five game systems, one module each, found by id.
+
+Each module defines ``SYSTEM``, a :class:`SystemSpec`. Modules are imported on first use so
+that start-up on a Pi Zero pays only for the systems it touches.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.dice import DiceSource
+from engine.errors import UnknownSystemError
+from engine.params import Param, resolve
+from engine.results import Odds, RollResult
+
+#: Panel and listing order.
+SYSTEM_IDS: tuple[str, ...] = ("infinity", "horizons", "d6cv", "immortal", "fingers")
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """A game system: its parameters and the pure functions that roll and compute odds.
+
+    ``roll(dice, params)`` and ``odds(params)`` receive parameters already resolved by
+    :meth:`resolve` (defaults filled, types checked, cross-checks done by ``check``).
+    ``describe(result)`` gives a few human-readable lines for the terminal.
+    """
+
+    id: str
+    title: str
+    summary: str
+    params: tuple[Param, ...]
+    outcomes: tuple[str, ...]
+    roll: Callable[[DiceSource, Mapping[str, Any]], RollResult]
+    odds: Callable[[Mapping[str, Any]], Odds]
+    describe: Callable[[RollResult], list[str]]
+    check: Callable[[dict[str, Any]], None] | None = None
+
+    def resolve(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """Validated parameters; raises :class:`engine.errors.ParameterError`."""
+        params = resolve(self.params, raw)
+        if self.check is not None:
+            self.check(params)
+        return params
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def describe_spec(self) -> dict[str, Any]:
+        """The system as ``dicetower systems --json`` lists it."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "summary": self.summary,
+            "outcomes": list(self.outcomes),
+            "params": [p.describe() for p in self.params],
+        }
+
+
+def get(system_id: str) -> SystemSpec:
+    """The system with that id; :class:`UnknownSystemError` names the allowed ids."""
+    key = str(system_id).strip().lower()
+    if key not in SYSTEM_IDS:
+        raise UnknownSystemError(str(system_id), SYSTEM_IDS)
+    module = importlib.import_module(f"engine.systems.{key}")
+    return module.SYSTEM
+
+
+def all_systems() -> tuple[SystemSpec, ...]:
+    return tuple(get(s) for s in SYSTEM_IDS)

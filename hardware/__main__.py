@@ -1,0 +1,5 @@
+import sys
+
+from hardware.cli import main
+
+sys.exit(main())

@@ -1,0 +1,180 @@
+"""``dicetower systems | roll | odds``: the rules and the odds from the command line.
+
+The system's parameters are only known once the system is named, so ``roll`` and ``odds``
+parse in two steps: the subcommand takes the system id, then a parser built from that
+system's :class:`engine.params.Param` list reads the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from typing import Any
+
+from engine.dice import FacesDice
+from engine.errors import ParameterError
+from engine.params import Param
+from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
+from hardware.cli import Parser
+from hardware.cli.dice_source import add_dice_options, make_dice
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("systems", help="list the game systems and their parameters")
+    p.add_argument("--json", action="store_true", help="machine-readable listing")
+    p.set_defaults(func=cmd_systems)
+
+    for name, helptext, func in (
+        ("roll", "roll the dice for a system", cmd_roll),
+        ("odds", "exact chances for a system and setting", cmd_odds),
+    ):
+        p = sub.add_parser(
+            name,
+            help=helptext,
+            add_help=False,
+            usage=f"dicetower {name} SYSTEM [PARAMS] [options]  (dicetower {name} SYSTEM --help)",
+        )
+        p.add_argument("system", nargs="?", help="one of " + ", ".join(SYSTEM_IDS))
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+        p.set_defaults(func=func, subcommand=name)
+
+
+def _system_parser(command: str, spec: SystemSpec) -> Parser:
+    parser = Parser(prog=f"dicetower {command} {spec.id}", description=spec.summary)
+    group = parser.add_argument_group(f"{spec.id} parameters")
+    for param in spec.params:
+        _add_param(group, param)
+    if command == "roll":
+        add_dice_options(parser)
+        parser.add_argument("--faces", metavar="LIST", help="use these die faces instead of the RNG, e.g. 5,1")
+        parser.add_argument("--times", metavar="N", help="roll N times")
+        parser.add_argument("--summary", action="store_true", help="with --times: count outcomes")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def _add_param(group: argparse._ArgumentGroup, param: Param) -> None:
+    helptext = f"{param.help} ({param.allowed()}"
+    helptext += ")" if param.required else f"; default {_show(param.default)})"
+    helptext = helptext.replace("%", "%%")
+    if param.kind == "bool":
+        group.add_argument(param.flag, dest=param.name, nargs="?", const="yes", metavar="yes|no", help=helptext)
+    elif param.kind == "list":
+        group.add_argument(param.flag, dest=param.name, action="append", metavar="ITEM", help=helptext)
+    else:
+        group.add_argument(param.flag, dest=param.name, metavar=param.name.upper(), help=helptext)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, tuple):
+        return ",".join(map(str, value)) or "none"
+    return str(value)
+
+
+def _parse(args: argparse.Namespace) -> tuple[SystemSpec, argparse.Namespace, dict[str, Any]]:
+    if args.system is None or args.system in ("-h", "--help"):
+        raise ParameterError("system", "name a system: " + ", ".join(SYSTEM_IDS))
+    spec = get(args.system)
+    parser = _system_parser(args.subcommand, spec)
+    opts = parser.parse_args(args.rest)
+    raw = {p.name: getattr(opts, p.name) for p in spec.params}
+    return spec, opts, raw
+
+
+def _positive_int(text: str, name: str, hi: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ParameterError(name, f"expected a whole number from 1 to {hi}, got {text!r}") from None
+    if not 1 <= value <= hi:
+        raise ParameterError(name, f"expected a whole number from 1 to {hi}, got {value}")
+    return value
+
+
+def cmd_roll(args: argparse.Namespace) -> int:
+    spec, opts, raw = _parse(args)
+    params = spec.resolve(raw)
+    times = _positive_int(opts.times, "times", 10_000_000) if opts.times is not None else None
+    if opts.summary and times is None:
+        raise ParameterError("summary", "needs --times N")
+    if opts.faces is not None and (opts.seed is not None or opts.entropy is not None):
+        raise ParameterError("faces", "the dice are either typed in (--faces) or rolled (--seed/--entropy), not both")
+    faces = FacesDice.parse(opts.faces) if opts.faces is not None else None
+    dice = faces if faces is not None else make_dice(opts)
+
+    def one():
+        return spec.roll(dice, params)
+
+    out = sys.stdout
+    if times is None:
+        result = one()
+        if faces is not None:
+            faces.finish()
+        if opts.json:
+            print(json.dumps(result.to_dict()), file=out)
+        else:
+            print("\n".join(spec.describe(result)), file=out)
+        return 0
+
+    if opts.summary:
+        counts: Counter[str] = Counter()
+        for _ in range(times):
+            counts[one().outcome] += 1
+        if faces is not None:
+            faces.finish()
+        if opts.json:
+            ordered = {o: counts.get(o, 0) for o in spec.outcomes}
+            ordered.update({k: v for k, v in counts.items() if k not in ordered})
+            print(json.dumps({"n": times, "outcomes": ordered}), file=out)
+        else:
+            exact = spec.odds(params)
+            print(f"{spec.title}: {times} rolls", file=out)
+            print(f"{'outcome':<14}{'count':>10}{'seen':>9}{'exact':>9}", file=out)
+            for o in spec.outcomes:
+                c = counts.get(o, 0)
+                p = float(exact.outcomes.get(o, 0))
+                print(f"{o:<14}{c:>10}{c / times:>9.2%}{p:>9.2%}", file=out)
+        return 0
+
+    for _ in range(times):
+        result = one()
+        if opts.json:
+            print(json.dumps(result.to_dict()), file=out)
+        else:
+            print(" | ".join(spec.describe(result)), file=out)
+    if faces is not None:
+        faces.finish()
+    return 0
+
+
+def cmd_odds(args: argparse.Namespace) -> int:
+    spec, opts, raw = _parse(args)
+    params = spec.resolve(raw)
+    odds = spec.odds(params)
+    if opts.json:
+        print(json.dumps(odds.to_dict()))
+        return 0
+    print(f"{spec.title}: chance of success {float(odds.success):.4%}  ({odds.success})")
+    for name, p in odds.outcomes.items():
+        print(f"  {name:<14}{float(p):>10.4%}")
+    for extra, dist in odds.extra.items():
+        shown = ", ".join(f"{k} {float(v):.4%}" for k, v in dist.items() if v)
+        print(f"  {extra}: {shown}")
+    return 0
+
+
+def cmd_systems(args: argparse.Namespace) -> int:
+    systems = all_systems()
+    if args.json:
+        print(json.dumps({"systems": [s.describe_spec() for s in systems]}, indent=2))
+        return 0
+    for s in systems:
+        print(f"{s.id:<10}{s.title}")
+        for p in s.params:
+            default = "required" if p.required else f"default {_show(p.default)}"
+            print(f"    {p.flag:<20}{p.allowed()}; {default}")
+    return 0
