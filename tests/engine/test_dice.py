@@ -33,7 +33,7 @@ def test_too_few_too_many_and_out_of_range_faces_are_errors() -> None:
         roll_die(FacesDice([7]), 6)
     with pytest.raises(FacesError, match="'x' is not a die face"):
         FacesDice.parse("1,x")
-    with pytest.raises(FacesError, match="^--faces:"):
+    with pytest.raises(FacesError, match=r"^--faces:"):
         FacesDice.parse("")
 
 

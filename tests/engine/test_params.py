@@ -21,7 +21,8 @@ def test_defaults_fill_in_and_required_is_enforced() -> None:
     assert resolve(PARAMS, {"cr": "difficult"}) == {
         "rating": 8, "cr": 10, "declaration": False, "contest": "none", "helper": (),
     }
-    with pytest.raises(ParameterError, match=r"^--cr: required: a whole number from 0 to 60 or one of easy, difficult$"):
+    expected = r"^--cr: required: a whole number from 0 to 60 or one of easy, difficult$"
+    with pytest.raises(ParameterError, match=expected):
         resolve(PARAMS, {})
 
 
@@ -55,7 +56,7 @@ def test_list_from_repeats_and_commas() -> None:
     assert HELPERS.coerce(None) == ()
     with pytest.raises(ParameterError, match="at most 3 items"):
         HELPERS.coerce("1,2,3,4")
-    with pytest.raises(ParameterError, match="--helper:.*'x' is not a whole number"):
+    with pytest.raises(ParameterError, match=r"--helper:.*'x' is not a whole number"):
         HELPERS.coerce("1,x")
 
 
