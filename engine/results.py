@@ -19,8 +19,13 @@ def freeze(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping))
 
 
+_PLAIN = frozenset({int, float, str, bool})
+
+
 def to_jsonable(value: Any) -> Any:
     """Tuples to lists, mappings to dicts, dataclasses to dicts, Fractions to floats."""
+    if value is None or type(value) in _PLAIN:
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
@@ -69,17 +74,26 @@ class Odds:
         out: dict[str, Any] = {
             "system": self.system,
             "params": to_jsonable(self.params),
-            "success": float(self.success),
-            "outcomes": {k: float(v) for k, v in self.outcomes.items()},
+            "success": _float(self.success),
+            "outcomes": {k: _float(v) for k, v in self.outcomes.items()},
         }
         for name, dist in self.extra.items():
-            out[name] = {str(k): float(v) for k, v in dist.items()}
+            out[name] = {str(k): _float(v) for k, v in dist.items()}
         exact: dict[str, Any] = {
-            "success": str(self.success),
-            "outcomes": {k: str(v) for k, v in self.outcomes.items()},
+            "success": _text(self.success),
+            "outcomes": {k: _text(v) for k, v in self.outcomes.items()},
         }
         for name, dist in self.extra.items():
-            exact[name] = {str(k): str(v) for k, v in dist.items()}
+            exact[name] = {str(k): _text(v) for k, v in dist.items()}
         out["exact"] = exact
-        out["truncated"] = float(self.truncated)
+        out["truncated"] = _float(self.truncated)
         return out
+
+
+def _float(p: Fraction) -> float:
+    # Correctly rounded like float(Fraction), without its generic dispatch.
+    return p.numerator / p.denominator
+
+
+def _text(p: Fraction) -> str:
+    return f"{p.numerator}/{p.denominator}" if p.denominator != 1 else str(p.numerator)

@@ -2,39 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 
 
 def seeded_dice(seed: bytes):
     """A deterministic dice source for statistical tests and replays."""
-    try:
-        from engine.rng import DrbgDice
-    except ImportError:  # until engine.rng lands
-        return _CounterDice(seed)
+    from engine.rng import DrbgDice
+
     return DrbgDice.from_seed(seed)
-
-
-class _CounterDice:
-    def __init__(self, seed: bytes) -> None:
-        self._seed = seed
-        self._counter = 0
-        self._buf = b""
-
-    def _bytes(self, n: int) -> bytes:
-        while len(self._buf) < n:
-            self._counter += 1
-            self._buf += hashlib.sha256(self._seed + self._counter.to_bytes(8, "big")).digest()
-        out, self._buf = self._buf[:n], self._buf[n:]
-        return out
-
-    def randbelow(self, n: int) -> int:
-        nbytes = max(1, (n.bit_length() + 7) // 8) + 1
-        limit = (256**nbytes // n) * n
-        while True:
-            x = int.from_bytes(self._bytes(nbytes), "big")
-            if x < limit:
-                return x % n
 
 
 def chi_square_p(observed: Mapping, expected_p: Mapping, n: int, min_expected: float = 5.0) -> float:

@@ -1,0 +1,133 @@
+"""Immortal exact odds against icepool: a grid of settings and the same probability written
+as an icepool user would write it.
+
+``bench/bench_odds.py`` imports ``GRID`` and ``icepool_success``; run this file on its own to
+print the mean time per call of each and the geometric-mean speed ratio.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import icepool
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import engine
+
+#: Settings from a bare attribute roll to three hostiles with an opponent.
+GRID: list[dict[str, Any]] = [
+    {"attribute": 5, "tn": 12, "color": "orange"},
+    {"attribute": 6, "tn": 9, "color": "yellow"},
+    {"attribute": 6, "skill": 4, "tn": 15, "color": "red"},
+    {"attribute": 0, "tn": 1},
+    {"attribute": 20, "skill": 10, "tn": 60, "auto_success": False},
+    {"attribute": 3, "skill": 5, "tn": 15},
+    {"attribute": 3, "skill": 4, "tn": 15},
+    {"attribute": 4, "tn": 8, "untrained": True},
+    {"attribute": 8, "tn": 14, "untrained": True, "color": "blue"},
+    {"attribute": 6, "skill": 4, "tn": 15, "hostile": ["12:6"]},
+    {"attribute": 6, "skill": 4, "tn": 15, "hostile": ["12:6:4"]},
+    {"attribute": 6, "skill": 4, "tn": 15, "hostile": ["12:6:4"], "auto_success": False},
+    {"attribute": 6, "skill": 5, "tn": 15, "hostile": ["12:6"]},
+    {"attribute": 5, "skill": 2, "tn": 11, "hostile": ["12:4", "10:5"]},
+    {"attribute": 5, "skill": 2, "tn": 11, "hostile": ["12:4", "10:5"], "bonus_sharing": "each"},
+    {"attribute": 5, "skill": 2, "tn": 11, "hostile": ["12:4", "10:5"], "bonus_sharing": "none"},
+    {"attribute": 7, "skill": 3, "tn": 12, "hostile": ["14:5", "13:6:2", "15:4:1"]},
+    {"attribute": 7, "skill": 3, "tn": 12, "hostile": ["14:5", "13:6:2", "15:4:1"],
+     "bonus_sharing": "each"},
+    {"attribute": 9, "skill": 6, "tn": 10, "hostile": ["18:3", "16:2", "20:5"]},
+    {"attribute": 5, "skill": 2, "opponent": "5+2"},
+    {"attribute": 5, "skill": 5, "opponent": "4"},
+    {"attribute": 5, "skill": 5, "opponent_total": 15},
+    {"attribute": 6, "opponent": "6+2", "untrained": True},
+    {"attribute": 6, "skill": 3, "opponent": "5+3", "hostile": ["12:5"]},
+    {"attribute": 6, "skill": 3, "opponent": "5+3", "hostile": ["12:5", "11:4:2"]},
+    {"attribute": 8, "skill": 4, "opponent": "6+2", "hostile": ["12:5", "11:4:2", "14:6"]},
+    {"attribute": 8, "skill": 4, "opponent": "6+2", "hostile": ["12:5", "11:4:2", "14:6"],
+     "bonus_sharing": "each"},
+    {"attribute": 4, "skill": 2, "tn": 30, "hostile": ["12:5"]},
+]
+
+
+def _hostile(text: str, attribute: int) -> tuple[int, int, int]:
+    fields = [*str(text).split(":"), "", "", ""][:3]
+    return int(fields[0]), int(fields[1] or attribute), int(fields[2] or 0)
+
+
+def icepool_success(params: dict[str, Any]) -> float:
+    """P(success) for one setting, computed with icepool's own dice algebra."""
+    attribute = params.get("attribute", 5)
+    skill = params.get("skill", 0)
+    penalty = 5 if params.get("untrained", False) else 0
+    auto = params.get("auto_success", True)
+    rule = params.get("bonus_sharing", "pool")
+    opponent = params.get("opponent")
+    known = params.get("opponent_total", 0)
+
+    if opponent:
+        o_attr, _, o_skill = str(opponent).partition("+")
+        target: Any = icepool.d10 + int(o_attr) + int(o_skill or 0) + penalty
+    else:
+        target = (known or params.get("tn", 10)) + penalty
+    opposed = bool(opponent) or bool(known)
+    if auto and not opposed and skill > 0 and skill * 3 >= target:
+        margin: Any = icepool.Die([0])
+    else:
+        margin = icepool.d10 + attribute + skill - target
+
+    deficits = []
+    for text in params.get("hostile", []):
+        tn, h_attr, legacy = _hostile(text, attribute)
+        if auto and legacy > 0 and legacy * 3 >= tn:
+            continue
+        deficits.append((tn - (icepool.d10 + h_attr + legacy)).clip(0, None))
+
+    def succeeds(bonus: int, *short: int) -> bool:
+        if bonus < 0:
+            return False
+        if rule == "pool":
+            return sum(short) <= bonus
+        if rule == "each":
+            return all(s <= bonus for s in short)
+        return not any(short)
+
+    return float(icepool.map(succeeds, margin, *deficits).probability(True))
+
+
+def _mean_seconds(fn, repeat: int) -> float:
+    start = time.perf_counter()
+    for _ in range(repeat):
+        fn()
+    return (time.perf_counter() - start) / repeat
+
+
+def main() -> None:
+    ratios, engine_times, icepool_times = [], [], []
+    for params in GRID:
+        ours = engine.odds("immortal", **params)["success"]
+        theirs = icepool_success(params)
+        if abs(ours - theirs) > 1e-12:
+            raise SystemExit(f"disagree on {params}: engine {ours}, icepool {theirs}")
+        t_engine = _mean_seconds(lambda p=params: engine.odds("immortal", **p), 200)
+        t_icepool = _mean_seconds(lambda p=params: icepool_success(p), 5)
+        engine_times.append(t_engine)
+        icepool_times.append(t_icepool)
+        ratios.append(t_icepool / t_engine)
+        print(f"{t_engine * 1e6:9.1f} us {t_icepool * 1e6:11.1f} us {t_icepool / t_engine:8.1f}x "
+              f"{params}")
+    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    print(f"settings: {len(GRID)}")
+    print(f"engine mean: {sum(engine_times) / len(engine_times) * 1e6:.1f} us/call "
+          f"(max {max(engine_times) * 1e6:.1f} us)")
+    print(f"icepool mean: {sum(icepool_times) / len(icepool_times) * 1e6:.1f} us/call")
+    print(f"geometric-mean ratio icepool/engine: {geo:.1f}x (min {min(ratios):.1f}x)")
+
+
+if __name__ == "__main__":
+    main()
