@@ -1,0 +1,311 @@
+"""Infinity (Campaign Builder's Guild): hot/cold 2d10 against a Challenge Rating.
+
+Roll two d10, discard the larger; a remaining Hot die adds to the rating, a Cold die
+subtracts, ties add nothing and are Doubles (1-5 mishap, 6-10 breakthrough). Total minus
+CR is the Result: failure, complication, success, solid or spectacular, with a Success
+Rating. Characters may Coordinate (``--helper``, ``--related``) or make a Volley Attack
+(``--volley --damage --defense --attacker``). Readings of the text: docs/rules/infinity.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.dice import DiceSource, roll_die
+from engine.errors import ParameterError
+from engine.params import Param
+from engine.results import Odds, RollResult, freeze
+from engine.systems import SystemSpec
+from engine.systems.infinity_odds import outcome_odds
+from engine.systems.infinity_rules import (
+    CR_NAMES,
+    DECLARATION_BONUS,
+    DIE_SIDES,
+    DOUBLES_ODDS,
+    OUTCOMES,
+    RETRY_PENALTY,
+    Attacker,
+    Participant,
+    beats_routine,
+    combine,
+    doubles_of,
+    hot_cold_bonus,
+    outcome_of,
+    skill_bonus,
+    success_rating,
+)
+
+__all__ = ["SYSTEM", "Attacker", "InfinityResult", "Participant", "effective_rating", "skill_bonus"]
+
+RATING_MAX = 150
+DEFAULT_RATING = 8  # "A skill of 8 (Average)"
+DEFAULT_CR = 10
+DAMAGE_MAX = 200  # the text's Death Star cannon is 170
+MAX_OTHERS = 9  # a whole table: the roller and up to nine other characters of each kind
+
+
+def _whole(value: Any, what: str, hi: int) -> int:
+    """A whole number 0..hi from an int or its text (never a bool)."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError(f"{what} {value!r} is not a whole number")
+    try:
+        number = int(value.strip()) if isinstance(value, str) else value
+    except ValueError:
+        raise ValueError(f"{what} {value!r} is not a whole number") from None
+    if not 0 <= number <= hi:
+        raise ValueError(f"{what} {number} is out of range 0..{hi}")
+    return number
+
+
+def _rating_item(value: Any) -> int:
+    return _whole(value, "rating", RATING_MAX)
+
+
+def _attacker_item(value: Any) -> Attacker:
+    """``"13:16"`` (Attack Rating 13, weapon Damage 16), an :class:`Attacker`, a pair or a
+    mapping with ``rating`` and ``damage`` (as a roll's JSON shows it)."""
+    if isinstance(value, Attacker):
+        rating, damage = value.rating, value.damage
+    elif isinstance(value, Mapping):
+        rating, damage = value.get("rating"), value.get("damage")
+    elif isinstance(value, list | tuple) and len(value) == 2:
+        rating, damage = value
+    elif isinstance(value, str) and value.count(":") == 1:
+        rating, damage = value.split(":")
+    else:
+        raise ValueError(f"{value!r} is not RATING:DAMAGE")
+    return Attacker(_whole(rating, "rating", RATING_MAX), _whole(damage, "damage", DAMAGE_MAX))
+
+
+PARAMS: tuple[Param, ...] = (
+    Param("rating", "int", "Skill or Attack Rating of the roller", default=DEFAULT_RATING, lo=0, hi=RATING_MAX),
+    Param("cr", "int", "Challenge Rating (number or name)", default=DEFAULT_CR, lo=0, hi=100, names=CR_NAMES),
+    Param("declaration", "bool", "the player made a Declaration: +1", default=False),
+    Param("retry", "bool", "second attempt after a Complication, same skill: -3", default=False),
+    Param("modifier", "int", "situational modifier added to the total", default=0, lo=-50, hi=50),
+    Param(
+        "helper", "list", "Coordination: rating of another character rolling the primary skill",
+        default=(), item=_rating_item, item_help=f"ratings 0..{RATING_MAX}", max_items=MAX_OTHERS, panel=False,
+    ),
+    Param(
+        "related", "list", "Coordination: rating of a character using a related skill (adds at most +1)",
+        default=(), item=_rating_item, item_help=f"ratings 0..{RATING_MAX}", max_items=MAX_OTHERS, panel=False,
+    ),
+    Param("volley", "bool", "Volley Attack: combine attacks, add weapon Damage, compare with --defense",
+          default=False, panel=False),
+    Param("damage", "int", "Volley: Damage of the roller's weapon", default=None, lo=0, hi=DAMAGE_MAX, panel=False),
+    Param("defense", "int", "Volley: Defense Rating of the target", default=None, lo=0, hi=400, panel=False),
+    Param(
+        "attacker", "list", "Volley: another combat total as RATING:DAMAGE",
+        default=(), item=_attacker_item, item_help=f"RATING:DAMAGE, rating 0..{RATING_MAX}, damage 0..{DAMAGE_MAX}",
+        max_items=MAX_OTHERS, panel=False,
+    ),
+    Param("attribute", "int", "build the rating: Attribute (gives the skill bonus)", default=None, lo=0, hi=200,
+          panel=False),
+    Param("skill_points", "int", "build the rating: Skill Points (plus the Attribute's bonus)", default=None,
+          lo=0, hi=100, panel=False),
+)
+
+
+def effective_rating(params: Mapping[str, Any]) -> int:
+    """The roller's rating: ``--rating``, or Skill Points + the Attribute's skill bonus."""
+    if params.get("attribute") is not None and params.get("skill_points") is not None:
+        return params["skill_points"] + skill_bonus(params["attribute"])
+    return params["rating"]
+
+
+def _allowed(name: str) -> str:
+    return next(p for p in PARAMS if p.name == name).allowed()
+
+
+def _check(params: dict[str, Any]) -> None:
+    attribute, points = params["attribute"], params["skill_points"]
+    if (attribute is None) != (points is None):
+        missing = "skill-points" if points is None else "attribute"
+        raise ParameterError(missing, "--attribute and --skill-points build the rating together; give both")
+    if attribute is not None:
+        built = effective_rating(params)
+        # A rating left at its default is "not given"; any other value must agree.
+        if params["rating"] not in (DEFAULT_RATING, built):
+            raise ParameterError(
+                "rating",
+                f"--attribute {attribute} and --skill-points {points} give a rating of {built}, "
+                f"but --rating {params['rating']} was also given; give one or the other",
+            )
+    if params["volley"]:
+        for name in ("damage", "defense"):
+            if params[name] is None:
+                raise ParameterError(name, "required with --volley: " + _allowed(name))
+        if params["helper"]:
+            raise ParameterError("helper", "in a --volley other combat totals are --attacker RATING:DAMAGE")
+        if params["cr"] != DEFAULT_CR:
+            raise ParameterError("cr", f"a --volley is compared with --defense, not --cr; got --cr {params['cr']}")
+    else:
+        for name in ("damage", "defense", "attacker"):
+            if params[name] not in (None, ()):
+                raise ParameterError(name.replace("_", "-"), "only used with --volley")
+
+
+@dataclass(frozen=True)
+class InfinityResult(RollResult):
+    """An Infinity roll.
+
+    ``bonus``/``doubles``: the roller's hot/cold bonus and Doubles. ``base``: the total the
+    roll builds on (the roller's, or the group's highest primary or combat total);
+    ``coordination``: +1s from the other totals; ``weapon_damage``: Damage added in a Volley.
+    ``total`` is the final (Attack) Total, ``difficulty`` the CR (or Defense), ``result`` =
+    total - difficulty, ``damage`` the Result read as Damage in a Volley (None otherwise).
+    """
+
+    bonus: int
+    doubles: str
+    result: int
+    success_rating: int
+    difficulty: int
+    base: int
+    coordination: int
+    weapon_damage: int | None
+    damage: int | None
+    participants: tuple[Participant, ...]
+
+
+def _adjustment(params: Mapping[str, Any]) -> int:
+    return (
+        params["modifier"]
+        + (DECLARATION_BONUS if params["declaration"] else 0)
+        - (RETRY_PENALTY if params["retry"] else 0)
+    )
+
+
+def _roster(params: Mapping[str, Any]) -> list[tuple[str, int, int | None, bool]]:
+    """``(role, rating, damage, primary)`` in the order the dice are drawn (DESIGN §5):
+    the roller, then helpers (or Volley attackers), then related skills."""
+    volley = params["volley"]
+    roster: list[tuple[str, int, int | None, bool]] = [
+        ("roller", effective_rating(params), params["damage"] if volley else None, True)
+    ]
+    if volley:
+        roster += [("attacker", a.rating, a.damage, True) for a in params["attacker"]]
+    else:
+        roster += [("helper", r, None, True) for r in params["helper"]]
+    roster += [("related", r, None, False) for r in params["related"]]
+    return roster
+
+
+def roll(dice: DiceSource, params: Mapping[str, Any]) -> InfinityResult:
+    """Roll hot then cold for each character in roster order and settle the group."""
+    roster = _roster(params)
+    faces: list[int] = []
+    drawn: list[tuple[int, int]] = []
+    for _ in roster:
+        hot = roll_die(dice, DIE_SIDES)
+        cold = roll_die(dice, DIE_SIDES)
+        faces += (hot, cold)
+        drawn.append((hot, cold))
+    totals = [rating + hot_cold_bonus(h, c) for (_, rating, _, _), (h, c) in zip(roster, drawn, strict=True)]
+    group = combine(totals, (p for *_, p in roster), (d for _, _, d, _ in roster))
+    participants = tuple(
+        Participant(
+            role=role, rating=rating, hot=h, cold=c, bonus=hot_cold_bonus(h, c), total=t,
+            doubles=doubles_of(h, c), damage=damage, base=i == group.base_index,
+            adds=i != group.base_index and beats_routine(t),
+        )
+        for i, ((role, rating, damage, _), (h, c), t) in enumerate(zip(roster, drawn, totals, strict=True))
+    )
+    volley = params["volley"]
+    weapon = (group.damage or 0) if volley else 0
+    total = group.base + group.coordination + _adjustment(params) + weapon
+    difficulty = params["defense"] if volley else params["cr"]
+    result = total - difficulty
+    outcome = outcome_of(result)
+    return InfinityResult(
+        system="infinity",
+        params=freeze(params),
+        dice=tuple(faces),
+        total=total,
+        outcome=outcome,
+        success=result >= 1,
+        bonus=participants[0].bonus,
+        doubles=participants[0].doubles,
+        result=result,
+        success_rating=success_rating(result),
+        difficulty=difficulty,
+        base=group.base,
+        coordination=group.coordination,
+        weapon_damage=group.damage if volley else None,
+        damage=max(result, 0) if volley else None,
+        participants=participants,
+    )
+
+
+def odds(params: Mapping[str, Any]) -> Odds:
+    """Exact outcome probabilities over all 100**k dice outcomes, and P(mishap/breakthrough)
+    for the roller's own dice (independent of everything else: 5 of the 100 pairs each)."""
+    roster = _roster(params)
+    volley = params["volley"]
+    difficulty = params["defense"] if volley else params["cr"]
+    primaries = [(rating, damage or 0) for _, rating, damage, primary in roster if primary]
+    related = [rating for _, rating, _, primary in roster if not primary]
+    probs, success = outcome_odds(primaries, related, _adjustment(params) - difficulty, volley)
+    return Odds(
+        system="infinity",
+        params=freeze(params),
+        success=success,
+        outcomes=freeze(probs),
+        extra=DOUBLES_ODDS,
+    )
+
+
+_CALLOUT = {
+    "failure": "FAILURE",
+    "complication": "COMPLICATION: retry at -3 (--retry) or use another skill",
+    "success": "SUCCESS",
+    "solid": "SOLID SUCCESS",
+    "spectacular": "SPECTACULAR SUCCESS",
+}
+_DOUBLES_TEXT = {
+    "mishap": "Doubles {f}-{f}: MISHAP, something bad happens",
+    "breakthrough": "Doubles {f}-{f}: BREAKTHROUGH, something good happens",
+}
+
+
+def _cr_label(cr: int) -> str:
+    names = [name for name, value in CR_NAMES.items() if value == cr]
+    return f"CR {cr} ({names[0]})" if names else f"CR {cr}"
+
+
+def describe(result: RollResult) -> list[str]:
+    """Dice, total against the difficulty, the outcome with its SR, and any Doubles."""
+    if not isinstance(result, InfinityResult):
+        raise TypeError(f"not an infinity result: {type(result).__name__}")
+    me = result.participants[0]
+    lines = [f"hot {me.hot}  cold {me.cold}  bonus {me.bonus:+d}  ({me.rating} -> {me.total})"]
+    others = result.participants[1:]
+    if others:
+        shown = ", ".join(f"{p.role} {p.total}{'*' if p.base else ''}" for p in others)
+        lines.append(f"others: {shown}; base {result.base} +{result.coordination} coordinating")
+    against = f"Defense {result.difficulty}" if result.damage is not None else _cr_label(result.difficulty)
+    label = "attack total" if result.damage is not None else "total"
+    lines.append(f"{label} {result.total} vs {against}: result {result.result:+d}")
+    verdict = f"{_CALLOUT[result.outcome]} ({result.success_rating} SR)"
+    if result.damage is not None:
+        verdict += f", damage {result.damage}"
+    if result.doubles != "none":
+        verdict += "; " + _DOUBLES_TEXT[result.doubles].format(f=me.hot)
+    lines.append(verdict)
+    return lines
+
+
+SYSTEM = SystemSpec(
+    id="infinity",
+    title="Infinity",
+    summary="hot/cold 2d10 + rating vs Challenge Rating; Success Ratings, Doubles, Coordination, Volleys",
+    params=PARAMS,
+    outcomes=OUTCOMES,
+    roll=roll,
+    odds=odds,
+    describe=describe,
+    check=_check,
+)

@@ -1,0 +1,195 @@
+"""Infinity's rules as pure functions: the hot/cold bonus, Doubles, reading a Result, the
+attribute to skill-bonus scale and how Coordination and Volley Attacks combine totals.
+
+Shared by the roll (:mod:`engine.systems.infinity`) and the exact odds
+(:mod:`engine.systems.infinity_odds`), so the two cannot read the rules differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from types import MappingProxyType
+
+#: Challenge Ratings by name ("Challenge Rating" table). "nearly-impossible" is the text's
+#: own label for 30; "impossible" is the short form DESIGN §5 uses.
+CR_NAMES: Mapping[str, int] = MappingProxyType(
+    {
+        "routine": 0,
+        "easy": 5,
+        "moderate": 8,
+        "difficult": 10,
+        "formidable": 15,
+        "grueling": 20,
+        "monumental": 25,
+        "impossible": 30,
+        "nearly-impossible": 30,
+    }
+)
+
+OUTCOMES: tuple[str, ...] = ("failure", "complication", "success", "solid", "spectacular")
+DOUBLES: tuple[str, ...] = ("none", "mishap", "breakthrough")
+
+DECLARATION_BONUS = 1  # "they gain a +1 bonus to a Skill or Combat Challenge"
+RETRY_PENALTY = 3  # "They can use the same skill at a -3"
+DIE_SIDES = 10
+
+
+def hot_cold_bonus(hot: int, cold: int) -> int:
+    """Discard the larger die; a remaining Hot die adds, a remaining Cold die subtracts; ties 0."""
+    if hot < cold:
+        return hot
+    if cold < hot:
+        return -cold
+    return 0
+
+
+def doubles_of(hot: int, cold: int) -> str:
+    """``mishap`` for low doubles (1-5), ``breakthrough`` for high (6-10), else ``none``."""
+    if hot != cold:
+        return "none"
+    return "mishap" if hot <= 5 else "breakthrough"
+
+
+def _bonus_counts() -> tuple[tuple[int, int], ...]:
+    counts: dict[int, int] = {}
+    for hot in range(1, DIE_SIDES + 1):
+        for cold in range(1, DIE_SIDES + 1):
+            b = hot_cold_bonus(hot, cold)
+            counts[b] = counts.get(b, 0) + 1
+    return tuple(sorted(counts.items()))
+
+
+#: ``(bonus, ways)`` over the 100 equally likely (hot, cold) pairs: ways = 10 - |bonus|.
+BONUS_COUNTS: tuple[tuple[int, int], ...] = _bonus_counts()
+FACES_PER_ROLL = DIE_SIDES * DIE_SIDES
+
+#: The roller's chance of each kind of Doubles: 5 of the 100 pairs each, whatever the roll.
+DOUBLES_ODDS: Mapping[str, Mapping[str, Fraction]] = MappingProxyType(
+    {
+        "doubles": MappingProxyType(
+            {
+                kind: Fraction(sum(doubles_of(f, f) == kind for f in range(1, DIE_SIDES + 1)), FACES_PER_ROLL)
+                for kind in DOUBLES[1:]
+            }
+        )
+    }
+)
+
+
+def outcome_of(result: int) -> str:
+    """The "Determining Success" table: -1 or less failure, 0 complication, 1-4 success,
+    5-9 solid, 10+ spectacular."""
+    if result <= -1:
+        return "failure"
+    if result == 0:
+        return "complication"
+    if result <= 4:
+        return "success"
+    if result <= 9:
+        return "solid"
+    return "spectacular"
+
+
+def success_rating(result: int) -> int:
+    """SR: 0 up to a Result of 0, 1 for 1-4, 2 for 5-9, 3 for 10-14, and "Every 5 Result
+    higher than 10 (15, 20, 25, etc.) is an additional SR": 15 -> 4, 20 -> 5."""
+    if result <= 0:
+        return 0
+    if result <= 4:
+        return 1
+    if result <= 9:
+        return 2
+    return 3 + (result - 10) // 5
+
+
+def skill_bonus(attribute: int) -> int:
+    """Skill bonus an Attribute gives its associated skills.
+
+    The table gives 4-5: +1, 6-10: +2, 11-12: +3 and says the pattern repeats indefinitely,
+    with 50 -> +10. The one reading that fits both is one more point of bonus for every
+    5 points of Attribute, in bands 1-5, 6-10, 11-15, ... (the table stops at 12, the top of
+    the human range), except that 1-3 give nothing (the table starts at 4):
+    ``ceil(attribute / 5)`` for attributes of 4 or more, else 0. (Repeating the table's band
+    widths 2, 5, 2, 5, ... would give 50 -> +14, against the text's example.)
+    """
+    if isinstance(attribute, bool) or not isinstance(attribute, int):
+        raise ValueError(f"attribute must be a whole number, got {attribute!r}")
+    if attribute < 0:
+        raise ValueError(f"attribute must be 0 or more, got {attribute}")
+    if attribute < 4:
+        return 0
+    return -(-attribute // 5)
+
+
+def beats_routine(total: int) -> bool:
+    """A total "beats a CR 0 (Routine)": a Result of at least 1 ("you must beat the
+    Challenge. This means at least 1 Result Rating")."""
+    return total >= 1
+
+
+@dataclass(frozen=True)
+class Attacker:
+    """Another character in a Volley Attack: Attack Rating and the Damage of their weapon."""
+
+    rating: int
+    damage: int
+
+    def __str__(self) -> str:
+        return f"{self.rating}:{self.damage}"
+
+
+@dataclass(frozen=True)
+class Participant:
+    """One character's dice and total in a roll.
+
+    ``role``: ``roller`` (the --rating character), ``helper`` (another character rolling the
+    primary skill), ``related`` (a related skill: only ever adds +1) or ``attacker`` (another
+    combat skill in a Volley). ``damage`` is the weapon Damage of combat participants in a
+    Volley, else None. ``base`` marks the total the group builds on; ``adds`` marks a total
+    that adds +1 to it (beat CR 0 and is not the base).
+    """
+
+    role: str
+    rating: int
+    hot: int
+    cold: int
+    bonus: int
+    total: int
+    doubles: str
+    damage: int | None
+    base: bool
+    adds: bool
+
+
+@dataclass(frozen=True)
+class Combined:
+    """What a group of totals comes to: the base total, how many +1s, the weapon Damage."""
+
+    base: int
+    coordination: int
+    damage: int | None
+    base_index: int
+
+
+def combine(totals: Iterable[int], primary: Iterable[bool], damages: Iterable[int | None]) -> Combined:
+    """Coordination and Volley Attacks: the highest primary (or combat) total is the base;
+    every other total that beats CR 0 adds +1; in a Volley the base's weapon Damage is added.
+
+    Ties for the base go to the one with the higher Damage (the group uses its best weapon),
+    then to the earlier participant (the roller first).
+    """
+    totals = tuple(totals)
+    primary = tuple(primary)
+    damages = tuple(damages)
+    best = -1
+    for i, (t, p) in enumerate(zip(totals, primary, strict=True)):
+        if not p:
+            continue
+        if best < 0 or (t, damages[i] or 0) > (totals[best], damages[best] or 0):
+            best = i
+    if best < 0:
+        raise ValueError("a group needs at least one primary-skill (or combat) total")
+    adds = sum(1 for i, t in enumerate(totals) if i != best and beats_routine(t))
+    return Combined(base=totals[best], coordination=adds, damage=damages[best], base_index=best)
