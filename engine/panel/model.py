@@ -33,6 +33,7 @@ class EventKind(StrEnum):
     HOLD = "hold"  # the button has been held for the hold time (sent once, then repeats)
     TURN = "turn"  # rotary encoder: ``steps`` is +n clockwise, -n anticlockwise
     TICK = "tick"  # clock tick: animations, hold-repeat, idle timeout
+    STATUS = "status"  # the hardware reports a status line (``text``), e.g. entropy health
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Event:
     kind: EventKind
     button: Button | None = None
     steps: int = 0
+    text: str = ""
 
     def __post_init__(self) -> None:
         if self.kind in (EventKind.PRESS, EventKind.RELEASE, EventKind.HOLD) and self.button is None:
@@ -50,6 +52,8 @@ class Event:
             return f"{self.kind}:{self.button}"
         if self.kind is EventKind.TURN:
             return f"turn:{self.steps:+d}"
+        if self.kind is EventKind.STATUS:
+            return f"status:{self.text}"
         return str(self.kind)
 
 

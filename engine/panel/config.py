@@ -1,0 +1,73 @@
+"""How a panel is set up: enabled systems, timings, player slots.
+
+Fixed for a run (the config file feeds it); what the players change at the table lives in
+:class:`engine.panel.state.Settings` instead.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.systems import SYSTEM_IDS
+
+
+@dataclass(frozen=True)
+class PanelConfig:
+    """Panel options; times are seconds.
+
+    ``systems`` are the enabled systems in MODE order. ``animation_seconds`` is the starting
+    roll-animation length (0 = off; players change it in the settings menu).
+    ``result_hold_seconds`` is how long a result stays before the setup screen returns
+    (0 = until a press). ``idle_seconds`` without a press starts the attract screen, which
+    moves every ``attract_step_seconds``. ``start_karma`` is the karma a fresh or reset
+    player slot starts with (changeable in settings).
+    """
+
+    systems: tuple[str, ...] = SYSTEM_IDS
+    hold_repeat_delay: float = 0.4
+    animation_seconds: float = 0.8
+    animation_frame_seconds: float = 0.1
+    result_hold_seconds: float = 60.0
+    idle_seconds: float = 300.0
+    attract_step_seconds: float = 2.0
+    players: int = 4
+    start_karma: int = 0
+    brightness: float = 1.0
+
+    def __post_init__(self) -> None:
+        systems = tuple(str(s).strip().lower() for s in self.systems)
+        object.__setattr__(self, "systems", systems)
+        if not systems:
+            raise ValueError(f"systems: enable at least one of {', '.join(SYSTEM_IDS)}")
+        for s in systems:
+            if s not in SYSTEM_IDS:
+                raise ValueError(f"systems: unknown system {s!r}; choose from {', '.join(SYSTEM_IDS)}")
+        if len(set(systems)) != len(systems):
+            raise ValueError(f"systems: each system once, got {', '.join(systems)}")
+        _positive("hold_repeat_delay", self.hold_repeat_delay)
+        _positive("animation_frame_seconds", self.animation_frame_seconds)
+        _positive("idle_seconds", self.idle_seconds)
+        _positive("attract_step_seconds", self.attract_step_seconds)
+        _at_least_zero("animation_seconds", self.animation_seconds)
+        _at_least_zero("result_hold_seconds", self.result_hold_seconds)
+        if isinstance(self.players, bool) or not isinstance(self.players, int) or not 1 <= self.players <= 9:
+            raise ValueError(f"players: a whole number from 1 to 9, got {self.players!r}")
+        if isinstance(self.start_karma, bool) or not isinstance(self.start_karma, int) or self.start_karma < 0:
+            raise ValueError(f"start_karma: a whole number of at least 0, got {self.start_karma!r}")
+        if not 0.0 < float(self.brightness) <= 1.0:
+            raise ValueError(f"brightness: a number above 0 up to 1, got {self.brightness!r}")
+
+
+def _positive(name: str, value: float) -> None:
+    if not _finite(value) or value <= 0:
+        raise ValueError(f"{name}: a number of seconds above 0, got {value!r}")
+
+
+def _at_least_zero(name: str, value: float) -> None:
+    if not _finite(value) or value < 0:
+        raise ValueError(f"{name}: a number of seconds of at least 0, got {value!r}")
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -1,0 +1,149 @@
+"""How outcomes look and sound on the panel: RGB colours, the LED row, big words, tones.
+
+One table per concern so a builder who wants other colours edits one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from engine.panel.model import Sound
+from engine.results import RollResult
+
+Rgb = tuple[float, float, float]
+Leds = tuple[float, float, float, float, float]
+
+OFF: Rgb = (0.0, 0.0, 0.0)
+GREEN: Rgb = (0.0, 1.0, 0.0)
+RED: Rgb = (1.0, 0.0, 0.0)
+AMBER: Rgb = (1.0, 0.55, 0.0)
+WAITING: Rgb = (0.35, 0.0, 0.6)  # the tower is hiding its hand
+ERROR: Rgb = (0.6, 0.0, 0.0)
+
+LEDS_OFF: Leds = (0.0, 0.0, 0.0, 0.0, 0.0)
+
+#: Outcomes that are neither success nor failure.
+_MIXED = frozenset({"complication"})
+
+#: Short words for the large type: about 10 characters fit 128 pixels in a double-size 6x8
+#: font; the full outcome name is on a line below.
+BIG: Mapping[str, str] = MappingProxyType(
+    {
+        "failure": "FAILURE",
+        "complication": "COMPLIC.",
+        "success": "SUCCESS",
+        "solid": "SOLID",
+        "spectacular": "SPECTAC.",
+    }
+)
+
+#: Roll colours (immortal) when the system does not publish its own RGB table.
+_COLOURS: Mapping[str, Rgb] = MappingProxyType(
+    {
+        "red": (1.0, 0.0, 0.0),
+        "orange": (1.0, 0.43, 0.0),
+        "yellow": (1.0, 0.86, 0.0),
+        "green": (0.0, 0.78, 0.0),
+        "blue": (0.0, 0.24, 1.0),
+        "violet": (0.59, 0.0, 1.0),
+        "purple": (0.59, 0.0, 1.0),
+        "white": (1.0, 1.0, 1.0),
+        "black": (0.05, 0.05, 0.05),
+        "indigo": (0.29, 0.0, 0.51),
+    }
+)
+
+ROLL_SOUND = Sound("roll", ((880.0, 0.03), (1320.0, 0.03)))
+SUCCESS_SOUND = Sound("success", ((660.0, 0.08), (990.0, 0.12)))
+FAILURE_SOUND = Sound("failure", ((330.0, 0.1), (220.0, 0.15)))
+MIXED_SOUND = Sound("complication", ((440.0, 0.1), (440.0, 0.1)))
+ERROR_SOUND = Sound("error", ((150.0, 0.15),))
+LIMIT_SOUND = Sound("limit", ((200.0, 0.04),))
+WAKE_SOUND = Sound("wake", ((523.0, 0.05),))
+
+
+def big_word(outcome: str) -> str:
+    return BIG.get(outcome, outcome.upper()[:10])
+
+
+def outcome_rgb(result: RollResult) -> Rgb:
+    """The colour of the roll where the system has one, else green / amber / red."""
+    colour = getattr(result, "color", None) or getattr(result, "colour", None)
+    if isinstance(colour, str):
+        rgb = colour_rgb(colour)
+        if rgb is not None:
+            return rgb
+    if result.outcome in _MIXED:
+        return AMBER
+    return GREEN if result.success else RED
+
+
+def colour_rgb(name: str) -> Rgb | None:
+    key = name.strip().lower()
+    published = _published_colours()
+    if key in published:
+        r, g, b = published[key]
+        return (r / 255, g / 255, b / 255)
+    return _COLOURS.get(key)
+
+
+def _published_colours() -> Mapping[str, Any]:
+    # immortal publishes COLOR_RGB (0..255) so the device and the rules agree on the hue
+    try:
+        from engine.systems import immortal_rules
+    except ImportError:
+        return {}
+    table = getattr(immortal_rules, "COLOR_RGB", {})
+    return table if isinstance(table, Mapping) else {}
+
+
+def outcome_leds(result: RollResult) -> Leds:
+    """The LED row after a roll.
+
+    fingers: LED i lit = finger i wins. A count the system reports (horizons successes,
+    infinity Success Rating) lights that many LEDs from the left (at most five); any other
+    success lights all five, a failure none.
+    """
+    hand = winners(result)
+    if hand is not None:
+        return _row(i in hand for i in range(1, 6))
+    for name in ("successes", "success_rating"):
+        count = getattr(result, name, None)
+        if isinstance(count, int) and not isinstance(count, bool):
+            return _row(i < count for i in range(5))
+    return _row(result.success for _ in range(5))
+
+
+def outcome_sound(result: RollResult) -> Sound:
+    if result.outcome in _MIXED:
+        return MIXED_SOUND
+    return SUCCESS_SOUND if result.success else FAILURE_SOUND
+
+
+def fingers_leds(fingers: tuple[int, ...] | frozenset[int]) -> Leds:
+    return _row(i in fingers for i in range(1, 6))
+
+
+def chase_leds(frame: int) -> Leds:
+    """One LED running along the row while the dice tumble."""
+    lit = frame % 8
+    lit = lit if lit < 5 else 8 - lit  # back and forth: 0 1 2 3 4 3 2 1
+    return _row(i == lit for i in range(5))
+
+
+def winners(result: RollResult) -> frozenset[int] | None:
+    """fingers: the winning fingers, if the result carries them."""
+    for name in ("winners", "winning", "winners_set", "hand"):
+        value = getattr(result, name, None)
+        if isinstance(value, frozenset | set | tuple | list):
+            items = [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
+            if len(items) == len(value):
+                return frozenset(items)
+    return None
+
+
+def _row(bits: Any) -> Leds:
+    values = tuple(1.0 if b else 0.0 for b in bits)
+    return (values[0], values[1], values[2], values[3], values[4])

@@ -1,0 +1,414 @@
+"""The panel state machine: ``(state, event, now) -> (state, effects)``, pure.
+
+The hardware feeds button presses, releases, holds, encoder turns, clock ticks and status
+lines; it draws the screens and lights the LEDs the effects ask for. Time and dice are passed
+in: the machine never reads a clock, and it draws dice only when a roll happens (ROLL, or a
+finger pressed after ROLL hid the hand). Button map and screens: docs/panel.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from engine import systems
+from engine.dice import DiceSource
+from engine.errors import EngineError, ParameterError
+from engine.panel import fields, looks
+from engine.panel import players as slots
+from engine.panel import settings as menu
+from engine.panel.config import PanelConfig
+from engine.panel.model import Button, Effects, Event, EventKind, Sound
+from engine.panel.state import Mode, PanelState
+from engine.panel.view import render
+from engine.results import RollResult
+from engine.systems import SystemSpec
+
+__all__ = ["Mode", "PanelConfig", "PanelState", "initial", "snapshot", "step"]
+
+#: Most hold-repeat steps one late tick may catch up on (a stalled loop must not race a value).
+_MAX_CATCH_UP = 5
+#: Modes in which MINUS/PLUS change a value (a result or message sits over the setup screen).
+_REPEATING = frozenset({Mode.SETUP, Mode.SETTINGS, Mode.RESULT, Mode.MESSAGE})
+#: Most encoder steps taken from one TURN event.
+_MAX_TURN = 50
+
+
+@dataclass
+class _Out:
+    """What a step collects besides the new state (local to one step, never stored)."""
+
+    sounds: list[Sound] = field(default_factory=list)
+    rolled: RollResult | None = None
+
+
+def initial(config: PanelConfig, now: float, *, saved: Mapping[str, Any] | None = None
+            ) -> tuple[PanelState, Effects]:
+    """The panel at power-on: first system's setup screen, or what ``saved`` (from
+    :func:`snapshot`) remembers. Loads every enabled system, so a broken one fails here."""
+    now = float(now) if _finite(now) else 0.0
+    settings = menu.from_config(config.players, config.brightness, config.animation_seconds,
+                                config.start_karma)
+    values = {sid: _start_values(systems.get(sid)) for sid in config.systems}
+    state = PanelState(
+        config=config, now=now, settings=settings,
+        players=tuple(slots.PlayerSlot() for _ in range(config.players)),
+        values=values, last_activity=now,
+    )
+    if saved is not None:
+        state = _restore(state, saved)
+    state = _refresh(state, None)
+    view = render(state)
+    return replace(state, view=view), Effects(screen=view.screen, leds=view.leds, rgb=view.rgb)
+
+
+def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
+         ) -> tuple[PanelState, Effects]:
+    """One event. Never raises for any event in any state; a roll that cannot be made
+    (bad parameters, no entropy) shows a message instead."""
+    now = max(float(now), state.now) if _finite(now) else state.now
+    s = replace(state, now=now)
+    out = _Out()
+    kind = event.kind
+    if kind is EventKind.STATUS:
+        s = replace(s, status=event.text.strip()[:40])
+    elif kind is EventKind.TICK:
+        s = _tick(s, out)
+    elif kind is EventKind.RELEASE:
+        s = _release(s, event.button)
+    else:
+        s = _input(s, event, out, dice)
+    return _finish(state, s, out)
+
+
+def snapshot(state: PanelState) -> dict[str, Any]:
+    """The settings, field values and player slots as JSON-able data, for the state file;
+    :func:`initial` takes it back as ``saved``."""
+    return {
+        "system": state.system_id,
+        "settings": {
+            "player": state.settings.player,
+            "brightness": state.settings.brightness,
+            "animation": state.settings.animation,
+            "start_karma": state.settings.start_karma,
+        },
+        "values": {sid: dict(v) for sid, v in state.values.items()},
+        "players": [slots.to_json(p) for p in state.players],
+    }
+
+
+# --- events -------------------------------------------------------------------------------
+
+
+def _input(s: PanelState, event: Event, out: _Out, dice: DiceSource) -> PanelState:
+    """PRESS, HOLD and TURN: anything a person does."""
+    s = replace(s, last_activity=s.now)
+    button = event.button
+    if s.asleep:
+        # The press that wakes the panel does nothing else, nor does its hold or release.
+        out.sounds.append(looks.WAKE_SOUND)
+        swallow = button if event.kind in (EventKind.PRESS, EventKind.HOLD) else None
+        return replace(s, asleep_at=None, swallow=swallow, held=None, mode_tap_from=None)
+    if event.kind is EventKind.TURN:
+        return _turn(s, max(-_MAX_TURN, min(_MAX_TURN, event.steps)), out)
+    if button is None:
+        return s
+    if event.kind is EventKind.HOLD:
+        return s if button is s.swallow else _hold(s, button, out)
+    # a new press ends any hold-repeat and anything left from the last used-up press
+    s = replace(s, swallow=None, held=None, mode_tap_from=None)
+    if s.mode is Mode.GUESS:
+        return _finger(s, button, out, dice)
+    if s.mode is Mode.ROLLING:
+        # a press skips the animation and does nothing else, nor does its hold
+        return _show_result(replace(s, swallow=button), out)
+    if s.mode is Mode.SETTINGS:
+        return _settings_press(s, button, out)
+    # A result or a message sits over the setup screen: every button does its usual job.
+    return _setup_press(replace(s, note=""), button, out, dice)
+
+
+def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> PanelState:
+    if button is Button.MODE:
+        count = len(s.config.systems)
+        nxt = (s.system_index + 1) % count
+        return replace(s, mode=Mode.SETUP, system_index=nxt, field_index=0, mode_tap_from=s.system_index)
+    if button is Button.FIELD:
+        offered = s.fields()
+        if not offered:
+            out.sounds.append(looks.LIMIT_SOUND)
+            return s
+        return replace(s, mode=Mode.SETUP, field_index=(s.field_index + 1) % len(offered))
+    if button is Button.MINUS:
+        return _nudge(s, -1, out)
+    if button is Button.PLUS:
+        return _nudge(s, +1, out)
+    return _roll(s, out, dice, guess=None)
+
+
+def _hold(s: PanelState, button: Button, out: _Out) -> PanelState:
+    if s.mode is Mode.GUESS:
+        return s
+    if button is Button.MODE:
+        back = s.system_index if s.mode_tap_from is None else s.mode_tap_from
+        return replace(s, mode=Mode.SETTINGS, system_index=back, field_index=0 if back != s.system_index
+                       else s.field_index, item_index=0, armed=None, note="", held=None,
+                       mode_tap_from=None)
+    if button in (Button.MINUS, Button.PLUS) and s.held is not button:
+        if s.mode is Mode.ROLLING:
+            return s  # the press that started this hold only skipped the animation
+        sign = 1 if button is Button.PLUS else -1
+        s = _change(s, sign, out)
+        return replace(s, held=button, repeat_at=s.now + s.config.hold_repeat_delay)
+    return s
+
+
+def _release(s: PanelState, button: Button | None) -> PanelState:
+    return replace(
+        s,
+        held=None if s.held is button else s.held,
+        swallow=None if s.swallow is button else s.swallow,
+        mode_tap_from=None if button is Button.MODE else s.mode_tap_from,
+    )
+
+
+def _turn(s: PanelState, steps: int, out: _Out) -> PanelState:
+    if s.mode in (Mode.SETUP, Mode.SETTINGS, Mode.RESULT, Mode.MESSAGE) and steps:
+        return _change(s, steps, out)
+    return s
+
+
+def _tick(s: PanelState, out: _Out) -> PanelState:
+    cfg = s.config
+    if s.mode is Mode.ROLLING and s.now >= s.animate_until:
+        s = _show_result(s, out)
+    if s.held is not None and s.mode in _REPEATING and s.now >= s.repeat_at:
+        behind = 1 + int((s.now - s.repeat_at) / cfg.hold_repeat_delay)
+        steps = min(_MAX_CATCH_UP, behind)
+        sign = 1 if s.held is Button.PLUS else -1
+        s = _change(s, sign * steps, _Out())  # one limit beep at the press is enough
+        # after a stall, repeat from now rather than racing to catch up
+        nxt = s.repeat_at + behind * cfg.hold_repeat_delay if behind <= _MAX_CATCH_UP \
+            else s.now + cfg.hold_repeat_delay
+        s = replace(s, repeat_at=nxt, last_activity=s.now)
+    if (s.mode is Mode.RESULT and cfg.result_hold_seconds > 0
+            and s.now - s.shown_at >= cfg.result_hold_seconds and not s.asleep):
+        s = replace(s, mode=Mode.SETUP)
+    if (not s.asleep and s.held is None and s.mode is not Mode.ROLLING
+            and s.now - s.last_activity >= cfg.idle_seconds):
+        s = replace(s, asleep_at=s.now, armed=None, note="")
+    return s
+
+
+# --- changing values ----------------------------------------------------------------------
+
+
+def _change(s: PanelState, steps: int, out: _Out) -> PanelState:
+    if s.mode is Mode.SETTINGS:
+        return _adjust_setting(s, steps, out)
+    return _nudge(s, steps, out)
+
+
+def _nudge(s: PanelState, steps: int, out: _Out) -> PanelState:
+    p = s.field()
+    s = replace(s, mode=Mode.SETUP)
+    if p is None:
+        out.sounds.append(looks.LIMIT_SOUND)
+        return s
+    current = s.field_values()
+    old = current.get(p.name, fields.start_value(p))
+    new = fields.nudge(p, old, steps)
+    if new == old:
+        out.sounds.append(looks.LIMIT_SOUND)
+        return s
+    values = dict(s.values)
+    values[s.system_id] = {**current, p.name: new}
+    return replace(s, values=values)
+
+
+def _adjust_setting(s: PanelState, steps: int, out: _Out) -> PanelState:
+    new = menu.adjust(s.settings, s.item, steps, s.config.players)
+    if new == s.settings:
+        out.sounds.append(looks.LIMIT_SOUND)
+        return replace(s, armed=None)
+    return replace(s, settings=new, armed=None, note="")
+
+
+def _settings_press(s: PanelState, button: Button, out: _Out) -> PanelState:
+    if button is Button.MODE:
+        return replace(s, mode=Mode.SETUP, armed=None, note="", mode_tap_from=None)
+    if button is Button.FIELD:
+        return replace(s, item_index=(s.item_index + 1) % len(menu.ITEMS), armed=None, note="")
+    if button in (Button.MINUS, Button.PLUS):
+        return _adjust_setting(s, -1 if button is Button.MINUS else 1, out)
+    item = s.item
+    if item is menu.Item.EXIT:
+        return replace(s, mode=Mode.SETUP, armed=None, note="")
+    if item not in menu.ACTIONS:
+        out.sounds.append(looks.LIMIT_SOUND)
+        return s
+    if s.armed is not item:
+        return replace(s, armed=item, note="")
+    if item is menu.Item.RESET:
+        index = (s.settings.player - 1) % len(s.players)
+        players = (*s.players[:index], slots.PlayerSlot(), *s.players[index + 1 :])
+        note = f"P{s.settings.player} reset"
+    else:
+        players = tuple(slots.PlayerSlot() for _ in s.players)
+        note = "all players reset"
+    return replace(s, players=players, armed=None, note=note)
+
+
+# --- rolling ------------------------------------------------------------------------------
+
+
+def _roll(s: PanelState, out: _Out, dice: DiceSource, guess: int | None) -> PanelState:
+    """Roll the current setting; for fingers the first ROLL only hides the hand."""
+    spec = s.spec
+    raw = _raw(s, spec)
+    takes_guess = any(p.name == fields.GUESS for p in spec.params)
+    if takes_guess and guess is None:
+        fingers = _valid_fingers(spec, raw)
+        if not fingers:
+            return _cannot_roll(s, out, _problem(spec, {**raw, fields.GUESS: 1}) or "no finger can be picked")
+        return replace(s, mode=Mode.GUESS, fingers=fingers, note="", result=None, guess=None)
+    if takes_guess:
+        raw[fields.GUESS] = guess
+    try:
+        params = spec.resolve(raw)
+        result = spec.roll(dice, params)
+    except (EngineError, ValueError) as exc:
+        return _cannot_roll(s, out, _why(exc))
+    index = (s.settings.player - 1) % len(s.players)
+    players = (*s.players[:index], slots.record(s.players[index], result), *s.players[index + 1 :])
+    out.rolled = result
+    out.sounds.append(looks.ROLL_SOUND)
+    s = replace(s, players=players, result=result, guess=guess, rolled_at=s.now, fingers=(), note="")
+    seconds = s.settings.animation_seconds
+    if seconds > 0:
+        return replace(s, mode=Mode.ROLLING, animate_until=s.now + seconds)
+    return _show_result(s, out)
+
+
+def _finger(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> PanelState:
+    finger = button.finger
+    if finger not in s.fingers:
+        out.sounds.append(looks.ERROR_SOUND)
+        return replace(s, note=f"finger {finger} not in play")
+    s = replace(s, swallow=button)  # its hold and release belong to the guess
+    return _roll(s, out, dice, guess=finger)
+
+
+def _show_result(s: PanelState, out: _Out) -> PanelState:
+    if s.result is None:
+        return replace(s, mode=Mode.SETUP)
+    out.sounds.append(looks.outcome_sound(s.result))
+    return replace(s, mode=Mode.RESULT, shown_at=s.now)
+
+
+def _cannot_roll(s: PanelState, out: _Out, why: str) -> PanelState:
+    out.sounds.append(looks.ERROR_SOUND)
+    return replace(s, mode=Mode.MESSAGE, message=("cannot roll", why), shown_at=s.now, fingers=())
+
+
+def _valid_fingers(spec: SystemSpec, raw: Mapping[str, Any]) -> tuple[int, ...]:
+    """Fingers the system accepts as a guess for this setting (its own checks decide, so an
+    ailment's extra finger counts)."""
+    return tuple(f for f in range(1, 6) if _problem(spec, {**raw, fields.GUESS: f}) is None)
+
+
+def _raw(s: PanelState, spec: SystemSpec) -> dict[str, Any]:
+    return {**s.field_values(spec.id), **slots.carried(s.slot, spec, s.settings.start_karma)}
+
+
+def _problem(spec: SystemSpec, raw: Mapping[str, Any]) -> str | None:
+    try:
+        spec.resolve(raw)
+    except (EngineError, ValueError) as exc:
+        return _why(exc)
+    return None
+
+
+# --- bookkeeping --------------------------------------------------------------------------
+
+
+def _finish(before: PanelState, s: PanelState, out: _Out) -> tuple[PanelState, Effects]:
+    s = _refresh(s, before)
+    view = render(s)
+    old = before.view
+    effects = Effects(
+        screen=view.screen if old is None or view.screen != old.screen else None,
+        leds=view.leds if old is None or view.leds != old.leds else None,
+        rgb=view.rgb if old is None or view.rgb != old.rgb else None,
+        sounds=tuple(out.sounds),
+        rolled=out.rolled.to_dict() if out.rolled is not None else None,
+    )
+    return replace(s, view=view), effects
+
+
+def _refresh(s: PanelState, before: PanelState | None) -> PanelState:
+    """Recompute the chance of success when the setting (system, fields, player values)
+    changed; odds are exact and can take a moment, so not on every tick."""
+    spec = s.spec
+    raw = _raw(s, spec)
+    if any(p.name == fields.GUESS for p in spec.params):
+        raw.setdefault(fields.GUESS, 1)  # the chance is the same whichever finger
+    if before is not None and before.system_id == s.system_id and _raw(before, spec) == _raw(s, spec) \
+            and (before.odds is not None or before.problem is not None):
+        return s
+    try:
+        params = spec.resolve(raw)
+        odds = float(spec.odds(params).success)
+    except (EngineError, ValueError) as exc:
+        return replace(s, odds=None, problem=_why(exc))
+    return replace(s, odds=odds, problem=None)
+
+
+def _start_values(spec: SystemSpec) -> dict[str, Any]:
+    return {p.name: fields.start_value(p) for p in fields.panel_params(spec, slots.player_params(spec))}
+
+
+def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
+    """Take back what a snapshot remembers; anything unknown or out of range is ignored."""
+    if not isinstance(saved, Mapping):
+        return s
+    system = saved.get("system")
+    index = s.config.systems.index(system) if system in s.config.systems else 0
+    settings = s.settings
+    raw_settings = saved.get("settings")
+    if isinstance(raw_settings, Mapping):
+        for name in ("player", "brightness", "animation", "start_karma"):
+            value = raw_settings.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                candidate = replace(settings, **{name: value})
+                if menu.valid(candidate, s.config.players):
+                    settings = candidate
+    values = {sid: dict(v) for sid, v in s.values.items()}
+    raw_values = saved.get("values")
+    if isinstance(raw_values, Mapping):
+        for sid, entries in raw_values.items():
+            if sid not in values or not isinstance(entries, Mapping):
+                continue
+            spec = systems.get(sid)
+            for p in fields.panel_params(spec, slots.player_params(spec)):
+                if p.name in entries and fields.in_range(p, entries[p.name]):
+                    values[sid][p.name] = entries[p.name]
+    players = s.players
+    raw_players = saved.get("players")
+    if isinstance(raw_players, list):
+        loaded = [slots.from_json(p) for p in raw_players[: len(players)]]
+        players = (*loaded, *players[len(loaded) :])
+    return replace(s, system_index=index, settings=settings, values=values, players=players)
+
+
+def _why(exc: Exception) -> str:
+    """The error in screen words: ``spend: cannot spend 1 karma ...`` (no ``--``)."""
+    if isinstance(exc, ParameterError):
+        return f"{exc.param}: {exc.detail}"
+    return str(exc)
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

@@ -1,0 +1,289 @@
+"""Screen values for each panel picture.
+
+Sized for a 128x64 OLED in a 6x8 font: lines of at most 21 characters, a title and up to 7
+lines. A 16x2 LCD shows the first two rows of :meth:`Screen.text` (title, then the big word
+or the first line), so each builder puts the most important text there and keeps the title
+within 16 characters where it can.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.panel.looks import big_word
+from engine.panel.model import Screen
+from engine.results import RollResult
+
+WIDTH = 21
+LCD_WIDTH = 16
+ROWS = 7  # below the title
+
+#: Result fields, then parameters, that are the difficulty a total is read against.
+_DIFFICULTY_FIELDS = ("difficulty", "tn", "cv", "opponent_total")
+_DIFFICULTY = ("cr", "cv", "tn", "difficulty")
+
+#: Names of the dice where a system gives them names (infinity: hot, then cold).
+_DICE_NAMES = {"infinity": ("hot", "cold")}
+
+
+def fit(text: str, width: int = WIDTH) -> str:
+    return text if len(text) <= width else text[: width - 1] + "~"
+
+
+def wrap(text: str, width: int = WIDTH, rows: int = 3) -> tuple[str, ...]:
+    """Word-wrapped into at most ``rows`` lines; the last is cut with ``~`` if needed."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        while len(word) > width:
+            if current:
+                lines.append(current)
+                current = ""
+            lines.append(word[:width])
+            word = word[width:]
+        if not current:
+            current = word
+        elif len(current) + 1 + len(word) <= width:
+            current += " " + word
+        else:
+            lines.append(current)
+            current = word
+    if current:
+        lines.append(current)
+    if len(lines) > rows:
+        lines = [*lines[: rows - 1], fit(" ".join(lines[rows - 1 :]), width)]
+    return tuple(lines)
+
+
+def spread(left: str, right: str, width: int = LCD_WIDTH) -> str:
+    """``left`` and ``right`` at the two ends of ``width`` (wider if they need it)."""
+    gap = max(1, width - len(left) - len(right))
+    return fit(left + " " * gap + right)
+
+
+def percent(p: float) -> str:
+    """A chance as the screen shows it; never rounds a possible event to 0% or 100%."""
+    if p <= 0:
+        return "0%"
+    if p >= 1:
+        return "100%"
+    if p < 0.001:
+        return "<0.1%"
+    if p > 0.999:
+        return ">99.9%"
+    return f"{p * 100:.1f}%"
+
+
+def setup(
+    system: str,
+    rows: Sequence[tuple[str, str]],
+    selected: int,
+    odds: float | None,
+    footer: Sequence[str],
+    contrast: float,
+) -> Screen:
+    """The system, its fields and the chance of success.
+
+    The selected field comes first, marked ``>``, and the others follow in FIELD order
+    (round from it), so a two-line display shows the system, the chance and what PLUS and
+    MINUS will change.
+    """
+    title = spread(system, percent(odds) if odds is not None else "--")
+    footer = tuple(fit(f) for f in footer)[:ROWS]
+    room = ROWS - len(footer)
+    lines: list[str] = []
+    if rows:
+        start = selected % len(rows)
+        order = [*range(start, len(rows)), *range(start)]
+        for n, i in enumerate(order[:room]):
+            name, value = rows[i]
+            name = name[: max(4, WIDTH - 2 - len(value))]  # the value always shows whole
+            lines.append(fit(f"{'>' if n == 0 else ' '}{name} {value}"))
+    else:
+        lines.append("(nothing to set)")
+    return Screen(
+        title=title,
+        lines=(*lines, *footer),
+        odds=odds,
+        selected=0 if rows else None,
+        contrast=contrast,
+        kind="setup",
+    )
+
+
+def rolling(system: str, dice: tuple[int, ...], contrast: float) -> Screen:
+    return Screen(
+        title=spread(system, "rolling"),
+        lines=(fit(" ".join(str(d) for d in dice)) if dice else "...",),
+        dice=dice,
+        contrast=contrast,
+        kind="rolling",
+    )
+
+
+def result(result: RollResult, player: int, carried: str, contrast: float) -> Screen:
+    """Outcome in large type; the title holds the total against the difficulty, then the
+    dice and anything the rules call out (doubles, criticals, automatic success, a lock)."""
+    data = result.to_dict()
+    lines = [_outcome_line(data), _dice_line(result, data), *_callouts(data)]
+    if carried:
+        lines.append(fit(f"P{player} {carried}"))
+    return Screen(
+        title=spread(result.system, _versus(result, data)),
+        lines=tuple(line for line in lines if line)[:ROWS],
+        big=_big(result.outcome),
+        dice=result.dice,
+        contrast=contrast,
+        kind="result",
+    )
+
+
+def reveal(result: RollResult, guess: int | None, winners: Sequence[int], player: int,
+           carried: str, contrast: float) -> Screen:
+    """fingers: the hand opened; the LEDs light the winning fingers."""
+    data = result.to_dict()
+    won = " ".join(str(w) for w in sorted(winners)) or "none"
+    lines = [fit(f"you picked {guess}" if guess is not None else "picked -"),
+             fit(f"winners {won}"), *_callouts(data)]
+    if carried:
+        lines.append(fit(f"P{player} {carried}"))
+    return Screen(
+        title=spread(result.system, _versus(result, data)),
+        lines=tuple(lines[:ROWS]),
+        big=_big(result.outcome),
+        dice=result.dice,
+        contrast=contrast,
+        kind="reveal",
+    )
+
+
+def guess(system: str, fingers: Sequence[int], setting: str, note: str, contrast: float) -> Screen:
+    """The tower hides its hand: the big type says which finger buttons count."""
+    if fingers and list(fingers) == list(range(1, max(fingers) + 1)):
+        span = f"1-{max(fingers)}"
+    else:
+        span = ",".join(str(f) for f in fingers) or "-"
+    lines = [fit(f"{system} {setting}".strip()), "1=thumb .. 5=pinky"]
+    if note:
+        lines.append(fit(note))
+    return Screen(title="pick a finger", lines=tuple(lines), big=span, contrast=contrast,
+                  kind="guess")
+
+
+def settings(rows: Sequence[tuple[str, str]], selected: int, armed: bool, status: str,
+             note: str, contrast: float) -> Screen:
+    """The menu; the selected item first, so a two-line display shows it under the title.
+    The entropy status is the last line, after any ``note`` ("P1 reset")."""
+    lines: list[str] = []
+    footer = (*((fit(note),) if note else ()), fit(f"entropy {status}" if status else "entropy ?"))
+    room = ROWS - len(footer)
+    start = selected % len(rows)
+    order = [*range(start, len(rows)), *range(start)]
+    for n, i in enumerate(order[:room]):
+        name, value = rows[i]
+        text = f"{name} {value}".rstrip()
+        if n == 0 and armed:
+            text = f"{name}? ROLL"
+        lines.append(fit(f"{'>' if n == 0 else ' '}{text}"))
+    return Screen(
+        title="settings",
+        lines=(*lines, *footer),
+        selected=0,
+        contrast=contrast,
+        kind="settings",
+    )
+
+
+def message(title: str, text: str, contrast: float) -> Screen:
+    return Screen(title=fit(title, LCD_WIDTH), lines=wrap(text, rows=ROWS - 1),
+                  contrast=contrast, kind="message")
+
+
+def attract(systems: Sequence[str], frame: int, offset: tuple[int, int], status: str,
+            contrast: float) -> Screen:
+    """Idle: a small moving picture (against OLED burn-in) naming one system at a time."""
+    shown = systems[frame % len(systems)] if systems else ""
+    lines = (fit(shown), "press any button")
+    if status:
+        lines = (*lines, fit(status))
+    return Screen(title="dicetower", lines=lines, offset=offset, contrast=contrast,
+                  kind="attract")
+
+
+def _big(outcome: str) -> str:
+    return big_word(outcome)
+
+
+def _versus(result: RollResult, data: dict[str, Any]) -> str:
+    """``12 vs 10``: what was reached against what was needed."""
+    total = result.total
+    if isinstance(data.get("opponent_successes"), int) and isinstance(data.get("successes"), int):
+        return f"{data['successes']} vs {data['opponent_successes']}"
+    if isinstance(data.get("successes"), int) and isinstance(result.params.get("need"), int):
+        return f"{data['successes']} vs {result.params['need']}"
+    for name in _DIFFICULTY_FIELDS:
+        if isinstance(data.get(name), int) and total is not None:
+            return f"{total} vs {data[name]}"
+    for name in _DIFFICULTY:
+        value = result.params.get(name)
+        if isinstance(value, int) and total is not None:
+            return f"{total} vs {value}"
+    tests = data.get("tests")
+    if isinstance(tests, list) and tests and isinstance(tests[-1], dict):
+        last = tests[-1]
+        if "winning" in last and "choices" in last:
+            return f"{last['winning']} of {last['choices']}"
+    if total is not None:
+        return f"total {total}"
+    return result.outcome
+
+
+def _outcome_line(data: dict[str, Any]) -> str:
+    """``solid SR2`` / ``success 3 succ. net 2``: the outcome with its degree."""
+    outcome = str(data.get("outcome", ""))
+    extra = []
+    if isinstance(data.get("success_rating"), int):
+        extra.append(f"SR{data['success_rating']}")
+    if isinstance(data.get("successes"), int):
+        extra.append(f"{data['successes']} succ.")
+    if isinstance(data.get("net"), int):
+        extra.append(f"net {data['net']:+d}")
+    return fit(" ".join([outcome, *extra])) if outcome else ""
+
+
+def _dice_line(result: RollResult, data: dict[str, Any]) -> str:
+    names = _DICE_NAMES.get(result.system)
+    if names and len(result.dice) == len(names):
+        text = " ".join(f"{n} {d}" for n, d in zip(names, result.dice, strict=True))
+    else:
+        own = data.get("opponent_dice")
+        mine = result.dice[: len(result.dice) - len(own)] if isinstance(own, list) and own else result.dice
+        text = "dice " + (" ".join(str(d) for d in mine) or "-")
+        if isinstance(own, list) and own:
+            text += " | " + " ".join(str(d) for d in own)
+    if isinstance(data.get("bonus"), int):
+        text += f" {data['bonus']:+d}"
+    return fit(text)
+
+
+def _callouts(data: dict[str, Any]) -> list[str]:
+    """Lines for what the rules single out: doubles, criticals, automatic, a locked skill."""
+    out = []
+    doubles = data.get("doubles")
+    if isinstance(doubles, str) and doubles != "none":
+        out.append(fit(f"DOUBLES: {doubles.upper()}"))
+    critical = data.get("critical")
+    if isinstance(critical, str) and critical != "none":
+        out.append(fit(f"CRITICAL {critical.upper()}"))
+    if data.get("automatic") is True:
+        out.append("automatic")
+    if isinstance(data.get("explosions"), int) and data["explosions"]:
+        out.append(fit(f"{data['explosions']} exploded"))
+    colour = data.get("color")
+    if isinstance(colour, str):
+        attribute = data.get("attribute_name")
+        out.append(fit(f"{colour}: {attribute}" if attribute else f"{colour} roll"))
+    if data.get("skill_locked") is True:
+        out.append("skill now LOCKED")
+    return out

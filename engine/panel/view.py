@@ -1,0 +1,121 @@
+"""What a panel state looks like: the screen, the LED row and the RGB LED.
+
+A pure function of the state (and its clock), so effects are just the difference between the
+view before and after a step, and the picture after waking is exactly the one before sleep.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.panel import fields, looks, screens
+from engine.panel import settings as menu
+from engine.panel.players import carried
+from engine.panel.state import Mode, PanelState, View
+
+#: Faces shown while the dice tumble, per system (the animation never draws real dice).
+_SIDES = {"d6cv": 6}
+_DEFAULT_SIDES = 10
+
+#: Attract picture's travel in pixels: small enough to stay on a 128x64 screen.
+ATTRACT_X, ATTRACT_Y = 16, 12
+_ATTRACT_DIM = 0.25  # of the set brightness
+
+
+def render(s: PanelState) -> View:
+    contrast = s.settings.contrast
+    if s.asleep:
+        return _attract(s)
+    if s.mode is Mode.SETUP:
+        return View(_setup(s, contrast), _ready_leds(s), looks.OFF)
+    if s.mode is Mode.ROLLING and s.result is not None:
+        frame = _frame(s.now - s.rolled_at, s.config.animation_frame_seconds)
+        sides = _SIDES.get(s.result.system, _DEFAULT_SIDES)
+        shown = 0 if looks.winners(s.result) is not None else len(s.result.dice)  # a hand: no dice
+        tumble = tuple(((frame + 1) * (7 + 2 * i) + 3 * i) % sides + 1 for i in range(shown))
+        return View(screens.rolling(s.result.system, tumble, contrast), looks.chase_leds(frame), looks.OFF)
+    if s.mode is Mode.RESULT and s.result is not None:
+        return View(_result(s, contrast), looks.outcome_leds(s.result), looks.outcome_rgb(s.result))
+    if s.mode is Mode.GUESS:
+        return View(screens.guess(s.system_id, s.fingers, _hand(s), s.note, contrast),
+                    looks.fingers_leds(s.fingers), looks.WAITING)
+    if s.mode is Mode.SETTINGS:
+        rows = [(str(item), menu.show(s.settings, item)) for item in menu.ITEMS]
+        screen = screens.settings(rows, s.item_index, s.armed is not None, s.status, s.note, contrast)
+        return View(screen, looks.LEDS_OFF, looks.OFF)
+    title, text = s.message
+    return View(screens.message(title or "note", text, contrast), looks.LEDS_OFF, looks.ERROR)
+
+
+def player_line(s: PanelState) -> str:
+    """``karma 3``: what this player carries into the current system's rolls."""
+    spec = s.spec
+    values: dict[str, Any] = {**s.slot.of(spec.id), **carried(s.slot, spec, s.settings.start_karma)}
+    return " ".join(f"{name.replace('_', ' ')} {_brief(v)}" for name, v in values.items())
+
+
+def _brief(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ",".join(str(v) for v in value) or "-"
+    return str(value)
+
+
+def _setup(s: PanelState, contrast: float) -> screens.Screen:
+    offered = s.fields()
+    current = s.field_values()
+    rows = [(fields.label(p), fields.show(p, current.get(p.name, fields.start_value(p)))) for p in offered]
+    if s.problem:
+        footer = screens.wrap("! " + s.problem, rows=2)
+    else:
+        footer = (screens.fit(f"P{s.settings.player} {player_line(s)}".rstrip()),)
+    selected = s.field_index % len(offered) if offered else 0
+    return screens.setup(s.system_id, rows, selected, s.odds, footer, contrast)
+
+
+def _result(s: PanelState, contrast: float) -> screens.Screen:
+    line = player_line(s)
+    result = s.result
+    if result is None:
+        return screens.message("note", "no roll yet", contrast)
+    winners = looks.winners(result)
+    if winners is not None:
+        return screens.reveal(result, s.guess, sorted(winners), s.settings.player, line, contrast)
+    return screens.result(result, s.settings.player, line, contrast)
+
+
+def _hand(s: PanelState) -> str:
+    """``2 of 5 +1 karma``: the test as set (the system applies ailment and karma)."""
+    values = s.field_values()
+    winners, choices, spend = values.get("winners"), values.get("choices"), values.get("spend")
+    if not isinstance(winners, int) or not isinstance(choices, int):
+        return ""
+    return f"{winners} of {choices}" + (f" +{spend} karma" if isinstance(spend, int) and spend else "")
+
+
+def _ready_leds(s: PanelState) -> looks.Leds:
+    # The ROLL LED says the setting can roll; the others stay dark to save the eye for results.
+    return (0.0, 0.0, 0.0, 0.0, 1.0 if s.problem is None else 0.0)
+
+
+def _attract(s: PanelState) -> View:
+    since = s.asleep_at if s.asleep_at is not None else s.now
+    frame = _frame(s.now - since, s.config.attract_step_seconds)
+    contrast = max(0.05, s.settings.contrast * _ATTRACT_DIM)
+    screen = screens.attract(s.config.systems, frame // 4, bounce(frame), s.status, contrast)
+    return View(screen, looks.LEDS_OFF, looks.OFF)
+
+
+def _frame(elapsed: float, period: float) -> int:
+    # a tick that lands on a frame boundary counts as reaching it, whatever the float rounding
+    return int(max(0.0, elapsed) / period + 1e-6)
+
+
+def bounce(frame: int) -> tuple[int, int]:
+    """A position that wanders the whole travel, like a DVD logo: x and y bounce with
+    different periods, so the picture covers every spot over time."""
+    return _tri(frame * 2, ATTRACT_X), _tri(frame, ATTRACT_Y)
+
+
+def _tri(n: int, span: int) -> int:
+    n %= 2 * span
+    return n if n <= span else 2 * span - n

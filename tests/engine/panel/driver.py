@@ -1,0 +1,136 @@
+"""A small driver for the panel machine in tests: a clock, a dice source that counts its
+draws, and the effects of every step kept for inspection."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from engine.dice import DiceSource
+from engine.panel.machine import PanelConfig, initial, step
+from engine.panel.model import Button, Effects, Event, EventKind, Screen
+from tests.support import seeded_dice
+
+MODE, FIELD, MINUS, PLUS, ROLL = Button.MODE, Button.FIELD, Button.MINUS, Button.PLUS, Button.ROLL
+
+
+class CountingDice:
+    """Wraps a dice source and counts ``randbelow`` calls (and ``sample`` hands)."""
+
+    def __init__(self, inner: DiceSource) -> None:
+        self.inner = inner
+        self.calls = 0
+
+    def randbelow(self, n: int) -> int:
+        self.calls += 1
+        return self.inner.randbelow(n)
+
+
+class HandDice:
+    """A fingers source that hides the given hands, one per test, in order (like FacesDice
+    for dice): ``sample(n, k)`` returns the next hand, which must have ``k`` fingers."""
+
+    def __init__(self, *hands: Iterable[int]) -> None:
+        self.hands = [frozenset(h) for h in hands]
+        self.calls = 0
+
+    def sample(self, n: int, k: int) -> frozenset[int]:
+        hand = self.hands[self.calls]
+        self.calls += 1
+        if len(hand) != k or not all(1 <= f <= n for f in hand):
+            raise AssertionError(f"hand {sorted(hand)} does not fit {k} of {n}")
+        return hand
+
+    def randbelow(self, n: int) -> int:
+        raise AssertionError("fingers with a HandDice must not draw single dice")
+
+
+class Panel:
+    """The machine plus a clock: ``press(PLUS)``, ``tick(0.5)``, ``screen`` ..."""
+
+    def __init__(self, config: PanelConfig | None = None, *, seed: bytes = b"panel",
+                 dice: DiceSource | None = None, now: float = 100.0) -> None:
+        self.dice = dice if dice is not None else CountingDice(seeded_dice(seed))
+        self.now = now
+        self.state, first = initial(config or PanelConfig(animation_seconds=0), now)
+        self.effects: list[Effects] = [first]
+
+    def send(self, event: Event, dt: float = 0.05) -> Effects:
+        self.now += dt
+        self.state, effects = step(self.state, event, self.now, dice=self.dice)
+        self.effects.append(effects)
+        return effects
+
+    def press(self, *buttons: Button, dt: float = 0.05) -> Effects:
+        effects = Effects()
+        for b in buttons:
+            effects = self.send(Event(EventKind.PRESS, b), dt)
+        return effects
+
+    def tap(self, *buttons: Button) -> Effects:
+        """Press and release each button."""
+        effects = Effects()
+        for b in buttons:
+            effects = self.press(b)
+            self.release(b)
+        return effects
+
+    def hold(self, button: Button, dt: float = 0.05) -> Effects:
+        return self.send(Event(EventKind.HOLD, button), dt)
+
+    def release(self, button: Button, dt: float = 0.05) -> Effects:
+        return self.send(Event(EventKind.RELEASE, button), dt)
+
+    def tick(self, dt: float = 0.05) -> Effects:
+        return self.send(Event(EventKind.TICK), dt)
+
+    def status(self, text: str) -> Effects:
+        return self.send(Event(EventKind.STATUS, text=text), 0.0)
+
+    def turn(self, steps: int) -> Effects:
+        return self.send(Event(EventKind.TURN, steps=steps))
+
+    def to_system(self, system: str) -> None:
+        for _ in range(len(self.state.config.systems)):
+            if self.state.system_id == system:
+                return
+            self.press(MODE)
+        raise AssertionError(f"{system} is not enabled")
+
+    def to_field(self, name: str) -> None:
+        for _ in range(len(self.state.fields())):
+            field = self.state.field()
+            if field is not None and field.name == name:
+                return
+            self.press(FIELD)
+        raise AssertionError(f"{name} is not a field of {self.state.system_id}")
+
+    def set_field(self, name: str, value: object) -> None:
+        self.to_field(name)
+        for _ in range(200):
+            if self.state.field_values()[name] == value:
+                return
+            current = self.state.field_values()[name]
+            up = isinstance(value, int) and isinstance(current, int) and value > current
+            self.press(PLUS if up or not isinstance(value, int) else MINUS)
+        raise AssertionError(f"could not set {name} to {value!r}")
+
+    @property
+    def screen(self) -> Screen:
+        view = self.state.view
+        if view is None:
+            raise AssertionError("no view yet")
+        return view.screen
+
+    @property
+    def leds(self) -> tuple[float, ...]:
+        view = self.state.view
+        if view is None:
+            raise AssertionError("no view yet")
+        return view.leds
+
+    @property
+    def rgb(self) -> tuple[float, float, float]:
+        view = self.state.view
+        if view is None:
+            raise AssertionError("no view yet")
+        return view.rgb

@@ -1,0 +1,178 @@
+"""Random event sequences against the real five systems: the machine never crashes, never
+leaves a field or setting out of range, never draws a die without a ROLL, and emits a screen
+exactly when the picture changes."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.errors import EntropyError
+from engine.panel import fields
+from engine.panel import settings as menu
+from engine.panel.machine import PanelConfig, initial, step
+from engine.panel.model import Button, Event, EventKind
+from engine.panel.state import Mode, PanelState
+from engine.panel.view import render
+from engine.systems import SYSTEM_IDS, get
+from tests.engine.panel.driver import CountingDice
+from tests.support import seeded_dice
+
+P, H, R = EventKind.PRESS, EventKind.HOLD, EventKind.RELEASE
+
+# ROLL weighted up and MODE holds down, so sequences reach results, guesses and messages
+# rather than sitting in the settings menu.
+_button_events = st.builds(
+    Event,
+    st.sampled_from([P, P, P, P, P, H, R, R]),
+    st.sampled_from([*Button, Button.ROLL, Button.ROLL, Button.PLUS, Button.MINUS]),
+)
+_events = st.one_of(
+    _button_events,
+    _button_events,
+    _button_events,
+    st.just(Event(EventKind.TICK)),
+    st.just(Event(EventKind.TICK)),
+    st.integers(-7, 7).map(lambda n: Event(EventKind.TURN, steps=n)),
+    st.text(max_size=60).map(lambda t: Event(EventKind.STATUS, text=t)),
+)
+_gaps = st.one_of(
+    st.floats(0.0, 0.6),
+    st.sampled_from([0.0, 0.4, 2.0, 45.0, 400.0]),
+    st.sampled_from([-1.0, math.nan]),  # a clock that goes back or breaks is tolerated
+)
+_configs = st.builds(
+    PanelConfig,
+    systems=st.sampled_from([SYSTEM_IDS, ("fingers",), ("immortal", "fingers", "d6cv")]),
+    animation_seconds=st.sampled_from([0.0, 0.3]),
+    result_hold_seconds=st.sampled_from([0.0, 3.0]),
+    idle_seconds=st.sampled_from([40.0, 300.0]),
+    players=st.integers(1, 3),
+    start_karma=st.integers(0, 3),
+)
+
+
+def _may_draw(before: PanelState, event: Event) -> bool:
+    """A die may be drawn only by ROLL (on the setup, result or message screen) or by the
+    finger pressed after ROLL hid the hand; never by a press that wakes the panel."""
+    if event.kind is not P or before.asleep:
+        return False
+    if before.mode is Mode.GUESS:
+        return True
+    return event.button is Button.ROLL and before.mode in (Mode.SETUP, Mode.RESULT, Mode.MESSAGE)
+
+
+def _check_state(s: PanelState) -> None:
+    cfg = s.config
+    assert 0 <= s.system_index < len(cfg.systems)
+    assert 0 <= s.item_index < len(menu.ITEMS)
+    assert menu.valid(s.settings, cfg.players)
+    assert len(s.players) == cfg.players
+    offered = s.fields()
+    assert 0 <= s.field_index < max(1, len(offered))
+    for sid in cfg.systems:
+        spec = get(sid)
+        values = s.values[sid]
+        params = fields.panel_params(spec, ("karma", "skill_locked"))
+        assert set(values) == {p.name for p in params}
+        for p in params:
+            assert fields.in_range(p, values[p.name]), (sid, p.name, values[p.name])
+    if s.mode is Mode.GUESS:
+        assert s.fingers and set(s.fingers) <= {1, 2, 3, 4, 5}
+
+
+def _check_view(s: PanelState) -> None:
+    assert s.view is not None
+    assert s.view == render(s)
+    screen = s.view.screen
+    assert len(screen.title) <= 21
+    assert len(screen.lines) <= 7
+    assert all(len(line) <= 21 for line in screen.lines), screen.lines
+    assert screen.big is None or len(screen.big) <= 10
+    assert 0 < screen.contrast <= 1
+    assert all(0 <= v <= 1 for v in s.view.leds)
+    assert all(0 <= v <= 1 for v in s.view.rgb)
+    if screen.odds is not None:
+        assert 0 <= screen.odds <= 1
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(config=_configs, script=st.lists(st.tuples(_events, _gaps), min_size=10, max_size=70),
+       seed=st.binary(min_size=1, max_size=4))
+def test_random_sequences(config: PanelConfig, script: list[tuple[Event, float]], seed: bytes) -> None:
+    dice = CountingDice(seeded_dice(seed))
+    now = 1000.0
+    state, _ = initial(config, now)
+    _check_state(state)
+    for event, gap in script:
+        now += gap
+        before, calls = state, dice.calls
+        state, effects = step(state, event, now, dice=dice)
+        drew = dice.calls > calls
+        if drew or effects.rolled is not None:
+            assert _may_draw(before, event), (str(event), before.mode)
+        if state.mode is Mode.GUESS and before.mode is not Mode.GUESS:
+            assert event.kind is P and event.button is Button.ROLL
+        assert before.view is not None and state.view is not None
+        assert (effects.screen is not None) == (state.view.screen != before.view.screen)
+        if effects.screen is not None:
+            assert effects.screen == state.view.screen
+        assert state.now >= before.now
+        _check_state(state)
+        _check_view(state)
+
+
+class _Broken:
+    """A dice source whose entropy has failed its health test."""
+
+    def randbelow(self, n: int) -> int:
+        raise EntropyError("hwrng", "repetition count test failed")
+
+
+@settings(max_examples=25, deadline=None)
+@given(script=st.lists(st.tuples(_button_events, st.floats(0.0, 1.0)), max_size=40))
+def test_failed_entropy_never_rolls_and_never_crashes(script: list[tuple[Event, float]]) -> None:
+    state, _ = initial(PanelConfig(animation_seconds=0), 0.0)
+    now = 0.0
+    for event, gap in script:
+        now += gap
+        state, effects = step(state, event, now, dice=_Broken())
+        assert effects.rolled is None
+        assert state.result is None
+        _check_view(state)
+
+
+def test_failed_entropy_is_shown() -> None:
+    state, _ = initial(PanelConfig(animation_seconds=0), 0.0)
+    state, effects = step(state, Event(P, Button.ROLL), 1.0, dice=_Broken())
+    assert effects.screen is not None and effects.screen.kind == "message"
+    assert "repetition count" in " ".join(effects.screen.lines)
+
+
+def test_long_walk_reaches_every_screen_and_keeps_every_invariant() -> None:
+    """A long deterministic walk (events chosen by a seeded source, not :mod:`random`)."""
+    chooser = seeded_dice(b"panel-walk")
+    menu_events = [Event(k, b) for k in (P, P, P, P, H, R) for b in Button]
+    menu_events += [Event(P, Button.ROLL)] * 6 + [Event(EventKind.TICK)] * 8
+    menu_events += [Event(EventKind.TURN, steps=n) for n in (-3, -1, 1, 3)]
+    menu_events += [Event(EventKind.STATUS, text="kernel ok")]
+    gaps = (0.0, 0.05, 0.1, 0.4, 1.0, 50.0, 150.0)
+    config = PanelConfig(animation_seconds=0.3, idle_seconds=120.0, result_hold_seconds=5.0)
+    dice = CountingDice(seeded_dice(b"panel-walk-dice"))
+    now = 0.0
+    state, _ = initial(config, now)
+    seen: set[str] = set()
+    for _ in range(4000):
+        event = menu_events[chooser.randbelow(len(menu_events))]
+        now += gaps[chooser.randbelow(len(gaps))]
+        before, calls = state, dice.calls
+        state, effects = step(state, event, now, dice=dice)
+        if dice.calls > calls or effects.rolled is not None:
+            assert _may_draw(before, event)
+        assert (effects.screen is not None) == (state.view.screen != before.view.screen)
+        _check_state(state)
+        _check_view(state)
+        seen.add(state.view.screen.kind)
+    assert seen >= {"setup", "rolling", "result", "guess", "reveal", "settings", "message", "attract"}
