@@ -19,22 +19,31 @@ def freeze(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping))
 
 
-_PLAIN = frozenset({int, float, str, bool})
+_PLAIN = frozenset({int, float, str, bool, type(None)})
+_MAPPINGS = frozenset({dict, MappingProxyType})
+_SEQUENCES = frozenset({tuple, list})
 
 
 def to_jsonable(value: Any) -> Any:
     """Tuples to lists, mappings to dicts, dataclasses to dicts, Fractions to floats."""
-    if value is None or type(value) in _PLAIN:
+    # Exact-type checks first: this runs for every parameter of every odds call.
+    kind = type(value)
+    if kind in _PLAIN:
         return value
+    if kind in _MAPPINGS:
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if kind in _SEQUENCES:
+        return [to_jsonable(v) for v in value]
+    if kind is Fraction:
+        return value.numerator / value.denominator
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
         return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | frozenset | set):
-        items = sorted(value) if isinstance(value, frozenset | set) else value
-        return [to_jsonable(v) for v in items]
-    if isinstance(value, Fraction):
-        return float(value)
+    if isinstance(value, frozenset | set):
+        return [to_jsonable(v) for v in sorted(value)]
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
     return value
 
 

@@ -27,6 +27,8 @@ class SystemSpec:
     ``roll(dice, params)`` and ``odds(params)`` receive parameters already resolved by
     :meth:`resolve` (defaults filled, types checked, cross-checks done by ``check``).
     ``describe(result)`` gives a few human-readable lines for the terminal.
+    ``check(params, given)`` gets the resolved parameters and the names the caller actually
+    supplied, so a rule like "--pool or --trait, not both" can tell a given value from a default.
     """
 
     id: str
@@ -37,13 +39,14 @@ class SystemSpec:
     roll: Callable[[DiceSource, Mapping[str, Any]], RollResult]
     odds: Callable[[Mapping[str, Any]], Odds]
     describe: Callable[[RollResult], list[str]]
-    check: Callable[[dict[str, Any]], None] | None = None
+    check: Callable[[dict[str, Any], frozenset[str]], None] | None = None
 
     def resolve(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """Validated parameters; raises :class:`engine.errors.ParameterError`."""
         params = resolve(self.params, raw)
         if self.check is not None:
-            self.check(params)
+            given = frozenset(str(k).replace("-", "_") for k, v in raw.items() if v is not None)
+            self.check(params, given)
         return params
 
     def param(self, name: str) -> Param:

@@ -149,8 +149,18 @@ def stability_track(params: Mapping[str, Any]) -> StabilityTrack:
     return StabilityTrack(params["stability_boxes"], params["stability"] or 0)
 
 
-def check(params: dict[str, Any]) -> None:
-    """Cross-parameter checks: a complete, consistent defender's track and Stability track."""
+def check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
+    """Cross-parameter checks: --pool or --trait/--skill, a complete, consistent defender's track
+    and Stability track. With --pool, trait and skill become None so ``params`` shows what counted."""
+    if "pool" in given:
+        clash = [f"--{k} {params[k]}" for k in ("trait", "skill") if k in given]
+        if clash:
+            raise ParameterError(
+                "pool",
+                f"give either --pool or --trait/--skill, not both; got --pool {params['pool']} "
+                f"with {' and '.join(clash)}",
+            )
+        params["trait"] = params["skill"] = None
     if wounds_in_play(params):
         for name, other in (("body", "resolve"), ("resolve", "body")):
             if params[name] is None:
@@ -354,30 +364,7 @@ def describe(result: RollResult) -> list[str]:
     return lines
 
 
-class _HorizonsSpec(SystemSpec):
-    """Also refuses ``--pool`` together with ``--trait``/``--skill``.
-
-    Resolved parameters cannot tell a given trait from its default, so this looks at the raw
-    ones; with ``--pool`` the trait and skill are set to None so ``params`` shows what counted.
-    """
-
-    def resolve(self, raw: Mapping[str, Any]) -> dict[str, Any]:
-        given = {str(k).replace("-", "_"): v for k, v in raw.items() if v is not None}
-        if "pool" in given:
-            clash = [f"--{k} {given[k]}" for k in ("trait", "skill") if k in given]
-            if clash:
-                raise ParameterError(
-                    "pool",
-                    f"give either --pool or --trait/--skill, not both; got --pool {given['pool']} "
-                    f"with {' and '.join(clash)}",
-                )
-        params = super().resolve(raw)
-        if params["pool"] is not None:
-            params["trait"] = params["skill"] = None
-        return params
-
-
-SYSTEM = _HorizonsSpec(
+SYSTEM = SystemSpec(
     id="horizons",
     title="Infinite Horizons",
     summary="pool of 1 + Trait + Skill d10s, 7+ succeeds, 10s explode; opposed rolls, "

@@ -117,7 +117,7 @@ class ImmortalResult(RollResult):
     opponent: OpponentResult | None
 
 
-def check(params: dict[str, Any]) -> None:
+def check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
     """Cross-parameter rules, each refusal naming the parameter at fault."""
     if params["untrained"]:
         if params["skill"] > 0:

@@ -120,15 +120,14 @@ def _allowed(name: str) -> str:
     return next(p for p in PARAMS if p.name == name).allowed()
 
 
-def _check(params: dict[str, Any]) -> None:
+def _check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
     attribute, points = params["attribute"], params["skill_points"]
     if (attribute is None) != (points is None):
         missing = "skill-points" if points is None else "attribute"
         raise ParameterError(missing, "--attribute and --skill-points build the rating together; give both")
     if attribute is not None:
         built = effective_rating(params)
-        # A rating left at its default is "not given"; any other value must agree.
-        if params["rating"] not in (DEFAULT_RATING, built):
+        if "rating" in given and params["rating"] != built:
             raise ParameterError(
                 "rating",
                 f"--attribute {attribute} and --skill-points {points} give a rating of {built}, "
@@ -140,8 +139,10 @@ def _check(params: dict[str, Any]) -> None:
                 raise ParameterError(name, "required with --volley: " + _allowed(name))
         if params["helper"]:
             raise ParameterError("helper", "in a --volley other combat totals are --attacker RATING:DAMAGE")
-        if params["cr"] != DEFAULT_CR:
+        if "cr" in given:
             raise ParameterError("cr", f"a --volley is compared with --defense, not --cr; got --cr {params['cr']}")
+        # A volley has no CR; None (not the default) in ``params`` says so and replays cleanly.
+        params["cr"] = None
     else:
         for name in ("damage", "defense", "attacker"):
             if params[name] not in (None, ()):

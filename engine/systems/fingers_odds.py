@@ -1,0 +1,121 @@
+"""Exact fingers odds.
+
+A test is ``k`` winners of ``n`` uniformly chosen, so any fixed guess wins with k/n. A chain
+stops at its first failure: P(success) is the product, and the karma left depends only on
+where it stopped. A long-term challenge retries a failed test until passed (or until
+``max_tests``); it is a Markov chain over "tests passed so far", stepped with whole-number
+weights over a common denominator.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from engine.results import Odds, freeze
+from engine.systems.fingers_rules import MAX_KARMA, Link, karma_after_test, links
+
+#: Unlimited long-term challenges are followed until the unfinished mass is below this.
+_TAIL = 10**15
+
+
+def _chain(params: Mapping[str, Any], chain: Sequence[Link]) -> Odds:
+    karma = params["karma"]
+    den = math.prod(link.choices for link in chain)
+    karma_counts: dict[int, int] = {}
+    reach = 1  # ways to have passed every test so far, over the product of their choices
+    rest = den
+    spent = 0
+    for link in chain:
+        rest //= link.choices
+        spent += link.spend
+        failed = reach * (link.choices - link.winning) * rest
+        if failed:
+            after = karma_after_test(karma - spent + link.spend, link.spend, False)
+            karma_counts[after] = karma_counts.get(after, 0) + failed
+        reach *= link.winning
+    if reach:
+        karma_counts[karma - spent] = karma_counts.get(karma - spent, 0) + reach
+    success = Fraction(reach, den)
+    return Odds(
+        system="fingers",
+        params=freeze(params),
+        success=success,
+        outcomes={"success": success, "failure": 1 - success},
+        extra={"karma_after": _dist(karma_counts, den)},
+    )
+
+
+def _dist(counts: Mapping[int, int], den: int) -> dict[str, Fraction]:
+    return {str(k): Fraction(counts[k], den) for k in sorted(counts)}
+
+
+def _long_term(params: Mapping[str, Any], chain: Sequence[Link]) -> Odds:
+    """Markov chain over tests passed; weights are numerators over ``base ** t``."""
+    karma, limit = params["karma"], params["max_tests"]
+    size = len(chain)
+    base = math.lcm(*(link.choices for link in chain))
+    win = [link.winning * (base // link.choices) for link in chain]
+    if not limit and not all(win):
+        raise ValueError("an unlimited long-term challenge with a 0-winner test never ends")
+    lose = [base - w for w in win]
+    state = [1] + [0] * (size - 1)
+    den = 1
+    finished: list[tuple[int, int, int]] = []  # (tests, numerator, denominator)
+    t = 0
+    unfinished = 1
+    last = size - 1
+    while (limit and t < limit) or (not limit and unfinished * _TAIL >= den):
+        t += 1
+        done = state[last] * win[last]
+        for i in range(last, 0, -1):
+            state[i] = state[i] * lose[i] + state[i - 1] * win[i - 1]
+        state[0] *= lose[0]
+        den *= base
+        if done:
+            finished.append((t, done, den))
+        unfinished = unfinished * base - done  # every weight but the finished stays
+    # Whole numbers over the final ``den`` until the end: one Fraction per reported value.
+    tests: dict[str, Fraction] = {}
+    karma_num: dict[int, int] = {}
+    passed = 0
+    for n, num, d in finished:
+        tests[str(n)] = Fraction(num, d)
+        scaled = num * (den // d)
+        passed += scaled
+        after = min(MAX_KARMA, karma + n - size)
+        karma_num[after] = karma_num.get(after, 0) + scaled
+    if limit:
+        # Time ran out with ``i`` tests passed: every other test made was a failure.
+        for i, weight in enumerate(state):
+            if weight:
+                after = min(MAX_KARMA, karma + limit - i)
+                karma_num[after] = karma_num.get(after, 0) + weight
+        success = Fraction(passed, den)
+        truncated = Fraction(0)
+        if unfinished:  # out of time: all ``limit`` tests were made
+            tests[str(limit)] = tests.get(str(limit), Fraction(0)) + Fraction(unfinished, den)
+    else:
+        success = Fraction(1)  # "Success is guaranteed given enough time"
+        truncated = Fraction(unfinished, den)
+    karma_after = {str(k): Fraction(karma_num[k], den) for k in sorted(karma_num)}
+    return Odds(
+        system="fingers",
+        params=freeze(params),
+        success=success,
+        outcomes={"success": success, "failure": 1 - success},
+        extra={
+            "karma_after": karma_after,
+            "tests": tests,
+        },
+        truncated=truncated,
+    )
+
+
+def odds(params: Mapping[str, Any]) -> Odds:
+    chain = links(params)
+    if params["long_term"]:
+        return _long_term(params, chain)
+    return _chain(params, chain)
