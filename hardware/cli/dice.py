@@ -18,7 +18,7 @@ from engine.errors import ParameterError
 from engine.params import Param
 from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
 from hardware.cli import Parser
-from hardware.cli.dice_source import add_dice_options, make_dice
+from hardware.cli.dice_source import RollBook, add_dice_options, add_state_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,6 +48,7 @@ def _system_parser(command: str, spec: SystemSpec) -> Parser:
         _add_param(group, param)
     if command == "roll":
         add_dice_options(parser)
+        add_state_options(parser)
         parser.add_argument("--faces", metavar="LIST", help="use these die faces instead of the RNG, e.g. 5,1")
         parser.add_argument("--times", metavar="N", help="roll N times")
         parser.add_argument("--summary", action="store_true", help="with --times: count outcomes")
@@ -97,17 +98,23 @@ def _positive_int(text: str, name: str, hi: int) -> int:
 
 def cmd_roll(args: argparse.Namespace) -> int:
     spec, opts, raw = _parse(args)
-    params = spec.resolve(raw)
+    with RollBook(opts, spec) as book:  # roll log, player state; reveals the session at the end
+        return _roll(spec, opts, book, spec.resolve(book.fill(raw)))
+
+
+def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: dict[str, Any]) -> int:
     times = _positive_int(opts.times, "times", 10_000_000) if opts.times is not None else None
     if opts.summary and times is None:
         raise ParameterError("summary", "needs --times N")
     if opts.faces is not None and (opts.seed is not None or opts.entropy is not None):
         raise ParameterError("faces", "the dice are either typed in (--faces) or rolled (--seed/--entropy), not both")
     faces = FacesDice.parse(opts.faces) if opts.faces is not None else None
-    dice = faces if faces is not None else make_dice(opts)
+    dice = faces if faces is not None else book.dice(opts)
 
     def one():
-        return spec.roll(dice, params)
+        result = spec.roll(dice, book.params(params))
+        book.record(result)
+        return result
 
     out = sys.stdout
     if times is None:

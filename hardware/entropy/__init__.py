@@ -1,0 +1,27 @@
+"""Entropy for the tower: sources, health tests on their raw samples, committed DRBG sessions.
+
+``open_dice(spec)`` is the entry point (``--entropy`` on the command line); see
+docs/fairness.md for the sources, the credit each gets, and what a player can verify.
+"""
+
+from __future__ import annotations
+
+from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, ButtonTiming
+from hardware.entropy.pipeline import open_dice, parse_spec
+from hardware.entropy.seed import SeedMaterial, SessionStream
+from hardware.entropy.session import MIN_CREDIT_BITS, NotEnoughEntropy, SessionDice
+from hardware.entropy.sources import EntropySource, SourceUnavailable
+
+__all__ = [
+    "CREDIT_BITS_PER_PRESS",
+    "MIN_CREDIT_BITS",
+    "ButtonTiming",
+    "EntropySource",
+    "NotEnoughEntropy",
+    "SeedMaterial",
+    "SessionDice",
+    "SessionStream",
+    "SourceUnavailable",
+    "open_dice",
+    "parse_spec",
+]

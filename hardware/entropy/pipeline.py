@@ -1,0 +1,120 @@
+"""``--entropy SOURCE`` to dice: parse the source spec, build the sources, open the session dice.
+
+Specs: ``auto`` (default: every source available and healthy, failures tolerated while the
+rest still credit 256 bits), ``kernel``, ``hwrng``, ``buttons``, ``bridge``, ``file:PATH``,
+or a comma list of named sources (``hwrng,buttons``: all of them required).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from engine.errors import ParameterError
+from hardware.entropy.buttons import ButtonTiming
+from hardware.entropy.session import SESSION_ROLLS, SessionDice
+from hardware.entropy.sources import (
+    HWRNG_PATH,
+    EntropySource,
+    SourceUnavailable,
+    file_source,
+    hwrng_source,
+    kernel_source,
+)
+from hardware.rolllog import RollLog
+
+__all__ = ["NAMED_SOURCES", "open_dice", "parse_spec"]
+
+NAMED_SOURCES = ("kernel", "hwrng", "buttons", "bridge")
+_ALLOWED = "auto, kernel, hwrng, buttons, bridge, file:PATH, or a comma list such as hwrng,kernel"
+
+
+def parse_spec(spec: str) -> tuple[str, ...]:
+    """``("auto",)`` or the named sources, validated; ``ParameterError`` names ``--entropy``."""
+    text = str(spec).strip()
+    if not text:
+        raise ParameterError("entropy", f"expected {_ALLOWED}, got an empty value")
+    if text.lower() == "auto":
+        return ("auto",)
+    names: list[str] = []
+    for part in (p.strip() for p in text.split(",")):  # so a file path may not hold a comma
+        if part.startswith("file:"):
+            if len(part) == 5:
+                raise ParameterError("entropy", "file: needs a path, e.g. file:/dev/urandom or file:capture.bin")
+            name = part
+        elif part.lower() in NAMED_SOURCES:
+            name = part.lower()
+        else:
+            raise ParameterError("entropy", f"expected {_ALLOWED}, got {part!r}")
+        if name in names:
+            raise ParameterError("entropy", f"{name} is listed twice")
+        names.append(name)
+    return tuple(names)
+
+
+class _Missing:
+    """A named source that cannot exist here (``buttons`` without a panel, ``bridge`` unplugged)."""
+
+    def __init__(self, name: str, why: str) -> None:
+        self.name = name
+        self._why = why
+
+    @property
+    def failed(self) -> str | None:
+        return None
+
+    def status(self) -> str:
+        return "absent"
+
+    def gather(self):
+        raise SourceUnavailable(self.name, self._why)
+
+
+def open_dice(
+    spec: str = "auto",
+    *,
+    seed: bytes | None = None,
+    buttons: ButtonTiming | None = None,
+    log: RollLog | None = None,
+    hwrng_path: str = HWRNG_PATH,
+    extra_sources: Sequence[EntropySource] = (),
+    session_rolls: int = SESSION_ROLLS,
+    clock_ns: Callable[[], int] = time.time_ns,
+    getrandom: Callable[[int], bytes] | None = None,
+) -> SessionDice:
+    """The tower's dice for ``--entropy spec`` (or ``--seed``).
+
+    ``buttons`` is the panel's :class:`ButtonTiming` (its edges are additional input always,
+    and it is a credited source in ``auto``); ``extra_sources`` are more sources such as the
+    companion board (``bridge``). Nothing is read until the first roll or ``commitment``.
+    """
+    if seed is not None:
+        if parse_spec(spec) != ("auto",):
+            raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
+        return SessionDice(seed=bytes(seed), log=log, session_rolls=session_rolls, clock_ns=clock_ns)
+    names = parse_spec(spec)
+    extras = {s.name: s for s in extra_sources}
+    if names == ("auto",):
+        sources: list[EntropySource] = [hwrng_source(hwrng_path), kernel_source(getrandom=getrandom)]
+        if buttons is not None:
+            sources.append(buttons)
+        sources.extend(extra_sources)
+        return SessionDice(sources, strict=False, label="auto", buttons=buttons, log=log,
+                           session_rolls=session_rolls, clock_ns=clock_ns)
+    chosen: list[EntropySource] = []
+    for name in names:
+        if name == "kernel":
+            chosen.append(kernel_source(getrandom=getrandom))
+        elif name == "hwrng":
+            chosen.append(hwrng_source(hwrng_path))
+        elif name.startswith("file:"):
+            chosen.append(file_source(name[5:]))
+        elif name == "buttons":
+            chosen.append(buttons if buttons is not None else _Missing(
+                "buttons", "no button panel here: button timing is gathered by the tower (dicetower run)"))
+        elif name in extras:
+            chosen.append(extras[name])
+        else:
+            chosen.append(_Missing(name, "no companion board connected"))
+    return SessionDice(chosen, strict=True, label=",".join(names), buttons=buttons, log=log,
+                       session_rolls=session_rolls, clock_ns=clock_ns)

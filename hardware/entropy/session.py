@@ -1,0 +1,347 @@
+"""Sessions: one DRBG per session, committed to before its first roll, revealed at its end.
+
+:class:`SessionDice` is the dice source the tower rolls with. The first draw opens a session:
+every source in service is read, health-tested and conditioned, their credit is summed (at
+least 256 bits, or no roll), and the DRBG is instantiated from that entropy, a nonce
+(wall-clock nanoseconds, process id, session number) and a personalization string. The
+commitment (SHA-256 of the seed material) goes into the roll log before any roll.
+
+Reseeding from fresh entropy means closing the session (its seed material is revealed and
+logged) and opening a new one: after ``session_rolls`` recorded rolls, on :meth:`reveal`,
+and when a source that seeded it fails its health tests. Every roll therefore stays
+replayable from a revealed seed. Button timing is mixed into every generate call as
+additional input and logged, so the replay can feed it back.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import EntropyError
+from engine.rng import DrbgDice
+from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, ButtonTiming
+from hardware.entropy.seed import BLOCK_BYTES, SeedMaterial, SessionStream
+from hardware.entropy.sources import CREDIT_CAP_BITS, Contribution, EntropySource, SourceUnavailable
+from hardware.rolllog import RollLog
+
+__all__ = ["MIN_CREDIT_BITS", "SESSION_ROLLS", "NotEnoughEntropy", "SessionDice"]
+
+#: Credited entropy a session needs: HMAC_DRBG-SHA256's security strength.
+MIN_CREDIT_BITS = 256
+#: Rolls per session before the tower reveals and reseeds.
+SESSION_ROLLS = 1000
+PERSONALIZATION = b"dicetower/session/v1"
+
+
+class NotEnoughEntropy(EntropyError):
+    """The healthy sources could not credit 256 bits together (e.g. too few button presses)."""
+
+
+@dataclass
+class _Session:
+    material: SeedMaterial
+    stream: SessionStream
+    dice: DrbgDice
+    sources: tuple[str, ...]
+    credited_bits: int | None
+    rolls: int = 0
+    roll_start: int = 0
+
+    @property
+    def id(self) -> str:
+        return self.material.commitment[:16]
+
+    @property
+    def position(self) -> int:
+        return self.stream.position - self.dice.buffered
+
+
+class SessionDice:
+    """A dice source (``randbelow``, ``roll``, ``sample``) backed by committed DRBG sessions.
+
+    ``sources`` are read at each session start. ``strict`` (a named source list) refuses as
+    soon as one of them fails; otherwise (``auto``) a failed or missing source is taken out of
+    service and the others carry on if they can still credit 256 bits. ``seed`` makes the
+    dice deterministic, exactly ``DrbgDice.from_seed(seed)`` for the first session (no
+    sources, no button input, no automatic reseeding). ``log`` receives the session, roll,
+    additional-input, reveal and failure entries. Call :meth:`record` after each roll and
+    :meth:`close` at the end (it reveals).
+    """
+
+    def __init__(
+        self,
+        sources: Sequence[EntropySource] = (),
+        *,
+        strict: bool = False,
+        label: str = "auto",
+        seed: bytes | None = None,
+        buttons: ButtonTiming | None = None,
+        log: RollLog | None = None,
+        session_rolls: int = SESSION_ROLLS,
+        clock_ns: Callable[[], int] = time.time_ns,
+        block_bytes: int = BLOCK_BYTES,
+    ) -> None:
+        if seed is None and not sources:
+            raise ValueError("a session needs entropy sources or a seed")
+        if session_rolls < 1:
+            raise ValueError(f"session_rolls must be at least 1, got {session_rolls}")
+        self._sources = tuple(sources)
+        self._strict = strict
+        self.label = label if seed is None else "seed"
+        self._seed = seed
+        self._buttons = buttons if seed is None else None
+        self._log = log
+        self._session_rolls = session_rolls
+        self._clock_ns = clock_ns
+        self._block_bytes = block_bytes
+        self._session: _Session | None = None
+        self._opened = 0
+        self._last_reveal: str | None = None
+        self._logged_failures: set[str] = set()
+        self._buttons_failure_handled = False
+
+    def __repr__(self) -> str:
+        return f"SessionDice({self.label!r}, {self.status()})"
+
+    def __enter__(self) -> SessionDice:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- dice ----------------------------------------------------------------------------------
+
+    def randbelow(self, n: int) -> int:
+        dice = self._session.dice if self._session is not None else None
+        if dice is None or (self._buttons is not None and self._buttons.failed and not self._buttons_failure_handled):
+            dice = self._current().dice
+        return dice.randbelow(n)
+
+    def roll(self, sides: int) -> int:
+        if isinstance(sides, bool) or not isinstance(sides, int) or sides < 1:
+            raise ValueError(f"a die needs at least 1 side, got {sides!r}")
+        return self.randbelow(sides) + 1
+
+    def sample(self, n: int, k: int) -> frozenset[int]:
+        return self._current().dice.sample(n, k)
+
+    def random_bytes(self, n: int) -> bytes:
+        """``n`` raw DRBG bytes from the current session (for the statistical battery)."""
+        session = self._current()
+        session.dice.discard()
+        return session.stream.generate(n)
+
+    # --- sessions ------------------------------------------------------------------------------
+
+    @property
+    def commitment(self) -> str:
+        """The current session's commitment (hex); opens a session if none is open."""
+        return self._current().material.commitment
+
+    @property
+    def session_id(self) -> str | None:
+        return self._session.id if self._session is not None else None
+
+    @property
+    def position(self) -> int:
+        """Stream offset of the next byte a roll would use (0 with no session open)."""
+        return self._session.position if self._session is not None else 0
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Names of the sources that seeded the open session; with none open, the sources not
+        taken out of service (``("seed",)`` for deterministic dice)."""
+        if self._seed is not None:
+            return ("seed",)
+        if self._session is not None:
+            return self._session.sources
+        return tuple(s.name for s in self._sources if not s.failed)
+
+    def status(self) -> str:
+        """One line for the settings screen: every source and its state."""
+        if self._seed is not None:
+            return "seed (deterministic)"
+        return ", ".join(f"{s.name} {s.status()}" for s in self._sources)
+
+    def record(self, result: Any, *, player: int | None = None, **fields: Any) -> dict[str, Any] | None:
+        """Log a roll just made from these dice; rotate the session after ``session_rolls``.
+
+        ``result`` is a ``RollResult`` or its dict. The entry holds the stream offsets where the
+        roll started and ended, so a replay can recompute it. Returns the log entry.
+        """
+        # A roll that drew nothing (an automatic success) may come before any session opened.
+        s = self._session if self._session is not None else self._current()
+        data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
+        end = s.position
+        entry = None
+        if self._log is not None:
+            extra: dict[str, Any] = dict(fields)
+            if player is not None:
+                extra["player"] = player
+            entry = self._log.append("roll", session=s.id, start=s.roll_start, end=end, result=data, **extra)
+        s.roll_start = end
+        s.rolls += 1
+        if s.rolls >= self._session_rolls and self._seed is None:
+            self._close("rolls")
+        return entry
+
+    def reveal(self) -> str | None:
+        """Close the current session and return its seed material (hex); the next roll opens a
+        new session. With no session open, the last revealed seed (or None). Call it between
+        rolls (after :meth:`record`), never in the middle of one."""
+        if self._session is not None:
+            self._close("reveal")
+        return self._last_reveal
+
+    def close(self) -> None:
+        """Reveal the open session, if any."""
+        if self._session is not None:
+            self._close("end")
+
+    def _current(self) -> _Session:
+        failure = self._buttons.failed if self._buttons is not None else None
+        if failure and not self._buttons_failure_handled:
+            self._on_buttons_failed(failure)
+        if self._session is None:
+            self._session = self._open()
+        return self._session
+
+    def _on_buttons_failed(self, failure: str) -> None:
+        self._buttons_failure_handled = True
+        self._log_failure(ButtonTiming.name, failure)
+        s = self._session
+        if s is not None and ButtonTiming.name in s.sources:
+            mid_roll = s.position != s.roll_start
+            self._close("source failed")
+            if mid_roll:
+                raise EntropyError(ButtonTiming.name, failure + "; the roll in progress was abandoned")
+
+    def _open(self) -> _Session:
+        index = self._opened
+        if self._seed is not None:
+            seed = self._seed if index == 0 else self._seed + b"#%d" % index
+            material = SeedMaterial.from_seed(seed)
+            names: tuple[str, ...] = ("seed",)
+            credited: int | None = None
+            shares: list[Contribution] = []
+        else:
+            shares = self._gather()
+            names = tuple(c.source for c in shares)
+            credited = sum(c.credited_bits for c in shares)
+            nonce = struct.pack(">QII", self._clock_ns() & (2**64 - 1), os.getpid() & 0xFFFFFFFF, index & 0xFFFFFFFF)
+            material = SeedMaterial(
+                b"".join(c.block for c in shares), nonce, PERSONALIZATION + b";" + ",".join(names).encode()
+            )
+        holder: dict[str, _Session] = {}
+        stream = SessionStream(
+            material, block_bytes=self._block_bytes, additional=lambda j: self._additional(holder["s"], j)
+        )
+        session = _Session(material, stream, DrbgDice(stream, buffer_bytes=self._block_bytes), names, credited)
+        holder["s"] = session
+        self._opened += 1
+        if self._log is not None:
+            self._log.append(
+                "session",
+                session=session.id,
+                commitment=material.commitment,
+                mode=self.label,
+                sources=[{"name": c.source, "credited_bits": c.credited_bits, "samples": c.samples} for c in shares],
+                credited_bits=credited,
+                block_bytes=self._block_bytes,
+            )
+        return session
+
+    def _gather(self) -> list[Contribution]:
+        shares: list[Contribution] = []
+        missing: list[str] = []
+        # Button presses are pooled, and each press may seed one session only: take the pool
+        # last, and only if the session will open, so presses are not wasted on a refusal.
+        pooled = [s for s in self._sources if isinstance(s, ButtonTiming)]
+        for src in self._sources:
+            if src in pooled:
+                continue
+            if src.failed:
+                missing.append(f"{src.name} failed its health tests")
+                continue
+            try:
+                share = src.gather()
+            except SourceUnavailable as exc:
+                if self._strict:
+                    raise
+                missing.append(f"{src.name} unavailable ({exc.detail})")
+                continue
+            except EntropyError as exc:
+                self._log_failure(src.name, exc.detail)
+                if self._strict:
+                    raise
+                missing.append(f"{src.name} {exc.detail}")
+                continue
+            if share.credited_bits > 0:
+                shares.append(share)
+        total = sum(c.credited_bits for c in shares)
+        for bt in pooled:
+            if bt.failed:
+                self._log_failure(bt.name, bt.failed)
+                if self._strict:
+                    raise EntropyError(bt.name, bt.failed)
+                missing.append(f"{bt.name} {bt.failed}")
+        usable = [bt for bt in pooled if not bt.failed and bt.ready]
+        if total + sum(min(bt.credited_bits, CREDIT_CAP_BITS) for bt in usable) < MIN_CREDIT_BITS:
+            raise NotEnoughEntropy(self.label, self._shortfall(total, missing))
+        for bt in usable:
+            share = bt.take_credited()
+            if share is not None and share.credited_bits > 0:
+                shares.append(share)
+        return shares
+
+    def _shortfall(self, total: int, missing: list[str]) -> str:
+        bt = self._buttons
+        pooled = bt is not None and not bt.failed and any(s is bt for s in self._sources)
+        have = bt.credited_bits if bt is not None and pooled else 0
+        text = f"only {total + have} of the {MIN_CREDIT_BITS} bits a session needs could be credited; no roll"
+        if bt is not None and pooled:
+            need = MIN_CREDIT_BITS - total
+            more = -(-(need - have) // CREDIT_BITS_PER_PRESS)
+            warming = "" if bt.ready else ", health tests still warming up"
+            text += f" (buttons: {have} of {need} bits{warming}; about {more} more deliberate presses)"
+        if missing:
+            text += "; " + "; ".join(missing)
+        return text
+
+    def _additional(self, session: _Session, block: int) -> bytes:
+        if self._buttons is None or self._buttons.failed:
+            return b""
+        data = self._buttons.take_additional()
+        if data and self._log is not None:
+            self._log.append("additional", session=session.id, block=block, data=data.hex())
+        return data
+
+    def _log_failure(self, source: str, message: str) -> None:
+        if source in self._logged_failures:
+            return
+        self._logged_failures.add(source)
+        if self._log is not None:
+            self._log.append("source_failed", source=source, error=message)
+
+    def _close(self, reason: str) -> None:
+        s = self._session
+        if s is None:
+            return
+        self._session = None
+        seed_hex = s.material.encode().hex()
+        self._last_reveal = seed_hex
+        if self._log is not None:
+            self._log.append("reveal", session=s.id, seed=seed_hex, rolls=s.rolls, end=s.position, reason=reason)
+
+    def describe(self) -> Mapping[str, Any]:
+        """The current session for a status screen: id, commitment, rolls, sources."""
+        s = self._session
+        if s is None:
+            return {"session": None, "sources": list(self.sources)}
+        return {"session": s.id, "commitment": s.material.commitment, "rolls": s.rolls, "sources": list(s.sources),
+                "credited_bits": s.credited_bits}

@@ -1,0 +1,286 @@
+"""Byte entropy sources: the kernel (``getrandom``), ``/dev/hwrng`` and ``file:PATH``.
+
+Each source reads raw bytes, runs every byte through its SP 800-90B health monitor before
+any of them is used, and conditions the batch with SHA-512 into one 64-byte block. Each
+source claims a min-entropy per byte (:data:`CLAIMS`) that is deliberately below what a
+working source delivers: the claim sets the health-test cutoffs and the credit, and a low
+claim keeps false alarms (which take a source out of service) astronomically rare. See
+docs/fairness.md for the reasoning behind each figure.
+
+Operating-system errors become :class:`SourceUnavailable` (an ``EntropyError``) here, at the
+edge, with one line that says how to fix them.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import BinaryIO, Protocol
+
+from engine.errors import EntropyError
+from engine.health import HealthMonitor
+
+__all__ = [
+    "CLAIMS",
+    "CONDITION_LABEL",
+    "CREDIT_CAP_BITS",
+    "HWRNG_PATH",
+    "HWRNG_UDEV_RULE",
+    "ByteSource",
+    "Contribution",
+    "EntropySource",
+    "SourceUnavailable",
+    "condition",
+    "file_source",
+    "hwrng_source",
+    "kernel_source",
+]
+
+#: Claimed min-entropy in bits per raw byte, per source kind (health-test H and credit).
+CLAIMS = {"kernel": 4.0, "hwrng": 2.0, "file": 1.0}
+#: At most this many bits are credited to one 512-bit conditioned block (SHA-512 output less
+#: a 64-bit margin, SP 800-90B 3.1.5.1.2 / SP 800-90C's full-entropy margin).
+CREDIT_CAP_BITS = 448
+#: Domain separation of the conditioning hash.
+CONDITION_LABEL = b"dicetower/condition/v1"
+HWRNG_PATH = "/dev/hwrng"
+#: The udev rule the deploy step installs so the ``dicetower`` group may read the device.
+HWRNG_UDEV_RULE = 'KERNEL=="hwrng", GROUP="dicetower", MODE="0640"'
+#: SP 800-90B's APT window for non-binary samples.
+BYTE_WINDOW = 1024
+
+
+class SourceUnavailable(EntropyError):
+    """The source cannot be read at all (missing device, no permission, no data).
+
+    Unlike a failed health test this is not sticky: ``auto`` skips the source and tries it
+    again at the next session.
+    """
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """One source's conditioned share of a session's entropy input."""
+
+    source: str
+    block: bytes
+    credited_bits: int
+    samples: int
+
+
+def condition(source: str, raw: bytes, h_in: float) -> Contribution:
+    """SHA-512 of ``label || 0 || source || 0 || raw``; credits ``min(h_in, 448)`` bits.
+
+    SHA-512 is an SP 800-90B vetted conditioning function: with input min-entropy ``h_in`` its
+    512-bit output carries about ``min(h_in, 512)`` bits; crediting at most 448 keeps a margin.
+    """
+    block = hashlib.sha512(CONDITION_LABEL + b"\x00" + source.encode("utf-8") + b"\x00" + raw).digest()
+    return Contribution(source, block, min(CREDIT_CAP_BITS, math.floor(h_in)), len(raw))
+
+
+class EntropySource(Protocol):
+    """What a session needs from a source (a bridge source implements the same)."""
+
+    name: str
+
+    def gather(self) -> Contribution:
+        """Read, health-test and condition a fresh batch; raise ``EntropyError`` if it can't."""
+        ...
+
+    def status(self) -> str:
+        """One short word or two for the settings screen: ``ok``, ``failed: …``, ``absent``."""
+        ...
+
+    @property
+    def failed(self) -> str | None:
+        """The sticky health-test failure, or None."""
+        ...
+
+
+Opener = Callable[[str], BinaryIO]
+
+
+def _open_nonblocking(path: str) -> BinaryIO:
+    # O_NONBLOCK so that an hwrng without data makes read() return EAGAIN instead of hanging.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    return os.fdopen(fd, "rb", buffering=0)
+
+
+class ByteSource:
+    """Raw bytes from a device or file (or a callable), health-tested byte by byte.
+
+    ``read`` overrides the file path (the kernel source passes ``os.getrandom``). ``explain``
+    turns an ``OSError`` from opening into the one-line fix shown to the user.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        bits_per_byte: float,
+        *,
+        path: str | None = None,
+        read: Callable[[int], bytes] | None = None,
+        opener: Opener = _open_nonblocking,
+        explain: Callable[[OSError], str] | None = None,
+        timeout_s: float = 5.0,
+        monotonic: Callable[[], float] = time.monotonic,
+        wait: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if (path is None) == (read is None):
+            raise ValueError("give a byte source either a path or a read function")
+        self.name = name
+        self.bits_per_byte = float(bits_per_byte)
+        self.path = path
+        self.monitor = HealthMonitor(name, bits_per_byte, window=BYTE_WINDOW)
+        self._read_fn = read
+        self._opener = opener
+        self._explain = explain or _explain_file
+        self._timeout_s = timeout_s
+        self._monotonic = monotonic
+        self._wait = wait
+        self._file: BinaryIO | None = None
+        self._unavailable: str | None = None
+
+    def __repr__(self) -> str:
+        return f"ByteSource({self.name!r}, {self.bits_per_byte:g} bits/byte, {self.status()})"
+
+    @property
+    def failed(self) -> str | None:
+        return self.monitor.failed
+
+    def status(self) -> str:
+        if self.monitor.failed:
+            return "FAILED " + _test_name(self.monitor.failed)
+        if self._unavailable:
+            return self._unavailable
+        return "ok" if self.monitor.ready else "idle"
+
+    def samples_needed(self) -> int:
+        """Bytes read per session: enough for the start-up test and for the credit cap."""
+        startup = max(0, self.monitor.startup_samples - self.monitor.samples_seen)
+        return max(startup, math.ceil(CREDIT_CAP_BITS / self.bits_per_byte))
+
+    def gather(self) -> Contribution:
+        if self.monitor.failed:
+            raise EntropyError(self.name, self.monitor.failed)
+        n = self.samples_needed()
+        raw = self._read(n)
+        self.monitor.feed(raw)  # raises EntropyError (sticky) before anything is used
+        self._unavailable = None
+        return condition(self.name, raw, len(raw) * self.bits_per_byte)
+
+    def _read(self, n: int) -> bytes:
+        if self._read_fn is not None:
+            try:
+                data = self._read_fn(n)
+            except OSError as exc:
+                raise self._gone(f"read failed: {exc.strerror or exc}") from None
+            if len(data) != n:
+                raise self._gone(f"returned {len(data)} bytes, {n} were asked for")
+            return data
+        f = self._open()
+        chunks: list[bytes] = []
+        have = 0
+        deadline = self._monotonic() + self._timeout_s
+        while have < n:
+            try:
+                chunk = f.read(n - have)
+            except BlockingIOError:
+                chunk = None
+            except OSError as exc:
+                self.close()
+                raise self._gone(f"read from {self.path} failed: {exc.strerror or exc}") from None
+            if chunk is None:  # no data yet (non-blocking device)
+                if self._monotonic() > deadline:
+                    raise self._gone(f"no data from {self.path} within {self._timeout_s:g} s")
+                self._wait(0.01)
+                continue
+            if not chunk:
+                self.close()
+                raise self._gone(
+                    f"ran out of data: {self.path} gave {have} of the {n} bytes a session needs"
+                )
+            chunks.append(chunk)
+            have += len(chunk)
+        return b"".join(chunks)
+
+    def _open(self) -> BinaryIO:
+        if self._file is None:
+            try:
+                self._file = self._opener(str(self.path))
+            except OSError as exc:
+                raise self._gone(self._explain(exc)) from None
+        return self._file
+
+    def _gone(self, message: str) -> SourceUnavailable:
+        self._unavailable = _short_unavailable(message)
+        return SourceUnavailable(self.name, message)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _short_unavailable(message: str) -> str:
+    if "permission" in message:
+        return "no permission"
+    if "does not exist" in message or "no such" in message:
+        return "absent"
+    return "unavailable"
+
+
+def _test_name(failure: str) -> str:
+    if "repetition count" in failure:
+        return "RCT"
+    if "adaptive proportion" in failure:
+        return "APT"
+    return "health"
+
+
+def _explain_file(exc: OSError) -> str:
+    name = exc.filename or "the file"
+    if isinstance(exc, FileNotFoundError):
+        return f"{name}: no such file or device"
+    if isinstance(exc, PermissionError):
+        return f"{name}: permission denied (make it readable by this user)"
+    if isinstance(exc, IsADirectoryError) or exc.errno == errno.EISDIR:
+        return f"{name} is a directory; give a file or device"
+    return f"cannot open {name}: {exc.strerror or exc}"
+
+
+def _explain_hwrng(exc: OSError) -> str:
+    path = exc.filename or HWRNG_PATH
+    if isinstance(exc, FileNotFoundError) or exc.errno in (errno.ENODEV, errno.ENXIO):
+        return (
+            f"{path} does not exist: no hardware RNG driver is loaded "
+            "(Raspberry Pi: the bcm2835-rng or iproc-rng200 module); or use --entropy kernel"
+        )
+    if isinstance(exc, PermissionError):
+        return (
+            f"permission denied reading {path}: install the udev rule {HWRNG_UDEV_RULE} "
+            "(see docs/fairness.md), add the user to the dicetower group "
+            "(sudo usermod -aG dicetower $USER) and log in again"
+        )
+    return f"cannot open {path}: {exc.strerror or exc}"
+
+
+def kernel_source(*, getrandom: Callable[[int], bytes] | None = None) -> ByteSource:
+    """The kernel CSPRNG through ``os.getrandom`` (blocks only until the kernel pool is seeded)."""
+    return ByteSource("kernel", CLAIMS["kernel"], read=getrandom or os.getrandom)
+
+
+def hwrng_source(path: str = HWRNG_PATH, *, opener: Opener = _open_nonblocking, **kwargs) -> ByteSource:
+    """The hardware RNG character device (``/dev/hwrng``)."""
+    return ByteSource("hwrng", CLAIMS["hwrng"], path=path, opener=opener, explain=_explain_hwrng, **kwargs)
+
+
+def file_source(path: str, *, opener: Opener = _open_nonblocking, **kwargs) -> ByteSource:
+    """Raw bytes from a file or device (``file:PATH``), read on from where the last session
+    stopped; a regular file is read from its start each time the program starts."""
+    return ByteSource(f"file:{path}", CLAIMS["file"], path=path, opener=opener, **kwargs)

@@ -1,0 +1,80 @@
+"""`--entropy` on the command line: a failed source exits 3 with one line and prints no roll."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import engine
+from engine.rng import DrbgDice
+from hardware.cli import main
+from tests.hardware.test_entropy_sources import good_bytes
+
+D6CV = ["roll", "d6cv", "--stat", "3", "--cv", "7", "--json"]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_dev_zero_exits_3_naming_the_source_and_the_test_and_prints_no_roll(capsys) -> None:
+    code, out, err = run(capsys, *D6CV, "--entropy", "file:/dev/zero")
+    assert code == 3
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("dicetower: entropy source file:/dev/zero: failed the repetition count test")
+
+
+def test_dev_zero_exit_3_as_a_real_process() -> None:
+    proc = subprocess.run([sys.executable, "-m", "hardware", *D6CV, "--entropy", "file:/dev/zero"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3
+    assert proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1 and "file:/dev/zero" in proc.stderr
+    assert "repetition count test" in proc.stderr
+
+
+def test_a_failed_source_is_logged_and_no_roll_is(tmp_path, capsys) -> None:
+    code, out, _ = run(capsys, *D6CV, "--entropy", "file:/dev/zero", "--state-dir", str(tmp_path))
+    assert code == 3 and out == ""
+    (entry,) = [json.loads(line) for line in (tmp_path / "rolls.jsonl").read_text().splitlines()]
+    assert entry["kind"] == "source_failed" and entry["source"] == "file:/dev/zero"
+
+
+def test_kernel_and_a_good_file_roll(tmp_path, capsys) -> None:
+    capture = tmp_path / "capture.bin"
+    capture.write_bytes(good_bytes(4096))
+    for source in ("kernel", f"file:{capture}", "auto"):
+        code, out, err = run(capsys, *D6CV, "--entropy", source)
+        assert code == 0, err
+        assert json.loads(out)["system"] == "d6cv"
+
+
+def test_buttons_on_the_command_line_exits_3(capsys) -> None:
+    code, out, err = run(capsys, *D6CV, "--entropy", "buttons")
+    assert code == 3 and out == ""
+    assert err.startswith("dicetower: entropy source buttons: no button panel here")
+
+
+def test_a_bad_source_name_is_a_usage_error(capsys) -> None:
+    code, out, err = run(capsys, *D6CV, "--entropy", "lava-lamp")
+    assert code == 2 and out == ""
+    assert err.strip() == (
+        "dicetower: error: --entropy: expected auto, kernel, hwrng, buttons, bridge, file:PATH, "
+        "or a comma list such as hwrng,kernel, got 'lava-lamp'"
+    )
+
+
+def test_seed_is_still_drbg_from_seed(capsys) -> None:
+    code, out, _ = run(capsys, *D6CV, "--seed", "42", "--times", "20")
+    assert code == 0
+    expected = [engine.roll("d6cv", rng=dice, stat=3, cv=7) for dice in [DrbgDice.from_seed(b"42")] for _ in range(20)]
+    assert [json.loads(line) for line in out.splitlines()] == expected
+
+
+def test_seed_with_entropy_is_a_usage_error(capsys) -> None:
+    code, _, err = run(capsys, *D6CV, "--seed", "1", "--entropy", "kernel")
+    assert code == 2 and "--seed" in err

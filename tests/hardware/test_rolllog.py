@@ -1,0 +1,163 @@
+"""The roll log: hash chain, fsync'd appends, torn-tail recovery, and `dicetower log verify`."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+
+import pytest
+
+from hardware.cli import main
+from hardware.rolllog import GENESIS, LogError, RollLog, entry_hash, verify
+
+
+def clock():
+    t = iter(range(1_700_000_000 * 10**9, 1_800_000_000 * 10**9, 10**9))
+    return lambda: next(t)
+
+
+def filled(tmp_path, n: int = 5) -> RollLog:
+    log = RollLog(tmp_path / "rolls.jsonl", clock=clock())
+    for i in range(n):
+        log.append("roll", result={"dice": [i + 1]}, session="abc")
+    return log
+
+
+def lines(log: RollLog) -> list[str]:
+    return log.path.read_text().splitlines()
+
+
+def rewrite(log: RollLog, new_lines: list[str]) -> None:
+    log.path.write_text("".join(line + "\n" for line in new_lines))
+
+
+def canonical(entry: dict) -> str:
+    return json.dumps(entry, sort_keys=True, separators=(",", ":"))
+
+
+def test_entries_chain_by_hash(tmp_path) -> None:
+    log = filled(tmp_path)
+    entries = [json.loads(line) for line in lines(log)]
+    assert [e["seq"] for e in entries] == [1, 2, 3, 4, 5]
+    assert entries[0]["prev"] == GENESIS
+    for before, after in itertools.pairwise(entries):
+        assert after["prev"] == before["hash"] == entry_hash(before)
+    assert entries[0]["time"] == "2023-11-14T22:13:20.000Z"
+    report = verify(log.path)
+    assert report.ok and report.entries == 5 and report.head == entries[-1]["hash"]
+
+
+def test_reserved_fields_cannot_be_set(tmp_path) -> None:
+    with pytest.raises(ValueError, match="set by the log itself"):
+        RollLog(tmp_path / "l").append("roll", seq=3)
+
+
+def test_an_edited_entry_is_named(tmp_path) -> None:
+    log = filled(tmp_path)
+    text = lines(log)
+    text[2] = text[2].replace('"dice":[3]', '"dice":[6]')
+    rewrite(log, text)
+    report = verify(log.path)
+    assert not report.ok and report.problem.line_no == 3
+    assert "edited" in report.problem.message and report.entries == 2
+
+
+def test_an_edited_and_rehashed_entry_breaks_the_next_link(tmp_path) -> None:
+    log = filled(tmp_path)
+    text = lines(log)
+    entry = json.loads(text[2])
+    entry["result"]["dice"] = [6]
+    entry["hash"] = entry_hash(entry)
+    text[2] = canonical(entry)
+    rewrite(log, text)
+    report = verify(log.path)
+    assert report.problem.line_no == 4
+    assert "entry 3 was edited and re-hashed" in report.problem.message
+
+
+def test_a_dropped_entry_is_found(tmp_path) -> None:
+    log = filled(tmp_path)
+    text = lines(log)
+    del text[1]
+    rewrite(log, text)
+    report = verify(log.path)
+    assert report.problem.line_no == 2 and "dropped" in report.problem.message
+
+
+def test_reordered_entries_are_found(tmp_path) -> None:
+    log = filled(tmp_path)
+    text = lines(log)
+    text[1], text[2] = text[2], text[1]
+    rewrite(log, text)
+    assert verify(log.path).problem.line_no == 2
+
+
+def test_a_torn_last_line_fails_verify_and_is_recovered_on_the_next_append(tmp_path) -> None:
+    log = filled(tmp_path, 3)
+    with open(log.path, "ab") as f:
+        f.write(b'{"kind":"roll","seq":4,"pre')  # power cut in the middle of a write
+    report = verify(log.path)
+    assert report.problem.line_no == 4 and "incomplete" in report.problem.message
+    log.append("roll", result={"dice": [4]})
+    entries = [json.loads(line) for line in lines(log)]
+    assert [e["kind"] for e in entries] == ["roll"] * 3 + ["recovered", "roll"]
+    assert entries[3]["dropped_bytes"] == 27
+    assert verify(log.path).ok
+
+
+def test_two_writers_keep_one_chain(tmp_path) -> None:
+    a = RollLog(tmp_path / "rolls.jsonl")
+    b = RollLog(tmp_path / "rolls.jsonl")
+    for i in range(6):
+        (a if i % 2 else b).append("roll", n=i)
+    assert verify(a.path).ok and verify(a.path).entries == 6
+
+
+def test_appending_after_a_garbage_last_line_is_refused(tmp_path) -> None:
+    path = tmp_path / "rolls.jsonl"
+    path.write_text("not json\n")
+    with pytest.raises(LogError, match="not a valid log entry"):
+        RollLog(path).append("roll")
+
+
+def test_a_new_log_creates_its_directory(tmp_path) -> None:
+    log = RollLog(tmp_path / "deep" / "dir" / "rolls.jsonl")
+    log.append("session")
+    assert verify(log.path).ok
+
+
+# --- dicetower log verify ---------------------------------------------------------------------
+
+
+def test_log_verify_cli_ok_and_bad(tmp_path, capsys) -> None:
+    log = filled(tmp_path)
+    assert main(["log", "verify", "--state-dir", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert "5 entries, chain intact" in out and not err
+    text = lines(log)
+    text[3] = text[3].replace('"dice":[4]', '"dice":[1]')
+    rewrite(log, text)
+    assert main(["log", "verify", "--file", str(log.path)]) == 1
+    out, err = capsys.readouterr()
+    assert not out
+    assert err.count("\n") == 1 and "entry 4:" in err and "edited" in err
+
+
+def test_log_verify_json(tmp_path, capsys) -> None:
+    filled(tmp_path, 2)
+    assert main(["log", "verify", "--state-dir", str(tmp_path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is True and report["entries"] == 2 and report["problem"] is None
+
+
+def test_log_verify_without_a_log_is_a_usage_error(tmp_path, capsys) -> None:
+    assert main(["log", "verify", "--state-dir", str(tmp_path)]) == 2
+    assert "no roll log at" in capsys.readouterr().err
+
+
+def test_log_verify_default_state_dir_comes_from_the_environment(tmp_path, capsys, monkeypatch) -> None:
+    filled(tmp_path, 1)
+    monkeypatch.setenv("DICETOWER_STATE_DIR", str(tmp_path))
+    assert main(["log", "verify"]) == 0
+    assert os.fspath(tmp_path) in capsys.readouterr().out
