@@ -17,6 +17,7 @@ from engine.errors import EngineError, EntropyError
 #: Subcommand modules, in the order ``dicetower --help`` lists them.
 COMMANDS: tuple[str, ...] = (
     "hardware.cli.dice",
+    "hardware.cli.tower",
     "hardware.cli.fairness",
     "hardware.cli.replay",
     "hardware.cli.log",

@@ -1,0 +1,510 @@
+"""The tower's configuration: one TOML file of BCM pins, the display, entropy and panel options.
+
+Everything has a default: :data:`DEFAULT_TOML` (``hardware/default.toml``) is the documented
+default wiring, and a config file only needs the keys it changes. Unknown keys, wrong types,
+out-of-range values and pins used twice (or taken by the display's bus) are a
+:class:`ConfigError` naming the key, which the command line prints as one line (exit 2).
+See ``docs/wiring.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.errors import EngineError
+from engine.panel.config import PanelConfig
+from engine.panel.model import Button
+
+DEFAULT_TOML = Path(__file__).resolve().parent / "default.toml"
+
+#: gpiozero pin factories the config may name; ``auto`` tries the real ones in this order.
+PIN_FACTORIES = ("auto", "lgpio", "rpigpio", "pigpio", "native", "mock")
+DISPLAY_KINDS = ("ssd1306", "sh1106", "serial", "terminal", "dummy", "none")
+SERIAL_PROTOCOLS = ("matrix-orbital", "sparkfun", "ansi", "plain")
+BUZZER_KINDS = ("tonal", "active", "none")
+
+#: Pins the 40-pin header offers as GPIO (BCM numbering).
+BCM_PINS = range(0, 28)
+I2C_PINS = {2: "I2C SDA", 3: "I2C SCL"}
+SPI_PINS = {9: "SPI MISO", 10: "SPI MOSI", 11: "SPI SCLK"}
+SPI_CE = {0: 8, 1: 7}
+UART_PINS = {14: "UART TXD", 15: "UART RXD"}
+UART_PORTS = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
+
+
+class ConfigError(EngineError, ValueError):
+    """A config key is unknown or its value is not allowed; ``key`` is dotted (``buttons.roll``)."""
+
+    def __init__(self, key: str, message: str, source: str = "config") -> None:
+        super().__init__(f"{source}: {key}: {message}")
+        self.key = key
+        self.detail = message
+        self.source = source
+
+
+@dataclass(frozen=True)
+class ButtonsConfig:
+    """Five momentary buttons to ground (pull-up) or to 3.3 V (``pull_up = false``)."""
+
+    pins: tuple[int, int, int, int, int] = (5, 6, 13, 19, 26)
+    pull_up: bool = True
+    bounce_seconds: float = 0.02
+    hold_seconds: float = 0.8
+    pin_bounce_seconds: float = 0.0  # also filter in the GPIO backend (0 = leave it to our debounce)
+
+    def pin(self, button: Button) -> int:
+        return self.pins[list(Button).index(button)]
+
+
+@dataclass(frozen=True)
+class LedsConfig:
+    """One LED above each button (``None`` = not fitted)."""
+
+    pins: tuple[int | None, int | None, int | None, int | None, int | None] = (12, 16, 20, 21, 25)
+    active_high: bool = True
+
+
+@dataclass(frozen=True)
+class RgbConfig:
+    """The outcome LED: three PWM pins, common cathode unless ``common_anode``."""
+
+    red: int = 17
+    green: int = 27
+    blue: int = 22
+    common_anode: bool = False
+
+
+@dataclass(frozen=True)
+class BuzzerConfig:
+    """A passive piezo played with PWM tones (``tonal``) or an active buzzer (``active``)."""
+
+    pin: int = 18
+    kind: str = "tonal"  # tonal: passive piezo (PWM tones); active: on/off buzzer
+    octaves: int = 2  # TonalBuzzer range around A4
+
+
+@dataclass(frozen=True)
+class EncoderConfig:
+    """An optional rotary encoder's two quadrature pins."""
+
+    a: int = 23
+    b: int = 24
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    """Which display and how it is wired: an OLED on I2C or SPI, a serial text display, ..."""
+
+    kind: str = "ssd1306"
+    bus: str = "i2c"
+    i2c_port: int = 1
+    i2c_address: int = 0x3C
+    spi_port: int = 0
+    spi_device: int = 0
+    spi_dc: int = 4
+    spi_reset: int | None = None
+    spi_speed_hz: int = 8_000_000
+    width: int = 128
+    height: int = 64
+    rotate: int = 0  # quarter turns
+    serial_port: str = "/dev/ttyUSB0"
+    baudrate: int = 9600
+    cols: int = 16
+    rows: int = 2
+    protocol: str = "matrix-orbital"
+    retry_seconds: float = 2.0
+
+
+@dataclass(frozen=True)
+class EntropyConfig:
+    """Where the dice's seed comes from (as ``--entropy``) and whether presses add to it."""
+
+    source: str = "auto"  # as --entropy: auto, kernel, hwrng, buttons, file:PATH or a comma list
+    button_timing: bool = True  # mix button press timings into the pool
+
+
+@dataclass(frozen=True)
+class KioskConfig:
+    """Running unattended: where to remember things, and how often the clock ticks."""
+
+    state_dir: str = ""  # "" = remember nothing between runs
+    tick_hz: float = 25.0  # clock ticks for animations, hold-repeat and idle
+
+
+@dataclass(frozen=True)
+class TowerConfig:
+    """The whole config; ``source`` names the file it came from (for messages)."""
+
+    gpio_factory: str = "auto"
+    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
+    leds: LedsConfig = field(default_factory=LedsConfig)
+    rgb: RgbConfig | None = field(default_factory=RgbConfig)
+    buzzer: BuzzerConfig | None = field(default_factory=BuzzerConfig)
+    encoder: EncoderConfig | None = None
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    entropy: EntropyConfig = field(default_factory=EntropyConfig)
+    panel: PanelConfig = field(default_factory=PanelConfig)
+    kiosk: KioskConfig = field(default_factory=KioskConfig)
+    source: str = "defaults"
+
+    def pin_uses(self) -> dict[str, int]:
+        """Every GPIO the config drives, by dotted key (for conflicts and the wiring table)."""
+        uses: dict[str, int] = {}
+        for button, pin in zip(Button, self.buttons.pins, strict=True):
+            uses[f"buttons.{button}"] = pin
+        for button, led in zip(Button, self.leds.pins, strict=True):
+            if led is not None:
+                uses[f"leds.{button}"] = led
+        if self.rgb is not None:
+            uses.update({"rgb.red": self.rgb.red, "rgb.green": self.rgb.green, "rgb.blue": self.rgb.blue})
+        if self.buzzer is not None:
+            uses["buzzer.pin"] = self.buzzer.pin
+        if self.encoder is not None:
+            uses.update({"encoder.a": self.encoder.a, "encoder.b": self.encoder.b})
+        d = self.display
+        if d.kind in ("ssd1306", "sh1106") and d.bus == "spi":
+            uses["display.spi_dc"] = d.spi_dc
+            if d.spi_reset is not None:
+                uses["display.spi_reset"] = d.spi_reset
+        return uses
+
+    def reserved_pins(self) -> dict[int, str]:
+        """Pins the display's bus takes (not drivable as GPIO while it is in use)."""
+        d = self.display
+        if d.kind in ("ssd1306", "sh1106"):
+            if d.bus == "i2c" and d.i2c_port == 1:
+                return dict(I2C_PINS)
+            if d.bus == "spi" and d.spi_port == 0:
+                return {**SPI_PINS, SPI_CE[d.spi_device]: f"SPI CE{d.spi_device}"}
+        if d.kind == "serial" and d.serial_port in UART_PORTS:
+            return dict(UART_PINS)
+        return {}
+
+
+def load(path: str | Path | None = None) -> TowerConfig:
+    """The config from ``path`` (TOML), or the documented defaults when ``path`` is None."""
+    if path is None:
+        return from_mapping({}, source="defaults")
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError("file", f"cannot read {p}: {exc.strerror or exc}", source=str(p)) from None
+    return loads(text, source=str(p))
+
+
+def loads(text: str, source: str = "config") -> TowerConfig:
+    import tomllib  # only when there is a file to read: start-up without one skips it
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("toml", f"not valid TOML: {exc}", source=source) from None
+    return from_mapping(data, source=source)
+
+
+def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig:
+    """Validate parsed TOML; every problem is a :class:`ConfigError` naming its key."""
+    root = _Table(data, "", source)
+    gpio = root.table("gpio")
+    factory = gpio.choice("factory", "auto", PIN_FACTORIES)
+    gpio.done()
+
+    b = root.table("buttons")
+    defaults = ButtonsConfig()
+    buttons = ButtonsConfig(
+        pins=tuple(b.pin(str(btn), defaults.pin(btn)) for btn in Button),  # type: ignore[arg-type]
+        pull_up=b.boolean("pull_up", defaults.pull_up),
+        bounce_seconds=b.number("bounce_ms", defaults.bounce_seconds * 1000, 0, 500) / 1000,
+        hold_seconds=b.number("hold_ms", defaults.hold_seconds * 1000, 100, 10_000) / 1000,
+        pin_bounce_seconds=b.number("pin_bounce_ms", defaults.pin_bounce_seconds * 1000, 0, 500) / 1000,
+    )
+    b.done()
+
+    led_t = root.table("leds")
+    led_defaults = LedsConfig()
+    leds = LedsConfig(
+        pins=tuple(  # type: ignore[arg-type]
+            led_t.pin(str(btn), led_defaults.pins[i], optional=True) for i, btn in enumerate(Button)
+        ),
+        active_high=led_t.boolean("active_high", led_defaults.active_high),
+    )
+    led_t.done()
+
+    rgb_t = root.table("rgb")
+    rgb: RgbConfig | None = None
+    if rgb_t.boolean("enabled", True):
+        d = RgbConfig()
+        rgb = RgbConfig(
+            red=rgb_t.pin("red", d.red),
+            green=rgb_t.pin("green", d.green),
+            blue=rgb_t.pin("blue", d.blue),
+            common_anode=rgb_t.boolean("common_anode", d.common_anode),
+        )
+    else:
+        rgb_t.ignore("red", "green", "blue", "common_anode")
+    rgb_t.done()
+
+    bz_t = root.table("buzzer")
+    bz_d = BuzzerConfig()
+    kind = bz_t.choice("kind", bz_d.kind, BUZZER_KINDS)
+    buzzer: BuzzerConfig | None = None
+    if kind != "none":
+        buzzer = BuzzerConfig(
+            pin=bz_t.pin("pin", bz_d.pin), kind=kind, octaves=bz_t.integer("octaves", bz_d.octaves, 1, 3)
+        )
+    else:
+        bz_t.ignore("pin", "octaves")
+    bz_t.done()
+
+    en_t = root.table("encoder")
+    encoder: EncoderConfig | None = None
+    if en_t.boolean("enabled", False):
+        en_d = EncoderConfig()
+        encoder = EncoderConfig(a=en_t.pin("a", en_d.a), b=en_t.pin("b", en_d.b))
+    else:
+        en_t.ignore("a", "b")
+    en_t.done()
+
+    display = _display(root.table("display"))
+
+    ent_t = root.table("entropy")
+    ent_d = EntropyConfig()
+    entropy = EntropyConfig(
+        source=ent_t.text("source", ent_d.source),
+        button_timing=ent_t.boolean("button_timing", ent_d.button_timing),
+    )
+    if entropy.source != "auto":
+        from engine.errors import ParameterError
+        from hardware.entropy.pipeline import parse_spec
+
+        try:
+            parse_spec(entropy.source)
+        except ParameterError as exc:
+            raise ConfigError("entropy.source", exc.detail, source) from None
+    ent_t.done()
+
+    panel = _panel(root.table("panel"))
+
+    k_t = root.table("kiosk")
+    k_d = KioskConfig()
+    kiosk = KioskConfig(
+        state_dir=k_t.text("state_dir", k_d.state_dir),
+        tick_hz=k_t.number("tick_hz", k_d.tick_hz, 1, 200),
+    )
+    k_t.done()
+    root.done()
+
+    config = TowerConfig(
+        gpio_factory=factory,
+        buttons=buttons,
+        leds=leds,
+        rgb=rgb,
+        buzzer=buzzer,
+        encoder=encoder,
+        display=display,
+        entropy=entropy,
+        panel=panel,
+        kiosk=kiosk,
+        source=source,
+    )
+    _check_pins(config)
+    return config
+
+
+def _display(t: _Table) -> DisplayConfig:
+    d = DisplayConfig()
+    kind = t.choice("kind", d.kind, DISPLAY_KINDS)
+    bus = t.choice("bus", d.bus, ("i2c", "spi"))
+    reset = t.pin("spi_reset", d.spi_reset, optional=True)
+    cfg = DisplayConfig(
+        kind=kind,
+        bus=bus,
+        i2c_port=t.integer("i2c_port", d.i2c_port, 0, 22),
+        i2c_address=t.integer("i2c_address", d.i2c_address, 0x03, 0x77),
+        spi_port=t.integer("spi_port", d.spi_port, 0, 6),
+        spi_device=t.integer("spi_device", d.spi_device, 0, 1),
+        spi_dc=t.pin("spi_dc", d.spi_dc),
+        spi_reset=reset,
+        spi_speed_hz=t.integer("spi_speed_hz", d.spi_speed_hz, 100_000, 32_000_000),
+        width=t.integer("width", d.width, 64, 256),
+        height=t.integer("height", d.height, 32, 128),
+        rotate=t.integer("rotate", d.rotate, 0, 3),
+        serial_port=t.text("serial_port", d.serial_port),
+        baudrate=t.integer("baudrate", d.baudrate, 300, 4_000_000),
+        cols=t.integer("cols", d.cols, 8, 80),
+        rows=t.integer("rows", d.rows, 1, 8),
+        protocol=t.choice("protocol", d.protocol, SERIAL_PROTOCOLS),
+        retry_seconds=t.number("retry_seconds", d.retry_seconds, 0.1, 600),
+    )
+    t.done()
+    return cfg
+
+
+def _panel(t: _Table) -> PanelConfig:
+    """``[panel]`` keys are :class:`PanelConfig`'s fields; its own checks name the key."""
+    defaults = PanelConfig()
+    known = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(PanelConfig)}
+    values: dict[str, Any] = {}
+    for name, default in known.items():
+        if name == "systems":
+            values[name] = t.string_list(name, default)
+        elif isinstance(default, bool):
+            values[name] = t.boolean(name, default)
+        elif isinstance(default, int):
+            values[name] = t.integer(name, default, -(2**31), 2**31)
+        elif isinstance(default, float):
+            values[name] = t.number(name, default, -math.inf, math.inf)
+        else:
+            values[name] = t.raw(name, default)
+    t.done()
+    try:
+        return PanelConfig(**values)
+    except ValueError as exc:
+        key, _, message = str(exc).partition(": ")
+        if key in known:
+            raise ConfigError(f"panel.{key}", message, t.source) from None
+        raise ConfigError("panel", str(exc), t.source) from None
+
+
+def _check_pins(config: TowerConfig) -> None:
+    reserved = config.reserved_pins()
+    seen: dict[int, str] = {}
+    for key, pin in config.pin_uses().items():
+        if pin in reserved:
+            raise ConfigError(
+                key, f"BCM {pin} is the {reserved[pin]} pin, taken by the {config.display.kind} display", config.source
+            )
+        if pin in seen:
+            raise ConfigError(key, f"BCM {pin} is already used by {seen[pin]}", config.source)
+        seen[pin] = key
+
+
+_MISSING = object()
+
+
+class _Table:
+    """One TOML table being read: typed getters that name the key, and a check for leftovers."""
+
+    def __init__(self, data: Any, prefix: str, source: str) -> None:
+        if not isinstance(data, Mapping):
+            raise ConfigError(prefix or "config", f"expected a table, got {_kind(data)}", source)
+        self.data = dict(data)
+        self.prefix = prefix
+        self.source = source
+        self.used: set[str] = set()
+
+    def key(self, name: str) -> str:
+        return f"{self.prefix}.{name}" if self.prefix else name
+
+    def error(self, name: str, message: str) -> ConfigError:
+        return ConfigError(self.key(name), message, self.source)
+
+    def _get(self, name: str) -> Any:
+        self.used.add(name)
+        return self.data.get(name, _MISSING)
+
+    def table(self, name: str) -> _Table:
+        value = self._get(name)
+        return _Table({} if value is _MISSING else value, self.key(name), self.source)
+
+    def ignore(self, *names: str) -> None:
+        """Keys that are allowed but unused (a disabled device's pins)."""
+        for name in names:
+            self._get(name)
+
+    def raw(self, name: str, default: Any) -> Any:
+        value = self._get(name)
+        return default if value is _MISSING else value
+
+    def boolean(self, name: str, default: bool) -> bool:
+        value = self._get(name)
+        if value is _MISSING:
+            return default
+        if not isinstance(value, bool):
+            raise self.error(name, f"expected true or false, got {_show(value)}")
+        return value
+
+    def integer(self, name: str, default: int, lo: int, hi: int) -> int:
+        value = self._get(name)
+        if value is _MISSING:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.error(name, f"expected a whole number from {lo} to {hi}, got {_show(value)}")
+        if not lo <= value <= hi:
+            raise self.error(name, f"expected a whole number from {lo} to {hi}, got {value}")
+        return value
+
+    def number(self, name: str, default: float, lo: float, hi: float) -> float:
+        value = self._get(name)
+        if value is _MISSING:
+            return float(default)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise self.error(name, f"expected a number from {_num(lo)} to {_num(hi)}, got {_show(value)}")
+        if not lo <= value <= hi:
+            raise self.error(name, f"expected a number from {_num(lo)} to {_num(hi)}, got {_num(value)}")
+        return float(value)
+
+    def text(self, name: str, default: str) -> str:
+        value = self._get(name)
+        if value is _MISSING:
+            return default
+        if not isinstance(value, str):
+            raise self.error(name, f"expected a string, got {_show(value)}")
+        return value
+
+    def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
+        value = self.text(name, default)
+        if value not in choices:
+            raise self.error(name, f"expected one of {', '.join(choices)}, got {value!r}")
+        return value
+
+    def string_list(self, name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+        value = self._get(name)
+        if value is _MISSING:
+            return tuple(default)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.error(name, f"expected a list of strings, got {_show(value)}")
+        return tuple(value)
+
+    def pin(self, name: str, default: int | None, *, optional: bool = False) -> Any:
+        value = self._get(name)
+        if value is _MISSING:
+            return default
+        if optional and value is False:
+            return None  # `roll = false`: not fitted
+        if isinstance(value, bool) or not isinstance(value, int) or value not in BCM_PINS:
+            allowed = f"a BCM pin number from {BCM_PINS.start} to {BCM_PINS.stop - 1}"
+            if optional:
+                allowed += " (or false: not fitted)"
+            raise self.error(name, f"expected {allowed}, got {_show(value)}")
+        return value
+
+    def done(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            allowed = ", ".join(sorted(self.used)) or "none"
+            raise self.error(unknown[0], f"unknown key (allowed here: {allowed})")
+
+
+def _kind(value: Any) -> str:
+    return {dict: "a table", list: "a list", str: "a string", bool: "a boolean"}.get(type(value), type(value).__name__)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a table"
+    return str(value)
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)

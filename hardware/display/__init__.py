@@ -1,0 +1,182 @@
+"""Displays for panel screens: an OLED through luma (or luma's ``dummy``), a serial
+character display, the terminal, or none, each behind :class:`ResilientDisplay` so that a
+display that fails never stops the tower.
+
+A display is any object with ``show(screen)``, ``clear()`` and ``close()``; one that can tell
+cheaply whether its bus answers again also has ``ping()``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable
+from typing import Any, Protocol, TextIO
+
+from engine.panel.model import Screen
+from hardware.config import DisplayConfig
+
+
+class Display(Protocol):
+    def show(self, screen: Screen) -> None: ...
+
+    def clear(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class NullDisplay:
+    """``kind = "none"``: the tower runs on its LEDs alone."""
+
+    def show(self, screen: Screen) -> None:
+        pass
+
+    def clear(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def display_errors() -> tuple[type[BaseException], ...]:
+    """What a failing display raises: OSError (I2C remote I/O error when the cable is pulled,
+    pyserial's SerialException) and luma's own errors (device not found on the bus)."""
+    errors: list[type[BaseException]] = [OSError]
+    try:
+        from luma.core.error import Error as LumaError
+
+        errors.append(LumaError)
+    except ImportError:  # luma is a dependency, but a serial-only build still works without it
+        pass
+    return tuple(errors)
+
+
+def opener(cfg: DisplayConfig, *, device: Any = None, port: Any = None,
+           stream: TextIO | None = None) -> Callable[[], Display]:
+    """A function that opens the configured display (called again to retry after a failure).
+
+    ``device`` (a luma device) and ``port`` (a pyserial port) are used instead of opening the
+    configured ones: tests pass luma's ``dummy`` and ``serial_for_url("loop://")``.
+    """
+
+    def open_display() -> Display:
+        kind = cfg.kind
+        if device is not None or kind in ("ssd1306", "sh1106", "dummy"):
+            from hardware.display.oled import OledDisplay, open_luma
+
+            if device is not None:
+                return OledDisplay(device=device, owns_device=False)
+            return OledDisplay(device=open_luma(cfg))
+        if kind == "serial" or port is not None:
+            from hardware.display.serial_text import SerialTextDisplay
+
+            return SerialTextDisplay(
+                port=port if port is not None else cfg.serial_port,
+                cols=cfg.cols,
+                rows=cfg.rows,
+                protocol=cfg.protocol,
+                baudrate=cfg.baudrate,
+            )
+        if kind == "terminal":
+            from hardware.display.terminal import TerminalDisplay
+
+            return TerminalDisplay(stream=stream or sys.stdout)
+        return NullDisplay()
+
+    return open_display
+
+
+class ResilientDisplay:
+    """A display that may fail: errors are caught, the display is retried (and the last
+    screen redrawn) every ``retry_seconds``, and the tower carries on meanwhile.
+
+    ``log(message)`` hears of each failure and recovery once (not of every retry).
+    """
+
+    def __init__(self, open_display: Callable[[], Display], *, retry_seconds: float = 2.0,
+                 log: Callable[[str], None] | None = None) -> None:
+        self._open = open_display
+        self.retry_ns = round(retry_seconds * 1e9)
+        self.log = log or (lambda message: None)
+        self.display: Display | None = None
+        self.screen: Screen | None = None  # the latest screen asked for
+        self.shown: Screen | None = None  # the latest screen that reached the display
+        self.failures = 0
+        self.error: str | None = None
+        self._retry_at: int | None = None
+        self._errors = display_errors()
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def show(self, screen: Screen, now_ns: int) -> None:
+        self.screen = screen
+        if self._retry_at is not None and now_ns < self._retry_at:
+            return
+        self._draw(now_ns)
+
+    def poll(self, now_ns: int) -> None:
+        """Retry a failed display when its time has come."""
+        if self._retry_at is not None and now_ns >= self._retry_at and self.screen is not None:
+            self._draw(now_ns)
+
+    def deadline(self) -> int | None:
+        return self._retry_at
+
+    def _draw(self, now_ns: int) -> None:
+        screen = self.screen
+        if screen is None:
+            return
+        try:
+            if self.display is not None and self.error is not None:
+                self._reopen()
+            if self.display is None:
+                self.display = self._open()
+            self.display.show(screen)
+        except self._errors as exc:
+            self._failed(exc, now_ns)
+            return
+        self.shown = screen
+        if self.error is not None:
+            self.log("display: working again")
+        self.error = None
+        self._retry_at = None
+
+    def _reopen(self) -> None:
+        """After a failure: ask the old display whether its bus answers again (cheap; raises
+        while the cable is still out), then open it afresh so that it is set up again (a
+        replugged OLED has lost its settings). Opening only once the bus answers keeps a long
+        outage from piling up half-opened devices."""
+        old = self.display
+        ping = getattr(old, "ping", None)
+        if callable(ping):
+            ping()
+        self.display = None
+        if old is not None:
+            with contextlib.suppress(Exception):  # the old handle may be half dead
+                old.close()
+
+    def _failed(self, exc: BaseException, now_ns: int) -> None:
+        self.failures += 1
+        message = f"{type(exc).__name__}: {exc}".strip()
+        if self.error is None:
+            self.log(f"display: {message}; retrying every {self.retry_ns / 1e9:g} s, the LEDs carry on")
+        self.error = message
+        self._retry_at = now_ns + self.retry_ns
+        if not callable(getattr(self.display, "ping", None)):
+            broken, self.display = self.display, None
+            if broken is not None:
+                with contextlib.suppress(Exception):  # it is already failing
+                    broken.close()
+
+    def clear(self) -> None:
+        if self.display is not None:
+            with contextlib.suppress(*self._errors):
+                self.display.clear()
+
+    def close(self) -> None:
+        display, self.display = self.display, None
+        if display is not None:
+            with contextlib.suppress(*self._errors):
+                display.close()

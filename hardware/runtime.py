@@ -1,0 +1,297 @@
+"""The tower's main loop: button events in, the pure state machine, effects out.
+
+:class:`Tower` owns one panel (gpiozero devices on a pin factory passed in), one display
+(behind :class:`~hardware.display.ResilientDisplay`), the dice and the clock. :meth:`Tower.pump`
+is one pass of the loop and never sleeps, so tests and the simulator drive it on a simulated
+clock; :meth:`Tower.run` is the appliance loop, which sleeps until an event arrives or the
+next tick, bounce settle, note or display retry is due. It ticks at ``kiosk.tick_hz`` while a
+roll animates or a value repeats, and four times a second otherwise. LEDs are set before the display is
+drawn, so a slow or failing display never delays them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from engine.dice import DiceSource
+from engine.panel import machine
+from engine.panel.model import Effects, Event, EventKind, Screen
+from engine.panel.state import Mode
+from hardware.config import TowerConfig
+from hardware.display import ResilientDisplay
+from hardware.panel_io import Clock, PanelIO
+
+PANEL_STATE = "panel.json"
+#: How often the entropy status line is refreshed, and the panel memory saved at most.
+STATUS_EVERY_NS = 1_000_000_000
+SAVE_EVERY_NS = 1_000_000_000
+#: Ticks while nothing animates: timeouts and the attract screen need no more (and a Pi Zero
+#: idles instead of stepping the machine 25 times a second).
+IDLE_TICK_NS = 250_000_000
+
+
+class Tower:
+    """One dice tower. Build it, :meth:`pump` (or :meth:`run`), then :meth:`close`.
+
+    ``timing`` (a :class:`hardware.entropy.ButtonTiming`) hears every debounced button edge.
+    ``memory`` is a directory where the panel remembers its settings and player slots
+    between runs (``kiosk.state_dir``). ``log`` gets one line per notable event.
+    """
+
+    def __init__(
+        self,
+        config: TowerConfig,
+        *,
+        pin_factory: Any,
+        display: ResilientDisplay,
+        dice: DiceSource,
+        clock: Clock = time.monotonic_ns,
+        timing: Any = None,
+        memory: str | Path | None = None,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.clock = clock
+        self.display = display
+        self.dice = dice
+        self.timing = timing
+        self.log = log or (lambda message: None)
+        self.memory = Path(memory) / PANEL_STATE if memory else None
+        self.tick_ns = max(1, round(1e9 / config.kiosk.tick_hz))
+        self.steps = 0  # state machine steps taken (ticks included)
+        self.frames = 0  # screens sent to the display
+        self.rolls = 0
+        self.effects_seen: list[Effects] = []  # the last few effects (for the simulator)
+        now = clock()
+        self.state, fx = machine.initial(config.panel, now / 1e9, saved=self._recall())
+        # the first picture goes up before the pins are claimed: the display is what a player
+        # sees of start-up, the buttons and LEDs are ready a few milliseconds later
+        if fx.screen is not None:
+            self.display.show(fx.screen, now)
+            self.frames += 1
+        self.io = PanelIO(config, pin_factory=pin_factory, clock=clock)
+        try:
+            self._apply(replace(fx, screen=None), now)
+        except BaseException:
+            self.io.close()
+            raise
+        self._next_tick = now + self.tick_ns
+        self._status_at = now
+        self._status = ""
+        self._dirty = False
+        self._saved_at = now
+        self._closed = False
+        self._update_status(now)
+
+    # --- the loop -------------------------------------------------------------------------------
+
+    def pump(self, now: int | None = None) -> int:
+        """Handle everything that is due at ``now`` (default: the clock); returns steps taken."""
+        now = self.clock() if now is None else now
+        taken = 0
+        self.io.inputs.poll(now)
+        events, edges = self.io.inputs.take()
+        if self.timing is not None:
+            for e in edges:
+                self.timing.edge(str(e.button), e.pressed, e.t_ns)
+        for event in events:
+            self.step(event, now)
+            taken += 1
+        if events and self._busy():
+            self._next_tick = min(self._next_tick, now + self.tick_ns)  # an animation starts now
+        if now >= self._next_tick:
+            self.step(Event(EventKind.TICK), now)
+            taken += 1
+            # a late loop ticks once and carries on from now, rather than racing to catch up
+            every = self.tick_ns if self._busy() else max(self.tick_ns, IDLE_TICK_NS)
+            self._next_tick = max(self._next_tick + every, now + 1)
+        if self.io.sound is not None:
+            self.io.sound.poll(now)
+        self.display.poll(now)
+        if now - self._status_at >= STATUS_EVERY_NS:
+            self._update_status(now)
+        if self._dirty and now - self._saved_at >= SAVE_EVERY_NS:
+            self.save(now)
+        return taken
+
+    def _busy(self) -> bool:
+        """Whether the clock drives something right now (roll animation, hold-repeat)."""
+        state = self.state
+        return state.mode is Mode.ROLLING or state.held is not None
+
+    def step(self, event: Event, now: int | None = None) -> Effects:
+        """One event through the state machine, its effects carried out."""
+        now = self.clock() if now is None else now
+        self.state, fx = machine.step(self.state, event, now / 1e9, dice=self.dice)
+        self.steps += 1
+        self._apply(fx, now)
+        if event.kind in (EventKind.PRESS, EventKind.HOLD, EventKind.TURN):
+            self._dirty = True
+        return fx
+
+    def deadline(self) -> int:
+        """When the loop next has something to do without a new button edge."""
+        times = [self._next_tick, self.io.inputs.deadline(), self.display.deadline()]
+        if self.io.sound is not None:
+            times.append(self.io.sound.deadline())
+        return min(t for t in times if t is not None)
+
+    def run(self, stop: threading.Event) -> None:
+        """The appliance loop: until ``stop`` is set, wait for input or the next deadline."""
+        while not stop.is_set():
+            timeout = (self.deadline() - self.clock()) / 1e9
+            if timeout > 0:
+                self.io.inputs.wait(min(timeout, 1.0))
+            self.pump()
+
+    # --- effects --------------------------------------------------------------------------------
+
+    def _apply(self, fx: Effects, now: int) -> None:
+        if fx.leds is not None:
+            self.io.set_leds(fx.leds)
+        if fx.rgb is not None:
+            self.io.set_rgb(fx.rgb)
+        if fx.sounds and self.io.sound is not None:
+            self.io.sound.play(fx.sounds, now)
+        if fx.screen is not None:
+            self.display.show(fx.screen, now)
+            self.frames += 1
+        if fx.rolled is not None:
+            self.rolls += 1
+            self._record(fx.rolled)
+        if not fx.empty or fx.rolled is not None:
+            self.effects_seen.append(fx)
+            del self.effects_seen[:-16]
+
+    def _record(self, rolled: dict) -> None:
+        record = getattr(self.dice, "record", None)
+        if not callable(record):
+            return
+        try:
+            record(rolled, player=self.state.settings.player, source="panel")
+        except Exception as exc:  # the roll is shown either way; a log problem is reported
+            self.log(f"roll log: {exc}")
+
+    def _update_status(self, now: int) -> None:
+        self._status_at = now
+        status = getattr(self.dice, "status", None)
+        text = ""
+        if callable(status):
+            try:
+                text = str(status())
+            except Exception as exc:  # a status line must never stop the panel
+                text = f"error {exc}"
+        if text != self._status:
+            self._status = text
+            self.step(Event(EventKind.STATUS, text=text), now)
+
+    # --- what the world sees ----------------------------------------------------------------------
+
+    @property
+    def screen(self) -> Screen | None:
+        return self.display.screen
+
+    @property
+    def frame(self) -> Any:
+        """The last picture sent to an OLED (a PIL image), or None for a text display."""
+        return getattr(self.display.display, "image", None)
+
+    def leds(self) -> tuple[float, ...]:
+        return self.io.led_levels()
+
+    def rgb(self) -> tuple[float, float, float] | None:
+        return self.io.rgb_level()
+
+    # --- memory and shutdown --------------------------------------------------------------------
+
+    def _recall(self) -> dict | None:
+        if self.memory is None:
+            return None
+        import json
+
+        try:
+            data = json.loads(self.memory.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            self.log(f"panel memory {self.memory}: {exc}; starting fresh")
+            return None
+        return data if isinstance(data, dict) else None
+
+    def save(self, now: int | None = None) -> None:
+        """Write the panel's settings and player slots (atomically) if they changed."""
+        self._saved_at = self.clock() if now is None else now
+        self._dirty = False
+        if self.memory is None:
+            return
+        import json
+
+        from hardware.state import atomic_write_json
+
+        snapshot = machine.snapshot(self.state)
+        try:
+            if self._recall() == json.loads(json.dumps(snapshot)):
+                return
+            atomic_write_json(self.memory, snapshot)
+        except (OSError, TypeError, ValueError) as exc:
+            self.log(f"panel memory {self.memory}: {exc}")
+
+    def close(self) -> None:
+        """LEDs off, buzzer quiet, display cleared, memory saved, the dice's session revealed."""
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(Exception):
+            self.save()
+        self.io.close()
+        self.display.clear()
+        self.display.close()
+        close = getattr(self.dice, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception as exc:  # shutting down regardless
+                self.log(f"dice: {exc}")
+
+
+@contextlib.contextmanager
+def stop_on_signals(signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+                    ) -> Iterator[threading.Event]:
+    """An event set by SIGTERM (systemd stop), SIGINT (Ctrl-C) or SIGHUP; the previous handlers
+    come back afterwards."""
+    stop = threading.Event()
+    previous: dict[int, Any] = {}
+
+    def handler(signum: int, frame: Any) -> None:
+        stop.set()
+
+    for sig in signals:
+        previous[sig] = signal.signal(sig, handler)
+    try:
+        yield stop
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def run_forever(tower: Tower) -> None:
+    """Run until SIGTERM/SIGINT, then shut down cleanly (LEDs off, display cleared)."""
+    with stop_on_signals() as stop:
+        waker = threading.Thread(target=_wake_on, args=(stop, tower), daemon=True)
+        waker.start()
+        try:
+            tower.run(stop)
+        finally:
+            tower.close()
+
+
+def _wake_on(stop: threading.Event, tower: Tower) -> None:
+    stop.wait()
+    tower.io.inputs.wake()

@@ -1,0 +1,482 @@
+"""``dicetower sim``: the real panel on gpiozero's MockFactory and luma's ``dummy`` device.
+
+Nothing is faked here but the hardware: the same :class:`~hardware.runtime.Tower`, the same
+gpiozero devices and the same luma rendering run on mock pins. Two ways to drive it:
+
+- scripted (:func:`parse_script`, :meth:`Simulator.run_script`): button names, holds and
+  waits on a simulated clock, so a script runs in milliseconds and always gives the same
+  transcript (with ``--seed``);
+- interactive (:class:`Interactive`): keys drive the mock pins in real time and the
+  128x64 frame is drawn in the terminal with Unicode half blocks, the LEDs as coloured dots.
+
+See ``docs/simulator.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import select
+import shutil
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from engine.errors import ParameterError
+from engine.panel.model import Button, Screen
+from hardware.config import TowerConfig
+from hardware.display import ResilientDisplay, opener
+from hardware.display.render import to_text_blocks
+from hardware.runtime import Tower, stop_on_signals
+
+#: A scripted press: down this long (well past the bounce time, well short of a hold).
+PRESS_SECONDS = 0.1
+#: After each scripted action the clock runs on until the screen has been still this long
+#: (so a roll's animation has finished), but at most SETTLE_MAX seconds.
+SETTLE_QUIET = 0.3
+SETTLE_MAX = 10.0
+#: Longest wait or hold a script may ask for (simulated seconds).
+MAX_SCRIPT_SECONDS = 3600.0
+START_NS = 1_000_000_000
+
+#: Script names of the buttons; 1-5 name them as fingers (thumb to pinky) for a fingers guess.
+NAMES = {b.value: b for b in Button} | {str(b.finger): b for b in Button}
+
+
+class SimClock:
+    """A monotonic clock in nanoseconds that moves only when told to."""
+
+    def __init__(self, start_ns: int = START_NS) -> None:
+        self.t = start_ns
+
+    def __call__(self) -> int:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += max(0, round(seconds * 1e9))
+
+
+@dataclass(frozen=True)
+class Action:
+    """One script item: ``press`` a button, ``hold`` it for ``seconds``, or ``wait``."""
+
+    kind: str
+    button: Button | None = None
+    seconds: float = 0.0
+    text: str = ""
+
+
+def parse_script(text: str, *, option: str = "press") -> list[Action]:
+    """Script items separated by commas, spaces or new lines (``#`` starts a comment):
+    ``mode field minus plus roll`` (or fingers ``1``-``5``), ``hold:NAME:SECONDS``,
+    ``wait:SECONDS``.
+    A mistake is a :class:`ParameterError` naming ``--{option}`` and the item."""
+    items: list[str] = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0]
+        items.extend(part for part in line.replace(",", " ").split() if part)
+    actions = [_item(item, option) for item in items]
+    if not actions:
+        raise ParameterError(option, "the script is empty; give button names, hold:NAME:SECONDS or wait:SECONDS")
+    return actions
+
+
+def _item(item: str, option: str) -> Action:
+    allowed = "mode, field, minus, plus, roll (or fingers 1-5), hold:NAME:SECONDS or wait:SECONDS"
+    parts = item.lower().split(":")
+    if len(parts) == 1 and parts[0] in NAMES:
+        return Action("press", NAMES[parts[0]], PRESS_SECONDS, item)
+    if parts[0] == "hold" and len(parts) == 3 and parts[1] in NAMES:
+        return Action("hold", NAMES[parts[1]], _seconds(parts[2], item, option), item)
+    if parts[0] == "wait" and len(parts) == 2:
+        return Action("wait", None, _seconds(parts[1], item, option), item)
+    raise ParameterError(option, f"unknown script item {item!r}; expected {allowed}")
+
+
+def _seconds(text: str, item: str, option: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= MAX_SCRIPT_SECONDS:
+        raise ParameterError(option, f"{item!r}: seconds must be a number above 0 up to {MAX_SCRIPT_SECONDS:g}")
+    return value
+
+
+def sim_config(config: TowerConfig) -> TowerConfig:
+    """The config on simulated hardware: mock pins and luma's dummy device, same everything else."""
+    display = dataclasses.replace(config.display, kind="dummy")
+    return dataclasses.replace(config, gpio_factory="mock", display=display)
+
+
+class Simulator:
+    """A tower on mock pins and a dummy display. ``clock`` defaults to a :class:`SimClock`."""
+
+    def __init__(self, config: TowerConfig, *, dice: Any, clock: Callable[[], int] | None = None,
+                 timing: Any = None, memory: str | Path | None = None,
+                 log: Callable[[str], None] | None = None) -> None:
+        from gpiozero.pins.mock import MockFactory, MockPWMPin
+        from luma.core.device import dummy
+
+        self.config = sim_config(config)
+        self.clock = clock if clock is not None else SimClock()
+        self.factory = MockFactory(pin_class=MockPWMPin)
+        d = self.config.display
+        self.device = dummy(width=d.width, height=d.height, rotate=d.rotate, mode="1")
+        self.display = ResilientDisplay(opener(d, device=self.device), retry_seconds=d.retry_seconds, log=log)
+        self.tower = Tower(self.config, pin_factory=self.factory, display=self.display, dice=dice,
+                           clock=self.clock, timing=timing, memory=memory, log=log)
+        self.start_ns = self.clock()
+
+    # --- driving the pins -------------------------------------------------------------------------
+
+    def down(self, button: Button) -> None:
+        pin = self.tower.io.pin(button)
+        if self.config.buttons.pull_up:
+            pin.drive_low()
+        else:
+            pin.drive_high()
+
+    def up(self, button: Button) -> None:
+        pin = self.tower.io.pin(button)
+        if self.config.buttons.pull_up:
+            pin.drive_high()
+        else:
+            pin.drive_low()
+
+    def advance(self, seconds: float) -> None:
+        """Run the simulated clock on by ``seconds``, pumping the loop at every tick."""
+        clock = self.clock
+        if not isinstance(clock, SimClock):
+            raise TypeError("advance() needs the simulated clock")
+        end = clock.t + round(seconds * 1e9)
+        while clock.t < end:
+            clock.t = min(end, clock.t + self.tower.tick_ns)
+            self.tower.pump()
+
+    def settle(self) -> None:
+        """Run on until the roll animation is over and the screen has been still for
+        SETTLE_QUIET, but at most SETTLE_MAX simulated seconds."""
+        from engine.panel.state import Mode
+
+        waited = 0.0
+        quiet = 0.0
+        frames = self.tower.frames
+        step = self.tower.tick_ns / 1e9
+        while quiet < SETTLE_QUIET and waited < SETTLE_MAX:
+            self.advance(step)
+            waited += step
+            if self.tower.frames != frames or self.tower.state.mode is Mode.ROLLING:
+                frames, quiet = self.tower.frames, 0.0
+            else:
+                quiet += step
+
+    def act(self, action: Action) -> None:
+        if action.kind == "wait":
+            self.advance(action.seconds)
+            return
+        button = action.button
+        if button is None:
+            raise ValueError(f"{action.kind} needs a button")
+        self.down(button)
+        self.tower.pump()
+        self.advance(action.seconds)
+        self.up(button)
+        self.tower.pump()
+        self.settle()
+
+    # --- what it shows ----------------------------------------------------------------------------
+
+    def snapshot(self, event: str) -> dict[str, Any]:
+        screen = self.tower.screen
+        rgb = self.tower.rgb()
+        return {
+            "event": event,
+            "t": round((self.clock() - self.start_ns) / 1e9, 3),
+            "screen": screen_dict(screen),
+            "leds": [round(v, 3) for v in self.tower.leds()],
+            "rgb": None if rgb is None else [round(v, 3) for v in rgb],
+        }
+
+    def run_script(self, actions: Sequence[Action], *, out: Path | None = None, scale: int = 4,
+                   on_step: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+        """Play ``actions``; return the transcript (and with ``out``, write it and the frames)."""
+        frames_dir = None
+        if out is not None:
+            frames_dir = out / "frames"
+            frames_dir.mkdir(parents=True, exist_ok=True)
+        steps: list[dict[str, Any]] = []
+        sound = self.tower.io.sound
+        heard = sound.total if sound is not None else 0
+
+        def record(event: str) -> None:
+            nonlocal heard
+            step = self.snapshot(event)
+            new = sound.total - heard if sound is not None else 0
+            step["sounds"] = list(sound.played)[-new:] if sound is not None and new else []
+            heard = sound.total if sound is not None else 0
+            step["frame"] = None
+            if frames_dir is not None and self.device.image is not None:
+                name = f"{len(steps):03d}-{_slug(event)}.png"
+                save_png(self.device.image, frames_dir / name, scale)
+                step["frame"] = f"frames/{name}"
+            steps.append(step)
+            if on_step is not None:
+                on_step(step)
+
+        self.settle()
+        record("start")
+        for action in actions:
+            self.act(action)
+            record(action.text)
+        if out is not None:
+            (out / "transcript.json").write_text(json.dumps(steps, indent=2) + "\n", encoding="utf-8")
+        return steps
+
+    def close(self) -> None:
+        self.tower.close()
+
+
+def screen_dict(screen: Screen | None) -> dict[str, Any] | None:
+    """A screen for the transcript: ``lines`` is everything it reads (title, big word, lines)."""
+    if screen is None:
+        return None
+    return {
+        "kind": screen.kind,
+        "title": screen.title,
+        "big": screen.big,
+        "lines": screen.text(),
+        "dice": list(screen.dice),
+        "odds": screen.odds,
+        "selected": screen.selected,
+    }
+
+
+def save_png(image: Any, path: Path, scale: int = 1) -> None:
+    """A 1-bit frame as PNG, enlarged ``scale`` times with square pixels."""
+    from PIL import Image
+
+    if scale > 1:
+        image = image.resize((image.width * scale, image.height * scale), Image.Resampling.NEAREST)
+    image.save(path, "PNG", optimize=False)
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-") or "step"
+
+
+def describe_step(step: dict[str, Any]) -> str:
+    """A transcript step as a few lines of plain text (``sim --press`` without ``--out``)."""
+    screen = step["screen"] or {"lines": []}
+    leds = "".join("●" if v > 0.5 else ("◐" if v > 0 else "○") for v in step["leds"])
+    rgb = step["rgb"]
+    colour = "off" if not rgb or max(rgb) == 0 else "#" + "".join(f"{round(v * 255):02x}" for v in rgb)
+    out = [f"[{step['t']:8.3f}] {step['event']}"]
+    out.extend(f"    {line}" for line in screen["lines"])
+    sounds = f"  sounds {','.join(step['sounds'])}" if step.get("sounds") else ""
+    out.append(f"    LEDs {leds}  RGB {colour}{sounds}")
+    return "\n".join(out)
+
+
+# --- interactive -----------------------------------------------------------------------------
+
+#: Keys: lower case presses, upper case holds the button down until the next key.
+KEYS: dict[str, Button] = {
+    "m": Button.MODE, "1": Button.MODE,
+    "f": Button.FIELD, "2": Button.FIELD, "\x1b[A": Button.FIELD, "\x1b[B": Button.FIELD,
+    "d": Button.MINUS, "-": Button.MINUS, "3": Button.MINUS, "\x1b[D": Button.MINUS,
+    "u": Button.PLUS, "+": Button.PLUS, "=": Button.PLUS, "4": Button.PLUS, "\x1b[C": Button.PLUS,
+    "r": Button.ROLL, "5": Button.ROLL, " ": Button.ROLL, "\r": Button.ROLL, "\n": Button.ROLL,
+}
+HOLD_KEYS: dict[str, Button] = {"M": Button.MODE, "F": Button.FIELD, "D": Button.MINUS, "U": Button.PLUS,
+                                "R": Button.ROLL}
+QUIT_KEYS = {"q", "Q", "\x03", "\x04"}
+LEGEND = ("keys: m mode  f field  d/- minus  u/+ plus  r/space roll  (1-5, arrows)   "
+          "capital M F D U R: hold down until the next key   q: quit")
+LABELS = ("MODE", "FIELD", "-", "+", "ROLL")
+
+
+def split_keys(data: str) -> list[str]:
+    """Key presses from raw terminal input: escape sequences (arrows) stay whole."""
+    keys: list[str] = []
+    i = 0
+    while i < len(data):
+        if data[i] == "\x1b" and data[i + 1 : i + 2] == "[" and i + 2 < len(data):
+            keys.append(data[i : i + 3])
+            i += 3
+        else:
+            keys.append(data[i])
+            i += 1
+    return keys
+
+
+class Interactive:
+    """The simulator in a terminal, on the real clock. :meth:`run` until q or a signal."""
+
+    FRAME_NS = 33_000_000  # redraw at most ~30 times a second
+
+    def __init__(self, sim: Simulator, *, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None,
+                 colour: bool | None = None, width: int | None = None) -> None:
+        self.sim = sim
+        self.stdin = stdin if stdin is not None else sys.stdin.buffer
+        self.stdout = stdout if stdout is not None else sys.stdout.buffer
+        self.colour = (os.environ.get("NO_COLOR") is None) if colour is None else colour
+        self.width = width
+        self.queue: deque[tuple[Button, bool]] = deque(maxlen=8)  # presses waiting their turn
+        self.held: set[Button] = set()
+        self.down_until: dict[Button, int | None] = {}  # None: held until the next key
+        self.ready_at = 0  # next time a queued press may go down (after the last release + bounce)
+        self.message = ""
+        self._drawn = ""
+        self._drawn_at = 0
+
+    def key(self, key: str) -> bool:
+        """Handle one key; False to quit."""
+        if key in QUIT_KEYS:
+            return False
+        if self.held:  # any key lets go of a button held with a capital letter
+            for button in list(self.held):
+                self._up(button)
+            self.held.clear()
+            self.message = ""
+            if key in HOLD_KEYS:
+                return True
+        if key in HOLD_KEYS:
+            self.queue.append((HOLD_KEYS[key], True))
+        elif key in KEYS:
+            self.queue.append((KEYS[key], False))
+        elif key == "?":
+            self.message = LEGEND
+        return True
+
+    def _up(self, button: Button) -> None:
+        self.sim.up(button)
+        self.down_until.pop(button, None)
+        self.ready_at = self.sim.clock() + round(self.sim.config.buttons.bounce_seconds * 1e9) + 5_000_000
+
+    def service(self, now: int) -> None:
+        """Release presses whose time is up and put the next queued press down."""
+        for button, until in list(self.down_until.items()):
+            if until is not None and now >= until:
+                self._up(button)
+        if self.queue and not self.down_until and now >= self.ready_at:
+            button, hold = self.queue.popleft()
+            self.sim.down(button)
+            if hold:
+                self.held.add(button)
+                self.down_until[button] = None
+                self.message = f"holding {button.name}: press any key to let go"
+            else:
+                self.down_until[button] = now + round(PRESS_SECONDS * 1e9)
+
+    def frame_text(self) -> str:
+        tower = self.sim.tower
+        cols = self.width or shutil.get_terminal_size((132, 40)).columns
+        image = self.sim.device.image
+        rows: list[str] = []
+        if image is not None:
+            rows = to_text_blocks(image, quadrants=cols < image.width + 2)
+        width = len(rows[0]) if rows else 64
+        out = ["┌" + "─" * width + "┐"]
+        out.extend("│" + r + "│" for r in rows)
+        out.append("└" + "─" * width + "┘")
+        out.append(self._leds_line(tower))
+        screen = tower.screen
+        out.append("screen: " + (" | ".join(screen.text()) if screen else "-"))
+        status = []
+        if not tower.display.ok:
+            status.append(f"display: {tower.display.error}")
+        if tower.io.sound is not None and tower.io.sound.played:
+            status.append("sound: " + tower.io.sound.played[-1])
+        if self.held:
+            status.append("held: " + ",".join(b.name for b in self.held))
+        out.append("  ".join(status) or " ")
+        out.append(self.message or LEGEND)
+        # cut plain lines to the terminal; the LED line is short but holds colour codes
+        return "\n".join(line if "\x1b" in line else line[: max(cols, 20)] for line in out)
+
+    def _leds_line(self, tower: Tower) -> str:
+        parts = []
+        for label, level in zip(LABELS, tower.leds(), strict=False):
+            parts.append(f"{self._dot(level, (1.0, 0.85, 0.3))} {label}")
+        rgb = tower.rgb()
+        if rgb is not None:
+            parts.append(f"{self._dot(max(rgb), rgb)} RGB")
+        return "   ".join(parts)
+
+    def _dot(self, level: float, colour: tuple[float, float, float]) -> str:
+        if not self.colour:
+            return "●" if level > 0.5 else ("◐" if level > 0 else "○")
+        if level <= 0:
+            return "\x1b[38;2;70;70;70m○\x1b[0m"
+        peak = max(colour) or 1.0
+        r, g, b = (round(255 * c / peak * (0.35 + 0.65 * level)) for c in colour)
+        return f"\x1b[38;2;{r};{g};{b}m●\x1b[0m"
+
+    def draw(self, now: int, force: bool = False) -> None:
+        if not force and now - self._drawn_at < self.FRAME_NS:
+            return
+        text = self.frame_text()
+        if text == self._drawn and not force:
+            return
+        self._drawn, self._drawn_at = text, now
+        self.stdout.write(("\x1b[H\x1b[J" + text.replace("\n", "\r\n")).encode("utf-8"))
+        self.stdout.flush()
+
+    def run(self) -> int:
+        fd = self.stdin.fileno()
+        restore = _cbreak(fd)
+        self.stdout.write(b"\x1b[?1049h\x1b[?25l")  # alternate screen, cursor hidden
+        try:
+            with stop_on_signals() as stop:
+                self.draw(self.sim.clock(), force=True)
+                while not stop.is_set():
+                    now = self.sim.clock()
+                    timeout = max(0.0, min(0.05, (self.sim.tower.deadline() - now) / 1e9))
+                    readable, _, _ = select.select([fd], [], [], timeout)
+                    if readable:
+                        data = os.read(fd, 64)
+                        if not data:
+                            break  # end of input
+                        if not all(self.key(k) for k in split_keys(data.decode("utf-8", "replace"))):
+                            break
+                    now = self.sim.clock()
+                    self.service(now)
+                    self.sim.tower.pump(now)
+                    self.draw(now)
+        finally:
+            self.stdout.write(b"\x1b[?25h\x1b[?1049l")
+            self.stdout.flush()
+            restore()
+            self.sim.close()
+        return 0
+
+
+def _cbreak(fd: int) -> Callable[[], None]:
+    """Keys one at a time without echo; returns the function that puts the terminal back."""
+    if not os.isatty(fd):
+        return lambda: None
+    import termios
+    import tty
+
+    saved = termios.tcgetattr(fd)
+    tty.setcbreak(fd)
+    new = termios.tcgetattr(fd)
+    new[3] &= ~termios.ISIG  # Ctrl-C arrives as a key (q also quits), so the terminal is restored
+    termios.tcsetattr(fd, termios.TCSANOW, new)
+
+    def restore() -> None:
+        with contextlib.suppress(termios.error):
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+    return restore
+
+
+def real_clock() -> Callable[[], int]:
+    return time.monotonic_ns

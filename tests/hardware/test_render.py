@@ -1,0 +1,220 @@
+"""Screens drawn on luma's dummy device, held to golden images, and the shipped fonts.
+
+The golden images in ``tests/hardware/golden/`` are 1-bit PNGs at the OLED's 128x64. After a
+deliberate change to the look (renderer or font), regenerate them and look at them:
+
+    DICETOWER_REGOLD=1 .venv/bin/pytest tests/hardware/test_render.py
+
+then check the diff of the PNGs before committing.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+from engine.panel.model import Screen
+from hardware.display.oled import OledDisplay
+from hardware.display.render import Renderer, to_text_blocks
+from hardware.fonts import FALLBACK, FONT_DIR, load
+from hardware.fonts.build import FONTS, SOURCE, build_all, parse, scale2x, slot_map
+
+GOLDEN = Path(__file__).parent / "golden"
+REGOLD = os.environ.get("DICETOWER_REGOLD") == "1"
+
+SCREENS: dict[str, Screen] = {
+    "setup": Screen(
+        title="infinity   28.0%",
+        lines=(">rating 8", " cr 10 difficult", " declaration no", " retry no", " modifier 0", "P1"),
+        odds=0.28, selected=0, kind="setup",
+    ),
+    "setup-seven-lines": Screen(
+        title="d6cv       83.3%",
+        lines=(">stat 5", " skill 0 untrained", " modifier 0", " cv 5", " criticals yes", " contest none", "P1"),
+        odds=0.8333, selected=0, kind="setup",
+    ),
+    "setup-few-lines": Screen(title="fingers    40.0%", lines=(">choices 5", " winners 2", "P1 karma 0"),
+                              odds=0.4, selected=0, kind="setup"),
+    "result": Screen(
+        title="infinity 13 vs 10", lines=("solid SR1", "dice 5 8", "hot 5 cold 8 +0"), big="SOLID",
+        dice=(5, 8), kind="result",
+    ),
+    "result-many-dice": Screen(
+        title="horizons  3 vs 2", lines=("success 3 succ.", "dice 7 10 3 9 1 8", "1 exploded"),
+        big="SUCCESS", dice=(7, 10, 3, 9, 1, 8), kind="result",
+    ),
+    "result-too-many-dice": Screen(
+        title="horizons  2 vs 1", lines=("success 2 succ.", "dice 2 8 6 10 2 4 4 1 9"), big="SUCCESS",
+        dice=(2, 8, 6, 10, 2, 4, 4, 1, 9), kind="result",
+    ),
+    "rolling": Screen(title="d6cv     rolling", lines=("4 2",), dice=(4, 2), kind="rolling"),
+    "guess": Screen(title="pick a finger", lines=("fingers 2 of 5", "1=thumb .. 5=pinky"), big="1-5",
+                    kind="guess"),
+    "settings": Screen(
+        title="settings",
+        lines=(">player P1", " brightness 100%", " animation 0.8s", " start karma 0", " reset player",
+               " reset all", "entropy kernel ok"),
+        selected=0, kind="settings",
+    ),
+    "scrolled": Screen(title="long list", lines=tuple(f" item {i}" for i in range(10)), selected=8, kind="setup"),
+    "message": Screen(title="cannot roll", lines=("--cv: expected a whole", "number from 1 to 30,", "got 0"),
+                      kind="message"),
+    "attract": Screen(title="dicetower", lines=("immortal", "press any button"), offset=(12, 7),
+                      contrast=0.25, kind="attract"),
+    "unicode": Screen(title="≥3 → ✓ ×2 …", lines=("café naïve", "漢字 ★ ♥ ±1 ≤ ≠", "°C ÷ • ↑↓ ←"), kind="message"),
+}
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Renderer:
+    return Renderer()
+
+
+def draw_on_dummy(screen: Screen, renderer: Renderer):
+    from luma.core.device import dummy
+
+    device = dummy(width=128, height=64, mode="1")
+    OledDisplay(device=device, renderer=renderer, owns_device=False).show(screen)
+    return device.image
+
+
+@pytest.mark.parametrize("name", sorted(SCREENS))
+def test_screen_matches_its_golden_image(name: str, renderer: Renderer) -> None:
+    image = draw_on_dummy(SCREENS[name], renderer)
+    assert image.size == (128, 64) and image.mode == "1"
+    path = GOLDEN / f"{name}.png"
+    if REGOLD:
+        GOLDEN.mkdir(exist_ok=True)
+        image.save(path, "PNG")
+    assert path.exists(), f"no golden image {path.name}; regenerate with DICETOWER_REGOLD=1"
+    with Image.open(path) as golden:
+        expected = golden.convert("1")
+    if image.tobytes() != expected.tobytes():
+        pytest.fail(f"{name} differs from {path.name}:\n" + "\n".join(to_text_blocks(image)))
+
+
+def test_every_golden_image_belongs_to_a_screen() -> None:
+    assert {p.stem for p in GOLDEN.glob("*.png")} == set(SCREENS)
+
+
+def lit(image, box) -> int:
+    return sum(image.crop(box).histogram()[1:])
+
+
+def test_the_odds_bar_fills_in_proportion(renderer: Renderer) -> None:
+    inside = (1, 10, 127, 12)  # the bar's interior under the title
+    counts = [lit(renderer.render(Screen("t", ("a",), odds=p)), inside) for p in (0.0, 0.25, 0.5, 1.0)]
+    assert counts[0] == 0
+    assert counts[1] < counts[2] < counts[3]
+    assert abs(counts[2] - 126) <= 2  # half of 126 columns, two rows
+
+
+def test_the_selected_line_is_inverted(renderer: Renderer) -> None:
+    plain = renderer.render(Screen("t", ("abc", "def")))
+    chosen = renderer.render(Screen("t", ("abc", "def"), selected=1))
+    layout = renderer.layout(Screen("t", ("abc", "def"), selected=1))
+    y = layout.body_top + layout.pitch
+    row = (60, y, 128, y + 8)  # right of the text: dark unless highlighted
+    assert lit(plain, row) == 0
+    assert lit(chosen, row) == 68 * 8
+
+
+def test_the_window_keeps_the_selected_line_in_view(renderer: Renderer) -> None:
+    layout = renderer.layout(SCREENS["scrolled"])
+    assert 8 in layout.lines
+    assert len(layout.lines) < 10
+
+
+def test_seven_lines_move_the_chance_to_the_edge_gauge(renderer: Renderer) -> None:
+    layout = renderer.layout(SCREENS["setup-seven-lines"])
+    assert layout.bar == "edge" and len(layout.lines) == 7
+
+
+def test_dice_drawn_as_glyphs_drop_the_dice_text_line(renderer: Renderer) -> None:
+    shown = [SCREENS["result"].lines[i] for i in renderer.layout(SCREENS["result"]).lines]
+    assert "dice 5 8" not in shown
+    crowded = renderer.layout(SCREENS["result-too-many-dice"])
+    assert not crowded.glyph_dice  # nine dice do not fit as boxes: the text line stays
+    assert "dice 2 8 6 10 2 4 4 1 9" in [SCREENS["result-too-many-dice"].lines[i] for i in crowded.lines]
+
+
+def test_offset_moves_the_whole_picture(renderer: Renderer) -> None:
+    still = renderer.render(Screen("dicetower", ("x",)))
+    moved = renderer.render(Screen("dicetower", ("x",), offset=(5, 3)))
+    left, top, _, bottom = still.getbbox()
+    assert moved.getbbox()[:2] == (left + 5, top + 3)
+    assert moved.getbbox()[3] == bottom + 3
+    assert moved.crop((5, 3, 128, 64)).tobytes() == still.crop((0, 0, 123, 61)).tobytes()
+
+
+def test_contrast_goes_to_the_device() -> None:
+    from luma.core.device import dummy
+
+    sent: list[int] = []
+
+    class Recording(dummy):
+        def contrast(self, level: int) -> None:
+            sent.append(level)
+            super().contrast(level)
+
+    display = OledDisplay(device=Recording(width=128, height=64, mode="1"))
+    display.show(Screen("a", contrast=1.0))
+    display.show(Screen("b", contrast=1.0))
+    display.show(Screen("c", contrast=0.25))
+    assert sent == [255, 64]  # set once per change
+
+
+# --- the fonts ----------------------------------------------------------------------------------------
+
+
+def test_shipped_font_files_are_built_from_the_glyph_source() -> None:
+    for name, (pil, png, pbm) in build_all().items():
+        assert (FONT_DIR / f"{name}.pil").read_bytes() == pil, f"{name}.pil is stale: python -m hardware.fonts.build"
+        assert (FONT_DIR / f"{name}.pbm").read_bytes() == pbm, f"{name}.pbm is stale"
+        with Image.open(FONT_DIR / f"{name}.pbm") as netpbm, Image.open(io.BytesIO(png)) as fresh:
+            assert netpbm.convert("1").tobytes() == fresh.convert("1").tobytes(), f"{name}.pbm is not the sheet"
+        with Image.open(FONT_DIR / f"{name}.png") as shipped, Image.open(io.BytesIO(png)) as fresh:
+            assert shipped.convert("1").tobytes() == fresh.convert("1").tobytes(), f"{name}.png is stale"
+
+
+def test_the_pbm_and_the_png_give_the_same_font() -> None:
+    from hardware.fonts import _from_bits, _from_png
+
+    text = "".join(chr(c) for c in range(0x20, 0x7F))
+    for name in ("tower6x8", "tower12x16"):
+        fast, slow = _from_bits(FONT_DIR / f"{name}.pil"), _from_png(FONT_DIR / f"{name}.pil")
+        assert fast is not None
+        drawn = []
+        for font in (fast, slow):
+            image = Image.new("1", (len(text) * 12, 16))
+            ImageDraw.Draw(image).text((0, 0), text, font=font, fill=1)
+            drawn.append(image.tobytes())
+        assert drawn[0] == drawn[1] and any(drawn[0])
+
+
+def test_the_font_covers_printable_ascii_and_maps_the_rest() -> None:
+    font = load()
+    assert font.cell == (6, 8)
+    assert all(font.covers(chr(c)) for c in range(0x20, 0x7F))
+    assert font.encode("é") == font.encode("e")  # accents dropped when the base letter exists
+    assert font.encode("漢") == font.slots[FALLBACK]
+    big = load("tower12x16")
+    assert big.cell == (12, 16)
+
+
+def test_glyph_source_problems_name_the_line() -> None:
+    with pytest.raises(ValueError, match="line 2"):
+        parse("U+0041\n#####x\n")
+    glyphs = parse(SOURCE.read_text("utf-8"))
+    slots = slot_map(glyphs)
+    assert len(set(slots.values())) == len(slots)
+    assert {s.name for s in FONTS} == {"tower6x8", "tower12x16"}
+
+
+def test_scale2x_smooths_a_diagonal() -> None:
+    assert scale2x(["#.", ".#"]) == ["##..", "###.", ".###", "..##"]
+    assert scale2x(["#"]) == ["##", "##"]

@@ -1,0 +1,239 @@
+"""``dicetower sim`` scripted: script items, the simulated clock, the transcript and frames."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from PIL import Image
+
+from engine.errors import ParameterError
+from engine.panel.model import Button
+from hardware import config as cfg
+from hardware.cli import main
+from hardware.sim import Action, Simulator, parse_script, split_keys
+from tests.support import seeded_dice
+
+
+def test_script_items() -> None:
+    actions = parse_script("mode, field\nminus plus # a comment\nroll hold:mode:1.5 wait:2 3")
+    assert [(a.kind, a.button, a.seconds) for a in actions] == [
+        ("press", Button.MODE, 0.1), ("press", Button.FIELD, 0.1), ("press", Button.MINUS, 0.1),
+        ("press", Button.PLUS, 0.1), ("press", Button.ROLL, 0.1), ("hold", Button.MODE, 1.5),
+        ("wait", None, 2.0), ("press", Button.MINUS, 0.1),  # fingers 1-5 name the buttons too
+    ]
+
+
+@pytest.mark.parametrize("text", ["rol", "hold:mode", "hold:spin:1", "wait:x", "wait:0", "wait:-1", "", "# nothing"])
+def test_script_mistakes_name_the_option_and_the_item(text: str) -> None:
+    with pytest.raises(ParameterError) as err:
+        parse_script(text, option="script")
+    assert str(err.value).startswith("--script: ")
+
+
+def sim(seed: bytes = b"sim", text: str = "") -> Simulator:
+    return Simulator(cfg.loads(text), dice=seeded_dice(seed))
+
+
+def test_a_script_runs_on_the_simulated_clock() -> None:
+    s = sim()
+    try:
+        steps = s.run_script(parse_script("roll wait:301"))
+    finally:
+        s.close()
+    assert [st["event"] for st in steps] == ["start", "roll", "wait:301"]
+    assert steps[2]["t"] > 301  # five simulated minutes in a fraction of a second
+    roll = steps[1]
+    assert roll["screen"]["kind"] == "result"
+    assert roll["screen"]["big"] in roll["screen"]["lines"]
+    assert "roll" in roll["sounds"]
+    assert steps[2]["screen"]["kind"] == "attract"  # idle long enough for the attract screen
+
+
+def test_every_step_reports_its_own_sounds_however_long_the_script() -> None:
+    s = sim()
+    try:
+        steps = s.run_script(parse_script("roll " * 40))
+    finally:
+        s.close()
+    assert all(step["sounds"][0] == "roll" and len(step["sounds"]) == 2 for step in steps[1:])
+
+
+def test_the_same_seed_gives_the_same_transcript() -> None:
+    script = parse_script("roll mode roll mode mode roll mode mode roll 2 roll")
+    runs = []
+    for _ in range(2):
+        s = sim(b"same")
+        try:
+            runs.append(s.run_script(script))
+        finally:
+            s.close()
+    assert runs[0] == runs[1]
+    other = sim(b"other")
+    try:
+        assert other.run_script(script) != runs[0]
+    finally:
+        other.close()
+
+
+def test_hold_mode_opens_settings_and_fingers_take_a_finger() -> None:
+    s = sim(text='[panel]\nsystems = ["fingers", "d6cv"]\n')
+    try:
+        steps = s.run_script(parse_script("hold:mode:1 mode roll 3"))
+    finally:
+        s.close()
+    assert steps[1]["screen"]["kind"] == "settings"
+    assert steps[2]["screen"]["kind"] == "setup"
+    assert steps[3]["screen"]["kind"] == "guess"
+    assert steps[3]["rgb"] is not None and max(steps[3]["rgb"]) > 0
+    reveal = steps[4]
+    assert reveal["screen"]["kind"] == "reveal"
+    assert any("picked 3" in line for line in reveal["screen"]["lines"])
+
+
+def test_out_dir_holds_the_transcript_and_a_png_per_step(tmp_path, capsys) -> None:
+    code = main(["sim", "--seed", "docs", "--press", "roll,mode", "--out", str(tmp_path), "--scale", "2"])
+    assert code == 0
+    assert "wrote 3 steps" in capsys.readouterr().err
+    steps = json.loads((tmp_path / "transcript.json").read_text())
+    assert [s["event"] for s in steps] == ["start", "roll", "mode"]
+    for step in steps:
+        assert set(step) >= {"event", "screen", "leds", "frame"}
+        assert isinstance(step["screen"]["lines"], list) and len(step["leds"]) == 5
+        with Image.open(tmp_path / step["frame"]) as frame:
+            assert frame.size == (256, 128)
+    assert steps[0]["frame"] == "frames/000-start.png"
+
+
+def test_the_text_transcript_and_json(capsys) -> None:
+    assert main(["sim", "--seed", "t", "--press", "mode"]) == 0
+    out = capsys.readouterr().out
+    assert "] start" in out and "] mode" in out and "horizons" in out and "LEDs" in out
+    assert main(["sim", "--seed", "t", "--press", "mode", "--json"]) == 0
+    steps = json.loads(capsys.readouterr().out)
+    assert steps[1]["screen"]["title"].startswith("horizons")
+
+
+def test_a_script_file(tmp_path, capsys) -> None:
+    script = tmp_path / "demo.txt"
+    script.write_text("# cycle the systems\nmode\nmode\n")
+    assert main(["sim", "--seed", "f", "--script", str(script), "--json"]) == 0
+    steps = json.loads(capsys.readouterr().out)
+    assert steps[-1]["screen"]["title"].startswith("d6cv")
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["sim", "--press", "jump"], "--press: unknown script item 'jump'"),
+        (["sim", "--script", "/nonexistent/script.txt"], "--script: cannot read"),
+        (["sim", "--out", "x"], "--out: needs a script"),
+        (["sim", "--press", "roll", "--scale", "0"], "--scale: expected a whole number from 1 to 16"),
+        (["sim", "--press", "roll", "--script", "f"], "not allowed with argument"),
+    ],
+)
+def test_sim_mistakes_are_one_line_exit_2(capsys, argv: list[str], words: str) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_arrow_keys_stay_whole() -> None:
+    assert split_keys("m\x1b[Cr") == ["m", "\x1b[C", "r"]
+
+
+def test_an_action_without_a_button_is_refused() -> None:
+    s = sim()
+    try:
+        with pytest.raises(ValueError, match="needs a button"):
+            s.act(Action("press"))
+    finally:
+        s.close()
+
+
+def test_the_readme_screenshots_show_every_system_and_are_up_to_date() -> None:
+    """docs/screenshots is generated by the simulator; this replays the tour."""
+    from pathlib import Path
+
+    from engine.systems import SYSTEM_IDS
+    from hardware.entropy import open_dice
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+    s = Simulator(cfg.load(), dice=open_dice(seed=b"screenshots"))
+    try:
+        steps = s.run_script(parse_script((docs / "tour.txt").read_text(encoding="utf-8"), option="script"))
+    finally:
+        s.close()
+    shown = {(step["screen"]["kind"], step["screen"]["title"].split()[0]) for step in steps}
+    for system in SYSTEM_IDS:
+        assert ("setup", system) in shown, f"no setup screen of {system}"
+        assert ("result", system) in shown or ("reveal", system) in shown, f"no result screen of {system}"
+    committed = json.loads((docs / "transcript.json").read_text(encoding="utf-8"))
+
+    def without_frame(transcript: list[dict]) -> list[dict]:
+        return [{k: v for k, v in step.items() if k != "frame"} for step in transcript]
+
+    assert without_frame(steps) == without_frame(committed), (
+        "docs/screenshots is stale: dicetower sim --seed screenshots --script docs/screenshots/tour.txt "
+        "--out docs/screenshots --scale 2")
+    for step in committed:
+        assert (docs / step["frame"]).is_file()
+
+
+def interactive():
+    from hardware.sim import Interactive
+
+    s = sim()
+    return s, Interactive(s, stdout=io.BytesIO(), colour=False, width=140)
+
+
+def drive(s, ui, seconds: float) -> None:
+    end = s.clock.t + round(seconds * 1e9)
+    while s.clock.t < end:
+        s.clock.t += 10_000_000
+        ui.service(s.clock.t)
+        s.tower.pump()
+
+
+def test_interactive_keys_press_and_queue() -> None:
+    s, ui = interactive()
+    try:
+        for key in ("m", "m", "\x1b[C"):  # two MODEs and a PLUS, typed faster than presses
+            assert ui.key(key)
+        drive(s, ui, 1.0)
+        assert s.tower.state.system_id == "d6cv"
+        assert len(ui.queue) == 0 and not ui.down_until
+        text = ui.frame_text()
+        assert "screen: d6cv" in text and "▀" in text and "┌" + "─" * 128 + "┐" in text
+        assert not ui.key("q")
+    finally:
+        s.close()
+
+
+def test_a_capital_holds_the_button_until_the_next_key() -> None:
+    s, ui = interactive()
+    try:
+        ui.key("M")
+        drive(s, ui, 1.2)  # past the 0.8 s hold time: the settings menu
+        assert Button.MODE in ui.held and "held: MODE" in ui.frame_text()
+        assert s.tower.state.mode.value == "settings"
+        ui.key("x")  # any key lets go
+        drive(s, ui, 0.1)
+        assert not ui.held and not ui.down_until
+        assert s.tower.io.inputs.pressed() == frozenset()
+    finally:
+        s.close()
+
+
+def test_a_narrow_terminal_draws_quarter_blocks() -> None:
+    from hardware.sim import Interactive
+
+    s = sim()
+    try:
+        ui = Interactive(s, stdout=io.BytesIO(), colour=True, width=80)
+        text = ui.frame_text()
+        assert "┌" + "─" * 64 + "┐" in text
+        assert "\x1b[38;2;" in text  # the LEDs as coloured dots
+    finally:
+        s.close()
