@@ -14,13 +14,35 @@ ensure_venv() {
         echo "dicetower needs Python 3.11 or newer (python3 --version says: $(python3 --version 2>&1))" >&2
         exit 2
     fi
+    local venv_opts=() on_pi=""
+    if grep -qs "Raspberry Pi" /proc/device-tree/model; then
+        # Raspberry Pi OS ships lgpio / RPi.GPIO as system packages (python3-lgpio,
+        # python3-rpi.gpio); the venv sees them instead of building them from source.
+        on_pi=1
+        venv_opts=(--system-site-packages)
+    fi
     if [ ! -x .venv/bin/python ]; then
-        "$py" -m venv .venv
+        if ! "$py" -m venv "${venv_opts[@]}" .venv; then
+            rm -rf .venv
+            echo "dicetower: could not create .venv; on Debian or Raspberry Pi OS: sudo apt install python3-venv" >&2
+            exit 2
+        fi
+    fi
+    if [ -n "$on_pi" ] && [ -z "$extra" ] &&
+        ! .venv/bin/python -c "import lgpio" 2>/dev/null && ! .venv/bin/python -c "import RPi.GPIO" 2>/dev/null; then
+        extra="[pi]"
     fi
     stamp=".venv/.installed$extra"
     if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-        .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip >/dev/null
-        .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".$extra"
+        echo "dicetower: installing into .venv (first run, or pyproject.toml changed)..." >&2
+        # pip's and setuptools' chatter goes to a log; it is shown only if the install fails.
+        if ! { .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip &&
+            .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".$extra"; } \
+            >.venv/install.log 2>&1; then
+            cat .venv/install.log >&2
+            echo "dicetower: installing into .venv failed (log above, also in .venv/install.log)" >&2
+            exit 1
+        fi
         touch "$stamp"
     fi
 }
