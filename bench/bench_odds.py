@@ -53,11 +53,12 @@ def best_time(fn, repeat: int) -> float:
     return best
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--systems", default=",".join(SYSTEM_IDS))
-    opts = ap.parse_args()
+    ap.add_argument("--verbose", action="store_true", help="one line per setting")
+    opts = ap.parse_args(argv)
     import icepool
 
     print(f"icepool {icepool.__version__}, Python {sys.version.split()[0]}")
@@ -77,6 +78,8 @@ def main() -> int:
             # Time the public library call (validation + exact odds + JSON-ready dict).
             e = best_time(lambda params=params, system=system: engine.odds(system, **params), opts.repeat)
             i = best_time(lambda params=params, module=module: module.icepool_success(params), max(1, opts.repeat - 1))
+            if opts.verbose:
+                print(f"  {e * 1e6:8.1f} us {i * 1e6:10.1f} us {i / e:7.1f}x  {params}")
             e_times.append(e)
             i_times.append(i)
             ratios.append(i / e)

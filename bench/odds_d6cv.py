@@ -9,10 +9,8 @@ to print the figures for d6cv alone::
 from __future__ import annotations
 
 import functools
-import math
 import operator
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -106,47 +104,8 @@ def icepool_success(params: dict[str, Any]) -> float:
     return float(whole.probability(True))
 
 
-def _per_call(fn: Any, seconds: float = 0.02, repeat: int = 3) -> float:
-    """Best of ``repeat`` timings of enough calls to take ``seconds``, per call."""
-    calls = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        elapsed = time.perf_counter() - start
-        if elapsed > seconds:
-            break
-        calls *= 2
-    best = elapsed / calls
-    for _ in range(repeat - 1):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - start) / calls)
-    return best
-
-
-def main() -> None:
-    import engine
-
-    engine_times, icepool_times, ratios = [], [], []
-    for params in GRID:
-        exact = engine.odds("d6cv", **params)["success"]
-        reference = icepool_success(params)
-        if abs(exact - reference) > 1e-12:
-            raise SystemExit(f"disagree on {params}: engine {exact}, icepool {reference}")
-        t_engine = _per_call(lambda params=params: engine.odds("d6cv", **params))
-        t_icepool = _per_call(lambda params=params: icepool_success(params))
-        engine_times.append(t_engine)
-        icepool_times.append(t_icepool)
-        ratios.append(t_icepool / t_engine)
-        print(f"{t_engine * 1e6:8.1f} us {t_icepool * 1e6:9.1f} us {t_icepool / t_engine:6.1f}x"
-              f"  {params}")
-    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-    print(f"d6cv: {len(GRID)} settings, engine mean {sum(engine_times) / len(GRID) * 1e6:.1f} us,"
-          f" icepool mean {sum(icepool_times) / len(GRID) * 1e6:.1f} us, "
-          f"geometric-mean ratio {geo:.1f}x")
-
-
 if __name__ == "__main__":
-    main()
+    # Timed by the shared harness, side by side with icepool: bench_odds.py --systems d6cv
+    from bench_odds import main
+
+    sys.exit(main(["--systems", "d6cv", "--verbose"]))

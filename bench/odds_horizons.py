@@ -9,10 +9,7 @@ success die the way an icepool user would (``Again`` for the re-roll) and sums p
 
 from __future__ import annotations
 
-import math
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -62,49 +59,8 @@ def icepool_success(params: dict) -> float:
     return float(total.probability(">=", need))
 
 
-def _per_call(fn, budget: float = 0.02) -> float:
-    """Seconds per call: best of three runs of enough calls to take ``budget`` seconds."""
-    fn()
-    calls = 1
-    while True:
-        t = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        elapsed = time.perf_counter() - t
-        if elapsed > budget or calls >= 1 << 14:
-            break
-        calls *= 2
-    best = elapsed / calls
-    for _ in range(2):
-        t = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - t) / calls)
-    return best
-
-
-def main() -> None:
-    import engine
-
-    engine_times, icepool_times, ratios = [], [], []
-    for params in GRID:
-        ours = engine.odds("horizons", **params)["success"]
-        theirs = icepool_success(params)
-        if abs(ours - theirs) > 1e-9:
-            print(f"MISMATCH {params}: engine {ours!r}, icepool {theirs!r}")
-        engine_time = _per_call(lambda params=params: engine.odds("horizons", **params))
-        icepool_time = _per_call(lambda params=params: icepool_success(params))
-        engine_times.append(engine_time)
-        icepool_times.append(icepool_time)
-        ratios.append(icepool_time / engine_time)
-        print(f"{params!s:<92} {engine_time * 1e3:7.3f} ms  icepool {icepool_time * 1e3:9.3f} ms")
-    geo = math.exp(statistics.fmean(math.log(r) for r in ratios))
-    print(
-        f"engine mean {statistics.fmean(engine_times) * 1e3:.3f} ms "
-        f"(max {max(engine_times) * 1e3:.3f} ms); icepool mean "
-        f"{statistics.fmean(icepool_times) * 1e3:.3f} ms; geometric-mean ratio {geo:.1f}x"
-    )
-
-
 if __name__ == "__main__":
-    main()
+    # Timed by the shared harness, side by side with icepool: bench_odds.py --systems horizons
+    from bench_odds import main
+
+    sys.exit(main(["--systems", "horizons", "--verbose"]))

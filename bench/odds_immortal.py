@@ -7,9 +7,7 @@ print the mean time per call of each and the geometric-mean speed ratio.
 
 from __future__ import annotations
 
-import math
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +16,6 @@ import icepool
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import engine
 
 #: Settings from a bare attribute roll to three hostiles with an opponent.
 GRID: list[dict[str, Any]] = [
@@ -100,34 +97,8 @@ def icepool_success(params: dict[str, Any]) -> float:
     return float(icepool.map(succeeds, margin, *deficits).probability(True))
 
 
-def _mean_seconds(fn, repeat: int) -> float:
-    start = time.perf_counter()
-    for _ in range(repeat):
-        fn()
-    return (time.perf_counter() - start) / repeat
-
-
-def main() -> None:
-    ratios, engine_times, icepool_times = [], [], []
-    for params in GRID:
-        ours = engine.odds("immortal", **params)["success"]
-        theirs = icepool_success(params)
-        if abs(ours - theirs) > 1e-12:
-            raise SystemExit(f"disagree on {params}: engine {ours}, icepool {theirs}")
-        t_engine = _mean_seconds(lambda p=params: engine.odds("immortal", **p), 200)
-        t_icepool = _mean_seconds(lambda p=params: icepool_success(p), 5)
-        engine_times.append(t_engine)
-        icepool_times.append(t_icepool)
-        ratios.append(t_icepool / t_engine)
-        print(f"{t_engine * 1e6:9.1f} us {t_icepool * 1e6:11.1f} us {t_icepool / t_engine:8.1f}x "
-              f"{params}")
-    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-    print(f"settings: {len(GRID)}")
-    print(f"engine mean: {sum(engine_times) / len(engine_times) * 1e6:.1f} us/call "
-          f"(max {max(engine_times) * 1e6:.1f} us)")
-    print(f"icepool mean: {sum(icepool_times) / len(icepool_times) * 1e6:.1f} us/call")
-    print(f"geometric-mean ratio icepool/engine: {geo:.1f}x (min {min(ratios):.1f}x)")
-
-
 if __name__ == "__main__":
-    main()
+    # Timed by the shared harness, side by side with icepool: bench_odds.py --systems immortal
+    from bench_odds import main
+
+    sys.exit(main(["--systems", "immortal", "--verbose"]))

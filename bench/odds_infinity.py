@@ -6,9 +6,7 @@ print the mean time per call of ``engine.odds`` and of icepool, and their geomet
 
 from __future__ import annotations
 
-import math
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +14,6 @@ import icepool
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import engine
 from engine.systems import get
 from engine.systems.infinity import effective_rating
 
@@ -93,36 +90,8 @@ def icepool_success(params: dict[str, Any]) -> float:
     return float((total - p["cr"]).probability(">=", 1))
 
 
-def _time_per_call(fn, min_seconds: float = 0.2) -> float:
-    calls, start = 0, time.perf_counter()
-    while True:
-        fn()
-        calls += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_seconds:
-            return elapsed / calls
-
-
-def main() -> None:
-    engine_times, icepool_times = [], []
-    for params in GRID:
-        ours = engine.odds("infinity", **params)["success"]
-        theirs = icepool_success(params)
-        if abs(ours - theirs) > 1e-12:
-            raise SystemExit(f"disagree on {params}: engine {ours!r}, icepool {theirs!r}")
-        engine_times.append(_time_per_call(lambda p=params: engine.odds("infinity", **p)))
-        icepool_times.append(_time_per_call(lambda p=params: icepool_success(p), min_seconds=0.05))
-        print(
-            f"{engine_times[-1] * 1e6:9.1f} us {icepool_times[-1] * 1e6:12.1f} us "
-            f"x{icepool_times[-1] / engine_times[-1]:9.1f}  P={ours:.6f}  {params}"
-        )
-    ratios = [i / e for e, i in zip(engine_times, icepool_times, strict=True)]
-    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-    print(f"settings: {len(GRID)}")
-    print(f"engine.odds mean per call: {sum(engine_times) / len(GRID) * 1e6:.1f} us, max {max(engine_times) * 1e6:.1f}")
-    print(f"icepool mean per call:     {sum(icepool_times) / len(GRID) * 1e6:.1f} us")
-    print(f"geometric-mean speed-up:   x{geo:.1f}, lowest x{min(ratios):.1f}")
-
-
 if __name__ == "__main__":
-    main()
+    # Timed by the shared harness, side by side with icepool: bench_odds.py --systems infinity
+    from bench_odds import main
+
+    sys.exit(main(["--systems", "infinity", "--verbose"]))
