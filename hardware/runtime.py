@@ -281,15 +281,20 @@ def stop_on_signals(signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT, s
             signal.signal(sig, old)
 
 
-def run_forever(tower: Tower) -> None:
-    """Run until SIGTERM/SIGINT, then shut down cleanly (LEDs off, display cleared)."""
-    with stop_on_signals() as stop:
-        waker = threading.Thread(target=_wake_on, args=(stop, tower), daemon=True)
-        waker.start()
-        try:
-            tower.run(stop)
-        finally:
-            tower.close()
+def run_forever(tower: Tower, stop: threading.Event | None = None) -> None:
+    """Run until ``stop`` is set (by default: until SIGTERM/SIGINT), then shut down cleanly
+    (LEDs off, display cleared). Pass the event of a :func:`stop_on_signals` entered before
+    the tower was built, so a signal during start-up also ends in a clean shutdown."""
+    if stop is None:
+        with stop_on_signals() as stop:
+            run_forever(tower, stop)
+        return
+    waker = threading.Thread(target=_wake_on, args=(stop, tower), daemon=True)
+    waker.start()
+    try:
+        tower.run(stop)
+    finally:
+        tower.close()
 
 
 def _wake_on(stop: threading.Event, tower: Tower) -> None:

@@ -134,7 +134,7 @@ def run_tower(config: TowerConfig, factory: Any) -> int:
 
     from hardware.display import ResilientDisplay, opener
     from hardware.entropy import ButtonTiming
-    from hardware.runtime import Tower, run_forever
+    from hardware.runtime import Tower, run_forever, stop_on_signals
 
     timing = ButtonTiming(hold_ns=round(config.buttons.hold_seconds * 1e9)) if config.entropy.button_timing else None
     state_dir = Path(config.kiosk.state_dir) if config.kiosk.state_dir else None
@@ -149,15 +149,17 @@ def run_tower(config: TowerConfig, factory: Any) -> int:
             why = exc.strerror or exc
             raise ParameterError("config", f"kiosk.state_dir: cannot create {state_dir}: {why}") from None
         roll_log = RollLog(state_dir / LOG_NAME)
-    dice = _dice(config, None, buttons=timing, log=roll_log)
-    display = ResilientDisplay(opener(config.display), retry_seconds=config.display.retry_seconds, log=_stderr)
-    try:
-        tower = Tower(config, pin_factory=factory, display=display, dice=dice, timing=timing, memory=state_dir,
-                      log=_stderr)
-    except GPIOZeroError as exc:
-        _stderr(f"GPIO: {exc}")
-        return 1
-    _stderr(f"running ({config.source}; display {config.display.kind}, pins {factory.__class__.__name__})")
-    run_forever(tower)
+    # Signals are caught from here on: a SIGTERM while the tower starts still ends cleanly.
+    with stop_on_signals() as stop:
+        dice = _dice(config, None, buttons=timing, log=roll_log)
+        display = ResilientDisplay(opener(config.display), retry_seconds=config.display.retry_seconds, log=_stderr)
+        try:
+            tower = Tower(config, pin_factory=factory, display=display, dice=dice, timing=timing,
+                          memory=state_dir, log=_stderr)
+        except GPIOZeroError as exc:
+            _stderr(f"GPIO: {exc}")
+            return 1
+        _stderr(f"running ({config.source}; display {config.display.kind}, pins {factory.__class__.__name__})")
+        run_forever(tower, stop)
     _stderr("stopped: LEDs off, display cleared")
     return 0
