@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from engine.dice import DiceSource, FacesDice, SecretsDice
+from engine.dice import DiceSource, FacesDice, default_dice
 from engine.errors import EngineError, EntropyError, FacesError, ParameterError, UnknownSystemError
 from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
 
@@ -43,7 +43,8 @@ def roll_result(
     """Roll once and return the system's immutable result value.
 
     ``faces`` supplies the dice (a player's physical roll) instead of ``rng``; every face
-    must be used. Without either, the operating system's CSPRNG is used.
+    must be used. Without either, an HMAC_DRBG seeded from the operating system's CSPRNG
+    (:func:`engine.dice.default_dice`).
     """
     spec = get(system)
     resolved = spec.resolve(params)
@@ -52,7 +53,7 @@ def roll_result(
         result = spec.roll(source, resolved)
         source.finish()
         return result
-    return spec.roll(rng if rng is not None else SecretsDice(), resolved)
+    return spec.roll(rng if rng is not None else default_dice(), resolved)
 
 
 def roll(

@@ -30,6 +30,18 @@ class SecretsDice:
         return secrets.randbelow(n)
 
 
+def default_dice() -> DiceSource:
+    """The library's dice when none are passed in: an HMAC_DRBG (:mod:`engine.rng`) instantiated
+    from 256 bits of the operating system's CSPRNG plus a 128-bit nonce.
+
+    The command line and the tower never use this: they pass dice from the health-tested
+    entropy pipeline (``hardware.entropy``), whose sessions can be committed and replayed.
+    """
+    from engine.rng import DrbgDice, HmacDrbg
+
+    return DrbgDice(HmacDrbg(secrets.token_bytes(32), secrets.token_bytes(16), b"dicetower/engine.roll"))
+
+
 def roll_die(dice: DiceSource, sides: int) -> int:
     """One die with faces ``1..sides``."""
     return dice.randbelow(sides) + 1

@@ -69,3 +69,13 @@ def test_subsets_have_k_distinct_fingers_in_range(nk: tuple[int, int]) -> None:
 def test_secrets_dice_rejects_nonsense() -> None:
     with pytest.raises(ValueError, match="n >= 1, got 0"):
         SecretsDice().randbelow(0)
+
+
+def test_the_library_default_is_a_fresh_drbg() -> None:
+    from engine.dice import default_dice
+    from engine.rng import DrbgDice
+
+    a, b = default_dice(), default_dice()
+    assert isinstance(a, DrbgDice)
+    # Independently seeded: 32 d100s agree by chance with probability 1e-64.
+    assert [a.randbelow(100) for _ in range(32)] != [b.randbelow(100) for _ in range(32)]
