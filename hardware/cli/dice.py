@@ -69,6 +69,8 @@ def _add_param(group: argparse._ArgumentGroup, param: Param) -> None:
 
 
 def _show(value: Any) -> str:
+    if value is None:
+        return "not set"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, tuple):
@@ -169,7 +171,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
     for name, p in odds.outcomes.items():
         print(f"  {name:<14}{float(p):>10.4%}")
     for extra, dist in odds.extra.items():
-        shown = ", ".join(f"{k} {float(v):.4%}" for k, v in dist.items() if v)
+        # Rounded to 0.0000% the far tail says nothing; the JSON keeps every value.
+        shown = ", ".join(f"{k} {float(v):.4%}" for k, v in dist.items() if v >= 5e-7)
         print(f"  {extra}: {shown}")
     return 0
 
