@@ -7,6 +7,12 @@ clock; :meth:`Tower.run` is the appliance loop, which sleeps until an event arri
 next tick, bounce settle, note or display retry is due. It ticks at ``kiosk.tick_hz`` while a
 roll animates or a value repeats, and four times a second otherwise. LEDs are set before the display is
 drawn, so a slow or failing display never delays them.
+
+With session dice (:class:`hardware.entropy.SessionDice`) the tower opens a session at start-up
+and again as soon as one closes (a reveal from the settings menu, or the rotation after
+``session_rolls``), and tells the panel its commitment, so the commitment is on the display
+before the session's first roll (docs/fairness.md). A reveal the panel asks for is carried
+out between rolls, never while a finger guess waits.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Any
 
 from engine.dice import DiceSource
 from engine.panel import machine
+from engine.panel import session as sessions
 from engine.panel.model import Effects, Event, EventKind, Screen
 from engine.panel.state import Mode
 from hardware.config import TowerConfig
@@ -32,6 +39,9 @@ PANEL_STATE = "panel.json"
 #: How often the entropy status line is refreshed, and the panel memory saved at most.
 STATUS_EVERY_NS = 1_000_000_000
 SAVE_EVERY_NS = 1_000_000_000
+#: After a session could not be opened (e.g. buttons alone have not credited 256 bits yet),
+#: how long before trying again; a roll tries at once anyway.
+SESSION_RETRY_NS = 5_000_000_000
 #: Ticks while nothing animates: timeouts and the attract screen need no more (and a Pi Zero
 #: idles instead of stepping the machine 25 times a second).
 IDLE_TICK_NS = 250_000_000
@@ -69,6 +79,15 @@ class Tower:
         self.frames = 0  # screens sent to the display
         self.rolls = 0
         self.effects_seen: list[Effects] = []  # the last few effects (for the simulator)
+        # dice sessions: only dice that commit and reveal (SessionDice) have them; the class is
+        # asked, because reading ``commitment`` on the dice would open a session
+        self._has_sessions = all(hasattr(type(dice), name) for name in ("commitment", "session_id", "reveal"))
+        self._session_id: str | None = None  # the session the panel was told about
+        self._commitment = ""
+        self._session_text = ""  # the last SESSION text sent
+        self._session_retry_at = 0
+        self._syncing = False
+        self._reveal_wanted = False
         now = clock()
         self.state, fx = machine.initial(config.panel, now / 1e9, saved=self._recall())
         # the first picture goes up before the pins are claimed: the display is what a player
@@ -89,6 +108,7 @@ class Tower:
         self._saved_at = now
         self._closed = False
         self._update_status(now)
+        self._sync_session(now)  # the first commitment goes up before the first roll
 
     # --- the loop -------------------------------------------------------------------------------
 
@@ -134,6 +154,13 @@ class Tower:
         self._apply(fx, now)
         if event.kind in (EventKind.PRESS, EventKind.HOLD, EventKind.TURN):
             self._dirty = True
+        if fx.request is not None:
+            self._request(fx.request)
+        if self._reveal_wanted and self.state.mode is not Mode.GUESS:
+            # between rolls: this step's roll (if any) is recorded; a hidden hand defers it
+            self._reveal(now)
+        elif event.kind is not EventKind.SESSION:
+            self._sync_session(now)
         return fx
 
     def deadline(self) -> int:
@@ -191,6 +218,63 @@ class Tower:
         if text != self._status:
             self._status = text
             self.step(Event(EventKind.STATUS, text=text), now)
+
+    # --- dice sessions --------------------------------------------------------------------------
+
+    def _request(self, request: str) -> None:
+        if request == sessions.REVEAL and self._has_sessions:
+            self._reveal_wanted = True
+        elif request != sessions.REVEAL:
+            self.log(f"panel: unknown request {request!r}")
+
+    def _reveal(self, now: int) -> None:
+        """Close the session (its seed goes to the roll log), open the next one, tell the panel."""
+        self._reveal_wanted = False
+        try:
+            self.dice.reveal()  # type: ignore[attr-defined]
+        except Exception as exc:  # the log could not be written: say so, and show what is open
+            self.log(f"reveal: {exc}")
+            self._send_session(sessions.unavailable(f"reveal failed: {exc}"), now)
+            self._session_id, self._commitment = None, ""
+            self._sync_session(now, announce=False)
+            return
+        self._sync_session(now)
+
+    def _sync_session(self, now: int, *, announce: bool = True) -> None:
+        """Tell the panel when the session changed: a closed one is announced as revealed, and
+        a new one is opened (at most every SESSION_RETRY_NS while that fails) and shown."""
+        if not self._has_sessions or self._syncing:
+            return
+        self._syncing = True
+        try:
+            sid = self.dice.session_id  # type: ignore[attr-defined]
+            if sid is not None and sid == self._session_id:
+                return
+            if self._session_id is not None:  # the session the panel shows has closed
+                old, self._session_id, self._commitment = self._commitment, None, ""
+                if announce:
+                    self._send_session(sessions.revealed(old), now)
+            if sid is None and now < self._session_retry_at:
+                return
+            try:
+                commitment = str(self.dice.commitment)  # type: ignore[attr-defined]  # opens one if none is open
+                if not sessions.is_commitment(commitment):
+                    raise ValueError(f"the dice gave {commitment!r} as a commitment")
+            except Exception as exc:  # not enough entropy yet, a source failed: a roll will say so
+                self._session_retry_at = now + SESSION_RETRY_NS
+                self._send_session(sessions.unavailable(getattr(exc, "detail", None) or str(exc)), now)
+                return
+            self._session_id = self.dice.session_id  # type: ignore[attr-defined]
+            self._commitment = commitment
+            self._session_retry_at = 0  # the next one (after a reveal) opens at once
+            self._send_session(sessions.committed(commitment), now)
+        finally:
+            self._syncing = False
+
+    def _send_session(self, text: str, now: int) -> None:
+        if text != self._session_text:
+            self._session_text = text
+            self.step(Event(EventKind.SESSION, text=text), now)
 
     # --- what the world sees ----------------------------------------------------------------------
 

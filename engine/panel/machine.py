@@ -1,9 +1,10 @@
 """The panel state machine: ``(state, event, now) -> (state, effects)``, pure.
 
-The hardware feeds button presses, releases, holds, encoder turns, clock ticks and status
-lines; it draws the screens and lights the LEDs the effects ask for. Time and dice are passed
-in: the machine never reads a clock, and it draws dice only when a roll happens (ROLL, or a
-finger pressed after ROLL hid the hand). Button map and screens: docs/panel.md.
+The hardware feeds button presses, releases, holds, encoder turns, clock ticks, status lines
+and the dice session's commitment; it draws the screens and lights the LEDs the effects ask
+for, and carries out requests (a reveal). Time and dice are passed in: the machine never reads
+a clock, and it draws dice only when a roll happens (ROLL, or a finger pressed after ROLL hid
+the hand). Button map and screens: docs/panel.md.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from engine.dice import DiceSource
 from engine.errors import EngineError, ParameterError
 from engine.panel import fields, looks
 from engine.panel import players as slots
+from engine.panel import session as sessions
 from engine.panel import settings as menu
 from engine.panel.config import PanelConfig
 from engine.panel.model import Button, Effects, Event, EventKind, Sound
@@ -42,6 +44,7 @@ class _Out:
 
     sounds: list[Sound] = field(default_factory=list)
     rolled: RollResult | None = None
+    request: str | None = None
 
 
 def initial(config: PanelConfig, now: float, *, saved: Mapping[str, Any] | None = None
@@ -74,6 +77,8 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
     kind = event.kind
     if kind is EventKind.STATUS:
         s = replace(s, status=event.text.strip()[:40])
+    elif kind is EventKind.SESSION:
+        s = _session(s, sessions.parse(event.text))
     elif kind is EventKind.TICK:
         s = _tick(s, out)
     elif kind is EventKind.RELEASE:
@@ -126,6 +131,9 @@ def _input(s: PanelState, event: Event, out: _Out, dice: DiceSource) -> PanelSta
         return _show_result(replace(s, swallow=button), out)
     if s.mode is Mode.SETTINGS:
         return _settings_press(s, button, out)
+    if s.mode is Mode.SESSION:
+        # any button goes back to the menu and does nothing else, nor does its hold
+        return replace(s, mode=Mode.SETTINGS, swallow=button, note="")
     # A result or a message sits over the setup screen: every button does its usual job.
     return _setup_press(replace(s, note=""), button, out, dice)
 
@@ -249,8 +257,21 @@ def _settings_press(s: PanelState, button: Button, out: _Out) -> PanelState:
     if item not in menu.ACTIONS:
         out.sounds.append(looks.LIMIT_SOUND)
         return s
-    if s.armed is not item:
+    if item in (menu.Item.SESSION, menu.Item.REVEAL) and not s.sessions:
+        out.sounds.append(looks.LIMIT_SOUND)
+        return replace(s, armed=None, note="dice have no sessions")
+    if item is menu.Item.SESSION:  # the commitment in full, or why no session is open
+        return replace(s, mode=Mode.SESSION, armed=None, note="")
+    if item is menu.Item.REVEAL and not s.commitment:
+        out.sounds.append(looks.LIMIT_SOUND)
+        return replace(s, armed=None, note="no session open")
+    if item in menu.CONFIRMED and s.armed is not item:
         return replace(s, armed=item, note="")
+    if item is menu.Item.REVEAL:
+        # The menu cannot be open during a roll (a hidden hand takes every button), so this
+        # is always between rolls; the hardware reveals and answers with SESSION events.
+        out.request = sessions.REVEAL
+        return replace(s, armed=None, note="revealing...", revealing=True)
     if item is menu.Item.RESET:
         index = (s.settings.player - 1) % len(s.players)
         players = (*s.players[:index], slots.PlayerSlot(), *s.players[index + 1 :])
@@ -259,6 +280,26 @@ def _settings_press(s: PanelState, button: Button, out: _Out) -> PanelState:
         players = tuple(slots.PlayerSlot() for _ in s.players)
         note = "all players reset"
     return replace(s, players=players, armed=None, note=note)
+
+
+def _session(s: PanelState, news: sessions.News) -> PanelState:
+    """A SESSION event: a new commitment, a reveal, or no session open. Like a status line it
+    does not wake the panel; after a reveal the player asked for, the new session's
+    commitment is shown in full (if the menu is still open)."""
+    s = replace(s, sessions=True)
+    if news.commitment:
+        s = replace(s, commitment=news.commitment, session_why="")
+        if s.revealing:
+            s = replace(s, revealing=False)
+            if s.mode is Mode.SETTINGS:
+                s = replace(s, mode=Mode.SESSION, armed=None)
+        return s
+    if news.revealed:
+        note = "seed revealed: in log" if s.revealing else s.note
+        return replace(s, commitment="", revealed=news.revealed, session_why="", note=note)
+    # no session open (it could not be opened, or a reveal failed): say why on the menu
+    note = news.why[:80] if s.revealing else s.note
+    return replace(s, commitment="", session_why=news.why[:200], note=note, revealing=False)
 
 
 # --- rolling ------------------------------------------------------------------------------
@@ -344,6 +385,7 @@ def _finish(before: PanelState, s: PanelState, out: _Out) -> tuple[PanelState, E
         rgb=view.rgb if old is None or view.rgb != old.rgb else None,
         sounds=tuple(out.sounds),
         rolled=out.rolled.to_dict() if out.rolled is not None else None,
+        request=out.request,
     )
     return replace(s, view=view), effects
 

@@ -34,6 +34,7 @@ class EventKind(StrEnum):
     TURN = "turn"  # rotary encoder: ``steps`` is +n clockwise, -n anticlockwise
     TICK = "tick"  # clock tick: animations, hold-repeat, idle timeout
     STATUS = "status"  # the hardware reports a status line (``text``), e.g. entropy health
+    SESSION = "session"  # the dice session changed (``text``: see engine.panel.session)
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,8 @@ class Event:
             return f"{self.kind}:{self.button}"
         if self.kind is EventKind.TURN:
             return f"turn:{self.steps:+d}"
-        if self.kind is EventKind.STATUS:
-            return f"status:{self.text}"
+        if self.kind in (EventKind.STATUS, EventKind.SESSION):
+            return f"{self.kind}:{self.text}"
         return str(self.kind)
 
 
@@ -77,7 +78,7 @@ class Screen:
     selected: int | None = None
     offset: tuple[int, int] = (0, 0)
     contrast: float = 1.0
-    kind: str = "setup"  # setup | rolling | result | guess | reveal | settings | attract | message
+    kind: str = "setup"  # setup | rolling | result | guess | reveal | settings | session | attract | message
 
     def text(self) -> list[str]:
         """Plain text rendering: title, big line, lines (for terminals and transcripts)."""
@@ -102,6 +103,8 @@ class Effects:
 
     ``leds`` are the five button LEDs' levels 0..1, ``rgb`` the RGB LED as (r, g, b) 0..1.
     ``rolled`` carries the roll result's JSON when this step rolled (for the log).
+    ``request`` asks the hardware for something only it can do, between rolls: ``"reveal"``
+    closes the dice session and reveals its seed (the answer comes back as SESSION events).
     """
 
     screen: Screen | None = None
@@ -109,7 +112,9 @@ class Effects:
     rgb: tuple[float, float, float] | None = None
     sounds: tuple[Sound, ...] = ()
     rolled: dict | None = field(default=None, compare=False)
+    request: str | None = None
 
     @property
     def empty(self) -> bool:
-        return self.screen is None and self.leds is None and self.rgb is None and not self.sounds
+        return (self.screen is None and self.leds is None and self.rgb is None and not self.sounds
+                and self.request is None)

@@ -13,6 +13,8 @@ from typing import Any
 
 from engine.panel.looks import big_word
 from engine.panel.model import Screen
+from engine.panel.session import lines as session_lines
+from engine.panel.session import short as session_short
 from engine.results import RollResult
 
 WIDTH = 21
@@ -174,9 +176,9 @@ def guess(system: str, fingers: Sequence[int], setting: str, note: str, contrast
 def settings(rows: Sequence[tuple[str, str]], selected: int, armed: bool, status: str,
              note: str, contrast: float) -> Screen:
     """The menu; the selected item first, so a two-line display shows it under the title.
-    The entropy status is the last line, after any ``note`` ("P1 reset")."""
+    The entropy status is the last line, after any ``note`` ("P1 reset", at most two lines)."""
     lines: list[str] = []
-    footer = (*((fit(note),) if note else ()), fit(f"entropy {status}" if status else "entropy ?"))
+    footer = (*(wrap(note, rows=2) if note else ()), fit(f"entropy {status}" if status else "entropy ?"))
     room = ROWS - len(footer)
     start = selected % len(rows)
     order = [*range(start, len(rows)), *range(start)]
@@ -193,6 +195,22 @@ def settings(rows: Sequence[tuple[str, str]], selected: int, armed: bool, status
         contrast=contrast,
         kind="settings",
     )
+
+
+def session(commitment: str, revealed: str, why: str, note: str, contrast: float) -> Screen:
+    """The open session's commitment in full, 16 hex digits a line, so a player can note or
+    photograph it before rolling (a 16x2 LCD shows the title and the first 16 digits).
+    ``revealed`` is the commitment of the last session whose seed went to the log; ``note``
+    says what just happened ("seed revealed: in log"). With no session open, ``why``."""
+    if commitment:
+        lines = [*session_lines(commitment), fit(note) if note else "SHA-256 of the seed"]
+    else:
+        room = ROWS - 2 - (1 if revealed else 0)
+        lines = [*wrap(why or "no session open", rows=room), "a roll tries again"]
+    if revealed:
+        lines.append(fit(f"revealed {session_short(revealed)}"))
+    lines.append("any button: back")
+    return Screen(title="commitment", lines=tuple(lines), contrast=contrast, kind="session")
 
 
 def message(title: str, text: str, contrast: float) -> Screen:

@@ -19,6 +19,8 @@ class Item(StrEnum):
     BRIGHTNESS = "brightness"
     ANIMATION = "animation"
     START_KARMA = "start karma"
+    SESSION = "session"  # the dice session's commitment; ROLL shows it in full
+    REVEAL = "reveal seed"  # ROLL, then ROLL again: reveal the seed, start a new session
     RESET = "reset player"
     RESET_ALL = "reset all"
     EXIT = "exit"
@@ -26,8 +28,10 @@ class Item(StrEnum):
 
 ITEMS: tuple[Item, ...] = tuple(Item)
 
-#: Items that ROLL carries out (twice, for the resets: the first press asks).
-ACTIONS = frozenset({Item.RESET, Item.RESET_ALL, Item.EXIT})
+#: Items that ROLL carries out (twice for the resets and the reveal: the first press asks).
+ACTIONS = frozenset({Item.SESSION, Item.REVEAL, Item.RESET, Item.RESET_ALL, Item.EXIT})
+#: Actions that ask first: ROLL arms them, a second ROLL carries them out.
+CONFIRMED = frozenset({Item.REVEAL, Item.RESET, Item.RESET_ALL})
 
 
 @dataclass(frozen=True)

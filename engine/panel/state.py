@@ -32,6 +32,7 @@ class Mode(StrEnum):
     GUESS = "guess"  # fingers: the tower hides its hand, buttons are fingers
     SETTINGS = "settings"  # the menu opened by holding MODE
     MESSAGE = "message"  # a one-line problem (bad parameters, no entropy) until a press
+    SESSION = "session"  # the session's commitment in full (from the settings menu)
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,13 @@ class PanelState:
     system_index: int = 0
     field_index: int = 0
     item_index: int = 0  # selected settings item
-    armed: Item | None = None  # a reset waiting for its second ROLL
+    armed: Item | None = None  # a reset (or the reveal) waiting for its second ROLL
     status: str = ""  # entropy status line from the hardware
+    sessions: bool = False  # the hardware reports dice sessions (SESSION events)
+    commitment: str = ""  # the open session's commitment (hex), "" when none is open
+    revealed: str = ""  # the commitment of the last session whose seed was revealed
+    session_why: str = ""  # why no session is open, as the hardware said
+    revealing: bool = False  # a reveal was asked for and its new session not yet shown
     odds: float | None = None  # chance of success of the current setting
     problem: str | None = None  # why the current setting cannot roll
     result: RollResult | None = None

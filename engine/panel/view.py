@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.panel import fields, looks, screens
+from engine.panel import session as sessions
 from engine.panel import settings as menu
 from engine.panel.players import carried
 from engine.panel.state import Mode, PanelState, View
@@ -40,8 +41,11 @@ def render(s: PanelState) -> View:
         return View(screens.guess(s.system_id, s.fingers, _hand(s), s.note, contrast),
                     looks.fingers_leds(s.fingers), looks.WAITING)
     if s.mode is Mode.SETTINGS:
-        rows = [(str(item), menu.show(s.settings, item)) for item in menu.ITEMS]
+        rows = [(str(item), _setting_value(s, item)) for item in menu.ITEMS]
         screen = screens.settings(rows, s.item_index, s.armed is not None, s.status, s.note, contrast)
+        return View(screen, looks.LEDS_OFF, looks.OFF)
+    if s.mode is Mode.SESSION:
+        screen = screens.session(s.commitment, s.revealed, s.session_why, s.note, contrast)
         return View(screen, looks.LEDS_OFF, looks.OFF)
     title, text = s.message
     return View(screens.message(title or "note", text, contrast), looks.LEDS_OFF, looks.ERROR)
@@ -52,6 +56,14 @@ def player_line(s: PanelState) -> str:
     spec = s.spec
     values: dict[str, Any] = {**s.slot.of(spec.id), **carried(s.slot, spec, s.settings.start_karma)}
     return " ".join(f"{name.replace('_', ' ')} {_brief(v)}" for name, v in values.items())
+
+
+def _setting_value(s: PanelState, item: menu.Item) -> str:
+    if item is menu.Item.SESSION:
+        if s.commitment:
+            return sessions.short(s.commitment)
+        return "not open" if s.sessions else "none"
+    return menu.show(s.settings, item)
 
 
 def _brief(value: Any) -> str:
@@ -67,7 +79,12 @@ def _setup(s: PanelState, contrast: float) -> screens.Screen:
     if s.problem:
         footer = screens.wrap("! " + s.problem, rows=2)
     else:
-        footer = (screens.fit(f"P{s.settings.player} {player_line(s)}".rstrip()),)
+        player = f"P{s.settings.player} {player_line(s)}".rstrip()
+        # the session's commitment at the right, where it fits beside what the player carries
+        mark = sessions.short(s.commitment) if s.commitment else ""
+        if mark and len(player) + 1 + len(mark) <= screens.WIDTH:
+            player = screens.spread(player, mark, screens.WIDTH)
+        footer = (screens.fit(player),)
     selected = s.field_index % len(offered) if offered else 0
     return screens.setup(s.system_id, rows, selected, s.odds, footer, contrast)
 

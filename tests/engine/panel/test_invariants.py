@@ -1,5 +1,6 @@
 """Random event sequences against the real five systems: the machine never crashes, never
-leaves a field or setting out of range, never draws a die without a ROLL, and emits a screen
+leaves a field or setting out of range, never draws a die without a ROLL, asks for a reveal
+only on the second ROLL of "reveal seed" (never during a finger guess), and emits a screen
 exactly when the picture changes."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from engine.errors import EntropyError
 from engine.panel import fields
+from engine.panel import session as sessions
 from engine.panel import settings as menu
 from engine.panel.machine import PanelConfig, initial, step
 from engine.panel.model import Button, Event, EventKind
@@ -29,6 +31,19 @@ _button_events = st.builds(
     st.sampled_from([P, P, P, P, P, H, R, R]),
     st.sampled_from([*Button, Button.ROLL, Button.ROLL, Button.PLUS, Button.MINUS]),
 )
+_commitments = st.binary(min_size=32, max_size=32).map(bytes.hex)
+_session_events = st.one_of(
+    _commitments.map(sessions.committed),
+    _commitments.map(sessions.revealed),
+    st.text(max_size=80),  # no session open, and why (or anything at all)
+).map(lambda t: Event(EventKind.SESSION, text=t))
+# Settings items are many FIELD presses apart: a script that holds MODE and then steps to
+# "session" or "reveal seed" and presses ROLL (twice) reaches the full view and the reveal.
+_to_session_item = [Event(H, Button.MODE), Event(R, Button.MODE), *[Event(P, Button.FIELD)] * 4]
+_menu_walks = st.sampled_from([
+    (*_to_session_item, Event(P, Button.ROLL)),
+    (*_to_session_item, Event(P, Button.FIELD), Event(P, Button.ROLL), Event(P, Button.ROLL)),
+])
 _events = st.one_of(
     _button_events,
     _button_events,
@@ -37,6 +52,7 @@ _events = st.one_of(
     st.just(Event(EventKind.TICK)),
     st.integers(-7, 7).map(lambda n: Event(EventKind.TURN, steps=n)),
     st.text(max_size=60).map(lambda t: Event(EventKind.STATUS, text=t)),
+    _session_events,
 )
 _gaps = st.one_of(
     st.floats(0.0, 0.6),
@@ -81,6 +97,25 @@ def _check_state(s: PanelState) -> None:
             assert fields.in_range(p, values[p.name]), (sid, p.name, values[p.name])
     if s.mode is Mode.GUESS:
         assert s.fingers and set(s.fingers) <= {1, 2, 3, 4, 5}
+    assert s.commitment == "" or sessions.is_commitment(s.commitment)
+    assert s.revealed == "" or sessions.is_commitment(s.revealed)
+    assert s.sessions or not (s.commitment or s.revealed)
+
+
+def _may_request(before: PanelState, event: Event) -> bool:
+    """A reveal is asked for only by the second ROLL on "reveal seed" with a session open:
+    in the settings menu, so never during a roll or a finger guess."""
+    return (event.kind is P and event.button is Button.ROLL and not before.asleep
+            and before.mode is Mode.SETTINGS and before.item is menu.Item.REVEAL
+            and before.armed is menu.Item.REVEAL and bool(before.commitment))
+
+
+def _check_request(before: PanelState, event: Event, after: PanelState, request: str | None) -> None:
+    if request is None:
+        return
+    assert request == sessions.REVEAL
+    assert _may_request(before, event), (str(event), before.mode, before.item, before.armed)
+    assert Mode.GUESS not in (before.mode, after.mode)
 
 
 def _check_view(s: PanelState) -> None:
@@ -100,8 +135,12 @@ def _check_view(s: PanelState) -> None:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(config=_configs, script=st.lists(st.tuples(_events, _gaps), min_size=10, max_size=70),
+       walks=st.lists(st.tuples(st.integers(0, 70), _menu_walks), max_size=3),
        seed=st.binary(min_size=1, max_size=4))
-def test_random_sequences(config: PanelConfig, script: list[tuple[Event, float]], seed: bytes) -> None:
+def test_random_sequences(config: PanelConfig, script: list[tuple[Event, float]],
+                          walks: list[tuple[int, tuple[Event, ...]]], seed: bytes) -> None:
+    for at, walk in sorted(walks, key=lambda w: -w[0]):
+        script[at:at] = [(e, 0.05) for e in walk]
     dice = CountingDice(seeded_dice(seed))
     now = 1000.0
     state, _ = initial(config, now)
@@ -115,6 +154,7 @@ def test_random_sequences(config: PanelConfig, script: list[tuple[Event, float]]
             assert _may_draw(before, event), (str(event), before.mode)
         if state.mode is Mode.GUESS and before.mode is not Mode.GUESS:
             assert event.kind is P and event.button is Button.ROLL
+        _check_request(before, event, state, effects.request)
         assert before.view is not None and state.view is not None
         assert (effects.screen is not None) == (state.view.screen != before.view.screen)
         if effects.screen is not None:
@@ -158,6 +198,9 @@ def test_long_walk_reaches_every_screen_and_keeps_every_invariant() -> None:
     menu_events += [Event(P, Button.ROLL)] * 6 + [Event(EventKind.TICK)] * 8
     menu_events += [Event(EventKind.TURN, steps=n) for n in (-3, -1, 1, 3)]
     menu_events += [Event(EventKind.STATUS, text="kernel ok")]
+    menu_events += [Event(EventKind.SESSION, text=t) for t in (
+        sessions.committed("ab" * 32), sessions.revealed("ab" * 32), sessions.committed("cd" * 32),
+        sessions.unavailable("not enough entropy"))]
     gaps = (0.0, 0.05, 0.1, 0.4, 1.0, 50.0, 150.0)
     config = PanelConfig(animation_seconds=0.3, idle_seconds=120.0, result_hold_seconds=5.0)
     dice = CountingDice(seeded_dice(b"panel-walk-dice"))
@@ -171,6 +214,7 @@ def test_long_walk_reaches_every_screen_and_keeps_every_invariant() -> None:
         state, effects = step(state, event, now, dice=dice)
         if dice.calls > calls or effects.rolled is not None:
             assert _may_draw(before, event)
+        _check_request(before, event, state, effects.request)
         assert (effects.screen is not None) == (state.view.screen != before.view.screen)
         _check_state(state)
         _check_view(state)
