@@ -50,15 +50,15 @@ class _Out:
 def initial(config: PanelConfig, now: float, *, saved: Mapping[str, Any] | None = None
             ) -> tuple[PanelState, Effects]:
     """The panel at power-on: first system's setup screen, or what ``saved`` (from
-    :func:`snapshot`) remembers. Loads every enabled system, so a broken one fails here."""
+    :func:`snapshot`) remembers. Systems are loaded on first use (start-up on a Pi Zero pays
+    for the first one only); their ids were checked by :class:`PanelConfig`."""
     now = float(now) if _finite(now) else 0.0
     settings = menu.from_config(config.players, config.brightness, config.animation_seconds,
                                 config.start_karma)
-    values = {sid: _start_values(systems.get(sid)) for sid in config.systems}
     state = PanelState(
         config=config, now=now, settings=settings,
         players=tuple(slots.PlayerSlot() for _ in range(config.players)),
-        values=values, last_activity=now,
+        values={}, last_activity=now,
     )
     if saved is not None:
         state = _restore(state, saved)
@@ -394,6 +394,8 @@ def _refresh(s: PanelState, before: PanelState | None) -> PanelState:
     """Recompute the chance of success when the setting (system, fields, player values)
     changed; odds are exact and can take a moment, so not on every tick."""
     spec = s.spec
+    if s.system_id not in s.values:  # first visit to this system
+        s = replace(s, values={**s.values, s.system_id: _start_values(spec)})
     raw = _raw(s, spec)
     if any(p.name == fields.GUESS for p in spec.params):
         raw.setdefault(fields.GUESS, 1)  # the chance is the same whichever finger
@@ -431,9 +433,10 @@ def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
     raw_values = saved.get("values")
     if isinstance(raw_values, Mapping):
         for sid, entries in raw_values.items():
-            if sid not in values or not isinstance(entries, Mapping):
+            if sid not in s.config.systems or not isinstance(entries, Mapping):
                 continue
             spec = systems.get(sid)
+            values.setdefault(sid, _start_values(spec))
             for p in fields.panel_params(spec, slots.player_params(spec)):
                 if p.name in entries and fields.in_range(p, entries[p.name]):
                     values[sid][p.name] = entries[p.name]

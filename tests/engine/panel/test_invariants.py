@@ -88,7 +88,10 @@ def _check_state(s: PanelState) -> None:
     assert len(s.players) == cfg.players
     offered = s.fields()
     assert 0 <= s.field_index < max(1, len(offered))
-    for sid in cfg.systems:
+    # Systems are loaded on first visit; the one on show always has its values.
+    assert s.system_id in s.values
+    assert set(s.values) <= set(cfg.systems)
+    for sid in s.values:
         spec = get(sid)
         values = s.values[sid]
         params = fields.panel_params(spec, ("karma", "skill_locked"))
@@ -220,3 +223,11 @@ def test_long_walk_reaches_every_screen_and_keeps_every_invariant() -> None:
         _check_view(state)
         seen.add(state.view.screen.kind)
     assert seen >= {"setup", "rolling", "result", "guess", "reveal", "settings", "message", "attract"}
+
+
+def test_systems_are_set_up_on_first_visit_only() -> None:
+    # Start-up on a Pi Zero pays for the first system; MODE brings in the next.
+    s, _ = initial(PanelConfig(), 0.0)
+    assert set(s.values) == {SYSTEM_IDS[0]}
+    s, _ = step(s, Event(EventKind.PRESS, Button.MODE), 1.0, dice=CountingDice(seeded_dice(b"lazy")))
+    assert set(s.values) == set(SYSTEM_IDS[:2])
