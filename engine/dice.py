@@ -80,9 +80,12 @@ class FacesDice:
     @classmethod
     def parse(cls, text: str) -> FacesDice:
         """``"5,1"`` -> faces 5 then 1; a clear error for anything else."""
-        parts = [p.strip() for p in text.replace(" ", ",").split(",") if p.strip()]
-        if not parts:
+        parts = [p.strip() for p in text.strip().replace(" ", ",").split(",")]
+        if not text.strip():
             raise FacesError(f"expected a comma-separated list of die faces, got {text!r}")
+        if "" in parts and " " not in text.strip():
+            raise FacesError(f"an empty place in {text!r}; expected faces like 5,1")
+        parts = [p for p in parts if p]
         faces = []
         for p in parts:
             try:
@@ -106,7 +109,8 @@ class FacesDice:
             )
         face = self._faces[self._used]
         if not 1 <= face <= n:
-            raise FacesError(f"face {face} (number {self._used + 1}) is not on a d{n}; allowed 1..{n}")
+            hint = f" (a d{n}'s 0 is typed as {n})" if face == 0 and n == 10 else ""
+            raise FacesError(f"face {face} (number {self._used + 1}) is not on a d{n}; allowed 1..{n}{hint}")
         self._used += 1
         return face - 1
 

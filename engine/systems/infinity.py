@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.dice import DiceSource, roll_die
-from engine.errors import ParameterError
+from engine.dice import DiceSource, FacesDice, roll_die
+from engine.errors import FacesError, ParameterError
 from engine.params import Param
 from engine.results import Odds, RollResult, freeze
 from engine.systems import SystemSpec
@@ -28,6 +28,7 @@ from engine.systems.infinity_rules import (
     RETRY_PENALTY,
     Attacker,
     Participant,
+    Related,
     beats_routine,
     combine,
     doubles_of,
@@ -37,11 +38,12 @@ from engine.systems.infinity_rules import (
     success_rating,
 )
 
-__all__ = ["SYSTEM", "Attacker", "InfinityResult", "Participant", "effective_rating", "skill_bonus"]
+__all__ = ["SYSTEM", "Attacker", "InfinityResult", "Participant", "Related", "effective_rating", "skill_bonus"]
 
 RATING_MAX = 150
 DEFAULT_RATING = 8  # "A skill of 8 (Average)"
 DEFAULT_CR = 10
+CR_MAX = 100
 DAMAGE_MAX = 200  # the text's Death Star cannon is 170
 MAX_OTHERS = 9  # a whole table: the roller and up to nine other characters of each kind
 
@@ -79,9 +81,32 @@ def _attacker_item(value: Any) -> Attacker:
     return Attacker(_whole(rating, "rating", RATING_MAX), _whole(damage, "damage", DAMAGE_MAX))
 
 
+def _related_item(value: Any) -> int | Related:
+    """A related skill: ``"16"`` (rating 16, adds +1 if it beats CR 0) or ``"16:8"`` / ``"16:moderate"``
+    (a more distant skill that must beat Coordination CR 8), a :class:`Related`, a pair or a
+    mapping with ``rating`` and ``cr`` (as a roll's JSON shows it). At CR 0 it is the plain rating."""
+    if isinstance(value, Related):
+        rating, cr = value.rating, value.cr
+    elif isinstance(value, Mapping):
+        rating, cr = value.get("rating"), value.get("cr")
+    elif isinstance(value, list | tuple) and len(value) == 2:
+        rating, cr = value
+    elif isinstance(value, str) and value.count(":") == 1:
+        rating, cr = value.split(":")
+    elif isinstance(value, str) and ":" in value:
+        raise ValueError(f"{value!r} is not RATING or RATING:CR")
+    else:
+        return _rating_item(value)
+    if isinstance(cr, str) and cr.strip().lower() in CR_NAMES:
+        cr = CR_NAMES[cr.strip().lower()]
+    number = _whole(rating, "rating", RATING_MAX)
+    coordination_cr = _whole(cr, "Coordination CR", CR_MAX)
+    return Related(number, coordination_cr) if coordination_cr else number
+
+
 PARAMS: tuple[Param, ...] = (
     Param("rating", "int", "Skill or Attack Rating of the roller", default=DEFAULT_RATING, lo=0, hi=RATING_MAX),
-    Param("cr", "int", "Challenge Rating (number or name)", default=DEFAULT_CR, lo=0, hi=100, names=CR_NAMES),
+    Param("cr", "int", "Challenge Rating (number or name)", default=DEFAULT_CR, lo=0, hi=CR_MAX, names=CR_NAMES),
     Param("declaration", "bool", "the player made a Declaration: +1", default=False),
     Param("retry", "bool", "second attempt after a Complication, same skill: -3", default=False),
     Param("modifier", "int", "situational modifier added to the total", default=0, lo=-50, hi=50),
@@ -90,8 +115,12 @@ PARAMS: tuple[Param, ...] = (
         default=(), item=_rating_item, item_help=f"ratings 0..{RATING_MAX}", max_items=MAX_OTHERS, panel=False,
     ),
     Param(
-        "related", "list", "Coordination: rating of a character using a related skill (adds at most +1)",
-        default=(), item=_rating_item, item_help=f"ratings 0..{RATING_MAX}", max_items=MAX_OTHERS, panel=False,
+        "related", "list",
+        "Coordination: a character using a related skill (adds at most +1); RATING:CR for a more distant "
+        "skill that must beat a Coordination CR above 0",
+        default=(), item=_related_item,
+        item_help=f"RATING or RATING:CR, rating 0..{RATING_MAX}, Coordination CR 0..{CR_MAX} or a CR name",
+        max_items=MAX_OTHERS, panel=False,
     ),
     Param("volley", "bool", "Volley Attack: combine attacks, add weapon Damage, compare with --defense",
           default=False, panel=False),
@@ -180,24 +209,42 @@ def _adjustment(params: Mapping[str, Any]) -> int:
     )
 
 
-def _roster(params: Mapping[str, Any]) -> list[tuple[str, int, int | None, bool]]:
-    """``(role, rating, damage, primary)`` in the order the dice are drawn (DESIGN §5):
-    the roller, then helpers (or Volley attackers), then related skills."""
+def _roster(params: Mapping[str, Any]) -> list[tuple[str, int, int | None, bool, int]]:
+    """``(role, rating, damage, primary, coordination CR)`` in the order the dice are drawn
+    (DESIGN §5): the roller, then helpers (or Volley attackers), then related skills."""
     volley = params["volley"]
-    roster: list[tuple[str, int, int | None, bool]] = [
-        ("roller", effective_rating(params), params["damage"] if volley else None, True)
+    roster: list[tuple[str, int, int | None, bool, int]] = [
+        ("roller", effective_rating(params), params["damage"] if volley else None, True, 0)
     ]
     if volley:
-        roster += [("attacker", a.rating, a.damage, True) for a in params["attacker"]]
+        roster += [("attacker", a.rating, a.damage, True, 0) for a in params["attacker"]]
     else:
-        roster += [("helper", r, None, True) for r in params["helper"]]
-    roster += [("related", r, None, False) for r in params["related"]]
+        roster += [("helper", r, None, True, 0) for r in params["helper"]]
+    roster += [
+        ("related", r.rating, None, False, r.cr) if isinstance(r, Related) else ("related", r, None, False, 0)
+        for r in params["related"]
+    ]
     return roster
+
+
+def _check_faces(dice: DiceSource, roster: list[tuple[str, int, int | None, bool, int]]) -> None:
+    """Typed-in faces must be exactly two per character; say how many, not "at least" one more."""
+    if not isinstance(dice, FacesDice):
+        return
+    given, needed = len(dice.faces) - dice.used, 2 * len(roster)
+    if given != needed:
+        kind = "too few" if given < needed else "too many"
+        who = "" if len(roster) == 1 else (
+            f" for each of the {len(roster)} characters (the roller, then each --helper or --attacker, "
+            "then each --related)"
+        )
+        raise FacesError(f"{kind} faces: {given} given, this roll takes exactly {needed}: hot then cold{who}")
 
 
 def roll(dice: DiceSource, params: Mapping[str, Any]) -> InfinityResult:
     """Roll hot then cold for each character in roster order and settle the group."""
     roster = _roster(params)
+    _check_faces(dice, roster)
     faces: list[int] = []
     drawn: list[tuple[int, int]] = []
     for _ in roster:
@@ -205,15 +252,17 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> InfinityResult:
         cold = roll_die(dice, DIE_SIDES)
         faces += (hot, cold)
         drawn.append((hot, cold))
-    totals = [rating + hot_cold_bonus(h, c) for (_, rating, _, _), (h, c) in zip(roster, drawn, strict=True)]
-    group = combine(totals, (p for *_, p in roster), (d for _, _, d, _ in roster))
+    totals = [rating + hot_cold_bonus(h, c) for (_, rating, *_), (h, c) in zip(roster, drawn, strict=True)]
+    group = combine(
+        totals, (p for *_, p, _ in roster), (d for _, _, d, *_ in roster), (cr for *_, cr in roster)
+    )
     participants = tuple(
         Participant(
             role=role, rating=rating, hot=h, cold=c, bonus=hot_cold_bonus(h, c), total=t,
             doubles=doubles_of(h, c), damage=damage, base=i == group.base_index,
-            adds=i != group.base_index and beats_routine(t),
+            adds=i != group.base_index and beats_routine(t - cr), coordination_cr=cr,
         )
-        for i, ((role, rating, damage, _), (h, c), t) in enumerate(zip(roster, drawn, totals, strict=True))
+        for i, ((role, rating, damage, _, cr), (h, c), t) in enumerate(zip(roster, drawn, totals, strict=True))
     )
     volley = params["volley"]
     weapon = (group.damage or 0) if volley else 0
@@ -247,8 +296,9 @@ def odds(params: Mapping[str, Any]) -> Odds:
     roster = _roster(params)
     volley = params["volley"]
     difficulty = params["defense"] if volley else params["cr"]
-    primaries = [(rating, damage or 0) for _, rating, damage, primary in roster if primary]
-    related = [rating for _, rating, _, primary in roster if not primary]
+    primaries = [(rating, damage or 0) for _, rating, damage, primary, _ in roster if primary]
+    # A total beats its Coordination CR exactly when (rating - CR) + bonus beats CR 0.
+    related = [rating - cr for _, rating, _, primary, cr in roster if not primary]
     probs, success = outcome_odds(primaries, related, _adjustment(params) - difficulty, volley)
     return Odds(
         system="infinity",
@@ -273,8 +323,37 @@ _DOUBLES_TEXT = {
 
 
 def _cr_label(cr: int) -> str:
+    # The last name is the text's own label (30 is "Nearly Impossible", not "impossible").
     names = [name for name, value in CR_NAMES.items() if value == cr]
-    return f"CR {cr} ({names[0]})" if names else f"CR {cr}"
+    return f"CR {cr} ({names[-1]})" if names else f"CR {cr}"
+
+
+def _other(p: Participant) -> str:
+    """Another character's total, marked when it is the base, with its Coordination CR
+    and its own Doubles (each character who rolls Doubles has a Mishap or Breakthrough)."""
+    text = f"{p.role} {p.total}{'*' if p.base else ''}"
+    if p.coordination_cr:
+        text += f" vs CR {p.coordination_cr}"
+    if p.doubles != "none":
+        text += f" ({p.doubles} {p.hot}-{p.cold})"
+    return text
+
+
+def _breakdown(result: InfinityResult) -> str:
+    """How the final total is built, when it is more than the roller's own total."""
+    params = result.params
+    parts = [str(result.base)]
+    if len(result.participants) > 1:
+        parts.append(f"+{result.coordination} coordinating")
+    if params["declaration"]:
+        parts.append(f"+{DECLARATION_BONUS} declaration")
+    if params["retry"]:
+        parts.append(f"-{RETRY_PENALTY} retry")
+    if params["modifier"]:
+        parts.append(f"{params['modifier']:+d} modifier")
+    if result.weapon_damage is not None:
+        parts.append(f"+{result.weapon_damage} weapon")
+    return "" if len(parts) == 1 else " = " + " ".join(parts)
 
 
 def describe(result: RollResult) -> list[str]:
@@ -285,11 +364,11 @@ def describe(result: RollResult) -> list[str]:
     lines = [f"hot {me.hot}  cold {me.cold}  bonus {me.bonus:+d}  ({me.rating} -> {me.total})"]
     others = result.participants[1:]
     if others:
-        shown = ", ".join(f"{p.role} {p.total}{'*' if p.base else ''}" for p in others)
+        shown = ", ".join(_other(p) for p in others)
         lines.append(f"others: {shown}; base {result.base} +{result.coordination} coordinating")
     against = f"Defense {result.difficulty}" if result.damage is not None else _cr_label(result.difficulty)
     label = "attack total" if result.damage is not None else "total"
-    lines.append(f"{label} {result.total} vs {against}: result {result.result:+d}")
+    lines.append(f"{label} {result.total}{_breakdown(result)} vs {against}: result {result.result:+d}")
     verdict = f"{_CALLOUT[result.outcome]} ({result.success_rating} SR)"
     if result.damage is not None:
         verdict += f", damage {result.damage}"

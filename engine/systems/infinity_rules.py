@@ -141,6 +141,21 @@ class Attacker:
 
 
 @dataclass(frozen=True)
+class Related:
+    """A related skill that must beat a Coordination CR above 0 to add its +1.
+
+    *"In general, the more distantly related a related skill is, the higher the Coordination
+    CR would be"*; a related skill at the usual CR 0 is given as its plain rating instead.
+    """
+
+    rating: int
+    cr: int
+
+    def __str__(self) -> str:
+        return f"{self.rating}:{self.cr}"
+
+
+@dataclass(frozen=True)
 class Participant:
     """One character's dice and total in a roll.
 
@@ -148,7 +163,8 @@ class Participant:
     primary skill), ``related`` (a related skill: only ever adds +1) or ``attacker`` (another
     combat skill in a Volley). ``damage`` is the weapon Damage of combat participants in a
     Volley, else None. ``base`` marks the total the group builds on; ``adds`` marks a total
-    that adds +1 to it (beat CR 0 and is not the base).
+    that adds +1 to it (beat its Coordination CR and is not the base). ``coordination_cr``:
+    the CR this total must beat to add +1 (0, Routine, except for a more distant related skill).
     """
 
     role: str
@@ -161,6 +177,7 @@ class Participant:
     damage: int | None
     base: bool
     adds: bool
+    coordination_cr: int = 0
 
 
 @dataclass(frozen=True)
@@ -173,16 +190,23 @@ class Combined:
     base_index: int
 
 
-def combine(totals: Iterable[int], primary: Iterable[bool], damages: Iterable[int | None]) -> Combined:
+def combine(
+    totals: Iterable[int],
+    primary: Iterable[bool],
+    damages: Iterable[int | None],
+    needs: Iterable[int] | None = None,
+) -> Combined:
     """Coordination and Volley Attacks: the highest primary (or combat) total is the base;
     every other total that beats CR 0 adds +1; in a Volley the base's weapon Damage is added.
 
-    Ties for the base go to the one with the higher Damage (the group uses its best weapon),
-    then to the earlier participant (the roller first).
+    ``needs`` gives each total's Coordination CR (default 0 for all): a more distantly related
+    skill must beat a higher CR to add its +1. Ties for the base go to the one with the higher
+    Damage (the group uses its best weapon), then to the earlier participant (the roller first).
     """
     totals = tuple(totals)
     primary = tuple(primary)
     damages = tuple(damages)
+    crs = (0,) * len(totals) if needs is None else tuple(needs)
     best = -1
     for i, (t, p) in enumerate(zip(totals, primary, strict=True)):
         if not p:
@@ -191,5 +215,5 @@ def combine(totals: Iterable[int], primary: Iterable[bool], damages: Iterable[in
             best = i
     if best < 0:
         raise ValueError("a group needs at least one primary-skill (or combat) total")
-    adds = sum(1 for i, t in enumerate(totals) if i != best and beats_routine(t))
+    adds = sum(1 for i, (t, cr) in enumerate(zip(totals, crs, strict=True)) if i != best and beats_routine(t - cr))
     return Combined(base=totals[best], coordination=adds, damage=damages[best], base_index=best)

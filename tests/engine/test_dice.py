@@ -79,3 +79,12 @@ def test_the_library_default_is_a_fresh_drbg() -> None:
     assert isinstance(a, DrbgDice)
     # Independently seeded: 32 d100s agree by chance with probability 1e-64.
     assert [a.randbelow(100) for _ in range(32)] != [b.randbelow(100) for _ in range(32)]
+
+
+def test_a_d10_zero_gets_a_hint_and_an_empty_place_is_an_error() -> None:
+    with pytest.raises(FacesError, match=r"not on a d10; allowed 1..10 \(a d10's 0 is typed as 10\)"):
+        roll_die(FacesDice([0]), 10)
+    with pytest.raises(FacesError, match=r"an empty place in '5,,1'"):
+        FacesDice.parse("5,,1")
+    assert FacesDice.parse("5, 1").faces == (5, 1)
+    assert FacesDice.parse("5 1").faces == (5, 1)

@@ -374,3 +374,80 @@ def test_single_roll_invariants(
     assert r["success"] == (r["result"] >= 1) == (r["success_rating"] >= 1)
     assert (r["doubles"] != "none") == (hot == cold)
     assert r["dice"] == [hot, cold]
+
+
+# --- Review: a distant related skill's Coordination CR ------------------------------------
+# "In general, the more distantly related a related skill is, the higher the Coordination CR
+# would be ... the GM could require the player to actually roll ... a persuasion attempt (at
+# a much higher CR)."
+
+
+def test_distant_related_skill_must_beat_its_coordination_cr() -> None:
+    # mechanic 12; persuasion 16 against Coordination CR 15 beats it (16 - 15 = 1) and adds +1
+    r = engine.roll("infinity", rating=9, related=["13:15"], cr=10, faces=[3, 4, 3, 4])
+    assert [p["total"] for p in r["participants"]] == [12, 16]
+    assert r["participants"][1]["coordination_cr"] == 15
+    assert (r["participants"][1]["adds"], r["coordination"], r["total"]) == (True, 1, 13)
+    # a persuasion total of 15 only meets CR 15: no +1, though it beats CR 0 easily
+    r = engine.roll("infinity", rating=9, related=["13:formidable"], cr=10, faces=[3, 4, 2, 4])
+    assert r["participants"][1]["total"] == 15
+    assert (r["participants"][1]["adds"], r["coordination"], r["total"]) == (False, 0, 12)
+
+
+def test_coordination_cr_applies_to_volley_related_skills_too() -> None:
+    # the robot with the trick at Coordination CR 20: the trick's 20 no longer adds
+    r = engine.roll(
+        "infinity", rating=10, volley=True, damage=16, defense=25, attacker=["9:18"], related=["17:20"],
+        faces=[3, 4, 3, 4, 3, 4],
+    )
+    assert [p["total"] for p in r["participants"]] == [13, 12, 20]
+    assert (r["coordination"], r["total"]) == (1, 30)
+
+
+def test_coordination_cr_in_combine_defaults_to_routine() -> None:
+    assert combine((12, 16), (True, False), (None, None)).coordination == 1
+    assert combine((12, 16), (True, False), (None, None), (0, 15)).coordination == 1
+    assert combine((12, 16), (True, False), (None, None), (0, 16)).coordination == 0
+
+
+# --- Review: the human output tells every character's Doubles and how the total is built ---
+
+
+def test_describe_shows_a_helpers_doubles() -> None:
+    # Each character rolls their own dice, so a helper's 3-3 is that helper's Mishap.
+    lines = get("infinity").describe(
+        engine.roll_result("infinity", rating=14, helper=[10, 9], cr=0, faces=[2, 3, 3, 3, 7, 7])
+    )
+    others = lines[1]
+    assert "helper 10 (mishap 3-3)" in others
+    assert "helper 9 (breakthrough 7-7)" in others
+    assert "Doubles" not in lines[-1]  # the roller's own 2-3 are not Doubles
+
+
+def test_describe_shows_how_the_total_is_built() -> None:
+    spec = get("infinity")
+    single = spec.describe(engine.roll_result("infinity", rating=8, cr=10, faces=[3, 4]))
+    assert single[1].startswith("total 11 vs CR 10")  # nothing to explain
+    adjusted = spec.describe(
+        engine.roll_result("infinity", rating=8, cr=10, declaration=True, retry=True, modifier=2, faces=[3, 4])
+    )
+    assert "total 11 = 11 +1 declaration -3 retry +2 modifier vs CR 10" in adjusted[1]
+    volley = spec.describe(
+        engine.roll_result(
+            "infinity", rating=10, volley=True, damage=16, defense=25, attacker=["9:18"], related=[17],
+            faces=[3, 4, 3, 4, 3, 4],
+        )
+    )
+    assert "attack total 31 = 13 +2 coordinating +16 weapon vs Defense 25" in volley[2]
+    alone = spec.describe(engine.roll_result("infinity", rating=13, volley=True, damage=16, defense=20, faces=[1, 2]))
+    assert "attack total 30 = 14 +16 weapon vs Defense 20" in alone[1]
+    distant = spec.describe(
+        engine.roll_result("infinity", rating=9, related=["13:15"], cr=10, faces=[3, 4, 3, 4])
+    )
+    assert "related 16 vs CR 15" in distant[1]
+
+
+def test_describe_labels_cr_30_with_the_texts_name() -> None:
+    # the table's label for 30 is "Nearly Impossible", not "impossible"
+    lines = get("infinity").describe(engine.roll_result("infinity", rating=8, cr=30, faces=[3, 4]))
+    assert "CR 30 (nearly-impossible)" in lines[1]

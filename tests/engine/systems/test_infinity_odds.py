@@ -313,3 +313,26 @@ def test_seeded_group_rolls_agree_with_exact_odds() -> None:
     for _ in range(n):
         outcomes[SPEC.roll(dice, params).outcome] += 1
     assert chi_square_p(outcomes, SPEC.odds(params).outcomes, n) > 1e-4
+
+
+# --- Review: odds with a distant related skill's Coordination CR ---------------------------
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"rating": 12, "cr": 14, "related": ["16:8"]},
+        {"rating": 3, "cr": 5, "related": ["9:difficult"]},
+        {"rating": 10, "volley": True, "damage": 9, "defense": 25, "related": ["17:20"]},
+    ],
+)
+def test_odds_with_a_coordination_cr_match_all_10000_faces(params: dict) -> None:
+    assert exact_odds(**params) == brute_force_by_faces(**params)
+
+
+def test_a_coordination_cr_never_raises_the_chance() -> None:
+    easy = engine.odds("infinity", rating=9, cr=12, related=[13])["exact"]["success"]
+    hard = engine.odds("infinity", rating=9, cr=12, related=["13:15"])["exact"]["success"]
+    never = engine.odds("infinity", rating=9, cr=12, related=["13:100"])["exact"]["success"]
+    alone = engine.odds("infinity", rating=9, cr=12)["exact"]["success"]
+    assert Fraction(easy) > Fraction(hard) > Fraction(never) == Fraction(alone)

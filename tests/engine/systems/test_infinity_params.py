@@ -6,7 +6,7 @@ import pytest
 
 import engine
 from engine.errors import FacesError, ParameterError
-from engine.systems.infinity import Attacker
+from engine.systems.infinity import Attacker, Related
 
 
 def roll_error(**kw: object) -> ParameterError:
@@ -171,5 +171,58 @@ def test_json_params_replay() -> None:
         "infinity", rating=10, volley=True, damage=16, defense=25, attacker=["9:18"], related=[17],
         faces=[3, 4, 3, 4, 3, 4],
     )
+    replay = engine.roll("infinity", faces=first["dice"], **first["params"])
+    assert replay == first
+
+
+# --- Review: --faces for a group says exactly how many faces it takes ----------------------
+
+
+@pytest.mark.parametrize(
+    ("kw", "faces", "fragment"),
+    [
+        ({"helper": [5]}, [3, 4, 5], "too few faces: 3 given, this roll takes exactly 4"),
+        ({"helper": [5], "related": [4]}, [3, 4, 5, 6], "too few faces: 4 given, this roll takes exactly 6"),
+        ({"helper": [5], "related": [4]}, [3, 4, 5, 6, 7, 8, 9], "too many faces: 7 given, this roll takes exactly 6"),
+        ({}, [3], "too few faces: 1 given, this roll takes exactly 2"),
+    ],
+)
+def test_group_faces_error_says_exactly_how_many(kw: dict, faces: list[int], fragment: str) -> None:
+    # The dice source alone could only say "needs at least 3" for a roll that takes 4.
+    with pytest.raises(FacesError) as info:
+        engine.roll("infinity", rating=8, faces=faces, **kw)
+    assert fragment in str(info.value)
+    assert "at least" not in str(info.value)
+
+
+# --- Review: --related RATING:CR (a distant related skill's Coordination CR) ---------------
+
+
+@pytest.mark.parametrize(
+    "item", ["16:8", " 16 : 8 ", "16:moderate", (16, 8), [16, 8], {"rating": 16, "cr": 8}, Related(16, 8)]
+)
+def test_related_item_forms_with_a_coordination_cr(item: object) -> None:
+    r = engine.roll("infinity", rating=8, related=[item], faces=[1, 2, 3, 4])
+    assert r["params"]["related"] == [{"rating": 16, "cr": 8}]
+    assert r["participants"][1]["coordination_cr"] == 8
+
+
+def test_related_at_coordination_cr_0_stays_a_plain_rating() -> None:
+    for item in ("16", "16:0", "16:routine", 16, Related(16, 0)):
+        r = engine.roll("infinity", rating=8, related=[item], faces=[1, 2, 3, 4])
+        assert r["params"]["related"] == [16]
+        assert r["participants"][1]["coordination_cr"] == 0
+
+
+@pytest.mark.parametrize("item", ["16:", ":5", "a:5", "16:x", "16:101", "16:-1", "151:5", "1:2:3", (1, 2, 3)])
+def test_bad_related_items_name_the_parameter(item: object) -> None:
+    err = roll_error(related=[item], faces=[1, 2, 3, 4])
+    assert err.param == "related"
+    assert "RATING:CR" in str(err)
+
+
+def test_json_params_replay_with_a_coordination_cr() -> None:
+    first = engine.roll("infinity", rating=9, helper=[7], related=["13:15", 4], cr=12, faces=[3, 4, 3, 4, 3, 4, 5, 6])
+    assert first["params"]["related"] == [{"rating": 13, "cr": 15}, 4]
     replay = engine.roll("infinity", faces=first["dice"], **first["params"])
     assert replay == first
