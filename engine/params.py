@@ -132,13 +132,13 @@ class Param:
         if value is None:
             items: list[Any] = []
         elif isinstance(value, str):
-            items = [v for v in (p.strip() for p in value.split(",")) if v]
+            items = _split(self, value)
         elif isinstance(value, list | tuple):
             items = []
             for v in value:
                 # A repeated option may also carry a comma list: --helper 3,5 --helper 7
                 if isinstance(v, str):
-                    items.extend(p.strip() for p in v.split(",") if p.strip())
+                    items.extend(_split(self, v))
                 else:
                     items.append(v)
         else:
@@ -178,6 +178,17 @@ class Param:
             out["items"] = self.item_help
             out["max_items"] = self.max_items
         return out
+
+
+def _split(param: Param, text: str) -> list[str]:
+    """A comma list; an empty place (``1,,2``) is a mistake, not a skipped item, because
+    some lists are positional (horizons' ``--wounds minor,major,critical``)."""
+    if not text.strip():
+        return []
+    items = [p.strip() for p in text.split(",")]
+    if "" in items:
+        raise ParameterError(param.cli_name, f"an empty place in {text!r}; expected {param.allowed()}")
+    return items
 
 
 def _int_item(value: Any) -> int:

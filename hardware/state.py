@@ -7,7 +7,7 @@ leaves either the old file or the new one, never a half-written one.
 
 Which roll parameters are kept per player is declared in :data:`CARRIED`: a parameter not
 given on the command line is read from the player's state, and the roll's result field is
-stored back (fingers: ``karma`` in, ``karma_after`` out).
+stored back (fingers: ``karma`` in, ``karma_after`` out; horizons: the Stability track).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ __all__ = [
     "StateStore",
     "atomic_write_bytes",
     "atomic_write_json",
+    "carried_value",
     "check_player",
     "default_state_dir",
 ]
@@ -42,10 +43,24 @@ LOG_NAME = "rolls.jsonl"
 #: Player slots are 1..MAX_PLAYER.
 MAX_PLAYER = 99
 
-#: system -> ((parameter fed from state, result field stored back), ...).
+#: system -> ((parameter fed from state, result field stored back), ...). A dotted field
+#: reads inside a result object (``stability_after.marked``). Horizons' Stability track is
+#: the roller's own; its wound track belongs to the defender, so it is not the rolling
+#: player's to carry.
 CARRIED: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType({
     "fingers": (("karma", "karma_after"),),
+    "horizons": (("stability", "stability_after.marked"),),
 })
+
+
+def carried_value(result: Mapping[str, Any], field_path: str) -> Any:
+    """The value at a :data:`CARRIED` field path in a result's JSON, or None when absent."""
+    value: Any = result
+    for part in field_path.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return None
+        value = value[part]
+    return value
 
 
 class StateError(EngineError):

@@ -295,7 +295,8 @@ def _callouts(data: dict[str, Any]) -> list[str]:
     if isinstance(critical, str) and critical != "none":
         out.append(fit(f"CRITICAL {critical.upper()}"))
     if data.get("automatic") is True:
-        out.append("automatic")
+        # immortal: ``automatic`` is the primary's; a failed hostile can still sink the roll.
+        out.append("automatic" if data.get("success") else "primary automatic")
     if isinstance(data.get("explosions"), int) and data["explosions"]:
         out.append(fit(f"{data['explosions']} exploded"))
     colour = data.get("color")

@@ -164,13 +164,19 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> D6cvResult:
     )
 
 
-def _check_line(c: D6cvCheck, add: int, opp_add: int) -> str:
+def _plus(n: int) -> str:
+    """`` + 5`` or `` - 3``: a bonus as a sum reads it (never ``+ -3``)."""
+    return f" + {n}" if n >= 0 else f" - {-n}"
+
+
+def _check_line(c: D6cvCheck, add: int, opp_add: int, labelled: bool) -> str:
     mark = "ok" if c.success else "x"
+    part = f"{c.part} " if labelled else ""  # a project's checks: blueprint or execution
     if c.cv is None:
         ties = f" ({len(c.rolls) - 1} tied)" if len(c.rolls) > 1 else ""
         return (f"{c.rolls[-1]}{add:+d}={c.total} vs {c.opponent_rolls[-1]}{opp_add:+d}="
                 f"{c.opponent_total}{ties} {mark}")
-    return f"{c.rolls[0]}{add:+d}={c.total} vs CV {c.cv} {mark}"
+    return f"{part}{c.rolls[0]}{add:+d}={c.total} vs CV {c.cv} {mark}"
 
 
 def describe(result: RollResult) -> list[str]:
@@ -180,19 +186,24 @@ def describe(result: RollResult) -> list[str]:
     add = bonus(p)
     lines = []
     last = result.checks[-1]
+    # A project has two parts: say which one the deciding check belongs to, so a failed
+    # blueprint (no execution roll) reads differently from a failed execution.
+    labelled = p["construction"] == "project"
     if last.cv is None:
         ties = len(last.rolls) - 1
         after = f" (after {ties} tie{'s' if ties > 1 else ''})" if ties else ""
-        lines.append(f"{p['contest']} contest{after}: d6 {last.rolls[-1]} + {add} = {last.total} vs "
-                     f"opponent d6 {last.opponent_rolls[-1]} + {opponent_bonus(p)} = "
-                     f"{last.opponent_total}")
+        lines.append(f"{p['contest']} contest{after}: d6 {last.rolls[-1]}{_plus(add)} = "
+                     f"{last.total} vs opponent d6 {last.opponent_rolls[-1]}"
+                     f"{_plus(opponent_bonus(p))} = {last.opponent_total}")
     else:
         mod = p["modifier"]
-        signed = f" {'+' if mod > 0 else '-'} {abs(mod)}" if mod else ""
-        lines.append(f"d6 {last.rolls[0]} + stat {p['stat']} + skill {p['skill']}{signed} = "
+        signed = _plus(mod) if mod else ""
+        part = f"{last.part}: " if labelled else ""
+        lines.append(f"{part}d6 {last.rolls[0]} + stat {p['stat']} + skill {p['skill']}{signed} = "
                      f"{last.total} vs CV {last.cv}")
     if len(result.checks) > 1:
-        recent = "; ".join(_check_line(c, add, opponent_bonus(p)) for c in result.checks[-4:])
+        recent = "; ".join(_check_line(c, add, opponent_bonus(p), labelled)
+                           for c in result.checks[-4:])
         more = "... " if len(result.checks) > 4 else ""
         lines.append(f"{len(result.checks)} checks: {more}{recent}")
     verdict = result.outcome.upper()

@@ -90,26 +90,45 @@ def check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
     elif params["max_tests"]:
         raise ParameterError("max-tests", f"only a --long-term challenge has a time limit; "
                                           f"allowed 0, got {params['max_tests']}")
-    _check_guesses(params["guess"], played, params["long_term"])
+    _check_guesses(params["guess"], played, params["long_term"], params["max_tests"])
     fixed = params["winners_set"]
     if fixed and len(played) == 1 and not params["long_term"]:
         _check_hand(fixed, played[0])
 
 
-def _check_guesses(guesses: Sequence[int], played: Sequence[Link], long_term: bool) -> None:
+def _check_guesses(guesses: Sequence[int], played: Sequence[Link], long_term: bool,
+                   max_tests: int) -> None:
     if not guesses:
         return
     if not long_term and len(guesses) > len(played):
         raise ParameterError("guess", f"one guess per test: at most {len(played)}, got "
                                       f"{len(guesses)}")
-    if long_term:  # tests retry, so any guess may meet any test
-        widest = max(link.choices for link in played)
-        bad = [g for g in guesses if g > widest]
-        if bad:
-            raise ParameterError("guess", f"fingers 1..{widest} only, got {bad[0]}")
+    if long_term:
+        _check_long_term_guesses(guesses, played, max_tests)
         return
     for link in played:
         _guess_for(guesses, link.number - 1, link)
+
+
+def _check_long_term_guesses(guesses: Sequence[int], played: Sequence[Link],
+                             max_tests: int) -> None:
+    """Tests retry, so which challenge a guess meets depends on the hands: the guess for test
+    *t* (from 0) may meet any of the first *t* + 1 challenges, the last guess (repeated) any of them.
+    Each must fit every challenge it may meet, so a bad guess is refused before the roll
+    rather than only when the hands happen to reach a narrower challenge."""
+    if max_tests and len(guesses) > max_tests:
+        raise ParameterError("guess", f"one guess per test: at most --max-tests ({max_tests}),"
+                                      f" got {len(guesses)}")
+    last = len(guesses) - 1
+    for index, guess in enumerate(guesses):
+        reach = played if index == last else played[:index + 1]
+        narrowest = min(reach, key=lambda link: link.choices)
+        if guess > narrowest.choices:
+            which = "the last guess (used for every later test)" if index == last else \
+                f"the guess for test {index + 1}"
+            raise ParameterError("guess", f"a long-term challenge retries, so {which} may meet "
+                                          f"challenge {narrowest.number}, a {narrowest}: a "
+                                          f"finger 1..{narrowest.choices}, got {guess}")
 
 
 def _guess_for(guesses: Sequence[int], index: int, link: Link) -> int:
@@ -130,8 +149,9 @@ def _check_hand(fingers: Sequence[int], link: Link) -> None:
 
 def _valid_hand(chunk: Sequence[int], link: Link) -> None:
     if len(set(chunk)) != len(chunk) or any(f > link.choices for f in chunk):
-        raise ParameterError("winners-set", f"test {link.number} is a {link}: {link.winning} "
-                                            f"different fingers from 1 to {link.choices}, "
+        want = "1 finger" if link.winning == 1 else f"{link.winning} different fingers"
+        raise ParameterError("winners-set", f"test {link.number} is a {link}: {want} "
+                                            f"from 1 to {link.choices}, "
                                             f"got {','.join(map(str, chunk))}")
 
 
@@ -254,8 +274,9 @@ def describe(result: RollResult) -> list[str]:
     if len(result.tests) > 1 or p["chain"]:
         passed = sum(t.success for t in result.tests)
         kind = "long-term" if p["long_term"] else "chain"
-        lines.append(f"{kind}: {passed} of {len(links(p))} passed in {len(result.tests)} tests;"
-                     f" last {setting}")
+        made = len(result.tests)
+        lines.append(f"{kind}: {passed} of {len(links(p))} passed in {made} "
+                     f"test{'' if made == 1 else 's'}; last {setting}")
     else:
         lines.append(setting)
     lines.append(f"winners: {_names(last.winners)}; guess: {_names((last.guess,))}")

@@ -332,6 +332,11 @@ def describe(result: RollResult) -> list[str]:
     if result.explosions:
         boom = f", {result.explosions} explosion" + ("s" if result.explosions > 1 else "")
     lines = [f"Pool {result.pool}: {_faces_text(own)} -> {_successes(result.successes)}{boom}"]
+    # In ``successes`` mode mitigation counts against the need; show it, or "3 successes,
+    # need 1: FAILURE" contradicts itself.
+    need = f"{p['need']}"
+    if p["mitigation"] and p["mitigation_mode"] == "successes":
+        need += f" + mitigation {p['mitigation']}"
     if result.opponent_dice is not None and result.net is not None:
         lines.append(
             f"Opponent {p['opponent_pool']}: {_faces_text(result.opponent_dice)} -> "
@@ -342,9 +347,9 @@ def describe(result: RollResult) -> list[str]:
         else:
             who = "You win" if result.winner == "actor" else "Opponent wins"
             lead = f"{who} by {abs(result.net)} net"
-        lines.append(f"{lead} (need {p['need']}): {result.outcome.upper()}")
+        lines.append(f"{lead} (need {need}): {result.outcome.upper()}")
     else:
-        lines.append(f"{_successes(result.successes)}, need {p['need']}: {result.outcome.upper()}")
+        lines.append(f"{_successes(result.successes)}, need {need}: {result.outcome.upper()}")
     after: list[str] = []
     if result.damage is not None:
         after.append(f"damage {result.damage} (mitigation {p['mitigation']})")

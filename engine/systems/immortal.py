@@ -250,10 +250,17 @@ def describe(result: RollResult) -> list[str]:
     if r.hostiles:
         lines.append("; ".join(_hostile_text(i, h) for i, h in enumerate(r.hostiles, start=1)))
     verdict = r.outcome.upper()
-    if r.automatic:
+    if r.success and r.automatic:
         verdict += " (automatic)"
-    elif r.primary_success and r.primary_bonus:
+    elif r.success and r.primary_bonus:
         verdict += f" (primary bonus {r.primary_bonus})"
+    elif r.primary_success:
+        # The primary held but a hostile did not: say so, or "FAILURE (automatic)" reads as
+        # an automatic failure.
+        how = "automatic" if r.automatic else "made"
+        if r.primary_bonus:
+            how += f", bonus {r.primary_bonus}"
+        verdict += f" (primary {how}; a hostile failed)"
     lines.append(verdict)
     if r.skill_locked:
         lines.append("skill locked: no untrained retry until 1 rank is gained")

@@ -17,7 +17,7 @@ from engine.errors import ParameterError
 from engine.systems import SystemSpec
 from hardware.entropy import SessionDice, open_dice
 from hardware.rolllog import RollLog
-from hardware.state import CARRIED, PlayerState, StateStore, check_player
+from hardware.state import CARRIED, PlayerState, StateStore, carried_value, check_player
 
 
 def add_dice_options(parser: argparse.ArgumentParser) -> None:
@@ -121,9 +121,10 @@ class RollBook:
         if self.state is not None and self.store is not None:
             data = result.to_dict()
             changed = self.state
-            for param, field_name in CARRIED.get(self.spec.id, ()):
-                if field_name in data:
-                    changed = changed.with_value(self.spec.id, param, data[field_name])
+            for param, field_path in CARRIED.get(self.spec.id, ()):
+                value = carried_value(data, field_path)
+                if value is not None:
+                    changed = changed.with_value(self.spec.id, param, value)
             if changed != self.state:
                 self.store.save(changed)
                 self.state = changed

@@ -86,3 +86,11 @@ def test_describe_has_what_systems_json_promises() -> None:
         "name": "cr", "flag": "--cr", "type": "int", "help": "challenge rating", "required": True,
         "default": None, "min": 0, "max": 60, "step": 1, "names": {"easy": 5, "difficult": 10},
     }
+
+
+def test_an_empty_place_in_a_list_is_an_error_not_a_skipped_item() -> None:
+    with pytest.raises(ParameterError, match=r"^--helper: an empty place in '1,,2'; expected ratings"):
+        HELPERS.coerce("1,,2")
+    with pytest.raises(ParameterError, match=r"an empty place in '3,'"):
+        HELPERS.coerce(["3,"])
+    assert HELPERS.coerce("") == ()

@@ -127,3 +127,24 @@ def test_typed_in_faces_are_logged_as_such(tmp_path, capsys) -> None:
     (entry,) = [json.loads(line) for line in (tmp_path / "rolls.jsonl").read_text().splitlines()]
     assert entry["kind"] == "roll" and entry["faces"] is True and entry["session"] is None
     assert entry["result"]["dice"] == [4]
+
+
+def test_horizons_stability_track_is_carried_for_the_roller(tmp_path, capsys) -> None:
+    d = str(tmp_path)
+    # Two failed rolls (a 1 on one die), each marking 2 Stability boxes: 3 -> 5 -> 7.
+    base = ["roll", "horizons", "--pool", "1", "--stability-loss", "2", "--state-dir", d, "--player", "1", "--json"]
+    code, out, err = run(capsys, *base, "--stability", "3", "--faces", "1")
+    assert code == 0, err
+    assert json.loads(out)["stability_after"]["marked"] == 5
+    code, out, err = run(capsys, *base, "--faces", "1")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["params"]["stability"] == 5 and result["stability_after"]["marked"] == 7
+    assert StateStore(tmp_path).load(1).get("horizons", "stability") == 7
+
+
+def test_a_roll_that_does_not_use_a_track_leaves_the_state_alone(tmp_path, capsys) -> None:
+    code, _, err = run(capsys, "roll", "horizons", "--pool", "2", "--faces", "1,2", "--state-dir", str(tmp_path),
+                       "--player", "4")
+    assert code == 0, err
+    assert StateStore(tmp_path).load(4).get("horizons", "stability") is None

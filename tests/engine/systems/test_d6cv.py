@@ -362,3 +362,32 @@ def test_bad_faces_raise_faces_error(faces, params, match):
     with pytest.raises(FacesError, match=match) as info:
         engine.roll("d6cv", faces=faces, **params)
     assert str(info.value).startswith("--faces:")
+
+
+# --- regressions -----------------------------------------------------------------------------
+
+
+def test_describe_writes_a_negative_bonus_as_a_minus():
+    # Was "d6 3 + -3 = 0 vs opponent d6 4 + -10 = -6".
+    lines = SPEC.describe(engine.roll_result(
+        "d6cv", faces=[3, 4], stat=0, modifier=-3, contest="targeted", opponent_stat=0,
+        opponent_modifier=-10))
+    assert lines[0] == "targeted contest: d6 3 - 3 = 0 vs opponent d6 4 - 10 = -6"
+    assert "+ -" not in " ".join(lines)
+    lines = SPEC.describe(engine.roll_result("d6cv", faces=[4], stat=5, modifier=-2))
+    assert lines[0] == "d6 4 + stat 5 + skill 0 - 2 = 7 vs CV 5"
+
+
+def test_describe_names_the_project_part_that_decided():
+    # A failed blueprint ends the project without an execution roll; the output used to show
+    # "d6 1 + stat 5 ..." with nothing saying which part failed.
+    lines = SPEC.describe(engine.roll_result("d6cv", faces=[1], construction="project"))
+    assert lines[0].startswith("blueprint: d6 1 + stat 5")
+    lines = SPEC.describe(engine.roll_result("d6cv", faces=[3, 4, 5, 1], construction="project",
+                                             repeat=2))
+    assert lines[0].startswith("execution: d6 1 + stat 5")
+    assert "blueprint 3+5=8 vs CV 5 ok" in lines[1] and "execution 1+5=6 vs CV 5 x" in lines[1]
+    assert 2 <= len(lines) <= 4
+    # One-part checks keep their plain first line.
+    lines = SPEC.describe(engine.roll_result("d6cv", faces=[3], construction="blueprint"))
+    assert lines[0].startswith("d6 3 + stat 5")

@@ -354,3 +354,58 @@ def test_bad_parameters_name_the_parameter(params, flag):
 def test_hands_that_do_not_fit_the_tests_played(params, match):
     with pytest.raises(ParameterError, match=match):
         engine.roll("fingers", **params)
+
+
+# --- regressions -------------------------------------------------------------------------------
+
+
+def test_long_term_guess_that_may_meet_a_narrower_challenge_is_refused_before_the_roll():
+    # A long-term challenge retries, so --guess 5 on 1/5,1/2 used to give a result when the
+    # hands kept the player on the 1 of 5 until time ran out, and an error otherwise: the same
+    # command succeeded or failed depending on the hidden hands.
+    params = {"long_term": True, "max_tests": 3, "chain": "1/5,1/2", "guess": 5}
+    for seed in range(12):
+        with pytest.raises(ParameterError) as info:
+            engine.roll("fingers", rng=seeded_dice(b"lt-guess-%d" % seed), **params)
+        assert str(info.value).startswith("--guess:") and "1 of 2" in str(info.value)
+    with pytest.raises(ParameterError, match=r"^--guess:"):
+        engine.odds("fingers", **params)
+    # The last guess is repeated, so it may meet an earlier, narrower challenge on a retry.
+    with pytest.raises(ParameterError, match=r"^--guess:.*last guess.*challenge 1"):
+        engine.odds("fingers", long_term=True, chain="1/2,1/5", guess=[1, 5])
+    # A guess that fits every challenge it may meet is fine.
+    r = engine.roll("fingers", long_term=True, max_tests=2, chain="1/5,1/2", guess=[5, 2],
+                    winners_set=[5, 1])
+    assert [t["guess"] for t in r["tests"]] == [5, 2] and r["success"] is False
+
+
+def test_long_term_more_guesses_than_max_tests_is_an_error():
+    # Guesses past --max-tests could never be used (a chain with more guesses than tests is
+    # already an error); they used to be dropped silently.
+    with pytest.raises(ParameterError, match=r"^--guess:.*--max-tests \(2\)"):
+        engine.odds("fingers", winners=1, choices=2, long_term=True, max_tests=2,
+                    guess=[1, 2, 1])
+    assert engine.odds("fingers", winners=1, choices=2, long_term=True, max_tests=2,
+                       guess=[1, 2])["success"] == pytest.approx(0.75)
+
+
+def test_params_echo_guess_as_a_list_that_replays_the_roll():
+    # The decision documented in docs/rules/fingers.md: params.guess is always a list (one
+    # type for a JSON consumer), the result's guess is the finger of the deciding test.
+    rolled = engine.roll("fingers", rng=seeded_dice(b"echo"), chain="1/5,1/3+1", karma=1,
+                         guess=3)
+    assert rolled["params"]["guess"] == [3]
+    assert isinstance(rolled["guess"], int) and rolled["guess"] == rolled["tests"][-1]["guess"]
+    again = engine.roll("fingers", **{**rolled["params"], "winners_set": rolled["dice"]})
+    assert {k: v for k, v in again.items() if k != "params"} == \
+           {k: v for k, v in rolled.items() if k != "params"}
+
+
+def test_one_test_and_one_finger_are_singular():
+    # Was "passed in 1 tests" and "1 different fingers from 1 to 2".
+    lines = SPEC.describe(engine.roll_result("fingers", chain="1/5,1/3", winners_set=[3],
+                                             guess=1))
+    assert lines[0] == "chain: 0 of 2 passed in 1 test; last 1 of 5"
+    with pytest.raises(ParameterError) as info:
+        engine.roll("fingers", long_term=True, winners=1, choices=2, winners_set=[3], guess=1)
+    assert str(info.value) == "--winners-set: test 1 is a 1 of 2: 1 finger from 1 to 2, got 3"

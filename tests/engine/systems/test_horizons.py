@@ -390,3 +390,18 @@ def test_bad_faces_raise_faces_error(faces, fragment):
 def test_opponent_faces_must_be_supplied_too():
     with pytest.raises(FacesError, match="too few"):
         engine.roll("horizons", faces=[7, 8], pool=2, opponent_pool=1)
+
+
+def test_describe_counts_mitigation_in_the_need_under_successes_mode():
+    # Regression: "3 successes, need 1: FAILURE" contradicted itself; under
+    # --mitigation-mode successes the mitigation counts against the need, so the line says so.
+    unopposed = SPEC.describe(roll([7, 8, 9], pool=3, mitigation=3, mitigation_mode="successes"))
+    assert unopposed[1] == "3 successes, need 1 + mitigation 3: FAILURE"
+    opposed = SPEC.describe(
+        roll([7, 8, 9, 1], pool=3, opponent_pool=1, mitigation=2, mitigation_mode="successes")
+    )
+    assert opposed[2] == "You win by 3 net (need 1 + mitigation 2): SUCCESS"
+    # In the default damage mode mitigation only absorbs damage and the need stands alone.
+    plain = SPEC.describe(roll([7, 8, 9], pool=3, mitigation=3))
+    assert plain[1] == "3 successes, need 1: SUCCESS"
+    assert plain[2] == "Damage 0 (mitigation 3)"

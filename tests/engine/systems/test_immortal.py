@@ -416,3 +416,20 @@ def test_bad_faces_raise_faces_error(faces, params, needle):
         engine.roll("immortal", faces=faces, **params)
     assert err.value.param == "faces"
     assert needle in str(err.value)
+
+
+def test_describe_does_not_call_a_failed_hostile_an_automatic_failure():
+    # Regression: an automatic primary with a failed hostile was shown "FAILURE (automatic)",
+    # which reads as an automatic failure; the verdict now says which part held.
+    auto = SPEC.describe(engine.roll_result("immortal", faces=[1], attribute=6, skill=5, tn=15,
+                                            color="red", hostile="12"))
+    assert auto[-1] == "FAILURE (primary automatic; a hostile failed)"
+    made = SPEC.describe(engine.roll_result("immortal", faces=[7, 1], attribute=6, skill=4,
+                                            tn=15, hostile="14"))
+    assert made[-1] == "FAILURE (primary made, bonus 2; a hostile failed)"
+    missed = SPEC.describe(engine.roll_result("immortal", faces=[1, 10], attribute=6, skill=4,
+                                              tn=15, hostile="12"))
+    assert missed[-1] == "FAILURE"
+    won = SPEC.describe(engine.roll_result("immortal", faces=[], attribute=6, skill=5,
+                                           tn=15, hostile="12::4"))
+    assert won[-1] == "SUCCESS (automatic)"
