@@ -167,7 +167,12 @@ def cmd_odds(args: argparse.Namespace) -> int:
     if opts.json:
         print(json.dumps(odds.to_dict()))
         return 0
-    print(f"{spec.title}: chance of success {float(odds.success):.4%}  ({odds.success})")
+    exact = str(odds.success)
+    if len(exact) > 40:
+        exact = f"a fraction of {len(exact)} characters, in --json"
+    if odds.truncated:
+        exact += f"; series cut below {float(odds.truncated):.0e}"
+    print(f"{spec.title}: chance of success {float(odds.success):.4%}  ({exact})")
     for name, p in odds.outcomes.items():
         print(f"  {name:<14}{float(p):>10.4%}")
     for extra, dist in odds.extra.items():
