@@ -192,9 +192,16 @@ def load(path: str | Path | None = None) -> TowerConfig:
         return from_mapping({}, source="defaults")
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except OSError as exc:
         raise ConfigError("file", f"cannot read {p}: {exc.strerror or exc}", source=str(p)) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            "file", f"not UTF-8 text: byte 0x{data[exc.start]:02x} on line {line} (TOML files are UTF-8)", source=str(p)
+        ) from None
     return loads(text, source=str(p))
 
 
@@ -343,6 +350,9 @@ def _display(t: _Table) -> DisplayConfig:
         retry_seconds=t.number("retry_seconds", d.retry_seconds, 0.1, 600),
     )
     t.done()
+    _check_display_size(t, cfg)
+    if cfg.kind == "serial":
+        _check_serial_port(t, cfg.serial_port)
     return cfg
 
 
@@ -350,6 +360,7 @@ def _panel(t: _Table) -> PanelConfig:
     """``[panel]`` keys are :class:`PanelConfig`'s fields; its own checks name the key."""
     defaults = PanelConfig()
     known = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(PanelConfig)}
+    bounds = _panel_bounds()
     values: dict[str, Any] = {}
     for name, default in known.items():
         if name == "systems":
@@ -357,9 +368,12 @@ def _panel(t: _Table) -> PanelConfig:
         elif isinstance(default, bool):
             values[name] = t.boolean(name, default)
         elif isinstance(default, int):
-            values[name] = t.integer(name, default, -(2**31), 2**31)
+            lo, hi = bounds.get(name, (0, 2**31 - 1))
+            values[name] = t.integer(name, default, int(lo), int(hi))
+        elif isinstance(default, float) and name in bounds:
+            values[name] = t.number(name, default, *bounds[name])
         elif isinstance(default, float):
-            values[name] = t.number(name, default, -math.inf, math.inf)
+            values[name] = t.seconds(name, default)  # its range is PanelConfig's to check
         else:
             values[name] = t.raw(name, default)
     t.done()
@@ -370,6 +384,51 @@ def _panel(t: _Table) -> PanelConfig:
         if key in known:
             raise ConfigError(f"panel.{key}", message, t.source) from None
         raise ConfigError("panel", str(exc), t.source) from None
+
+
+def _panel_bounds() -> dict[str, tuple[float, float]]:
+    """Panel keys whose range the settings menu fixes: a value outside it would be clamped
+    without a word (``start_karma = 9`` starting players at 5), so the config refuses it."""
+    from engine.panel.settings import ANIMATION_RANGE, BRIGHTNESS_RANGE, KARMA_RANGE
+
+    return {
+        "players": (1, 9),
+        "start_karma": (KARMA_RANGE[0], KARMA_RANGE[1]),
+        "animation_seconds": (ANIMATION_RANGE[0] / 10, ANIMATION_RANGE[1] / 10),
+        "brightness": (BRIGHTNESS_RANGE[0] / 100, BRIGHTNESS_RANGE[1] / 100),
+    }
+
+
+#: (width, height) each OLED driver accepts (luma.oled); anything else fails only when opened.
+OLED_SIZES = {
+    "ssd1306": ((128, 64), (128, 32), (64, 48), (64, 32)),
+    "sh1106": ((128, 128), (128, 64), (128, 32)),
+}
+
+
+def _check_display_size(t: _Table, d: DisplayConfig) -> None:
+    sizes = OLED_SIZES.get(d.kind)
+    if sizes is None or (d.width, d.height) in sizes:
+        return
+    key = "height" if d.width in {w for w, _ in sizes} else "width"
+    shown = ", ".join(f"{w}x{h}" for w, h in sizes)
+    raise t.error(key, f"{d.kind} modules are {shown} pixels, got {d.width}x{d.height}")
+
+
+def _check_serial_port(t: _Table, port: str) -> None:
+    """A device path, or a pyserial URL whose scheme pyserial knows (an unknown one is a
+    ValueError when the port is opened, which would stop the tower instead of being retried)."""
+    if not port.strip():
+        raise t.error("serial_port", f"expected a serial port such as /dev/ttyUSB0 or /dev/serial0, got {port!r}")
+    if "://" not in port:
+        return
+    import serial
+
+    try:
+        serial.serial_for_url(port, do_not_open=True)
+    except (ValueError, serial.SerialException) as exc:
+        raise t.error("serial_port", f"{exc}: expected a device such as /dev/ttyUSB0 or a pyserial URL, "
+                                     f"got {port!r}") from None
 
 
 def _check_pins(config: TowerConfig) -> None:
@@ -448,6 +507,15 @@ class _Table:
             raise self.error(name, f"expected a number from {_num(lo)} to {_num(hi)}, got {_show(value)}")
         if not lo <= value <= hi:
             raise self.error(name, f"expected a number from {_num(lo)} to {_num(hi)}, got {_num(value)}")
+        return float(value)
+
+    def seconds(self, name: str, default: float) -> float:
+        """A number of seconds whose range the caller checks."""
+        value = self._get(name)
+        if value is _MISSING:
+            return float(default)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            raise self.error(name, f"expected a number of seconds, got {_show(value)}")
         return float(value)
 
     def text(self, name: str, default: str) -> str:

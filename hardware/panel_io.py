@@ -32,6 +32,17 @@ class NoGpioError(RuntimeError):
     """No GPIO pin factory works on this machine (not a Pi, or no backend installed)."""
 
 
+class PinSetupError(RuntimeError):
+    """A configured pin could not be set up (in use by another program, no permission, ...);
+    the message names the config key and the BCM pin, e.g. ``buttons.roll (BCM 26): GPIO busy``."""
+
+    def __init__(self, key: str, pin: int | None, reason: str) -> None:
+        where = f"{key} (BCM {pin})" if pin is not None else key
+        super().__init__(f"{where}: {reason}")
+        self.key = key
+        self.pin = pin
+
+
 def open_pin_factory(name: str = "auto") -> Any:
     """A gpiozero pin factory by config name; ``auto`` tries lgpio, RPi.GPIO, pigpio, native.
 
@@ -320,11 +331,19 @@ class PanelIO:
         b = config.buttons
         self.inputs = InputQueue(bounce_s=b.bounce_seconds, hold_s=b.hold_seconds, clock=clock)
         self._devices: list[Any] = []
+        # every attribute close() touches exists before the first pin is claimed, so a pin
+        # that fails half way still releases the ones already taken
         self.buttons: dict[Button, Any] = {}
+        self.leds: list[Any | None] = []
+        self.rgb: Any = None
+        self.sound: SoundPlayer | None = None
+        self.encoder: Any = None
+        key, pin = "gpio", None  # what is being set up (for the message when it fails)
         try:
             for button in Button:
+                key, pin = f"buttons.{button}", b.pin(button)
                 dev = GpioButton(
-                    b.pin(button),
+                    pin,
                     pull_up=b.pull_up,
                     bounce_time=b.pin_bounce_seconds or None,
                     hold_time=b.hold_seconds,
@@ -334,32 +353,37 @@ class PanelIO:
                 dev.when_activated = _callback(self.inputs.edge, button, True)
                 dev.when_deactivated = _callback(self.inputs.edge, button, False)
                 self.buttons[button] = dev
-            self.leds: list[Any | None] = []
-            for pin in config.leds.pins:
+            for button, led_pin in zip(Button, config.leds.pins, strict=True):
                 led = None
-                if pin is not None:
+                if led_pin is not None:
+                    key, pin = f"leds.{button}", led_pin
                     led = PWMLED(pin, active_high=config.leds.active_high, initial_value=0, pin_factory=pin_factory)
                     self._devices.append(led)
                 self.leds.append(led)
-            self.rgb = None
             if config.rgb is not None:
                 c = config.rgb
+                key, pin = "rgb", None
                 self.rgb = RGBLED(c.red, c.green, c.blue, active_high=not c.common_anode, pin_factory=pin_factory)
                 self._devices.append(self.rgb)
-            self.sound: SoundPlayer | None = None
             if config.buzzer is not None:
+                key, pin = "buzzer.pin", config.buzzer.pin
                 self.sound = SoundPlayer(self._buzzer(config, pin_factory), config.buzzer.kind)
                 self._devices.append(self.sound.device)
-            self.encoder = None
             if config.encoder is not None:
                 from gpiozero import RotaryEncoder
 
+                key, pin = "encoder", None
                 self.encoder = RotaryEncoder(
                     config.encoder.a, config.encoder.b, max_steps=0, pin_factory=pin_factory
                 )
                 self.encoder.when_rotated_clockwise = _callback(self.inputs.turn, 1)
                 self.encoder.when_rotated_counter_clockwise = _callback(self.inputs.turn, -1)
                 self._devices.append(self.encoder)
+        except Exception as exc:
+            self.close()
+            # a backend's own error (lgpio's 'GPIO busy', RPi.GPIO's RuntimeError, gpiozero's
+            # GPIOPinInUse) says nothing about which part of the config it was
+            raise PinSetupError(key, pin, _first_line(exc)) from exc
         except BaseException:
             self.close()
             raise

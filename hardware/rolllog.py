@@ -11,7 +11,8 @@ Every append is one ``write`` of a whole line, then flush and ``fsync``, under a
 ``flock`` (the panel runtime and a command line may share a log). A power cut can at worst
 leave the last line incomplete: the next append cuts that torn tail off and records the cut
 in a ``recovered`` entry (its length and SHA-256), so the chain stays whole and the loss is
-visible. Entry kinds written by dicetower: ``session``, ``additional``, ``roll``, ``reveal``,
+visible. An append that fails part way (a full card) puts the file back as it was. Entry
+kinds written by dicetower: ``session``, ``additional``, ``roll``, ``reveal``,
 ``source_failed``, ``recovered`` (see docs/fairness.md).
 """
 
@@ -112,22 +113,28 @@ class RollLog:
         if not kind or not isinstance(kind, str):
             raise ValueError(f"entry kind must be a non-empty string, got {kind!r}")
         created = not self.path.exists()
-        if created:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            if created:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-        except OSError as exc:
+        except OSError as exc:  # a LogError, never a bare OSError: the panel shows it and carries on
             raise LogError(f"cannot open the roll log {self.path}: {exc.strerror or exc}") from None
+        size, lost = None, b""
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             last, torn = _tail(fd)
+            size = os.lseek(fd, 0, os.SEEK_END)
             prev, seq = self._chain_from(last)
             if torn:
-                prev, seq = self._recover(fd, torn, prev, seq)
+                os.lseek(fd, size - torn, os.SEEK_SET)
+                lost = os.read(fd, torn)  # known before anything is cut, so a failure can put it back
+                prev, seq = self._recover(fd, lost, prev, seq)
             entry = {**fields, "seq": seq, "prev": prev, "kind": kind, "time": _iso(self._clock())}
             entry["hash"] = entry_hash(entry)
             self._write(fd, _canonical(entry))
         except OSError as exc:
+            if size is not None:
+                _roll_back(fd, size, lost)
             raise LogError(f"cannot write the roll log {self.path}: {exc.strerror or exc}") from None
         finally:
             os.close(fd)  # also releases the lock
@@ -147,14 +154,13 @@ class RollLog:
             )
         return entry_hash(entry), seq + 1
 
-    def _recover(self, fd: int, torn: int, prev: str, seq: int) -> tuple[str, int]:
+    def _recover(self, fd: int, lost: bytes, prev: str, seq: int) -> tuple[str, int]:
+        """Cut the torn tail ``lost`` off and log the cut; returns the new chain head."""
         size = os.lseek(fd, 0, os.SEEK_END)
-        os.lseek(fd, size - torn, os.SEEK_SET)
-        lost = os.read(fd, torn)
-        os.ftruncate(fd, size - torn)
+        os.ftruncate(fd, size - len(lost))
         entry = {
             "seq": seq, "prev": prev, "kind": "recovered", "time": _iso(self._clock()),
-            "dropped_bytes": torn, "dropped_sha256": hashlib.sha256(lost).hexdigest(),
+            "dropped_bytes": len(lost), "dropped_sha256": hashlib.sha256(lost).hexdigest(),
             "note": "an incomplete last line (power cut while writing?) was cut off",
         }
         entry["hash"] = entry_hash(entry)
@@ -168,6 +174,18 @@ class RollLog:
             written += os.write(fd, data[written:])
         if self._fsync:
             os.fsync(fd)
+
+
+def _roll_back(fd: int, size: int, lost: bytes) -> None:
+    """After a failed append (a full card, an I/O error): put the file back as it was, so a
+    write that stopped half way does not leave a torn line behind it (which the next append
+    would record as a power cut). ``lost`` is a torn tail that the append had already cut."""
+    try:
+        os.ftruncate(fd, size - len(lost))
+        if lost:
+            os.write(fd, lost)
+    except OSError:  # the original error is the one to report
+        pass
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,8 @@ class Tower:
         self._session_retry_at = 0
         self._syncing = False
         self._reveal_wanted = False
+        self._session_problem = ""  # the last reason for no session that was logged
+        self._memory_problem = ""  # the last panel memory failure that was logged
         now = clock()
         self.state, fx = machine.initial(config.panel, now / 1e9, saved=self._recall())
         # the first picture goes up before the pins are claimed: the display is what a player
@@ -95,7 +97,13 @@ class Tower:
         if fx.screen is not None:
             self.display.show(fx.screen, now)
             self.frames += 1
-        self.io = PanelIO(config, pin_factory=pin_factory, clock=clock)
+        try:
+            self.io = PanelIO(config, pin_factory=pin_factory, clock=clock)
+        except BaseException:
+            # no panel (a pin busy, no permission): the screen must not look ready to play
+            self.display.clear()
+            self.display.close()
+            raise
         try:
             self._apply(replace(fx, screen=None), now)
         except BaseException:
@@ -262,14 +270,28 @@ class Tower:
                     raise ValueError(f"the dice gave {commitment!r} as a commitment")
             except Exception as exc:  # not enough entropy yet, a source failed: a roll will say so
                 self._session_retry_at = now + SESSION_RETRY_NS
-                self._send_session(sessions.unavailable(getattr(exc, "detail", None) or str(exc)), now)
+                why = getattr(exc, "detail", None) or str(exc)
+                self._log_session_problem(exc, why)
+                self._send_session(sessions.unavailable(why), now)
                 return
             self._session_id = self.dice.session_id  # type: ignore[attr-defined]
             self._commitment = commitment
+            self._session_problem = ""  # the same trouble again later is news again
             self._session_retry_at = 0  # the next one (after a reveal) opens at once
             self._send_session(sessions.committed(commitment), now)
         finally:
             self._syncing = False
+
+    def _log_session_problem(self, exc: Exception, why: str) -> None:
+        """Tell the log (the journal, on a kiosk) why no session opens: a roll log that cannot
+        be written or a failed source would otherwise show only on the display. Warming up
+        (not enough button presses yet) is the normal start of ``buttons`` and is not logged."""
+        from hardware.entropy import NotEnoughEntropy
+
+        if isinstance(exc, NotEnoughEntropy) or why == self._session_problem:
+            return
+        self._session_problem = why
+        self.log(f"dice: no session, so no rolls: {why}")
 
     def _send_session(self, text: str, now: int) -> None:
         if text != self._session_text:
@@ -295,7 +317,7 @@ class Tower:
 
     # --- memory and shutdown --------------------------------------------------------------------
 
-    def _recall(self) -> dict | None:
+    def _recall(self, *, quiet: bool = False) -> dict | None:
         if self.memory is None:
             return None
         import json
@@ -305,12 +327,19 @@ class Tower:
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as exc:
-            self.log(f"panel memory {self.memory}: {exc}; starting fresh")
+            if not quiet:
+                self.log(f"panel memory {self.memory}: {exc}; starting fresh")
             return None
-        return data if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            if not quiet:
+                self.log(f"panel memory {self.memory}: not a JSON object; starting fresh")
+            return None
+        return data
 
     def save(self, now: int | None = None) -> None:
-        """Write the panel's settings and player slots (atomically) if they changed."""
+        """Write the panel's settings and player slots (atomically) if they changed.
+
+        A failure (read-only or full card) is logged once, not at every save, and its end too."""
         self._saved_at = self.clock() if now is None else now
         self._dirty = False
         if self.memory is None:
@@ -321,11 +350,19 @@ class Tower:
 
         snapshot = machine.snapshot(self.state)
         try:
-            if self._recall() == json.loads(json.dumps(snapshot)):
+            if self._recall(quiet=True) == json.loads(json.dumps(snapshot)):
                 return
             atomic_write_json(self.memory, snapshot)
         except (OSError, TypeError, ValueError) as exc:
-            self.log(f"panel memory {self.memory}: {exc}")
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            problem = f"panel memory {self.memory}: {why}"
+            if problem != self._memory_problem:
+                self._memory_problem = problem
+                self.log(f"{problem}; the panel will not remember its settings")
+            return
+        if self._memory_problem:
+            self._memory_problem = ""
+            self.log(f"panel memory {self.memory}: saved again")
 
     def close(self) -> None:
         """LEDs off, buzzer quiet, display cleared, memory saved, the dice's session revealed."""

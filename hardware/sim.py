@@ -76,12 +76,18 @@ def parse_script(text: str, *, option: str = "press") -> list[Action]:
     """Script items separated by commas, spaces or new lines (``#`` starts a comment):
     ``mode field minus plus roll`` (or fingers ``1``-``5``), ``hold:NAME:SECONDS``,
     ``wait:SECONDS``.
-    A mistake is a :class:`ParameterError` naming ``--{option}`` and the item."""
-    items: list[str] = []
-    for line in text.splitlines():
+    A mistake is a :class:`ParameterError` naming ``--{option}`` and the item (and for a
+    ``--script`` file, its line number)."""
+    actions: list[Action] = []
+    for number, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0]
-        items.extend(part for part in line.replace(",", " ").split() if part)
-    actions = [_item(item, option) for item in items]
+        for item in line.replace(",", " ").split():
+            try:
+                actions.append(_item(item, option))
+            except ParameterError as exc:
+                if option != "script":
+                    raise
+                raise ParameterError(option, f"line {number}: {exc.detail}") from None
     if not actions:
         raise ParameterError(option, "the script is empty; give button names, hold:NAME:SECONDS or wait:SECONDS")
     return actions
@@ -210,7 +216,7 @@ class Simulator:
         frames_dir = None
         if out is not None:
             frames_dir = out / "frames"
-            frames_dir.mkdir(parents=True, exist_ok=True)
+            _writing(frames_dir, lambda: frames_dir.mkdir(parents=True, exist_ok=True))
         steps: list[dict[str, Any]] = []
         sound = self.tower.io.sound
         heard = sound.total if sound is not None else 0
@@ -224,7 +230,8 @@ class Simulator:
             step["frame"] = None
             if frames_dir is not None and self.device.image is not None:
                 name = f"{len(steps):03d}-{_slug(event)}.png"
-                save_png(self.device.image, frames_dir / name, scale)
+                image = self.device.image
+                _writing(frames_dir / name, lambda: save_png(image, frames_dir / name, scale))
                 step["frame"] = f"frames/{name}"
             steps.append(step)
             if on_step is not None:
@@ -236,7 +243,8 @@ class Simulator:
             self.act(action)
             record(action.text)
         if out is not None:
-            (out / "transcript.json").write_text(json.dumps(steps, indent=2) + "\n", encoding="utf-8")
+            transcript = out / "transcript.json"
+            _writing(transcript, lambda: transcript.write_text(json.dumps(steps, indent=2) + "\n", encoding="utf-8"))
         return steps
 
     def close(self) -> None:
@@ -256,6 +264,14 @@ def screen_dict(screen: Screen | None) -> dict[str, Any] | None:
         "odds": screen.odds,
         "selected": screen.selected,
     }
+
+
+def _writing(path: Path, write: Callable[[], None]) -> None:
+    """Run ``write``; a read-only, full or occupied ``--out`` is one line naming the path."""
+    try:
+        write()
+    except OSError as exc:
+        raise ParameterError("out", f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def save_png(image: Any, path: Path, scale: int = 1) -> None:

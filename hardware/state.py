@@ -167,13 +167,13 @@ class StateStore:
         """The player's state; a fresh one if the player has none yet."""
         path = self.player_path(player)
         try:
-            text = path.read_text("utf-8")
+            raw = path.read_bytes()
         except FileNotFoundError:
             return PlayerState(player)
         except OSError as exc:
             raise StateError(f"cannot read state file {path}: {exc.strerror or exc}") from None
         try:
-            data = json.loads(text)
+            data = json.loads(raw.decode("utf-8"))  # not UTF-8 (a bad sector, an editor): damaged too
             systems = data["systems"]
             if not isinstance(systems, dict) or not all(isinstance(v, dict) for v in systems.values()):
                 raise TypeError("systems must map names to objects")

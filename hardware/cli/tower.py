@@ -61,9 +61,11 @@ def cmd_sim(args: argparse.Namespace) -> int:
     elif args.script is not None:
         option = "script"
         try:
-            script_text = Path(args.script).read_text(encoding="utf-8")
+            script_text = Path(args.script).read_bytes().decode("utf-8")
         except OSError as exc:
             raise ParameterError("script", f"cannot read {args.script}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ParameterError("script", f"{args.script} is not UTF-8 text (byte {exc.start})") from None
     if script_text is None:
         if args.out is not None or args.json:
             option = "out" if args.out is not None else "json"
@@ -124,6 +126,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         factory = open_pin_factory(config.gpio_factory)
     except NoGpioError as exc:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            # a service (systemd: stdin /dev/null) has nobody to drive a simulator: fail, so
+            # that the unit shows failed and Restart= applies, rather than exit 0 at once
+            _stderr(f"{exc}; install a GPIO backend (pip install 'dicetower[pi]') or try `dicetower sim`")
+            return 1
         _stderr(f"{exc}; starting the simulator instead (dicetower sim)")
         return interactive(config, seed=None)
     return run_tower(config, factory)
@@ -134,10 +141,11 @@ def run_tower(config: TowerConfig, factory: Any) -> int:
 
     from hardware.display import ResilientDisplay, opener
     from hardware.entropy import ButtonTiming
+    from hardware.panel_io import PinSetupError
     from hardware.runtime import Tower, run_forever, stop_on_signals
 
     timing = ButtonTiming(hold_ns=round(config.buttons.hold_seconds * 1e9)) if config.entropy.button_timing else None
-    state_dir = Path(config.kiosk.state_dir) if config.kiosk.state_dir else None
+    state_dir = Path(config.kiosk.state_dir).expanduser() if config.kiosk.state_dir else None
     roll_log = None
     if state_dir is not None:
         from hardware.rolllog import RollLog
@@ -146,8 +154,10 @@ def run_tower(config: TowerConfig, factory: Any) -> int:
         try:
             state_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            why = exc.strerror or exc
-            raise ParameterError("config", f"kiosk.state_dir: cannot create {state_dir}: {why}") from None
+            # an unattended tower still starts: the panel forgets between runs and the roll
+            # log (which the dice sessions need) says on the display why it cannot roll
+            _stderr(f"kiosk.state_dir: cannot create {state_dir}: {exc.strerror or exc}; "
+                    "the panel will not remember, and rolls need a writable roll log")
         roll_log = RollLog(state_dir / LOG_NAME)
     # Signals are caught from here on: a SIGTERM while the tower starts still ends cleanly.
     with stop_on_signals() as stop:
@@ -156,7 +166,7 @@ def run_tower(config: TowerConfig, factory: Any) -> int:
         try:
             tower = Tower(config, pin_factory=factory, display=display, dice=dice, timing=timing,
                           memory=state_dir, log=_stderr)
-        except GPIOZeroError as exc:
+        except (GPIOZeroError, PinSetupError) as exc:
             _stderr(f"GPIO: {exc}")
             return 1
         _stderr(f"running ({config.source}; display {config.display.kind}, pins {factory.__class__.__name__})")

@@ -59,6 +59,8 @@ def opener(cfg: DisplayConfig, *, device: Any = None, port: Any = None,
     configured ones: tests pass luma's ``dummy`` and ``serial_for_url("loop://")``.
     """
 
+    opened: list[Any] = []  # the luma device opened last (set up again on a retry)
+
     def open_display() -> Display:
         kind = cfg.kind
         if device is not None or kind in ("ssd1306", "sh1106", "dummy"):
@@ -66,7 +68,9 @@ def opener(cfg: DisplayConfig, *, device: Any = None, port: Any = None,
 
             if device is not None:
                 return OledDisplay(device=device, owns_device=False)
-            return OledDisplay(device=open_luma(cfg))
+            luma = open_luma(cfg, reuse=opened[-1] if opened else None)
+            opened[:] = [luma]
+            return OledDisplay(device=luma)
         if kind == "serial" or port is not None:
             from hardware.display.serial_text import SerialTextDisplay
 

@@ -9,8 +9,15 @@ from hardware.config import DisplayConfig
 from hardware.display.render import Renderer
 
 
-def open_luma(cfg: DisplayConfig) -> Any:
-    """The luma device the config names: ``ssd1306``/``sh1106`` over I2C or SPI, or ``dummy``."""
+def open_luma(cfg: DisplayConfig, *, reuse: Any = None) -> Any:
+    """The luma device the config names: ``ssd1306``/``sh1106`` over I2C or SPI, or ``dummy``.
+
+    luma registers every device it makes with ``atexit`` for good (about 320 KiB each), so a
+    device is made only once the module answers on the bus (a missing or unplugged OLED is
+    retried every ``retry_seconds`` for as long as the tower runs), and ``reuse``, the device
+    this config opened before (closed since), is set up again on a fresh bus handle instead
+    of a new one being made: a couple of KiB per reconnect of a loose cable.
+    """
     if cfg.kind == "dummy":
         from luma.core.device import dummy
 
@@ -21,14 +28,28 @@ def open_luma(cfg: DisplayConfig) -> Any:
     if cfg.bus == "i2c":
         interface = serial.i2c(port=cfg.i2c_port, address=cfg.i2c_address)
     else:
-        interface = serial.spi(
-            port=cfg.spi_port,
-            device=cfg.spi_device,
-            gpio_DC=cfg.spi_dc,
-            gpio_RST=cfg.spi_reset,
-            bus_speed_hz=cfg.spi_speed_hz,
-        )
+        try:
+            interface = serial.spi(
+                port=cfg.spi_port,
+                device=cfg.spi_device,
+                gpio_DC=cfg.spi_dc,
+                gpio_RST=cfg.spi_reset,
+                bus_speed_hz=cfg.spi_speed_hz,
+            )
+        except ImportError as exc:  # luma drives D/C through RPi.GPIO: a display failure, not a crash
+            from luma.core.error import UnsupportedPlatform
+
+            raise UnsupportedPlatform(f"an SPI display needs RPi.GPIO for its D/C pin ({exc}); "
+                                      "pip install 'dicetower[pi]'") from None
+    try:
+        interface.command(0xAE)  # display off, the driver's first command anyway: does it answer?
+    except BaseException:
+        interface.cleanup()
+        raise
     make = oled.sh1106 if cfg.kind == "sh1106" else oled.ssd1306
+    if type(reuse) is make:
+        make.__init__(reuse, interface, width=cfg.width, height=cfg.height, rotate=cfg.rotate)
+        return reuse
     return make(interface, width=cfg.width, height=cfg.height, rotate=cfg.rotate)
 
 

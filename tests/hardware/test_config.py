@@ -116,3 +116,63 @@ def test_the_wiring_table_in_the_docs_matches_the_default_config() -> None:
         assert re.search(rf"\| `{re.escape(key)}` \| {pin} \|", text), f"{key} = BCM {pin} is not in docs/wiring.md"
     assert f"`0x{defaults.display.i2c_address:X}`" in text
     assert "i2c_arm_baudrate=400000" in text
+
+
+def test_a_config_file_that_is_not_utf8_is_one_line_naming_the_line(tmp_path, capsys) -> None:
+    path = tmp_path / "latin1.toml"
+    path.write_bytes("[buttons]\nroll = 26\n# caf\u00e9 wiring\n".encode("latin-1"))
+    code = main(["sim", "--config", str(path), "--press", "roll"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip() == f"dicetower: error: {path}: file: not UTF-8 text: byte 0xe9 on line 3 (TOML files are UTF-8)"
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "words"),
+    [
+        # the settings menu would clamp these without a word
+        ("[panel]\nstart_karma = 9\n", "panel.start_karma", "from 0 to 5, got 9"),
+        ("[panel]\nanimation_seconds = 10\n", "panel.animation_seconds", "from 0 to 3, got 10"),
+        ("[panel]\nbrightness = 0.05\n", "panel.brightness", "from 0.1 to 1, got 0.05"),
+        # a wrong type names the real range, not -inf..inf or 2**31
+        ("[panel]\nplayers = 2.5\n", "panel.players", "from 1 to 9, got 2.5"),
+        ("[panel]\nidle_seconds = \"5 min\"\n", "panel.idle_seconds", "expected a number of seconds, got '5 min'"),
+    ],
+)
+def test_panel_values_are_held_to_the_ranges_the_panel_uses(text: str, key: str, words: str) -> None:
+    with pytest.raises(cfg.ConfigError) as err:
+        cfg.loads(text)
+    assert err.value.key == key
+    assert words in str(err.value)
+    assert "inf" not in str(err.value) and "2147483" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[display]\nwidth = 100\n", "display.width"),
+        ("[display]\nheight = 48\n", "display.height"),
+        ("[display]\nkind = \"sh1106\"\nwidth = 64\nheight = 48\n", "display.width"),
+    ],
+)
+def test_an_oled_size_its_driver_cannot_drive_is_refused_at_load(text: str, key: str) -> None:
+    # luma refuses it only when the display is opened, which the tower retries for ever
+    with pytest.raises(cfg.ConfigError) as err:
+        cfg.loads(text)
+    assert err.value.key == key
+    assert "modules are" in err.value.detail
+
+
+def test_the_oled_sizes_the_drivers_take_are_accepted() -> None:
+    assert cfg.loads("[display]\nheight = 32\n").display.height == 32
+    assert cfg.loads('[display]\nkind = "sh1106"\nheight = 128\n').display.height == 128
+    assert cfg.loads('[display]\nkind = "terminal"\nwidth = 100\n').display.width == 100
+
+
+@pytest.mark.parametrize(("port", "words"), [("", "expected a serial port"), ("bogus://x", "protocol 'bogus'")])
+def test_a_serial_port_that_can_never_open_is_refused_at_load(port: str, words: str) -> None:
+    # an unknown URL scheme was a ValueError from pyserial when the tower started: a traceback
+    with pytest.raises(cfg.ConfigError) as err:
+        cfg.loads(f'[display]\nkind = "serial"\nserial_port = "{port}"\n')
+    assert err.value.key == "display.serial_port" and words in err.value.detail
+    assert cfg.loads('[display]\nkind = "serial"\nserial_port = "loop://"\n').display.serial_port == "loop://"

@@ -229,6 +229,81 @@ def test_the_display_comes_back_with_the_latest_screen(panel) -> None:
     assert panel.messages[-1] == "display: working again"
 
 
+def test_a_replugged_oled_is_set_up_again_on_the_same_luma_device(monkeypatch) -> None:
+    """Each reconnect made a new luma device, and luma keeps every device alive in its atexit
+    hooks: about 320 KiB a time, for good, on a tower whose loose cable comes and goes."""
+    import luma.core.interface.serial as luma_serial
+
+    buses: list[PullableBus] = []
+
+    def i2c(port: int = 1, address: int = 0x3C, **kwargs) -> PullableBus:
+        buses.append(PullableBus())
+        return buses[-1]
+
+    monkeypatch.setattr(luma_serial, "i2c", i2c)
+    display = ResilientDisplay(opener(cfg.load().display), retry_seconds=1.0)
+    display.show(SETUP, 0)
+    first = display.display.device
+    assert display.ok and len(buses) == 1
+    set_up = buses[0].commands  # the driver's set-up, the contrast and a frame's addressing
+    buses[0].pulled = True
+    display.show(RESULT, 100_000_000)
+    assert not display.ok
+    display.poll(1_100_000_000)  # still out: the old bus is pinged, nothing is opened
+    assert len(buses) == 1
+    buses[0].pulled = False
+    display.poll(2_100_000_000)
+    assert display.ok and display.shown == RESULT
+    assert len(buses) == 2 and display.display.device is first  # a fresh bus handle, the same device
+    assert buses[1].commands == set_up and buses[1].data_bytes >= 1024  # set up again, then a whole frame
+    display.close()
+
+
+def test_a_missing_oled_retried_for_an_hour_makes_no_luma_devices(monkeypatch) -> None:
+    """Every retry of an OLED that is not there (not wired yet, wrong address) made a luma
+    device, which luma keeps alive in its atexit hooks: 320 KiB every 2 s, out of memory on a
+    Pi Zero within the hour. Now the bus is asked first (one command) and only then is a
+    device made."""
+    import atexit
+
+    import luma.core.interface.serial as luma_serial
+
+    buses: list[PullableBus] = []
+
+    def i2c(port: int = 1, address: int = 0x3C, **kwargs) -> PullableBus:
+        buses.append(PullableBus())
+        buses[-1].pulled = True
+        return buses[-1]
+
+    registered: list[object] = []
+    real_register = atexit.register
+
+    def register(func, *args, **kwargs):
+        registered.append(func)
+        return real_register(func, *args, **kwargs)
+
+    monkeypatch.setattr(luma_serial, "i2c", i2c)
+    monkeypatch.setattr(atexit, "register", register)
+    display = ResilientDisplay(opener(cfg.load().display), retry_seconds=2.0)
+    display.show(SETUP, 0)
+    for second in range(2, 3600, 2):
+        display.poll(second * 1_000_000_000)
+    assert not display.ok and "Remote I/O error" in display.error
+    assert len(buses) == 1800 and registered == []  # asked 1800 times, no device made
+    display.close()
+
+
+def test_an_spi_oled_without_rpi_gpio_is_a_display_failure_not_a_crash(monkeypatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "RPi", None)  # not installed (a Pi 5 with lgpio alone)
+    messages: list[str] = []
+    display = ResilientDisplay(opener(cfg.loads('[display]\nbus = "spi"\n').display), log=messages.append)
+    display.show(SETUP, 0)
+    assert not display.ok and "RPi.GPIO" in display.error
+    assert len(messages) == 1 and "the LEDs carry on" in messages[0]
+
+
 def test_a_display_that_cannot_be_opened_is_retried() -> None:
     from luma.core.error import DeviceNotFoundError
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from engine.panel.model import Button, Event, EventKind, Sound
 from hardware import config as cfg
-from hardware.panel_io import Debouncer, InputQueue, NoGpioError, PanelIO, open_pin_factory
+from hardware.panel_io import Debouncer, InputQueue, NoGpioError, PanelIO, PinSetupError, open_pin_factory
 
 MS = 1_000_000
 BOUNCE = 20 * MS
@@ -244,6 +244,24 @@ def test_pins_are_released_on_close() -> None:
     factory = open_pin_factory("mock")
     PanelIO(config, pin_factory=factory, clock=Clock()).close()
     PanelIO(config, pin_factory=factory, clock=Clock()).close()  # would raise GPIOPinInUse otherwise
+
+
+@pytest.mark.parametrize(("busy", "key"), [(26, "buttons.roll (BCM 26)"), (21, "leds.plus (BCM 21)"),
+                                           (27, "rgb"), (18, "buzzer.pin (BCM 18)")])
+def test_a_busy_pin_names_its_key_and_releases_the_pins_already_taken(busy: int, key: str) -> None:
+    """Another program holding a pin (an old tower still running) was an AttributeError from
+    close(), which hid the real error and left the pins taken before it claimed."""
+    from gpiozero import LED
+
+    config = dataclasses.replace(cfg.load(), display=cfg.DisplayConfig(kind="dummy"))
+    factory = open_pin_factory("mock")
+    other = LED(busy, pin_factory=factory)
+    with pytest.raises(PinSetupError) as err:
+        PanelIO(config, pin_factory=factory, clock=Clock())
+    assert str(err.value).startswith(f"{key}: ")
+    assert "already in use" in str(err.value) and "\n" not in str(err.value)
+    other.close()
+    PanelIO(config, pin_factory=factory, clock=Clock()).close()  # every pin was given back
 
 
 def test_no_gpio_is_one_line_naming_each_backend() -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -125,6 +128,58 @@ def test_a_new_log_creates_its_directory(tmp_path) -> None:
     log = RollLog(tmp_path / "deep" / "dir" / "rolls.jsonl")
     log.append("session")
     assert verify(log.path).ok
+
+
+#: Appends under a file-size limit (RLIMIT_FSIZE): the write stops part way as on a full card.
+#: In a child process, so that the limit cannot touch pytest's own files.
+_FULL_CARD = """
+import json, resource, sys
+from hardware.rolllog import LogError, RollLog
+path, torn = sys.argv[1], sys.argv[2] == "torn"
+log = RollLog(path)
+for i in range(3):
+    log.append("roll", n=i)
+if torn:
+    with open(path, "ab") as f:
+        f.write(b'{"kind":"roll","seq":4,"pre')
+with open(path, "rb") as f:
+    before = f.read()
+resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) + 40, resource.RLIM_INFINITY))
+try:
+    log.append("roll", n=99, pad="x" * 200)
+    error = None
+except LogError as exc:
+    error = str(exc)
+resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+with open(path, "rb") as f:
+    print(json.dumps({"error": error, "unchanged": f.read() == before}))
+"""
+
+
+@pytest.mark.parametrize("tail", ["whole", "torn"])
+def test_a_write_that_stops_half_way_on_a_full_card_leaves_the_log_as_it_was(tmp_path, tail: str) -> None:
+    """It left a torn line that the next append recorded as a power cut ("recovered"), and a
+    failed recovery lost the torn bytes it had cut."""
+    path = tmp_path / "rolls.jsonl"
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", _FULL_CARD, str(path), tail], cwd=root, capture_output=True,
+                          text=True, timeout=60, check=True)
+    outcome = json.loads(done.stdout)
+    assert outcome["error"] and "cannot write the roll log" in outcome["error"]
+    assert outcome["unchanged"]
+    if tail == "whole":
+        assert verify(path).ok and verify(path).entries == 3
+    RollLog(path).append("roll", n=4)  # room again: the chain carries on
+    kinds = [json.loads(line)["kind"] for line in path.read_text().splitlines()]
+    assert kinds == ["roll"] * 3 + (["recovered"] if tail == "torn" else []) + ["roll"]
+    assert verify(path).ok
+
+
+def test_a_log_directory_that_cannot_be_made_is_a_log_error(tmp_path) -> None:
+    """It was a bare OSError, which the panel does not catch: ROLL crashed the tower."""
+    (tmp_path / "card").write_text("a file where the directory should be")
+    with pytest.raises(LogError, match="cannot open the roll log"):
+        RollLog(tmp_path / "card" / "state" / "rolls.jsonl").append("session")
 
 
 # --- dicetower log verify ---------------------------------------------------------------------

@@ -42,7 +42,7 @@ def seen(monkeypatch) -> list[Event]:
 
 
 class Rig:
-    def __init__(self, text: str = CONFIG, *, dice=None, timing=None, memory=None) -> None:
+    def __init__(self, text: str = CONFIG, *, dice=None, timing=None, memory=None, log=None) -> None:
         from luma.core.device import dummy
 
         self.config = cfg.loads(text)
@@ -52,7 +52,7 @@ class Rig:
         self.display = ResilientDisplay(opener(self.config.display, device=self.device))
         self.tower = Tower(self.config, pin_factory=self.factory, display=self.display,
                            dice=dice if dice is not None else seeded_dice(b"runtime"), clock=self.clock,
-                           timing=timing, memory=memory)
+                           timing=timing, memory=memory, log=log)
 
     def pin(self, button: Button):
         return self.factory.pin(PINS[button])
@@ -244,6 +244,73 @@ def test_a_damaged_memory_file_is_ignored(tmp_path) -> None:
         assert rig.tower.state.system_id == "infinity"
     finally:
         rig.tower.close()
+
+
+def test_a_roll_log_that_cannot_be_written_refuses_rolls_says_why_once_and_never_crashes(tmp_path) -> None:
+    """A state directory that cannot be made (a read-only card, a file in its place) made ROLL
+    raise a bare OSError out of the dice, and the tower stopped; nor did the log hear of it."""
+    from hardware.entropy import open_dice
+    from hardware.rolllog import RollLog
+
+    (tmp_path / "card").write_text("a file where the state directory should be")
+    messages: list[str] = []
+    log = RollLog(tmp_path / "card" / "state" / "rolls.jsonl")
+    rig = Rig(dice=open_dice(seed=b"ro", log=log), memory=tmp_path / "card" / "state", log=messages.append)
+    try:
+        for _ in range(3):
+            rig.tap(Button.ROLL)
+            rig.run(6.0)  # past the session retry, which fails the same way
+        assert rig.tower.state.mode is Mode.MESSAGE
+        assert "cannot open the roll log" in " ".join(rig.tower.screen.text())
+        assert rig.tower.rolls == 0
+        rig.tap(Button.MODE)  # the panel still answers
+        assert rig.tower.screen.kind == "setup"
+        rig.run(2.0)  # the memory is saved (and fails) at most once a second
+    finally:
+        rig.tower.close()
+    said = [m for m in messages if m.startswith("dice: no session")]
+    assert len(said) == 1 and "cannot open the roll log" in said[0]
+    memory = [m for m in messages if m.startswith("panel memory")]
+    assert len(memory) == 2 and "starting fresh" in memory[0] and "will not remember" in memory[1]
+
+
+def test_a_memory_file_that_cannot_be_saved_is_logged_once_and_its_return_too(tmp_path) -> None:
+    (tmp_path / "panel.json").mkdir()  # in the way of the save
+    messages: list[str] = []
+    rig = Rig(memory=tmp_path, log=messages.append)
+    try:
+        for _ in range(4):
+            rig.tap(Button.PLUS)
+            rig.run(1.5)
+        (tmp_path / "panel.json").rmdir()
+        rig.tap(Button.PLUS)
+        rig.run(1.5)
+    finally:
+        rig.tower.close()
+    assert [m.split(": ")[0] for m in messages] == ["panel memory " + str(tmp_path / "panel.json")] * 3
+    assert "starting fresh" in messages[0]  # read at start-up
+    assert "will not remember" in messages[1]
+    assert messages[2].endswith("saved again")
+    assert json.loads((tmp_path / "panel.json").read_text())["system"] == "infinity"
+
+
+def test_a_pin_that_is_busy_leaves_the_display_dark(tmp_path) -> None:
+    from gpiozero import LED
+    from luma.core.device import dummy
+
+    from hardware.panel_io import PinSetupError
+
+    config = cfg.loads(CONFIG)
+    factory = open_pin_factory("mock")
+    other = LED(PINS[Button.ROLL], pin_factory=factory)
+    device = dummy(width=128, height=64, mode="1")
+    display = ResilientDisplay(opener(config.display, device=device))
+    try:
+        with pytest.raises(PinSetupError, match=r"buttons.roll \(BCM 4\)"):
+            Tower(config, pin_factory=factory, display=display, dice=seeded_dice(b"busy"), clock=SimClock())
+        assert device.image is not None and device.image.getbbox() is None  # not a setup screen nobody can use
+    finally:
+        other.close()
 
 
 def test_the_loop_sleeps_until_the_next_deadline(rig) -> None:

@@ -51,6 +51,30 @@ def test_a_script_runs_on_the_simulated_clock() -> None:
     assert steps[2]["screen"]["kind"] == "attract"  # idle long enough for the attract screen
 
 
+def test_an_hour_idle_the_oled_picture_moves_and_dims_and_the_waking_press_only_wakes() -> None:
+    s = sim()
+    oled = s.display.display
+    try:
+        s.run_script(parse_script("roll"))
+        rolls, lit = s.tower.rolls, oled._contrast
+        s.advance(301)  # the result goes, then five minutes without a press
+        boxes = set()
+        for _ in range(31):  # an hour, looked at every 117 s (not a multiple of the steps)
+            s.advance(117)
+            boxes.add(s.device.image.getbbox())
+            assert s.tower.screen.kind == "attract"
+        assert len(boxes) > 5  # the picture wanders (OLED burn-in)
+        assert oled._contrast < lit  # and is dimmed
+        assert s.tower.leds() == (0.0,) * 5 and max(s.tower.rgb()) == 0
+        s.act(parse_script("roll")[0])  # the waking press
+        assert s.tower.rolls == rolls and s.tower.screen.kind == "setup"
+        assert oled._contrast == lit
+        s.act(parse_script("roll")[0])
+        assert s.tower.rolls == rolls + 1
+    finally:
+        s.close()
+
+
 def test_every_step_reports_its_own_sounds_however_long_the_script() -> None:
     s = sim()
     try:
@@ -137,6 +161,42 @@ def test_sim_mistakes_are_one_line_exit_2(capsys, argv: list[str], words: str) -
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_script_file_mistake_names_its_line(tmp_path, capsys) -> None:
+    script = tmp_path / "demo.txt"
+    script.write_text("mode\n# the roll\n\nroll, fild   # typo\nwait:5\n")
+    assert main(["sim", "--seed", "f", "--script", str(script)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dicetower: error: --script: line 4: unknown script item 'fild'")
+    assert len(err.strip().splitlines()) == 1
+    with pytest.raises(ParameterError, match=r"^--script: line 2: 'wait:x': seconds"):
+        parse_script("mode\nwait:x", option="script")
+    with pytest.raises(ParameterError, match=r"^--press: 'wait:x'"):  # one line: the item is enough
+        parse_script("mode wait:x", option="press")
+
+
+def test_a_script_file_that_is_not_utf8_is_one_line(tmp_path, capsys) -> None:
+    script = tmp_path / "latin1.txt"
+    script.write_bytes("mode # d\u00e9\n".encode("latin-1"))
+    assert main(["sim", "--script", str(script)]) == 2
+    err = capsys.readouterr().err
+    assert "--script: " in err and "not UTF-8" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("blocked", ["frames", "frames/000-start.png", "transcript.json"])
+def test_an_out_dir_that_cannot_be_written_is_one_line(tmp_path, capsys, blocked: str) -> None:
+    """A read-only, full or occupied --out was a traceback from PIL or pathlib."""
+    path = tmp_path / blocked
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if blocked == "frames":
+        path.write_text("a file where the frames directory goes")
+    else:
+        path.mkdir()  # a directory where a file goes
+    assert main(["sim", "--seed", "o", "--press", "mode", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dicetower: error: --out: cannot write {path}: ")
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_arrow_keys_stay_whole() -> None:

@@ -63,6 +63,16 @@ def test_a_damaged_state_file_names_the_file(tmp_path) -> None:
         StateStore(tmp_path).load(1)
 
 
+def test_a_state_file_that_is_not_utf8_is_damaged_not_a_traceback(tmp_path, capsys) -> None:
+    (tmp_path / "players").mkdir()
+    (tmp_path / "players" / "1.json").write_bytes(b'{"player": 1, "systems": {"\xff": {}}}')
+    with pytest.raises(StateError, match=r"players/1.json is damaged"):
+        StateStore(tmp_path).load(1)
+    code = main([*FINGERS, "--state-dir", str(tmp_path), "--player", "1", "--seed", "s"])
+    err = capsys.readouterr().err
+    assert code == 2 and "is damaged" in err and len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("bad", ["0", "100", "x"])
 def test_player_numbers_are_checked(tmp_path, bad) -> None:
     with pytest.raises(ParameterError, match="--player: expected a whole number from 1 to 99"):
