@@ -124,7 +124,7 @@ class RollLog:
             fcntl.flock(fd, fcntl.LOCK_EX)
             last, torn = _tail(fd)
             size = os.lseek(fd, 0, os.SEEK_END)
-            prev, seq = self._chain_from(last)
+            prev, seq = self._chain_from(last, fd)
             if torn:
                 os.lseek(fd, size - torn, os.SEEK_SET)
                 lost = os.read(fd, torn)  # known before anything is cut, so a failure can put it back
@@ -142,17 +142,45 @@ class RollLog:
             _fsync_dir(self.path.parent)
         return entry
 
-    def _chain_from(self, last: bytes | None) -> tuple[str, int]:
+    def _chain_from(self, last: bytes | None, fd: int) -> tuple[str, int]:
         if last is None:
             return GENESIS, 1
-        entry = _parse(last)
-        seq = entry.get("seq") if entry is not None else None
-        if isinstance(seq, bool) or not isinstance(seq, int):
-            raise LogError(
-                f"the last entry of {self.path} is not a valid log entry; "
-                "run `dicetower log verify` and move the file aside"
-            )
-        return entry_hash(entry), seq + 1
+        entry = _valid(last)
+        if entry is None:
+            return self._bridge_damage(fd)
+        return entry_hash(entry), entry["seq"] + 1
+
+    def _bridge_damage(self, fd: int) -> tuple[str, int]:
+        """The last line is not an entry (an editor's blank line, a corrupted card sector).
+
+        An unattended tower must keep rolling, and the damage must stay visible: the damaged
+        lines are kept in place, and a ``recovered`` entry chains on from the last valid entry,
+        so ``log verify`` still names the first damaged line.
+        """
+        os.lseek(fd, 0, os.SEEK_SET)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        lines = b"".join(chunks).split(b"\n")
+        lines.pop()  # the torn tail (or b""): handled by the caller
+        prev, seq, damaged = GENESIS, 1, []
+        for raw in reversed(lines):
+            entry = _valid(raw)
+            if entry is not None:
+                prev, seq = entry_hash(entry), entry["seq"] + 1
+                break
+            damaged.append(raw)
+        damaged.reverse()
+        bad = b"\n".join(damaged)
+        entry = {
+            "seq": seq, "prev": prev, "kind": "recovered", "time": _iso(self._clock()),
+            "damaged_lines": len(damaged), "damaged_sha256": hashlib.sha256(bad).hexdigest(),
+            "note": "lines that are not log entries were found at the end; kept in place, the chain goes on "
+                    "from the last valid entry",
+        }
+        entry["hash"] = entry_hash(entry)
+        self._write(fd, _canonical(entry))
+        return entry["hash"], seq + 1
 
     def _recover(self, fd: int, lost: bytes, prev: str, seq: int) -> tuple[str, int]:
         """Cut the torn tail ``lost`` off and log the cut; returns the new chain head."""
@@ -208,6 +236,15 @@ def read_entries(path: str | os.PathLike[str]) -> Iterator[StoredEntry]:
         yield StoredEntry(i, raw, _parse(raw), True)
     if torn:
         yield StoredEntry(len(lines) + 1, torn, _parse(torn), False)
+
+
+def _valid(raw: bytes) -> dict[str, Any] | None:
+    """The entry on a line, if the line is one (a JSON object with a whole-number ``seq``)."""
+    entry = _parse(raw)
+    seq = entry.get("seq") if entry is not None else None
+    if isinstance(seq, bool) or not isinstance(seq, int):
+        return None
+    return entry
 
 
 def _parse(raw: bytes) -> dict[str, Any] | None:

@@ -117,11 +117,30 @@ def test_two_writers_keep_one_chain(tmp_path) -> None:
     assert verify(a.path).ok and verify(a.path).entries == 6
 
 
-def test_appending_after_a_garbage_last_line_is_refused(tmp_path) -> None:
+def test_a_garbage_last_line_is_kept_bridged_and_reported(tmp_path) -> None:
+    # An unattended tower keeps rolling; the damage stays in the file and verify names it.
+    path = tmp_path / "rolls.jsonl"
+    log = RollLog(path)
+    log.append("session")
+    first = log.append("roll", n=1)
+    with open(path, "ab") as f:
+        f.write(b"not json\n\n")
+    entry = log.append("roll", n=2)
+    lines = path.read_bytes().split(b"\n")
+    assert lines[2:4] == [b"not json", b""]  # kept in place
+    recovered = json.loads(lines[4])
+    assert recovered["kind"] == "recovered" and recovered["damaged_lines"] == 2
+    assert recovered["seq"] == first["seq"] + 1 and recovered["prev"] == first["hash"]
+    assert entry["seq"] == recovered["seq"] + 1 and entry["prev"] == recovered["hash"]
+    report = verify(path)
+    assert not report.ok and report.problem.line_no == 3
+
+
+def test_a_log_of_nothing_but_garbage_starts_a_chain_after_it(tmp_path) -> None:
     path = tmp_path / "rolls.jsonl"
     path.write_text("not json\n")
-    with pytest.raises(LogError, match="not a valid log entry"):
-        RollLog(path).append("roll")
+    entry = RollLog(path).append("roll")
+    assert entry["seq"] == 2 and json.loads(path.read_text().splitlines()[1])["prev"] == "0" * 64
 
 
 def test_a_new_log_creates_its_directory(tmp_path) -> None:
