@@ -26,6 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from engine import systems as engine_systems
 from engine.dice import DiceSource
 from engine.panel import machine
 from engine.panel import session as sessions
@@ -72,6 +73,7 @@ class Tower:
         self.display = display
         self.dice = dice
         self.timing = timing
+        self._warm = False  # the other systems are loaded on the first idle pass
         self.log = log or (lambda message: None)
         self.memory = Path(memory) / PANEL_STATE if memory else None
         self.tick_ns = max(1, round(1e9 / config.kiosk.tick_hz))
@@ -147,7 +149,17 @@ class Tower:
             self._update_status(now)
         if self._dirty and now - self._saved_at >= SAVE_EVERY_NS:
             self.save(now)
+        if not events and not self._warm:
+            self._warm_up()
         return taken
+
+    def _warm_up(self) -> None:
+        """Load the other enabled systems on the first idle pass after the first frame, so
+        start-up pays for one system and the first MODE press to each of the others does not
+        pay for an import (which would take several times the 2 ms a press may take)."""
+        self._warm = True
+        for sid in self.state.config.systems:
+            engine_systems.get(sid)
 
     def _busy(self) -> bool:
         """Whether the clock drives something right now (roll animation, hold-repeat)."""
