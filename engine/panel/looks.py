@@ -39,22 +39,6 @@ BIG: Mapping[str, str] = MappingProxyType(
     }
 )
 
-#: Roll colours (immortal) when the system does not publish its own RGB table.
-_COLOURS: Mapping[str, Rgb] = MappingProxyType(
-    {
-        "red": (1.0, 0.0, 0.0),
-        "orange": (1.0, 0.43, 0.0),
-        "yellow": (1.0, 0.86, 0.0),
-        "green": (0.0, 0.78, 0.0),
-        "blue": (0.0, 0.24, 1.0),
-        "violet": (0.59, 0.0, 1.0),
-        "purple": (0.59, 0.0, 1.0),
-        "white": (1.0, 1.0, 1.0),
-        "black": (0.05, 0.05, 0.05),
-        "indigo": (0.29, 0.0, 0.51),
-    }
-)
-
 ROLL_SOUND = Sound("roll", ((880.0, 0.03), (1320.0, 0.03)))
 SUCCESS_SOUND = Sound("success", ((660.0, 0.08), (990.0, 0.12)))
 FAILURE_SOUND = Sound("failure", ((330.0, 0.1), (220.0, 0.15)))
@@ -81,22 +65,12 @@ def outcome_rgb(result: RollResult) -> Rgb:
 
 
 def colour_rgb(name: str) -> Rgb | None:
-    key = name.strip().lower()
-    published = _published_colours()
-    if key in published:
-        r, g, b = published[key]
-        return (r / 255, g / 255, b / 255)
-    return _COLOURS.get(key)
+    """The RGB LED colour of a roll colour, from immortal's own table so the device and the
+    rules agree on the hue; None for a colour the rules do not know."""
+    from engine.systems.immortal_rules import COLOR_RGB  # loaded only when a roll has a colour
 
-
-def _published_colours() -> Mapping[str, Any]:
-    # immortal publishes COLOR_RGB (0..255) so the device and the rules agree on the hue
-    try:
-        from engine.systems import immortal_rules
-    except ImportError:
-        return {}
-    table = getattr(immortal_rules, "COLOR_RGB", {})
-    return table if isinstance(table, Mapping) else {}
+    rgb = COLOR_RGB.get(name.strip().lower())
+    return None if rgb is None else (rgb[0] / 255, rgb[1] / 255, rgb[2] / 255)
 
 
 def outcome_leds(result: RollResult) -> Leds:
