@@ -79,6 +79,14 @@ def check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
                                     f"got {max(spends)}")
     if sum(spends) > karma:
         raise ParameterError(where, f"cannot spend {sum(spends)} karma with --karma {karma}")
+    for link in played:
+        # "spend 1 of his or her karma points to add one additional success": past every
+        # finger there is no success left to add, and a device should not burn karma for nothing.
+        waste = link.challenge.winners + link.spend - link.choices
+        if link.spend and waste > 0:
+            useful = link.spend - waste
+            raise ParameterError(where, f"{link.challenge.winners} of {link.choices} is certain with {useful} "
+                                        f"karma; spending {link.spend} would waste {waste}; allowed 0..{useful}")
     if params["long_term"]:
         if sum(spends):
             raise ParameterError(where, "a long-term challenge spends no karma (roll its tests "

@@ -127,8 +127,13 @@ def test_multi_spend_option_burns_karma_faster():
     assert chance(winners=1, choices=5, karma=3, spend=3, multi_spend=True) == Fraction(4, 5)
     r = hand([1, 2, 3, 4], 4, winners=1, choices=5, karma=3, spend=3, multi_spend=True)
     assert r["success"] is True and r["karma_after"] == 0
-    # Winners stop at every finger: spending past that buys nothing more.
-    assert chance(winners=4, choices=5, karma=5, spend=5, multi_spend=True) == 1
+    # Winners stop at every finger: spending past that would buy nothing, so it is refused
+    # rather than taken (a kind device does not burn a player's karma for nothing).
+    assert chance(winners=4, choices=5, karma=5, spend=1) == 1
+    with pytest.raises(ParameterError, match=r"^--spend: 4 of 5 is certain with 1 karma; spending 5 would waste 4"):
+        chance(winners=4, choices=5, karma=5, spend=5, multi_spend=True)
+    with pytest.raises(ParameterError, match=r"^--spend: 3 of 3 is certain with 0 karma.*allowed 0..0"):
+        chance(winners=3, choices=3, karma=1, spend=1)
 
 
 @pytest.mark.parametrize("n", [5, 4, 3, 2])

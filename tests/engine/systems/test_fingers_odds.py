@@ -72,7 +72,7 @@ BRUTE_CASES = [
     {"winners": 2, "choices": 5},
     {"winners": 1, "choices": 2, "karma": 5},
     {"winners": 0, "choices": 3, "karma": 2},
-    {"winners": 4, "choices": 4, "karma": 1, "spend": 1},
+    {"winners": 3, "choices": 3, "ailment": True, "karma": 1, "spend": 1},
     {"winners": 2, "choices": 4, "karma": 2, "spend": 1},
     {"winners": 1, "choices": 5, "karma": 4, "spend": 3, "multi_spend": True},
     {"winners": 1, "choices": 3, "ailment": True, "karma": 4},
@@ -177,6 +177,8 @@ def test_chain_odds_are_the_product(links, karma, ailment):
     spend = sum(s for _, _, s in links)
     assume(spend <= 5)
     karma = max(karma, spend)  # the player must hold the karma the chain spends
+    # karma past every finger is refused (it would buy nothing), so no link is over-spent
+    assume(all(k + s <= (min(5, n + 1) if ailment else n) or not s for k, n, s in links))
     chain = ",".join(f"{k}/{n}" + (f"+{s}" if s else "") for k, n, s in links)
     want = Fraction(1)
     for k, n, s in links:
@@ -189,7 +191,8 @@ def test_chain_odds_are_the_product(links, karma, ailment):
 @given(n=st.integers(2, 5), k=st.integers(0, 5), karma=st.integers(0, 5), spend=st.integers(0, 5),
        guess=st.integers(1, 5), data=st.data())
 def test_single_roll_follows_the_rules(n, k, karma, spend, guess, data):
-    k, spend, guess = min(k, n), min(spend, karma), min(guess, n)
+    k, guess = min(k, n), min(guess, n)
+    spend = min(spend, karma, n - k)  # karma past every finger is refused
     winning = min(n, k + spend)
     fixed = data.draw(st.lists(st.integers(1, n), min_size=winning, max_size=winning,
                                unique=True))
