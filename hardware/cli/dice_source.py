@@ -17,7 +17,7 @@ from engine.errors import ParameterError
 from engine.systems import SystemSpec
 from hardware.entropy import SessionDice, open_dice
 from hardware.rolllog import RollLog
-from hardware.state import CARRIED, PlayerState, StateStore, carried_value, check_player
+from hardware.state import CARRIED, PlayerState, StateError, StateStore, carried_value, check_player
 
 
 def add_dice_options(parser: argparse.ArgumentParser) -> None:
@@ -98,8 +98,17 @@ class RollBook:
             if out.get(param) is None:
                 value = self.state.get(self.spec.id, param)
                 if value is not None:
-                    out[param] = value
+                    out[param] = self._checked(param, value)
         return out
+
+    def _checked(self, param: str, value: Any) -> Any:
+        """A stored value, checked here so a damaged file is named (not a --flag never typed)."""
+        try:
+            return self.spec.param(param).coerce(value)
+        except ParameterError as exc:
+            path = self.store.player_path(self.player) if self.store and self.player else "player state"
+            raise StateError(f"{path}: stored {self.spec.id} {param} {exc.detail}; correct or delete the file") \
+                from None
 
     def params(self, resolved: dict[str, Any]) -> dict[str, Any]:
         """The parameters for the next roll (re-read from state when state carries some)."""

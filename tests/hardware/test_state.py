@@ -158,3 +158,11 @@ def test_a_roll_that_does_not_use_a_track_leaves_the_state_alone(tmp_path, capsy
                        "--player", "4")
     assert code == 0, err
     assert StateStore(tmp_path).load(4).get("horizons", "stability") is None
+
+
+def test_a_bad_stored_value_names_the_file_not_a_flag(tmp_path, capsys) -> None:
+    (tmp_path / "players").mkdir()
+    (tmp_path / "players" / "2.json").write_text(json.dumps({"player": 2, "systems": {"fingers": {"karma": 99}}}))
+    code, out, err = run(capsys, *FINGERS, "--guess", "1", "--state-dir", str(tmp_path), "--player", "2")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "players/2.json: stored fingers karma" in err and "--karma" not in err
