@@ -19,6 +19,8 @@ from engine.results import RollResult
 
 WIDTH = 21
 LCD_WIDTH = 16
+#: The attract screen wanders up to 16 pixels right (against burn-in): 3 columns fewer.
+ATTRACT_WIDTH = WIDTH - 3
 ROWS = 7  # below the title
 
 #: Result fields, then parameters, that are the difficulty a total is read against.
@@ -222,9 +224,9 @@ def attract(systems: Sequence[str], frame: int, offset: tuple[int, int], status:
             contrast: float) -> Screen:
     """Idle: a small moving picture (against OLED burn-in) naming one system at a time."""
     shown = systems[frame % len(systems)] if systems else ""
-    lines = (fit(shown), "press any button")
+    lines = (fit(shown, ATTRACT_WIDTH), "press any button")
     if status:
-        lines = (*lines, fit(status))
+        lines = (*lines, fit(status, ATTRACT_WIDTH))
     return Screen(title="dicetower", lines=lines, offset=offset, contrast=contrast,
                   kind="attract")
 

@@ -231,3 +231,12 @@ def test_systems_are_set_up_on_first_visit_only() -> None:
     assert set(s.values) == {SYSTEM_IDS[0]}
     s, _ = step(s, Event(EventKind.PRESS, Button.MODE), 1.0, dice=CountingDice(seeded_dice(b"lazy")))
     assert set(s.values) == set(SYSTEM_IDS[:2])
+
+
+def test_attract_lines_fit_beside_the_wander() -> None:
+    # The picture wanders up to ATTRACT_X pixels right; every line must still fit 128 pixels.
+    from engine.panel import screens
+    from engine.panel.view import ATTRACT_X
+
+    screen = screens.attract(SYSTEM_IDS, 0, (ATTRACT_X, 0), "kernel ok, hwrng ok, buttons 12/128", 1.0)
+    assert all(len(line) * 6 + ATTRACT_X <= 128 for line in screen.lines)
