@@ -180,6 +180,12 @@ class Param:
         return out
 
 
+def whole_number(name: str, value: Any, lo: int, hi: int) -> int:
+    """A whole number in ``lo..hi`` for an option that is not a system parameter (``--times``,
+    ``--player``, ``--n``, ``--scale``), with the same one-line error as the parameters."""
+    return Param(name, "int", name, lo=lo, hi=hi).coerce(value if isinstance(value, int) else str(value))
+
+
 def _split(param: Param, text: str) -> list[str]:
     """A comma list; an empty place (``1,,2``) is a mistake, not a skipped item, because
     some lists are positional (horizons' ``--wounds minor,major,critical``)."""

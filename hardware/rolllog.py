@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
+from hardware.state import fsync_dir
 
 __all__ = ["GENESIS", "LogError", "LogProblem", "LogReport", "RollLog", "entry_hash", "read_entries", "verify"]
 
@@ -54,14 +55,6 @@ def _canonical(entry: dict[str, Any]) -> bytes:
 
 def _iso(t_ns: int) -> str:
     return datetime.fromtimestamp(t_ns / 1e9, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _tail(fd: int) -> tuple[bytes | None, int]:
@@ -139,7 +132,7 @@ class RollLog:
         finally:
             os.close(fd)  # also releases the lock
         if created and self._fsync:
-            _fsync_dir(self.path.parent)
+            fsync_dir(self.path.parent)
         return entry
 
     def _chain_from(self, last: bytes | None, fd: int) -> tuple[str, int]:

@@ -22,7 +22,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from engine.errors import EngineError, ParameterError
+from engine.errors import EngineError
+from engine.params import whole_number
 
 __all__ = [
     "CARRIED",
@@ -36,6 +37,7 @@ __all__ = [
     "carried_value",
     "check_player",
     "default_state_dir",
+    "fsync_dir",
 ]
 
 #: File name of the roll log inside a state directory.
@@ -76,7 +78,8 @@ def default_state_dir() -> Path:
     return Path(xdg) / "dicetower" if xdg else Path.home() / ".local" / "state" / "dicetower"
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
+    """Make a new or replaced directory entry durable (after os.replace or creating a file)."""
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -104,7 +107,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def atomic_write_json(path: str | os.PathLike[str], value: Any) -> None:
@@ -136,13 +139,7 @@ class PlayerState:
 
 def check_player(player: Any) -> int:
     """A player slot number, or a :class:`~engine.errors.ParameterError` naming ``--player``."""
-    try:
-        n = int(str(player).strip())
-    except ValueError:
-        raise ParameterError("player", f"expected a whole number from 1 to {MAX_PLAYER}, got {player!r}") from None
-    if not 1 <= n <= MAX_PLAYER:
-        raise ParameterError("player", f"expected a whole number from 1 to {MAX_PLAYER}, got {n}")
-    return n
+    return whole_number("player", player, 1, MAX_PLAYER)
 
 
 class StateStore:

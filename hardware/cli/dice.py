@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.dice import FacesDice
 from engine.errors import ParameterError
-from engine.params import Param
+from engine.params import Param, whole_number
 from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
 from hardware.cli import Parser
 from hardware.cli.dice_source import RollBook, add_dice_options, add_state_options
@@ -88,16 +88,6 @@ def _parse(args: argparse.Namespace) -> tuple[SystemSpec, argparse.Namespace, di
     return spec, opts, raw
 
 
-def _positive_int(text: str, name: str, hi: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise ParameterError(name, f"expected a whole number from 1 to {hi}, got {text!r}") from None
-    if not 1 <= value <= hi:
-        raise ParameterError(name, f"expected a whole number from 1 to {hi}, got {value}")
-    return value
-
-
 def cmd_roll(args: argparse.Namespace) -> int:
     spec, opts, raw = _parse(args)
     with RollBook(opts, spec) as book:  # roll log, player state; reveals the session at the end
@@ -105,7 +95,7 @@ def cmd_roll(args: argparse.Namespace) -> int:
 
 
 def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: dict[str, Any]) -> int:
-    times = _positive_int(opts.times, "times", 10_000_000) if opts.times is not None else None
+    times = whole_number("times", opts.times, 1, 10_000_000) if opts.times is not None else None
     if opts.summary and times is None:
         raise ParameterError("summary", "needs --times N")
     if opts.faces is not None and (opts.seed is not None or opts.entropy is not None):

@@ -13,7 +13,7 @@ import json
 import sys
 from typing import TextIO
 
-from engine.errors import ParameterError
+from engine.params import whole_number
 from hardware.cli.dice_source import add_dice_options, make_dice
 from hardware.entropy.battery import ALPHA, Battery, run_battery, unlikely_failures
 
@@ -33,13 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _draws(text: str) -> int:
-    try:
-        n = int(str(text).replace("_", "").replace(",", ""))
-    except ValueError:
-        raise ParameterError("n", f"expected a whole number from 100 to {MAX_N:,}, got {text!r}") from None
-    if not 100 <= n <= MAX_N:
-        raise ParameterError("n", f"expected a whole number from 100 to {MAX_N:,}, got {n}")
-    return n
+    # 1,000,000 and 1_000_000 are both fine to type
+    return whole_number("n", str(text).replace(",", ""), 100, MAX_N)
 
 
 class ProgressBar:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ParameterError
+from engine.params import whole_number
 from hardware.config import TowerConfig, load
 
 
@@ -75,13 +76,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 
 def _scale(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= 16:
-        raise ParameterError("scale", f"expected a whole number from 1 to 16, got {text!r}")
-    return value
+    return whole_number("scale", text, 1, 16)
 
 
 def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | None, out: str | None,
