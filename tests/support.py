@@ -35,3 +35,23 @@ def chi_square_p(observed: Mapping, expected_p: Mapping, n: int, min_expected: f
         cells.append((pool_obs, pool_exp))
     stat = sum((o - e) ** 2 / e for o, e in cells)
     return float(chi2.sf(stat, len(cells) - 1))
+
+
+def require_command(name: str) -> str:
+    """The path of a program the test needs (a broker, a browser, ...).
+
+    ``./run-tests`` installs it from ``.ci/apt-packages.txt``; where it still is missing the
+    test is skipped, except under CI (``CI=true``), where a missing program is a failure, so
+    a green CI run never hides a skipped real-parts test.
+    """
+    import os
+    import shutil
+
+    import pytest
+
+    path = shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{name} is not installed; .ci/apt-packages.txt should bring it")
+        pytest.skip(f"{name} is not installed (./run-tests installs it where it can)")
+    return path
