@@ -1,0 +1,44 @@
+"""One writer at a time in a state directory: an exclusive ``flock`` on ``DIR/.lock``.
+
+Everything that reads, rolls and writes in a state directory (the panel runtime, every CLI
+command, a session opened by one process and rolled in by others) holds this lock around
+the whole load -> roll -> append -> save step, so two writers never lose an update. ``flock``
+locks belong to an open file description: each :func:`state_lock` opens the file anew, so it
+excludes other threads of the same process too. It is not re-entrant: taking it twice in one
+thread deadlocks, so take it once at the outermost step.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from engine.errors import EngineError
+
+__all__ = ["LOCK_NAME", "LockError", "state_lock"]
+
+#: The lock file's name inside a state directory.
+LOCK_NAME = ".lock"
+
+
+class LockError(EngineError):
+    """The state directory's lock file cannot be opened (a symlink, no permission, no room)."""
+
+
+@contextmanager
+def state_lock(directory: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the exclusive lock of ``directory`` (created if missing) for the ``with`` block."""
+    path = Path(directory) / LOCK_NAME
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise LockError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # also releases the lock
