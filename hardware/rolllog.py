@@ -23,7 +23,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +32,10 @@ from typing import Any
 from engine.errors import EngineError
 from hardware.state import fsync_dir
 
-__all__ = ["GENESIS", "LogError", "LogProblem", "LogReport", "RollLog", "entry_hash", "read_entries", "verify"]
+__all__ = [
+    "GENESIS", "LogError", "LogProblem", "LogReport", "RollLog", "StoredEntry", "entry_hash", "read_entries", "verify",
+    "verify_entries",
+]
 
 #: ``prev`` of the first entry.
 GENESIS = "0" * 64
@@ -282,13 +285,18 @@ def verify(path: str | os.PathLike[str]) -> LogReport:
     the previous entry's hash (the previous entry edited and re-hashed, or this one replaced).
     """
     path = Path(path)
+    return verify_entries(read_entries(path), path)
+
+
+def verify_entries(entries: Iterable[StoredEntry], path: str | os.PathLike[str] = "-") -> LogReport:
+    """:func:`verify` on entries from anywhere (a file, a broker's stream), in log order."""
     prev, seq, count = GENESIS, 0, 0
-    for stored in read_entries(path):
+    for stored in entries:
         problem = _check(stored, prev, seq)
         if problem is not None:
-            return LogReport(path, count, prev, LogProblem(stored.line_no, problem))
+            return LogReport(Path(path), count, prev, LogProblem(stored.line_no, problem))
         prev, seq, count = (stored.entry or {})["hash"], seq + 1, count + 1
-    return LogReport(path, count, prev, None)
+    return LogReport(Path(path), count, prev, None)
 
 
 def _check(stored: StoredEntry, prev: str, seq: int) -> str | None:

@@ -11,6 +11,7 @@ chain is checked too (:func:`hardware.rolllog.verify`).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,9 @@ from engine.errors import EngineError
 from engine.rng import DrbgDice
 from engine.systems import get
 from hardware.entropy.seed import BLOCK_BYTES, SeedMaterial, SessionStream
-from hardware.rolllog import read_entries, verify
+from hardware.rolllog import StoredEntry, read_entries, verify_entries
 
-__all__ = ["Finding", "ReplayReport", "replay_log"]
+__all__ = ["Finding", "ReplayReport", "replay_entries", "replay_log"]
 
 
 @dataclass(frozen=True)
@@ -74,15 +75,22 @@ class _Session:
 def replay_log(path: str | Path) -> ReplayReport:
     """Check every roll in the log at ``path``; see the module docstring."""
     path = Path(path)
+    return replay_entries(lambda: read_entries(path), path)
+
+
+def replay_entries(entries: Callable[[], Iterable[StoredEntry]], path: str | Path = "-") -> ReplayReport:
+    """:func:`replay_log` on entries from anywhere (a file, a broker's stream). ``entries``
+    gives a fresh iterable of the log's entries, in order, each time it is called."""
+    path = Path(path)
     problems: list[Finding] = []
     notes: list[str] = []
-    chain = verify(path)
+    chain = verify_entries(entries(), path)
     if chain.problem is not None:
         problems.append(Finding(chain.problem.line_no, "hash chain broken: " + chain.problem.message))
     sessions: dict[str, _Session] = {}
-    typed = entries = 0
-    for stored in read_entries(path):
-        entries += 1
+    typed = entries_seen = 0
+    for stored in entries():
+        entries_seen += 1
         e = stored.entry
         if e is None:
             continue
@@ -126,7 +134,7 @@ def replay_log(path: str | Path) -> ReplayReport:
         revealed += 1
         checked += _replay_session(sid, s, *s.reveal, problems)
     problems.sort(key=lambda f: f.line_no)
-    return ReplayReport(path, entries, len(sessions), revealed, checked, unrevealed, typed, tuple(problems),
+    return ReplayReport(path, entries_seen, len(sessions), revealed, checked, unrevealed, typed, tuple(problems),
                         tuple(notes))
 
 
