@@ -137,6 +137,22 @@ class KioskConfig:
 
 
 @dataclass(frozen=True)
+class NetworkConfig:
+    """Publishing the roll log over MQTT (docs/network.md); ``mqtt = ""`` is off."""
+
+    mqtt: str = ""  # mqtt://HOST[:PORT] or mqtts://HOST[:PORT]
+    store: str = ""
+    tower: str = ""
+    username: str = ""  # "" = the tower id
+    password_file: str = ""  # first line: the broker password ("" = no password)
+    ca_file: str = ""  # mqtts: the CA certificate to trust ("" = the system's)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.mqtt)
+
+
+@dataclass(frozen=True)
 class TowerConfig:
     """The whole config; ``source`` names the file it came from (for messages)."""
 
@@ -150,6 +166,7 @@ class TowerConfig:
     entropy: EntropyConfig = field(default_factory=EntropyConfig)
     panel: PanelConfig = field(default_factory=PanelConfig)
     kiosk: KioskConfig = field(default_factory=KioskConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
     source: str = "defaults"
 
     def pin_uses(self) -> dict[str, int]:
@@ -305,6 +322,7 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
         tick_hz=k_t.number("tick_hz", k_d.tick_hz, 1, 200),
     )
     k_t.done()
+    network = _network(root.table("network"), kiosk)
     root.done()
 
     config = TowerConfig(
@@ -318,6 +336,7 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
         entropy=entropy,
         panel=panel,
         kiosk=kiosk,
+        network=network,
         source=source,
     )
     _check_pins(config)
@@ -353,6 +372,30 @@ def _display(t: _Table) -> DisplayConfig:
     _check_display_size(t, cfg)
     if cfg.kind == "serial":
         _check_serial_port(t, cfg.serial_port)
+    return cfg
+
+
+def _network(t: _Table, kiosk: KioskConfig) -> NetworkConfig:
+    """``[network]``: the broker URL and ids are checked here, so a typo stops the tower at
+    start-up with the key named, not silently later in the publisher's thread."""
+    from hardware.network import NetworkError
+    from hardware.network.broker import parse_url
+    from hardware.network.topics import check_id
+
+    d = NetworkConfig()
+    cfg = NetworkConfig(**{f.name: t.text(f.name, getattr(d, f.name)) for f in dataclasses.fields(NetworkConfig)})
+    t.done()
+    if not cfg.enabled:
+        return cfg
+    checks = (("mqtt", lambda: parse_url(cfg.mqtt)), ("store", lambda: check_id("store", cfg.store)),
+              ("tower", lambda: check_id("tower", cfg.tower)))
+    for key, check in checks:
+        try:
+            check()
+        except NetworkError as exc:
+            raise t.error(key, str(exc).partition(": ")[2]) from None
+    if not kiosk.state_dir:
+        raise t.error("mqtt", "needs kiosk.state_dir: the roll log kept there is what is published")
     return cfg
 
 

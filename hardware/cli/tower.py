@@ -83,6 +83,7 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
              scale: int, as_json: bool) -> int:
     import json
 
+    from hardware.network.publisher import publishing
     from hardware.sim import Simulator, describe_step, parse_script
 
     actions = parse_script(script_text, option=option)
@@ -92,11 +93,12 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
             out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ParameterError("out", f"cannot create {out_dir}: {exc.strerror or exc}") from None
-    sim = Simulator(config, dice=_dice(config, seed), log=_stderr)
-    try:
-        steps = sim.run_script(actions, out=out_dir, scale=scale)
-    finally:
-        sim.close()
+    with publishing(config, log=_stderr):  # [network]: the roll log goes to the broker too
+        sim = Simulator(config, dice=_dice(config, seed), log=_stderr)
+        try:
+            steps = sim.run_script(actions, out=out_dir, scale=scale)
+        finally:
+            sim.close()
     if as_json:
         print(json.dumps(steps, indent=2))
     elif out_dir is None:
@@ -108,10 +110,12 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
 
 
 def interactive(config: TowerConfig, *, seed: str | None) -> int:
+    from hardware.network.publisher import publishing
     from hardware.sim import Interactive, Simulator, real_clock
 
-    sim = Simulator(config, dice=_dice(config, seed), clock=real_clock(), log=None)
-    return Interactive(sim).run()
+    with publishing(config, log=None):
+        sim = Simulator(config, dice=_dice(config, seed), clock=real_clock(), log=None)
+        return Interactive(sim).run()
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -136,6 +140,7 @@ def run_tower(config: TowerConfig, factory: Any) -> int:
 
     from hardware.display import ResilientDisplay, opener
     from hardware.entropy import ButtonTiming
+    from hardware.network.publisher import publishing
     from hardware.panel_io import PinSetupError
     from hardware.runtime import Tower, run_forever, stop_on_signals
 
@@ -155,7 +160,7 @@ def run_tower(config: TowerConfig, factory: Any) -> int:
                     "the panel will not remember, and rolls need a writable roll log")
         roll_log = RollLog(state_dir / LOG_NAME)
     # Signals are caught from here on: a SIGTERM while the tower starts still ends cleanly.
-    with stop_on_signals() as stop:
+    with stop_on_signals() as stop, publishing(config, log=_stderr):
         dice = _dice(config, None, buttons=timing, log=roll_log)
         display = ResilientDisplay(opener(config.display), retry_seconds=config.display.retry_seconds, log=_stderr)
         try:
