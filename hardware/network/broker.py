@@ -84,8 +84,9 @@ class Credentials:
     ca_file: str | None = None
 
 
-def make_client(url: BrokerURL, client_id: str, credentials: Credentials) -> Any:
-    """A paho-mqtt client (callback API version 2, MQTT 3.1.1, clean session), not yet connected."""
+def make_client(url: BrokerURL, client_id: str, credentials: Credentials, *, ca_what: str = "ca_file") -> Any:
+    """A paho-mqtt client (callback API version 2, MQTT 3.1.1, clean session), not yet connected.
+    ``ca_what`` names the CA file's option in messages."""
     from paho.mqtt.client import CallbackAPIVersion, Client
 
     client = Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True)
@@ -96,11 +97,11 @@ def make_client(url: BrokerURL, client_id: str, credentials: Credentials) -> Any
     if url.tls:
         ca_file = credentials.ca_file
         if ca_file and not Path(ca_file).expanduser().is_file():
-            raise NetworkError(f"ca_file: no such file {ca_file}")
+            raise NetworkError(f"{ca_what}: no such file {ca_file}")
         try:
             client.tls_set(ca_certs=str(Path(ca_file).expanduser()) if ca_file else None,
                            cert_reqs=ssl.CERT_REQUIRED)
         except (ssl.SSLError, OSError) as exc:
-            raise NetworkError(f"ca_file: cannot use {ca_file}: {exc}") from None
+            raise NetworkError(f"{ca_what}: cannot use {ca_file}: {exc}") from None
     client.reconnect_delay_set(RECONNECT_MIN_S, RECONNECT_MAX_S)
     return client

@@ -58,7 +58,7 @@ class Publisher:
 
     def __init__(self, url: BrokerURL, *, store: str, tower: str, log_path: str | Path, cursor_path: str | Path,
                  credentials: Credentials | None = None, window: int = WINDOW, poll_s: float = POLL_S,
-                 log: Callable[[str], None] | None = None) -> None:
+                 log: Callable[[str], None] | None = None, ca_what: str = "ca_file") -> None:
         self.url = url
         self.store = topics.check_id("store", store)
         self.tower = topics.check_id("tower", tower)
@@ -70,7 +70,7 @@ class Publisher:
         self._topic = topics.topic(store, tower, "log")
         self._status_topic = topics.topic(store, tower, "status")
         self._resend_topic = topics.topic(store, tower, "resend")
-        self._client = make_client(url, f"dicetower-{store}-{tower}", credentials or Credentials())
+        self._client = make_client(url, f"dicetower-{store}-{tower}", credentials or Credentials(), ca_what=ca_what)
         self._client.max_inflight_messages_set(window)
         self._client.will_set(self._status_topic, topics.dumps({"state": OFFLINE, "store": store, "tower": tower}),
                               qos=1, retain=True)
@@ -300,4 +300,4 @@ def publisher_for(config: Any, *, log: Callable[[str], None] | None = None) -> P
     credentials = Credentials(username=net.username or net.tower, password=password, ca_file=net.ca_file or None)
     return Publisher(parse_url(net.mqtt, what="network.mqtt"), store=net.store, tower=net.tower,
                      log_path=state_dir / LOG_NAME, cursor_path=state_dir / CURSOR_NAME,
-                     credentials=credentials, log=log)
+                     credentials=credentials, log=log, ca_what="network.ca_file")

@@ -19,7 +19,7 @@ from hardware.network.broker import Credentials, parse_url
 from hardware.network.cursor import CURSOR_NAME, load_cursor
 from hardware.network.publisher import Publisher
 from hardware.rolllog import RollLog, read_entries
-from tests.hardware.mosquitto import Collector, running_broker, wait_for
+from tests.hardware.netparts import Collector, running_broker, wait_for
 from tests.support import require_command
 
 STORE, TOWER = "shop1", "table3"
@@ -193,7 +193,7 @@ def test_publisher_killed_mid_stream_resumes_from_its_cursor(broker, collector, 
 
 def test_rolling_never_waits_for_a_missing_broker_and_close_is_bounded(tmp_path):
     binary = require_command("mosquitto")
-    from tests.hardware.mosquitto import Mosquitto
+    from tests.hardware.netparts import Mosquitto
 
     (tmp_path / "b").mkdir()
     broker = Mosquitto(binary, tmp_path / "b")  # configured, not started: nobody listens

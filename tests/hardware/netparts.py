@@ -1,5 +1,5 @@
-"""A real Mosquitto broker for the network tests: started on a free localhost port with a
-generated config, killed and restarted on demand, always stopped (see the fixtures that use it).
+"""Real parts for the network tests: a Mosquitto broker: started on a free localhost port with a
+generated config, killed and restarted on demand, always stopped; the board served on a free port.
 
 Also a small subscriber that collects what arrives, for checking what the towers publish.
 """
@@ -164,3 +164,53 @@ class Collector:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+
+class RunningBoard:
+    """The board (subscriber and web app) served by uvicorn in a thread on a free port."""
+
+    def __init__(self, url: str, store: str | None = None, **kwargs: Any) -> None:
+        from hardware.board.serve import Listen, bind, board_app
+        from hardware.network.broker import parse_url
+
+        self.app, self.towers = board_app(parse_url(url), store=store, **kwargs)
+        self.sock = bind(Listen("127.0.0.1", 0))
+        self.base = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.server: Any = None
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> RunningBoard:
+        import uvicorn
+
+        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread.start()
+        wait_for(lambda: self.server.started, what="the board's web server")
+        wait_for(lambda: self.subscriber.connected.is_set(), what="the board's subscription")
+        return self
+
+    @property
+    def subscriber(self) -> Any:
+        return self.app.state.subscriber
+
+    def get(self, path: str) -> Any:
+        import urllib.request
+
+        with urllib.request.urlopen(self.base + path, timeout=10) as r:
+            return json.loads(r.read())
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.should_exit = True
+        if self.thread is not None:
+            self.thread.join(10)
+        self.sock.close()
+
+
+@contextlib.contextmanager
+def running_board(url: str, store: str | None = None, **kwargs: Any) -> Iterator[RunningBoard]:
+    board = RunningBoard(url, store, **kwargs)
+    try:
+        yield board.start()
+    finally:
+        board.stop()
