@@ -89,7 +89,8 @@ def test_stats_sum_the_exact_odds_of_each_rolls_setting():
     p = outcome_odds("d6cv", params_a)
     assert p is not None and p["success"] == pytest.approx(1 / 3)
     for outcome in ("success", "failure", "failure"):
-        stats.add({"kind": "roll", "session": "x", "result": {"system": "d6cv", "params": params_a, "outcome": outcome}})
+        result = {"system": "d6cv", "params": params_a, "outcome": outcome}
+        stats.add({"kind": "roll", "session": "x", "result": result})
     stats.add({"kind": "roll", "session": None, "faces": [6], "result": {"system": "d6cv", "params": params_a,
                                                                          "outcome": "success"}})  # typed in
     stats.add({"kind": "roll", "session": "x", "roll_kind": "test",
