@@ -27,6 +27,9 @@ class BoardSubscriber:
         self._client = make_client(url, f"dicetower-board-{uuid.uuid4().hex[:12]}", credentials or Credentials(),
                                    ca_what=ca_what)
         self._client.on_connect = self._on_connect
+        self._client.on_connect_fail = lambda client, userdata: self._say(
+            f"board: cannot reach {self.url} (broker down, wrong address, or a TLS certificate that --ca-file "
+            "does not trust); retrying")
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
         self._stop = threading.Event()
@@ -62,8 +65,9 @@ class BoardSubscriber:
         self._say(f"board: connected to {self.url}, watching {'store ' + store if store else 'every store'}")
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        was = self.connected.is_set()
         self.connected.clear()
-        if not self._stop.is_set():
+        if was and not self._stop.is_set():
             self._say(f"board: lost {self.url} ({reason}); reconnecting")
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:

@@ -75,6 +75,7 @@ class Publisher:
         self._client.will_set(self._status_topic, topics.dumps({"state": OFFLINE, "store": store, "tower": tower}),
                               qos=1, retain=True)
         self._client.on_connect = self._on_connect
+        self._client.on_connect_fail = self._on_connect_fail
         self._client.on_disconnect = self._on_disconnect
         self._client.on_publish = self._on_publish
         self._client.on_message = self._on_message
@@ -140,9 +141,14 @@ class Publisher:
         self._wake.set()
         self._say(f"mqtt: connected to {self.url} as {self.store}/{self.tower}")
 
+    def _on_connect_fail(self, client: Any, userdata: Any) -> None:
+        self._say(f"mqtt: cannot reach {self.url} (broker down, wrong address, or a TLS certificate that "
+                  "ca_file does not trust); rolls go on, retrying")
+
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        was = self._connected.is_set()
         self._connected.clear()
-        if not self._stop.is_set():
+        if was and not self._stop.is_set():  # a refused login was said by _on_connect
             self._say(f"mqtt: lost {self.url} ({reason}); rolls go on, publishing resumes on reconnect")
 
     def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, properties: Any) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import pwd
 import signal
 import socket
 import subprocess
@@ -47,7 +49,10 @@ class Mosquitto:
         self.workdir = workdir
         self.port = port or free_port()
         self.conf = workdir / "mosquitto.conf"
+        # as root, mosquitto would switch to the `mosquitto` user, who cannot read pytest's
+        # private temporary directory: stay the user that runs the tests
         self.conf.write_text(
+            f"user {pwd.getpwuid(os.geteuid()).pw_name}\n"
             f"listener {self.port} 127.0.0.1\n{listener_extra}\n"
             f"persistence false\nlog_dest file {workdir / 'mosquitto.log'}\n"
             "log_type error\nlog_type warning\nlog_type notice\nlog_type subscribe\n"
