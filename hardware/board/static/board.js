@@ -31,20 +31,22 @@ function rollsList(card) {
   return list;
 }
 
-function statsTable(stats) {
+function statsTable(stats, title) {
   const box = el("details", "stats");
-  box.append(el("summary", null, "outcomes against the exact odds"));
+  box.append(el("summary", null, title || "outcomes against the exact odds"));
   for (const [system, tally] of Object.entries(stats)) {
     const table = el("table");
-    const cap = el("caption", null, `${system}: ${tally.rolls} rolls`);
+    const cap = el("caption", null, `${system}: ${tally.rolls} roll${tally.rolls === 1 ? "" : "s"}`);
     table.append(cap);
     const head = el("tr");
     for (const h of ["outcome", "seen", "expected", "z"]) head.append(el("th", null, h));
     table.append(head);
     for (const [name, o] of Object.entries(tally.outcomes)) {
-      const row = el("tr", Math.abs(o.z) >= 4 ? "odd" : null);
+      // z means little until an outcome is expected a few times: shown from 5 expected on
+      const judged = o.expected >= 5;
+      const row = el("tr", judged && Math.abs(o.z) >= 4 ? "odd" : null);
       row.append(el("td", null, name), el("td", null, o.observed), el("td", null, o.expected.toFixed(1)),
-                 el("td", null, o.z.toFixed(2)));
+                 el("td", null, judged ? o.z.toFixed(2) : "–"));
       table.append(row);
     }
     box.append(table);
@@ -101,4 +103,18 @@ function setState(state) {
   live.textContent = state === "live" ? "● live" : "reconnecting…";
 }
 
+// The store's statistics by system (all towers together): refreshed every few seconds.
+async function refreshStoreStats() {
+  try {
+    const stats = await (await fetch("/api/stats")).json();
+    const box = document.getElementById("store-stats");
+    const open = box.querySelector("details[open]") !== null;
+    const table = statsTable(stats, "all towers: outcomes by system against the exact odds");
+    if (open) table.setAttribute("open", "");
+    box.replaceChildren(...(Object.keys(stats).length ? [table] : []));
+  } catch (e) { /* the next refresh tries again */ }
+}
+
 listen("/events", (all) => all.forEach(render), render, setState);
+refreshStoreStats();
+setInterval(refreshStoreStats, 5000);
