@@ -110,7 +110,7 @@ def test_the_page_shows_every_tower_and_updates_live(setup, browser, tmp_path):
 
 
 def test_the_overlay_is_transparent_and_shows_the_latest_roll(setup, browser):
-    broker, board, tower = setup
+    _, board, tower = setup
     t = tower("table1")
     t.roll()
     browser.get(board.base + "/overlay?tower=table1")
