@@ -13,12 +13,11 @@ red) and is never kept as data.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from hardware.board.stats import Stats
-from hardware.rolllog import GENESIS, StoredEntry, entry_hash
+from hardware.rolllog import GENESIS, entry_hash
 
 #: Entries from the future kept while waiting for a gap to fill (a flood is not kept).
 MAX_PENDING = 50_000
@@ -30,13 +29,11 @@ Entry = dict[str, Any]
 
 @dataclass
 class ReplayState:
-    """The last replay of the tower's revealed sessions (``hardware.entropy.replay``)."""
+    """The tower's revealed sessions waiting for their replay, and how many replayed."""
 
-    upto: int = 0  # entries replayed (the chain prefix the report covers)
-    sessions: int = 0
-    revealed: int = 0
-    reveals_seen: int = 0  # reveal entries kept so far; a replay is due while > replayed_reveals
-    replayed_reveals: int = 0
+    due: list[tuple[str, int, int]] = field(default_factory=list)  # (session, its entry's index, reveal's index)
+    started_at: dict[str, int] = field(default_factory=dict)  # session id -> index of its session entry
+    replayed: int = 0
     running: bool = False
 
 
@@ -56,6 +53,7 @@ class TowerLedger:
     arrived: dict[int, float] = field(default_factory=dict)  # seq -> when it was kept (monotonic)
     progress_at: float = field(default_factory=time.monotonic)
     asked_from: int = 0
+    asked_at: float = 0.0
     last_roll: Entry | None = None
     open_session: Entry | None = None  # the session entry not yet revealed
 
@@ -155,21 +153,27 @@ class TowerLedger:
         elif kind == "session":
             self.sessions += 1
             self.open_session = entry
+            sid = str(entry.get("session"))
+            if sid in self.replay.started_at:
+                self.fail(f"entry {entry['seq']}: session {sid} started twice")
+            self.replay.started_at[sid] = len(self.entries) - 1
         elif kind == "reveal":
-            self.replay.reveals_seen += 1
-            if self.open_session is not None and self.open_session.get("session") == entry.get("session"):
+            sid = str(entry.get("session"))
+            start = self.replay.started_at.get(sid)
+            if start is None:
+                self.fail(f"entry {entry['seq']}: reveal of session {sid}, which was never started")
+            else:
+                self.replay.due.append((sid, start, len(self.entries) - 1))
+            if self.open_session is not None and str(self.open_session.get("session")) == sid:
                 self.open_session = None
 
-    def stored(self, upto: int | None = None) -> Iterator[StoredEntry]:
-        """The kept entries as the verifier reads them (an entry's line number is its seq)."""
-        from hardware.network.topics import dumps
-
-        for entry in self.entries[:upto]:
-            yield StoredEntry(entry["seq"], dumps(entry), entry, True)
+    def session_entries(self, sid: str, start: int, end: int) -> list[Entry]:
+        """One session's entries, from its session entry to its reveal."""
+        return [e for e in self.entries[start:end + 1] if str(e.get("session")) == sid]
 
     @property
     def replay_due(self) -> bool:
-        return self.replay.reveals_seen > self.replay.replayed_reveals and not self.replay.running
+        return bool(self.replay.due) and not self.replay.running
 
     # --- what the page and the API show -------------------------------------------------------------
 
@@ -196,9 +200,9 @@ class TowerLedger:
             **self.summary(), "key": self.key, "system": result.get("system"), "params": result.get("params") or {},
             "commitment": session.get("commitment"), "session": session.get("session"), "seq": len(self.entries),
             "missing": max(0, self.missing), "duplicates": self.duplicates,
-            "revealed": self.replay.revealed, "replayed": self.replay.upto,
-            "replay_pending": self.replay.reveals_seen > self.replay.replayed_reveals,
-            "open_sessions": max(0, self.sessions - self.replay.reveals_seen),
+            "revealed": self.replay.replayed,
+            "replay_pending": bool(self.replay.due) or self.replay.running,
+            "open_sessions": 1 if self.open_session is not None else 0,
             "last": last, "stats": self.stats.to_dict(),
         }
 

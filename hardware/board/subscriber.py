@@ -77,6 +77,7 @@ class BoardSubscriber:
         while not self._stop.wait(CHECK_S):
             if not self.connected.is_set():
                 continue
-            for store, tower, seq in self.towers.resend_requests():
-                self._client.publish(topics.topic(store, tower, "resend"), topics.dumps({"from": seq}), qos=1)
+            for store, tower, first, last in self.towers.resend_requests():
+                body = topics.dumps({"from": first, "to": last})
+                self._client.publish(topics.topic(store, tower, "resend"), body, qos=1)
                 self.resends += 1

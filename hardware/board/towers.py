@@ -11,18 +11,23 @@ that made no progress for ``STALL_S``.
 from __future__ import annotations
 
 import json
+import multiprocessing
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from typing import Any
 
 from hardware.board.ledger import TowerLedger
 from hardware.board.stats import Stats, SystemTally
 from hardware.network.topics import parse_topic
 
+#: How the verifier's hash-chain findings start (the board checks the chain itself).
+CHAIN_FINDING = "hash chain broken"
 #: A tower that lacks entries and got none for this long is asked to resend.
 STALL_S = 1.0
+#: The same request again only after this long without progress (the answer may be on its way).
+ASK_AGAIN_S = 3.0
 
 Listener = Callable[[str], None]
 
@@ -31,11 +36,15 @@ class Towers:
     """All towers of the store(s) the board watches (``store=None``: every store)."""
 
     def __init__(self, store: str | None = None, *, replay_in_thread: bool = True) -> None:
+        """``replay_in_thread=False`` replays at once in the caller (unit tests); otherwise in
+        one worker process, so the replays use another core than the messages and the page."""
         self.store = store
         self.lock = threading.RLock()
         self.ledgers: dict[str, TowerLedger] = {}
         self._listeners: list[Listener] = []
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="replay") if replay_in_thread else None
+        self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) \
+            if replay_in_thread else None
+        self._running: set[Future[Any]] = set()
         self.messages = 0
         self.kept = 0
 
@@ -95,37 +104,50 @@ class Towers:
             if not ledger.replay_due:
                 return
             ledger.replay.running = True
-            upto, reveals = len(ledger.entries), ledger.replay.reveals_seen
+            due, ledger.replay.due = ledger.replay.due, []
+            # the kept entries never change: a copy of each session's own entries goes to the worker
+            work = [(sid, ledger.session_entries(sid, start, end)) for sid, start, end in due]
         if self._pool is None:
-            self._replay(ledger, upto, reveals)
-        else:
-            self._pool.submit(self._replay, ledger, upto, reveals)
-
-    def _replay(self, ledger: TowerLedger, upto: int, reveals: int) -> None:
-        """Replay the chain prefix ``entries[:upto]`` (entries are only ever appended, so the
-        prefix is stable while the lock is not held)."""
-        from hardware.entropy.replay import replay_entries
-
+            self._replayed(ledger, replay_sessions(ledger.key, work))
+            return
         try:
-            report = replay_entries(lambda: ledger.stored(upto), ledger.key)
-            problem = str(report.problems[0]) if report.problems else None
-        except Exception as exc:  # an auditor reports what it could not check, and carries on
-            report, problem = None, f"the replay could not run: {exc}"
+            future = self._pool.submit(replay_sessions, ledger.key, work)
+        except RuntimeError:  # shutting down
+            return
+        with self.lock:
+            self._running.add(future)
+        future.add_done_callback(lambda f: self._done(ledger, f))
+
+    def _done(self, ledger: TowerLedger, future: Future[Any]) -> None:
+        with self.lock:
+            self._running.discard(future)
+        if future.cancelled():
+            return
+        try:
+            result = future.result()
+        except Exception as exc:  # the worker died: say so rather than show the tower as checked
+            result = (0, f"the replay could not run: {exc}")
+        self._replayed(ledger, result)
+
+    def _replayed(self, ledger: TowerLedger, result: tuple[int, str | None]) -> None:
+        replayed, problem = result
         with self.lock:
             ledger.replay.running = False
-            ledger.replay.replayed_reveals = reveals
-            ledger.replay.upto = upto
-            if report is not None:
-                ledger.replay.sessions, ledger.replay.revealed = report.sessions, report.revealed
+            ledger.replay.replayed += replayed
             if problem is not None:
                 ledger.fail(f"replay: {problem}")
         self._notify(ledger.key)
         self._replay_if_due(ledger)
 
-    def wait_replays(self) -> None:
+    def wait_replays(self, timeout: float = 30.0) -> None:
         """Until every replay asked for so far has run (tests, the bench)."""
-        if self._pool is not None:
-            self._pool.submit(lambda: None).result()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                running = set(self._running)
+            if not running:
+                return
+            wait(running, timeout=max(0.0, deadline - time.monotonic()))
 
     def close(self) -> None:
         if self._pool is not None:
@@ -133,16 +155,21 @@ class Towers:
 
     # --- gaps -------------------------------------------------------------------------------------------
 
-    def resend_requests(self, now: float | None = None) -> list[tuple[str, str, int]]:
-        """(store, tower, from_seq) for each tower stalled short of what it has published."""
+    def resend_requests(self, now: float | None = None) -> list[tuple[str, str, int, int]]:
+        """(store, tower, first, last) for each tower stalled short of what it has published:
+        the entries between what the board holds and the first one waiting (or the tower's
+        head). Asked again only after ``ASK_AGAIN_S`` without progress."""
         now = time.monotonic() if now is None else now
         out = []
         with self.lock:
             for ledger in self.ledgers.values():
-                if ledger.wanted > len(ledger.entries) and now - ledger.progress_at >= STALL_S:
-                    ledger.progress_at = now  # ask again only after another stall
-                    ledger.asked_from = ledger.next_seq
-                    out.append((ledger.store, ledger.tower, ledger.next_seq))
+                if ledger.wanted <= len(ledger.entries) or now - ledger.progress_at < STALL_S:
+                    continue
+                if ledger.asked_from == ledger.next_seq and now - ledger.asked_at < ASK_AGAIN_S:
+                    continue
+                last = min(ledger.pending) - 1 if ledger.pending else ledger.wanted
+                ledger.asked_from, ledger.asked_at = ledger.next_seq, now
+                out.append((ledger.store, ledger.tower, ledger.next_seq, last))
         return out
 
     # --- output -----------------------------------------------------------------------------------------
@@ -201,3 +228,26 @@ def _json(payload: bytes) -> Any:
         return json.loads(payload)
     except (ValueError, UnicodeDecodeError):
         return None
+
+
+def replay_sessions(key: str, sessions: list[tuple[str, list[dict[str, Any]]]]) -> tuple[int, str | None]:
+    """Replay each revealed session from its own entries (in the worker process): how many
+    replayed clean, and the first problem. The chain itself was checked entry by entry as it
+    was kept; the verifier's chain finding on one session's entries (which do not start at
+    seq 1) is therefore not the board's verdict, everything else it finds is."""
+    from hardware.entropy.replay import replay_entries
+    from hardware.network.topics import dumps
+    from hardware.rolllog import StoredEntry
+
+    replayed = 0
+    for sid, entries in sessions:
+        stored = [StoredEntry(e["seq"], dumps(e), e, True) for e in entries]
+        try:
+            report = replay_entries(lambda s=stored: iter(s), key)
+        except Exception as exc:  # an auditor reports what it could not check, and carries on
+            return replayed, f"session {sid}: the replay could not run: {exc}"
+        findings = [f for f in report.problems if not f.message.startswith(CHAIN_FINDING)]
+        if findings:
+            return replayed, str(findings[0])
+        replayed += 1
+    return replayed, None

@@ -89,7 +89,9 @@ class Publisher:
         self._inflight: deque[_Sent] = deque()
         self._acks: queue.SimpleQueue[int] = queue.SimpleQueue()
         self._acked: set[int] = set()
-        self._rewinds: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self._rewinds: queue.SimpleQueue[tuple[int, int | None]] = queue.SimpleQueue()
+        self._resend: Iterator[dict[str, Any]] | None = None  # the range being sent again
+        self._ranges: deque[tuple[int, int]] = deque()
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._connected = threading.Event()
@@ -157,14 +159,16 @@ class Publisher:
             self._wake.set()
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
-        """A consumer asks for the log again from ``{"from": SEQ}``."""
+        """A consumer asks for entries again: ``{"from": SEQ}`` or ``{"from": SEQ, "to": SEQ}``."""
         try:
-            seq = json.loads(message.payload).get("from")
+            body = json.loads(message.payload)
+            first, last = body.get("from"), body.get("to")
         except (ValueError, AttributeError, UnicodeDecodeError):
             return
-        if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 1:
-            self._rewinds.put(seq)
-            self._wake.set()
+        if not _whole(first) or first < 1 or (last is not None and not (_whole(last) and last >= first)):
+            return
+        self._rewinds.put((first, last))
+        self._wake.set()
 
     def _say(self, message: str) -> None:
         if message != self._problem:
@@ -187,6 +191,10 @@ class Publisher:
         if self._connected.is_set():
             if self._announce:  # online first: a consumer sees the tower before its entries
                 self._send_status()
+            room = self.window - len(self._inflight)
+            if room > 0:
+                for entry in self._resent(room):
+                    self._send(entry)
             room = self.window - len(self._inflight)
             if room > 0:
                 for entry in self._tail.read(room):
@@ -222,9 +230,28 @@ class Publisher:
             self._acked &= {s.mid for s in self._inflight}
 
     def _take_rewinds(self) -> None:
+        """Queue the ranges asked for again; a range already queued is not queued twice."""
         with contextlib.suppress(queue.Empty):
             while True:
-                self._tail.rewind(self._rewinds.get_nowait())
+                first, last = self._rewinds.get_nowait()
+                last = min(last if last is not None else self._tail.last_seq, self._tail.last_seq)
+                if last >= first and (first, last) not in self._ranges:
+                    self._ranges.append((first, last))
+
+    def _resent(self, room: int) -> list[dict[str, Any]]:
+        """Up to ``room`` entries of the ranges asked for again, read from the log (the
+        entries after them go on from the tail, undisturbed)."""
+        out: list[dict[str, Any]] = []
+        while len(out) < room and (self._resend is not None or self._ranges):
+            if self._resend is None:
+                first, last = self._ranges.popleft()
+                self._resend = _range(self.log_path, first, last)
+            entry = next(self._resend, None)
+            if entry is None:
+                self._resend = None
+            else:
+                out.append(entry)
+        return out
 
     def _note(self, note: str) -> None:
         self._log(f"mqtt: {note}")
@@ -271,6 +298,26 @@ class Publisher:
         self._left = len(self._inflight) + len(self._tail.read(1 << 30))
         self._client.disconnect()
         self._client.loop_stop()
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _range(path: Path, first: int, last: int) -> Iterator[dict[str, Any]]:
+    """The log's entries ``first``..``last`` (rotated files included), read lazily."""
+    try:
+        for stored in read_entries(path):
+            entry = stored.entry
+            seq = entry.get("seq") if entry is not None and stored.complete else None
+            if not _whole(seq):
+                continue
+            if seq > last:
+                return
+            if seq >= first:
+                yield entry
+    except (LogError, OSError):
+        return
 
 
 @contextlib.contextmanager

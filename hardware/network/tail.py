@@ -2,7 +2,7 @@
 
 The steady state reads the current file from a byte offset (a roll costs one ``stat`` and one
 short read, not a re-read of the log). Anything older than the current file's first entry
-(after a rotation, a rewind or at start-up) comes from :func:`hardware.rolllog.read_entries`,
+(after a rotation or at start-up) comes from :func:`hardware.rolllog.read_entries`,
 which walks the rotated files in chain order. Lines that are not entries (damage the log
 bridged with a ``recovered`` entry) are skipped; a torn last line waits until it is whole.
 """
@@ -50,12 +50,6 @@ class LogTail:
         self._on_restart = on_restart or (lambda: None)
         self._inode: tuple[int, int] | None = None
         self._offset = 0
-
-    def rewind(self, seq: int) -> None:
-        """Give the entries from ``seq`` on again (a consumer missed them)."""
-        if seq <= self.last_seq:
-            self.last_seq = max(0, seq - 1)
-            self._offset = 0  # the current file is read again from its start; older ones via read_entries
 
     def pending(self) -> bool:
         """Whether the log holds bytes beyond what was read (a new entry, or a rotation)."""

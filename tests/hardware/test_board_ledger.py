@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from hardware.board.ledger import TowerLedger
 from hardware.board.stats import Stats, outcome_odds
-from hardware.board.towers import STALL_S, Towers
+from hardware.board.towers import ASK_AGAIN_S, STALL_S, Towers
 from hardware.network.topics import log_message
 from hardware.rolllog import RollLog, read_entries
 
@@ -43,8 +43,9 @@ def test_a_gap_waits_and_is_asked_for_after_a_stall(chain):
     assert len(ledger.entries) == 3 and sorted(ledger.pending) == [6, 7] and ledger.missing == 2
     now = ledger.progress_at
     assert towers.resend_requests(now) == []  # entries may still be on their way
-    assert towers.resend_requests(now + STALL_S) == [("s", "t", 4)]
-    assert towers.resend_requests(now + STALL_S + 0.1) == []  # asked; again only after another stall
+    assert towers.resend_requests(now + STALL_S) == [("s", "t", 4, 5)]  # just the gap
+    assert towers.resend_requests(now + STALL_S + 0.1) == []  # asked; the answer may be on its way
+    assert towers.resend_requests(now + STALL_S + ASK_AGAIN_S) == [("s", "t", 4, 5)]
     for e in chain[3:5]:
         towers.handle("dicetower/s/t/log", log_message("s", "t", e))
     assert len(ledger.entries) == 7 and not ledger.pending and ledger.problem is None

@@ -226,6 +226,14 @@ def test_a_consumer_can_ask_for_the_log_again(broker, collector, tmp_path):
     finally:
         pub.close()
     assert collector.seqs() == [*range(1, 11), *range(4, 11)]
+    pub = publisher(broker, tmp_path).start()  # a range: just those entries
+    try:
+        wait_for(lambda: pub.connected, what="connected")
+        collector.publish(f"dicetower/{STORE}/{TOWER}/resend", {"from": 2, "to": 3})
+        wait_for(lambda: len(collector.seqs()) == 19, what="entries 2..3 again")
+    finally:
+        pub.close()
+    assert collector.seqs()[17:] == [2, 3]
 
 
 def test_a_cursor_for_another_log_starts_from_the_beginning(broker, collector, tmp_path):

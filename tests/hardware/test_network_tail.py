@@ -56,19 +56,6 @@ def test_a_torn_line_waits_until_it_is_whole_and_damage_is_skipped(tmp_path):
     assert [e["kind"] for e in tail.read(10)] == ["recovered", "note"]
 
 
-def test_rewind_gives_entries_again(tmp_path):
-    path = tmp_path / "rolls.jsonl"
-    log = RollLog(path, fsync=False)
-    for i in range(5):
-        log.append("note", n=i)
-    tail = LogTail(path)
-    tail.read(10)
-    tail.rewind(2)
-    assert seqs(tail.read(10)) == [2, 3, 4, 5]
-    tail.rewind(9)  # not yet written: nothing to give again
-    assert tail.read(10) == []
-
-
 def test_a_rotated_log_goes_on_in_the_new_file(tmp_path):
     path = tmp_path / "rolls.jsonl"
     log = RollLog(path, fsync=False)
