@@ -33,6 +33,13 @@ def add_dice_options(parser: argparse.ArgumentParser) -> None:
         help="where the seed comes from: auto (default), kernel, hwrng, file:PATH, buttons, bridge, "
         "or a comma list",
     )
+    parser.add_argument(
+        "--mix",
+        metavar="TEXT",
+        default=None,
+        help="your say in the roll: TEXT goes into the DRBG with the roll and into the log "
+        "(default: the time in nanoseconds; with --seed, nothing)",
+    )
 
 
 def add_state_options(parser: argparse.ArgumentParser) -> None:
@@ -53,7 +60,10 @@ def make_dice(args: argparse.Namespace, *, log: RollLog | None = None) -> Sessio
     entropy = getattr(args, "entropy", None)
     if seed is not None and entropy is not None:
         raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
-    return open_dice(entropy or "auto", seed=seed.encode("utf-8") if seed is not None else None, log=log)
+    mix = getattr(args, "mix", None)
+    text = mix.encode("utf-8") if mix is not None else None
+    return open_dice(entropy or "auto", seed=seed.encode("utf-8") if seed is not None else None, log=log,
+                     mix=(lambda: text) if text is not None else None)
 
 
 class RollBook:
@@ -120,13 +130,18 @@ class RollBook:
         self._dice = make_dice(args, log=self.log)
         return self._dice
 
+    @property
+    def verifiable(self) -> bool:
+        """Whether the rolls can be checked later: logged, from the tower's dice, not a test."""
+        return self.log is not None and self._dice is not None and self._dice.roll_kind == "rolled"
+
     def record(self, result: Any) -> None:
-        """Log the roll (with its session offsets) and store the carried state."""
+        """Log the roll (with its session position and mix) and store the carried state."""
         if self._dice is not None:
             self._dice.record(result, player=self.player)
-        elif self.log is not None:  # typed-in faces: logged, not replayable
+        elif self.log is not None:  # typed in (--faces, --winners-set): logged, not replayable
             extra = {"player": self.player} if self.player is not None else {}
-            self.log.append("roll", session=None, faces=True, result=result.to_dict(), **extra)
+            self.log.append("roll", session=None, roll_kind="entered", result=result.to_dict(), **extra)
         if self.state is not None and self.store is not None:
             data = result.to_dict()
             changed = self.state

@@ -1,8 +1,10 @@
 """Button timing: nanosecond timestamps of the panel's button edges as an entropy source.
 
-The panel runtime calls :meth:`ButtonTiming.edge` for every debounced edge. Every edge goes
-into the additional input of the next DRBG generate call (uncredited, so it can only help).
-A few presses also earn credit towards seeding a session: :data:`CREDIT_BITS_PER_PRESS`
+The panel runtime calls :meth:`ButtonTiming.edge` for every debounced edge. Every roll's
+first DRBG generate call takes :meth:`ButtonTiming.roll_mix` as additional input: the
+timestamp of the press that rolled and the intervals between the presses before it, so
+nobody who knows the seed can predict a roll without the press (uncredited, so it can only
+help). A few presses also earn credit towards seeding a session: :data:`CREDIT_BITS_PER_PRESS`
 (2 bits) for a deliberate tap, nothing for anything else. Why 2 bits: a human press lands
 with a timing spread of tens of milliseconds (motor jitter), and even at a coarse 1 ms
 resolution a spread with a standard deviation of 5 ms already has a most likely millisecond
@@ -23,7 +25,8 @@ A press earns nothing when it is (rules in :meth:`ButtonTiming._credit`):
 Health tests: each press's interval in microseconds, low byte, is one sample for an
 SP 800-90B monitor claiming 2 bits per sample (a stuck or coarse clock fails it). The start-
 up test is shortened to 16 presses (SP 800-90B asks 1024 samples, which would mean 1024
-presses before the first roll); until it passes, neither credit nor additional input is used.
+presses before the first roll); until it passes, no credit is given (the roll mix is always
+used: it is the player's say in the roll, not credited entropy).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ __all__ = [
     "HOLD_NS",
     "MIN_INTERVAL_NS",
     "MIN_TAP_NS",
+    "MIX_INTERVALS",
     "REGULAR_NS",
     "STARTUP_PRESSES",
     "ButtonTiming",
@@ -58,19 +62,14 @@ HOLD_NS = 500_000_000
 REGULAR_NS = 1_000_000
 #: Presses in the shortened start-up health test.
 STARTUP_PRESSES = 16
-#: Pending edges kept for the next additional input (oldest dropped beyond this).
-PENDING_CAP = 4096
+#: Press intervals in a roll's mix (before the rolling press).
+MIX_INTERVALS = 16
 
 _U64 = (1 << 64) - 1
 
 
-def _encode(button: str, pressed: bool, t_ns: int) -> bytes:
-    name = button.encode("utf-8")[:255]
-    return bytes((len(name),)) + name + struct.pack(">BQ", 1 if pressed else 0, t_ns & _U64)
-
-
 class ButtonTiming:
-    """Collects button edges: uncredited additional input, and credit for deliberate taps.
+    """Collects button edges: every roll's mix (uncredited), and credit for deliberate taps.
 
     Thread-safe: gpiozero calls back from its own threads. A failed health test is sticky;
     :meth:`edge` never raises (the panel keeps working), it records the failure, which
@@ -95,7 +94,7 @@ class ButtonTiming:
         self.monitor = HealthMonitor("buttons", float(CREDIT_BITS_PER_PRESS), startup_samples=startup_presses,
                                      window=64)
         self._lock = threading.Lock()
-        self._pending: deque[bytes] = deque(maxlen=PENDING_CAP)
+        self._press_times: deque[int] = deque(maxlen=MIX_INTERVALS + 1)
         self._pool: list[bytes] = []
         self._pool_bits = 0
         self._down: dict[str, tuple[int, bool]] = {}  # button -> (press time, eligible for credit)
@@ -119,7 +118,8 @@ class ButtonTiming:
                 return 0
             backwards = self._last_t is not None and t_ns < self._last_t
             self._last_t = t_ns if not backwards else self._last_t
-            self._pending.append(_encode(str(button), bool(pressed), t_ns))
+            if pressed:
+                self._press_times.append(t_ns)
             if backwards:
                 self._down.clear()  # nothing in flight can be trusted
                 return 0
@@ -143,7 +143,6 @@ class ButtonTiming:
             except EntropyError:
                 self._pool.clear()
                 self._pool_bits = 0
-                self._pending.clear()
                 self._down.clear()
                 return
             eligible = self._credit(interval)
@@ -168,7 +167,7 @@ class ButtonTiming:
         if not eligible or not self.min_tap_ns <= duration < self.hold_ns:
             return 0
         if self._pool_bits + CREDIT_BITS_PER_PRESS > CREDIT_CAP_BITS:
-            return 0  # the pool is full; the press still feeds additional input
+            return 0  # the pool is full; the press still goes into the roll mix
         self._pool.append(struct.pack(">QQ", pressed_at & _U64, t & _U64))
         self._pool_bits += CREDIT_BITS_PER_PRESS
         self._credited_presses += 1
@@ -195,14 +194,16 @@ class ButtonTiming:
     def presses(self) -> int:
         return self._presses
 
-    def take_additional(self) -> bytes:
-        """Every edge since the last call, encoded; ``b""`` before start-up or after a failure."""
+    def roll_mix(self) -> bytes:
+        """The mix of a roll made now: ``u64be(t)`` of the latest press (the ROLL press), then
+        ``u64be`` of each interval between the presses before it, newest first (at most
+        :data:`MIX_INTERVALS`); ``b""`` before any press."""
         with self._lock:
-            if not self.monitor.ready:
-                return b""
-            data = b"".join(self._pending)
-            self._pending.clear()
-            return data
+            times = list(self._press_times)
+        if not times:
+            return b""
+        intervals = [(a - b) & _U64 for a, b in zip(reversed(times[1:]), reversed(times[:-1]), strict=True)]
+        return struct.pack(f">{1 + len(intervals)}Q", times[-1] & _U64, *intervals)
 
     def take_credited(self) -> Contribution | None:
         """The pooled taps, conditioned, with their credit; None when there is nothing usable.

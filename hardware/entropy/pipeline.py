@@ -81,17 +81,19 @@ def open_dice(
     session_rolls: int = SESSION_ROLLS,
     clock_ns: Callable[[], int] = time.time_ns,
     getrandom: Callable[[int], bytes] | None = None,
+    mix: Callable[[], bytes] | None = None,
 ) -> SessionDice:
     """The tower's dice for ``--entropy spec`` (or ``--seed``).
 
     ``buttons`` is the panel's :class:`ButtonTiming` (its edges are additional input always,
     and it is a credited source in ``auto``); ``extra_sources`` are more sources such as the
-    companion board (``bridge``). Nothing is read until the first roll or ``commitment``.
+    companion board (``bridge``). ``mix`` gives each roll's mix (the command line's ``--mix``;
+    default: see :class:`SessionDice`). Nothing is read until the first roll or ``commitment``.
     """
     if seed is not None:
         if parse_spec(spec) != ("auto",):
             raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
-        return SessionDice(seed=bytes(seed), log=log, session_rolls=session_rolls, clock_ns=clock_ns)
+        return SessionDice(seed=bytes(seed), log=log, session_rolls=session_rolls, clock_ns=clock_ns, mix=mix)
     names = parse_spec(spec)
     extras = {s.name: s for s in extra_sources}
     if names == ("auto",):
@@ -100,7 +102,7 @@ def open_dice(
             sources.append(buttons)
         sources.extend(extra_sources)
         return SessionDice(sources, strict=False, label="auto", buttons=buttons, log=log,
-                           session_rolls=session_rolls, clock_ns=clock_ns)
+                           session_rolls=session_rolls, clock_ns=clock_ns, mix=mix)
     chosen: list[EntropySource] = []
     for name in names:
         if name == "kernel":
@@ -117,4 +119,4 @@ def open_dice(
         else:
             chosen.append(_Missing(name, "no companion board connected"))
     return SessionDice(chosen, strict=True, label=",".join(names), buttons=buttons, log=log,
-                       session_rolls=session_rolls, clock_ns=clock_ns)
+                       session_rolls=session_rolls, clock_ns=clock_ns, mix=mix)

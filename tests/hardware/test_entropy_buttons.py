@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import EntropyError
-from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, STARTUP_PRESSES, ButtonTiming
+from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, MIX_INTERVALS, STARTUP_PRESSES, ButtonTiming
 from hardware.entropy.sources import CREDIT_CAP_BITS
 
 MS = 1_000_000
@@ -96,14 +96,13 @@ def test_time_running_backwards_earns_nothing() -> None:
 def test_a_stuck_clock_fails_the_health_test_and_stops_all_use() -> None:
     bt = ButtonTiming()
     human_taps(bt, 18)
-    assert bt.ready and bt.take_additional()
+    assert bt.ready
     t = 10**14
     for i in range(12):  # every interval 256 µs * k + 5 µs: the sampled low byte never changes
         tap(bt, t + i * (256_000 * 1000 + 5_000), hold=50 * MS + 7)
     assert bt.failed and "repetition count" in bt.failed
     assert bt.status() == "FAILED RCT"
     assert bt.credited_bits == 0
-    assert bt.take_additional() == b""
     assert bt.take_credited() is None
     assert tap(bt, t + 10**13) == 0
     with pytest.raises(EntropyError, match="buttons: failed the repetition count test"):
@@ -115,10 +114,10 @@ def test_nothing_is_used_before_the_start_up_test_passes() -> None:
     human_taps(bt, STARTUP_PRESSES)  # 15 intervals: one short
     assert not bt.ready
     assert bt.credited_bits > 0
-    assert bt.take_additional() == b"" and bt.take_credited() is None
+    assert bt.take_credited() is None
+    assert bt.roll_mix()  # the player's say in a roll is not credit: it is used from the first press
     human_taps(bt, 2, start=10**13)
     assert bt.ready
-    assert bt.take_additional()
     pooled = bt.credited_bits
     share = bt.take_credited()
     assert share is not None and share.source == "buttons"
@@ -126,14 +125,18 @@ def test_nothing_is_used_before_the_start_up_test_passes() -> None:
     assert bt.credited_bits == 0 and bt.take_credited() is None  # each press seeds one session only
 
 
-def test_additional_input_holds_every_edge_once() -> None:
+def test_the_roll_mix_is_the_latest_press_and_the_intervals_before_it() -> None:
     bt = ButtonTiming(startup_presses=1)
-    human_taps(bt, 3)
-    data = bt.take_additional()
-    # 6 edges of 1 + len(name) + 1 + 8 bytes each
-    names = ["MODE", "FIELD", "MINUS"]
-    assert len(data) == sum(2 * (1 + len(n) + 9) for n in names)
-    assert bt.take_additional() == b""
+    assert bt.roll_mix() == b""
+    t0 = 10**12
+    times = [t0 + sum(HUMAN_GAPS[:i]) for i in range(20)]
+    for t in times:
+        tap(bt, t)
+    mix = bt.roll_mix()
+    words = [int.from_bytes(mix[i : i + 8], "big") for i in range(0, len(mix), 8)]
+    assert words[0] == times[-1]
+    assert words[1:] == [times[-1 - i] - times[-2 - i] for i in range(MIX_INTERVALS)]
+    assert bt.roll_mix() == mix  # reading it takes nothing away: every roll until the next press gets it
 
 
 def test_the_credit_pool_is_capped() -> None:

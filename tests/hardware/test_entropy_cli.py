@@ -9,6 +9,7 @@ import sys
 import engine
 from engine.rng import DrbgDice
 from hardware.cli import main
+from hardware.entropy.seed import RollStream, SeedMaterial
 from tests.hardware.test_entropy_sources import good_bytes
 
 D6CV = ["roll", "d6cv", "--stat", "3", "--cv", "7", "--json"]
@@ -68,11 +69,31 @@ def test_a_bad_source_name_is_a_usage_error(capsys) -> None:
     )
 
 
-def test_seed_is_still_drbg_from_seed(capsys) -> None:
+def test_seed_is_still_drbg_from_seed_one_generate_call_per_roll(capsys) -> None:
     code, out, _ = run(capsys, *D6CV, "--seed", "42", "--times", "20")
     assert code == 0
-    expected = [engine.roll("d6cv", rng=dice, stat=3, cv=7) for dice in [DrbgDice.from_seed(b"42")] for _ in range(20)]
-    assert [json.loads(line) for line in out.splitlines()] == expected
+    stream = RollStream(SeedMaterial.from_seed(b"42"))
+    expected = [engine.roll("d6cv", rng=stream.begin(b""), stat=3, cv=7) for _ in range(20)]
+    assert expected[0] == engine.roll("d6cv", rng=DrbgDice.from_seed(b"42"), stat=3, cv=7)
+    printed = [json.loads(line) for line in out.splitlines()]
+    assert all(p.pop("verifiable") is False for p in printed)
+    assert printed == expected
+
+
+def test_a_different_mix_gives_a_different_roll_and_both_replay(tmp_path, capsys) -> None:
+    rolls = {}
+    for mix in ("table 7", "table 8"):
+        state = tmp_path / mix.replace(" ", "")
+        code, out, err = run(capsys, "roll", "horizons", "--pool", "12", "--seed", "same", "--mix", mix,
+                             "--state-dir", str(state), "--json")
+        assert code == 0, err
+        rolls[mix] = json.loads(out)["dice"]
+        (roll,) = [json.loads(line) for line in (state / "rolls.jsonl").read_text().splitlines()
+                   if json.loads(line)["kind"] == "roll"]
+        assert roll["start"] == 0 and bytes.fromhex(roll["mix"]) == mix.encode()
+        code, out, err = run(capsys, "replay", str(state))
+        assert code == 0 and "1 test roll" in out, out + err
+    assert rolls["table 7"] != rolls["table 8"]
 
 
 def test_seed_with_entropy_is_a_usage_error(capsys) -> None:
