@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import EntropyError
-from engine.rng import DrbgDice
+from engine.rng import DrbgDice, HmacDrbg
 from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, ButtonTiming
 from hardware.entropy.seed import BLOCK_BYTES, RollStream, SeedMaterial
+from hardware.entropy.session_file import StoredSession
 from hardware.entropy.sources import CREDIT_CAP_BITS, Contribution, EntropySource, SourceUnavailable
 from hardware.rolllog import RollLog
 
@@ -67,10 +68,13 @@ class _Session:
     stream: RollStream
     sources: tuple[str, ...]
     credited_bits: int | None
+    opened_ns: int
+    mode: str
     rolls: int = 0
     roll: DrbgDice | None = None  # the dice of the roll in progress
-    roll_start: int = 0  # its first generate call
+    roll_start: int = 0  # its first generate call; between rolls, where the last recorded roll ended
     roll_mix: bytes = b""
+    before_roll: tuple[bytes, bytes, int] | None = None  # the DRBG state at the roll's start
 
     @property
     def id(self) -> str:
@@ -108,9 +112,10 @@ class SessionDice:
         clock_ns: Callable[[], int] = time.time_ns,
         block_bytes: int = BLOCK_BYTES,
         mix: Callable[[], bytes] | None = None,
+        resume: StoredSession | None = None,
     ) -> None:
-        if seed is None and not sources:
-            raise ValueError("a session needs entropy sources or a seed")
+        if seed is None and not sources and resume is None:
+            raise ValueError("a session needs entropy sources, a seed or a session to resume")
         if session_rolls < 1:
             raise ValueError(f"session_rolls must be at least 1, got {session_rolls}")
         self._sources = tuple(sources)
@@ -128,6 +133,9 @@ class SessionDice:
         self._last_reveal: str | None = None
         self._logged_failures: set[str] = set()
         self._buttons_failure_handled = False
+        self.rolls_recorded = 0  # by this object, in all its sessions
+        if resume is not None:
+            self._session = self._resumed(resume)
 
     def __repr__(self) -> str:
         return f"SessionDice({self.label!r}, {self.status()})"
@@ -161,9 +169,19 @@ class SessionDice:
             s = self._current()
         if s.roll is None:
             s.roll_mix = bytes(self.mix())
-            s.roll_start = s.position
+            s.before_roll = s.stream.drbg.export_state()
             s.roll = s.stream.begin(s.roll_mix)
         return s.roll
+
+    def abandon(self) -> None:
+        """Forget a roll that was started and will not be recorded (it failed part way): the
+        DRBG goes back to where the roll started, so the next roll starts there and the
+        session stays continuous in the log."""
+        s = self._session
+        if s is None or s.roll is None or s.before_roll is None:
+            return
+        s.stream.drbg = HmacDrbg.from_state(*s.before_roll)
+        s.roll = s.before_roll = None
 
     def randbelow(self, n: int) -> int:
         return self._roll().randbelow(n)
@@ -226,9 +244,9 @@ class SessionDice:
         s = self._session if self._session is not None else self._current()
         data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
         if s.roll is None:  # drew nothing: no generate call, no mix
-            s.roll_start, s.roll_mix = s.position, b""
+            s.roll_mix = b""
         end = s.position
-        s.roll = None
+        s.roll = s.before_roll = None
         entry = None
         if self._log is not None:
             extra: dict[str, Any] = dict(fields)
@@ -238,6 +256,7 @@ class SessionDice:
                                      roll_kind=self.roll_kind, result=data, **extra)
         s.roll_start = end
         s.rolls += 1
+        self.rolls_recorded += 1
         if s.rolls >= self._session_rolls and self._seed is None:
             self._close("rolls")
         return entry
@@ -289,7 +308,8 @@ class SessionDice:
             material = SeedMaterial(
                 b"".join(c.block for c in shares), nonce, PERSONALIZATION + b";" + ",".join(names).encode()
             )
-        session = _Session(material, RollStream(material, block_bytes=self._block_bytes), names, credited)
+        session = _Session(material, RollStream(material, block_bytes=self._block_bytes), names, credited,
+                           opened_ns=self._clock_ns(), mode=self.label)
         self._opened += 1
         if self._log is not None:
             self._log.append(
@@ -376,7 +396,25 @@ class SessionDice:
         seed_hex = s.material.encode().hex()
         self._last_reveal = seed_hex
         if self._log is not None:
-            self._log.append("reveal", session=s.id, seed=seed_hex, rolls=s.rolls, end=s.position, reason=reason)
+            # the end of the last recorded roll: a roll abandoned part way was never made
+            self._log.append("reveal", session=s.id, seed=seed_hex, rolls=s.rolls, end=s.roll_start, reason=reason)
+
+    def _resumed(self, stored: StoredSession) -> _Session:
+        drbg = HmacDrbg.from_state(stored.key, stored.v, stored.counter)
+        stream = RollStream(stored.material, block_bytes=stored.block_bytes, drbg=drbg)
+        self._opened += 1
+        return _Session(stored.material, stream, stored.sources, stored.credited_bits, opened_ns=stored.opened_ns,
+                        mode=stored.mode, rolls=stored.rolls, roll_start=stream.blocks)
+
+    def export(self) -> StoredSession | None:
+        """The open session as the state directory keeps it between commands (None if none is
+        open). Secret: it holds the seed. Call it between rolls."""
+        s = self._session
+        if s is None or self._seed is not None:
+            return None
+        key, v, counter = s.before_roll if s.roll is not None and s.before_roll else s.stream.drbg.export_state()
+        return StoredSession(s.material, key, v, counter, s.rolls, s.opened_ns, s.stream.block_bytes, s.mode,
+                             s.sources, s.credited_bits)
 
     def describe(self) -> Mapping[str, Any]:
         """The current session for a status screen: id, commitment, rolls, sources."""
