@@ -37,6 +37,7 @@ from collections import deque
 
 from engine.errors import EntropyError
 from engine.health import HealthMonitor
+from hardware.entropy.assessment import EntropyAssessor
 from hardware.entropy.sources import CREDIT_CAP_BITS, Contribution, condition
 
 __all__ = [
@@ -91,6 +92,7 @@ class ButtonTiming:
         self.hold_ns = hold_ns
         self.min_interval_ns = min_interval_ns
         self.min_tap_ns = min_tap_ns
+        self.assessor = EntropyAssessor("buttons", "buttons")
         self.monitor = HealthMonitor("buttons", float(CREDIT_BITS_PER_PRESS), startup_samples=startup_presses,
                                      window=64)
         self._lock = threading.Lock()
@@ -114,12 +116,12 @@ class ButtonTiming:
         if isinstance(t_ns, bool) or not isinstance(t_ns, int):
             raise TypeError(f"t_ns must be an int of nanoseconds, got {t_ns!r}")
         with self._lock:
-            if self.monitor.failed:
+            if pressed:
+                self._press_times.append(t_ns)  # the roll mix is the player's, failed timing or not
+            if self.failed:
                 return 0
             backwards = self._last_t is not None and t_ns < self._last_t
             self._last_t = t_ns if not backwards else self._last_t
-            if pressed:
-                self._press_times.append(t_ns)
             if backwards:
                 self._down.clear()  # nothing in flight can be trusted
                 return 0
@@ -139,7 +141,9 @@ class ButtonTiming:
         if self._last_press is not None:
             interval = t - self._last_press
             try:
-                self.monitor.feed(((interval // 1000) & 0xFF,))
+                sample = ((interval // 1000) & 0xFF,)
+                self.monitor.feed(sample)
+                self.assessor.feed(sample)  # an estimate below the floor fails like a health test
             except EntropyError:
                 self._pool.clear()
                 self._pool_bits = 0
@@ -177,18 +181,25 @@ class ButtonTiming:
 
     @property
     def failed(self) -> str | None:
-        return self.monitor.failed
+        return self.monitor.failed or self.assessor.failed
 
     @property
     def ready(self) -> bool:
         """The start-up health test has passed (and nothing failed since)."""
-        return self.monitor.ready
+        return self.monitor.ready and not self.failed
+
+    def _credit_for(self, presses: int) -> int:
+        """The pooled presses' credit: 2 bits each, less if the timing's latest SP 800-90B
+        estimate (times the design factor) is lower."""
+        rate = self.assessor.rate
+        per_press = CREDIT_BITS_PER_PRESS if rate is None else min(float(CREDIT_BITS_PER_PRESS), rate)
+        return min(self._pool_bits, int(presses * per_press))
 
     @property
     def credited_bits(self) -> int:
         """Bits credited and not yet used to seed a session."""
         with self._lock:
-            return self._pool_bits
+            return self._credit_for(len(self._pool))
 
     @property
     def presses(self) -> int:
@@ -211,26 +222,29 @@ class ButtonTiming:
         Empties the pool: each press is credited to one session only.
         """
         with self._lock:
-            if not self.monitor.ready or not self._pool:
+            if not self.ready or not self._pool:
                 return None
             raw = b"".join(self._pool)
-            bits = self._pool_bits
+            bits = self._credit_for(len(self._pool))
             self._pool.clear()
             self._pool_bits = 0
         return condition(self.name, raw, bits)
 
     def gather(self) -> Contribution:
         """The :class:`~hardware.entropy.sources.EntropySource` form of :meth:`take_credited`."""
-        if self.monitor.failed:
-            raise EntropyError(self.name, self.monitor.failed)
+        if self.failed:
+            raise EntropyError(self.name, self.failed)
         got = self.take_credited()
         if got is None:
             return Contribution(self.name, b"", 0, 0)
         return got
 
     def status(self) -> str:
-        if self.monitor.failed:
-            return "FAILED " + ("RCT" if "repetition" in self.monitor.failed else "APT")
+        failed = self.failed
+        if failed:
+            if "SP 800-90B" in failed:
+                return "FAILED " + failed.split("SP 800-90B ", 1)[1].split(" estimate", 1)[0]
+            return "FAILED " + ("RCT" if "repetition" in failed else "APT")
         if not self.monitor.ready:
             seen = self.monitor.samples_seen
             return f"warming {seen}/{self.monitor.startup_samples}"

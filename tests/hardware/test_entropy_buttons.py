@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,11 +24,18 @@ def tap(bt: ButtonTiming, t: int, button: str = "ROLL", hold: int = 93 * MS + 41
     return bt.edge(button, False, t + hold)
 
 
+def human_gap(i: int, start: int) -> int:
+    """A person's press-to-press interval: 180 to 580 ms, scattered (a hash, so no rhythm the
+    entropy estimators could find repeating), never whole milliseconds."""
+    h = int.from_bytes(hashlib.sha256(b"%d/%d" % (start, i)).digest()[:8], "big")
+    return 180 * MS + h % (400 * MS) + 417 + i * 7919
+
+
 def human_taps(bt: ButtonTiming, count: int, start: int = 10**12) -> list[int]:
     t = start
     credits = []
     for i in range(count):
-        t += HUMAN_GAPS[i % len(HUMAN_GAPS)] + i * 7919  # keep every interval distinct
+        t += human_gap(i, start) if i >= len(HUMAN_GAPS) else HUMAN_GAPS[i] + i * 7919
         credits.append(tap(bt, t, button=("MODE", "FIELD", "MINUS", "PLUS", "ROLL")[i % 5]))
     return credits
 
@@ -159,3 +168,16 @@ def test_credit_never_exceeds_two_bits_per_press(edges) -> None:
         total += got
         presses += pressed
     assert total <= CREDIT_BITS_PER_PRESS * max(0, presses - 1)
+
+
+def test_real_press_timings_pass_their_estimates_and_a_machine_rhythm_does_not() -> None:
+    bt = ButtonTiming()
+    human_taps(bt, 100)
+    assert not bt.failed and bt.assessor.last is not None
+    assert bt.assessor.last.minimum[1] >= 2  # 64 presses: 2 bits a press are covered
+    machine = ButtonTiming()
+    t = 10**12
+    for i in range(80):  # every 250 ms, give or take a few microseconds: a machine, not a hand
+        t += 250 * MS + 1_000 + (i % 3) * 1_000
+        tap(machine, t)
+    assert machine.failed

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
+
+import pytest
 
 import engine
 from engine.rng import DrbgDice
@@ -99,3 +103,32 @@ def test_a_different_mix_gives_a_different_roll_and_both_replay(tmp_path, capsys
 def test_seed_with_entropy_is_a_usage_error(capsys) -> None:
     code, _, err = run(capsys, *D6CV, "--seed", "1", "--entropy", "kernel")
     assert code == 2 and "--seed" in err
+
+
+ENGLISH = (b"It was the best of times, it was the worst of times, it was the age of wisdom, it was the age "
+           b"of foolishness, it was the epoch of belief, it was the epoch of incredulity, it was the season "
+           b"of Light, it was the season of Darkness, it was the spring of hope, it was the winter of despair. ")
+
+
+@pytest.mark.parametrize(("name", "data"), [
+    ("counter", bytes(i % 256 for i in range(4096))),
+    ("00 ff", b"\x00\xff" * 2048),
+    ("16-byte ASCII pattern", b"dicetower rolls!" * 256),
+    ("English text", ENGLISH * 12),
+])
+def test_predictable_files_exit_3_naming_the_estimator(tmp_path, capsys, name, data) -> None:
+    path = tmp_path / "capture.bin"
+    path.write_bytes(data)
+    code, out, err = run(capsys, *D6CV, "--entropy", f"file:{path}")
+    assert code == 3 and out == "", name
+    (line,) = err.strip().splitlines()
+    assert re.search(r"failed the SP 800-90B (mcv|collision|markov|compression|t-tuple|lrs) estimate", line), line
+    assert "predictable data" in line
+
+
+def test_kernel_and_hwrng_pass_their_estimates(capsys) -> None:
+    sources = ["kernel"] + (["hwrng"] if os.access("/dev/hwrng", os.R_OK) else [])
+    for source in sources:
+        code, out, err = run(capsys, *D6CV, "--entropy", source)
+        assert code == 0, err
+        assert json.loads(out)["system"] == "d6cv"
