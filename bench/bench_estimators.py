@@ -12,6 +12,7 @@ import hashlib
 import os
 import random
 import time
+from pathlib import Path
 
 from engine.estimators import ESTIMATORS, assess
 from hardware.entropy.assessment import DESIGN_FACTORS, FLOORS
@@ -40,7 +41,7 @@ def sources() -> list[tuple[str, str, list[int]]]:
         ("file: 00 ff repeated", "file", list(b"\x00\xff" * 512)),
         ("file: 16-byte ASCII pattern", "file", list(b"dicetower rolls!" * 64)),
         ("file: English text", "file", list((ENGLISH * 4)[:1024])),
-        ("file: README.md", "file", list(open("README.md", "rb").read()[:1024])),
+        ("file: README.md", "file", list(Path("README.md").read_bytes()[:1024])),
         ("buttons (64 modelled presses)", "buttons", human_presses(64)),
     ]
     return out

@@ -89,10 +89,15 @@ def drop_middle_roll_fix_count(entries: Entries) -> Entries:
 
 
 def edit_a_result(entries: Entries) -> Entries:
+    """A failed d6 roll made a success: the die raised to 6, the outcome and total with it."""
     out = copy.deepcopy(entries)
-    roll = next(e for e in out if e["kind"] == "roll" and e.get("session") and not e["result"]["success"])
-    roll["result"]["success"] = True
-    roll["result"]["outcome"] = "success"
+    roll = next(e for e in out if e["kind"] == "roll" and e.get("session") and not e["result"]["success"]
+                and e["result"]["dice"][0] < 6)
+    result = roll["result"]
+    result["total"] += 6 - result["dice"][0]
+    result["dice"][0] = 6
+    result["success"] = True
+    result["outcome"] = "success"
     return out
 
 
