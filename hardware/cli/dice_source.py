@@ -191,8 +191,8 @@ class RollBook:
             session_file.remove(self.store.directory)
             return
         if exported.id != self._kept:  # the old one reached its roll limit and was revealed
-            print(f"dicetower: note: session #{self._kept} reached its roll limit and was revealed; the rolls go on "
-                  f"in a new session, commitment {exported.commitment}", file=sys.stderr)
+            print(f"dicetower: note: session #{self._kept[:8]} reached its roll limit and was revealed; the rolls "
+                  f"go on in a new session, commitment {exported.commitment}", file=sys.stderr)
             self._kept = exported.id
         session_file.save(self.store.directory, exported)
 
