@@ -122,3 +122,23 @@ def test_a_damaged_session_file_is_named_not_a_traceback(tmp_path, capsys) -> No
     (tmp_path / session_file.SESSION_FILE).write_text("{not json")
     code, _, err = run(capsys, *D6CV, "--state-dir", str(tmp_path))
     assert code == 2 and "session.json is damaged" in err and "Traceback" not in err
+
+
+def test_an_open_session_that_reaches_its_roll_limit_is_revealed_and_the_next_one_kept(tmp_path, capsys,
+                                                                                      monkeypatch) -> None:
+    import functools
+
+    from hardware.cli import dice_source
+    from hardware.entropy import open_dice
+
+    monkeypatch.setattr(dice_source, "open_dice", functools.partial(open_dice, session_rolls=3))
+    run(capsys, "session", "open", str(tmp_path))
+    first = session_file.load(tmp_path)
+    code, _, err = run(capsys, *D6CV, "--times", "7", "--state-dir", str(tmp_path))
+    assert code == 0 and err.count("reached its roll limit and was revealed") == 2
+    kept = session_file.load(tmp_path)
+    assert kept.id != first.id and kept.rolls == 1
+    assert f"commitment {kept.commitment}" in err
+    run(capsys, "session", "close", str(tmp_path))
+    report = replay_log(tmp_path / "rolls.jsonl")
+    assert report.ok and report.sessions == 3 and report.rolls_verified == 7 and not report.open_sessions
