@@ -134,25 +134,33 @@ def markov(bits: Sequence[int]) -> float | None:
     return max(0.0, min(h / k, 1.0))
 
 
-def _compression_expectation(p: float, blocks: int, d: int, alphabet: int) -> float:
+def _compression_expectation(p: float, blocks: int, d: int, alphabet: int,
+                             logs: Sequence[float] | None = None) -> float:
     """6.3.4 step 7's right-hand side: ``G(p) + (alphabet - 1) G(q)`` for the one-parameter
     family where one block value has probability ``p`` and the rest share ``1 - p``."""
     q = (1.0 - p) / (alphabet - 1)
-    return _g(p, blocks, d) + (alphabet - 1) * _g(q, blocks, d)
+    return _g(p, blocks, d, logs) + (alphabet - 1) * _g(q, blocks, d, logs)
 
 
-def _g(z: float, blocks: int, d: int) -> float:
+def _g(z: float, blocks: int, d: int, logs: Sequence[float] | None = None) -> float:
     """``G(z) = 1/v sum_{t=d+1}^{L} sum_{u=1}^{t} log2(u) F(z, t, u)`` with
     ``F = z^2 (1-z)^(u-1)`` for ``u < t`` and ``z (1-z)^(t-1)`` for ``u = t``, summed in O(L)
-    with a running prefix of ``log2(u) (1-z)^(u-1)``."""
+    with a running prefix of ``log2(u) (1-z)^(u-1)``. ``logs[t]`` is ``log2(t)`` (a table the
+    bisection shares)."""
+    if logs is None:
+        logs = [0.0, *(math.log2(t) for t in range(1, blocks + 1))]
     one_minus = 1.0 - z
     prefix = 0.0  # sum_{u=1}^{t-1} log2(u) (1-z)^(u-1)
     power = 1.0  # (1-z)^(u-1) for the u being added
+    for t in range(1, d + 1):
+        prefix += logs[t] * power
+        power *= one_minus
     total = 0.0
-    for t in range(1, blocks + 1):
-        if t > d:
-            total += z * z * prefix + z * math.log2(t) * power
-        prefix += math.log2(t) * power
+    zz = z * z
+    for t in range(d + 1, blocks + 1):
+        term = logs[t] * power
+        total += zz * prefix + z * term
+        prefix += term
         power *= one_minus
     return total / (blocks - d)
 
@@ -177,12 +185,13 @@ def compression(bits: Sequence[int]) -> float | None:
     sigma = 0.5907 * math.sqrt(max(0.0, sum(x * x for x in logs) / (v - 1) - mean * mean))
     bound = mean - _Z * sigma / math.sqrt(v)
     alphabet = 1 << b
+    table = [0.0, *(math.log2(t) for t in range(1, blocks + 1))]
     lo, hi = 1.0 / alphabet, 1.0
-    if _compression_expectation(lo, blocks, d, alphabet) <= bound:
+    if _compression_expectation(lo, blocks, d, alphabet, table) <= bound:
         return 1.0  # no solution: full entropy
-    for _ in range(60):  # the expectation falls as p grows: bisect
+    for _ in range(40):  # the expectation falls as p grows: bisect (to within 2^-40)
         mid = (lo + hi) / 2
-        if _compression_expectation(mid, blocks, d, alphabet) > bound:
+        if _compression_expectation(mid, blocks, d, alphabet, table) > bound:
             lo = mid
         else:
             hi = mid

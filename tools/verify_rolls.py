@@ -164,7 +164,7 @@ class Checker:
                 self.problem(line, f"session {sid} is not stream format 2")
             else:
                 self.open[sid] = {"line": line, "commitment": e.get("commitment"),
-                                  "block": e.get("block_bytes", 512), "rolls": []}
+                                  "block": e.get("block_bytes", 64), "rolls": []}
         elif kind == "roll" and sid is None:
             if e.get("roll_kind") != "entered":
                 self.problem(line, "a roll outside a session that is not marked entered")
