@@ -35,6 +35,7 @@ from engine.panel.state import Mode
 from hardware.config import TowerConfig
 from hardware.display import ResilientDisplay
 from hardware.panel_io import Clock, PanelIO
+from hardware.sdnotify import Notifier
 
 PANEL_STATE = "panel.json"
 #: How often the entropy status line is refreshed, and the panel memory saved at most.
@@ -190,13 +191,23 @@ class Tower:
             times.append(self.io.sound.deadline())
         return min(t for t in times if t is not None)
 
-    def run(self, stop: threading.Event) -> None:
-        """The appliance loop: until ``stop`` is set, wait for input or the next deadline."""
+    def run(self, stop: threading.Event, *, each_pass: Callable[[Tower], None] | None = None) -> None:
+        """The appliance loop: until ``stop`` is set, wait for input or the next deadline.
+
+        ``each_pass`` is called after every pass (at least once a second): the service's
+        watchdog is fed from here, so a loop stuck on a dead bus stops feeding it."""
         while not stop.is_set():
             timeout = (self.deadline() - self.clock()) / 1e9
             if timeout > 0:
                 self.io.inputs.wait(min(timeout, 1.0))
             self.pump()
+            if each_pass is not None:
+                each_pass(self)
+
+    def service_status(self) -> str:
+        """One line for ``systemctl status``: the current system and the rolls since start."""
+        rolls = f"{self.rolls} roll" + ("" if self.rolls == 1 else "s")
+        return f"{self.state.system_id}, {rolls} since start"
 
     # --- effects --------------------------------------------------------------------------------
 
@@ -414,20 +425,37 @@ def stop_on_signals(signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT, s
             signal.signal(sig, old)
 
 
-def run_forever(tower: Tower, stop: threading.Event | None = None) -> None:
+def run_forever(tower: Tower, stop: threading.Event | None = None, *, notifier: Notifier | None = None) -> None:
     """Run until ``stop`` is set (by default: until SIGTERM/SIGINT), then shut down cleanly
     (LEDs off, display cleared). Pass the event of a :func:`stop_on_signals` entered before
-    the tower was built, so a signal during start-up also ends in a clean shutdown."""
+    the tower was built, so a signal during start-up also ends in a clean shutdown.
+
+    ``notifier`` (systemd's, under ``Type=notify``) hears READY once the loop starts, the
+    watchdog and the status line from every pass, and STOPPING when shutdown begins."""
     if stop is None:
         with stop_on_signals() as stop:
-            run_forever(tower, stop)
+            run_forever(tower, stop, notifier=notifier)
         return
     waker = threading.Thread(target=_wake_on, args=(stop, tower), daemon=True)
     waker.start()
+    each_pass = None
+    if notifier is not None:
+        notifier.ready(tower.service_status())
+        each_pass = _feeder(notifier)
     try:
-        tower.run(stop)
+        tower.run(stop, each_pass=each_pass)
     finally:
+        if notifier is not None:
+            notifier.stopping(f"stopping after {tower.service_status()}")
         tower.close()
+
+
+def _feeder(notifier: Notifier) -> Callable[[Tower], None]:
+    def feed(tower: Tower) -> None:
+        notifier.watchdog()
+        notifier.status(tower.service_status())
+
+    return feed
 
 
 def _wake_on(stop: threading.Event, tower: Tower) -> None:
