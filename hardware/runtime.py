@@ -28,14 +28,16 @@ from typing import Any
 
 from engine import systems as engine_systems
 from engine.dice import DiceSource
-from engine.panel import machine
+from engine.panel import machine, operator
 from engine.panel import session as sessions
 from engine.panel.model import Effects, Event, EventKind, Screen
 from engine.panel.state import Mode
 from hardware.config import TowerConfig
+from hardware.daystats import DayStats
 from hardware.display import ResilientDisplay
 from hardware.panel_io import Clock, PanelIO
 from hardware.sdnotify import Notifier
+from hardware.state import LOG_NAME
 
 PANEL_STATE = "panel.json"
 #: How often the entropy status line is refreshed, and the panel memory saved at most.
@@ -47,6 +49,8 @@ SESSION_RETRY_NS = 5_000_000_000
 #: Ticks while nothing animates: timeouts and the attract screen need no more (and a Pi Zero
 #: idles instead of stepping the machine 25 times a second).
 IDLE_TICK_NS = 250_000_000
+#: How often today's rolls are counted from the roll log (for the attract screen).
+DAY_STATS_EVERY_NS = 5_000_000_000
 
 
 class Tower:
@@ -78,6 +82,8 @@ class Tower:
         self.log = log or (lambda message: None)
         self.memory = Path(memory) / PANEL_STATE if memory else None
         self.tick_ns = max(1, round(1e9 / config.kiosk.tick_hz))
+        self._lock = (operator.OperatorLock(operator.check_buttons(config.kiosk.operator_buttons))
+                      if config.kiosk.lock else None)
         self.steps = 0  # state machine steps taken (ticks included)
         self.frames = 0  # screens sent to the display
         self.rolls = 0
@@ -118,6 +124,9 @@ class Tower:
         self._dirty = False
         self._saved_at = now
         self._closed = False
+        self._day = DayStats(Path(memory) / LOG_NAME) if memory else None
+        self._day_at = now - DAY_STATS_EVERY_NS  # counted on the first pass
+        self._day_problem = ""
         self._update_status(now)
         self._sync_session(now)  # the first commitment goes up before the first roll
 
@@ -133,8 +142,9 @@ class Tower:
             for e in edges:
                 self.timing.edge(str(e.button), e.pressed, e.t_ns)
         for event in events:
-            self.step(event, now)
-            taken += 1
+            for passed in self._through_lock(event):
+                self.step(passed, now)
+                taken += 1
         if events and self._busy():
             self._next_tick = min(self._next_tick, now + self.tick_ns)  # an animation starts now
         if now >= self._next_tick:
@@ -148,11 +158,20 @@ class Tower:
         self.display.poll(now)
         if now - self._status_at >= STATUS_EVERY_NS:
             self._update_status(now)
+        if self._day is not None and now - self._day_at >= DAY_STATS_EVERY_NS:
+            self._update_day(now)
         if self._dirty and now - self._saved_at >= SAVE_EVERY_NS:
             self.save(now)
         if not events and not self._warm:
             self._warm_up()
         return taken
+
+    def _through_lock(self, event: Event) -> tuple[Event, ...]:
+        """The kiosk's operator lock (``kiosk.lock``): MODE held alone opens no settings."""
+        if self._lock is None:
+            return (event,)
+        self._lock, passed = operator.filter_event(self._lock, event)
+        return passed
 
     def _warm_up(self) -> None:
         """Load the other enabled systems on the first idle pass after the first frame, so
@@ -236,6 +255,21 @@ class Tower:
             record(rolled, player=self.state.settings.player, source="panel")
         except Exception as exc:  # the roll is shown either way; a log problem is reported
             self.log(f"roll log: {exc}")
+
+    def _update_day(self, now: int) -> None:
+        """Today's rolls from the roll log, for the attract screen (engine.panel.attract)."""
+        self._day_at = now
+        try:
+            text = self._day.refresh()  # type: ignore[union-attr]
+        except Exception as exc:  # an unreadable log: the attract screen keeps its last figures
+            problem = f"today's rolls: {exc}"
+            if problem != self._day_problem:
+                self._day_problem = problem
+                self.log(problem)
+            return
+        self._day_problem = ""
+        if text is not None:
+            self.step(Event(EventKind.STATS, text=text), now)
 
     def _update_status(self, now: int) -> None:
         self._status_at = now

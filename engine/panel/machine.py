@@ -17,7 +17,7 @@ from typing import Any
 from engine import systems
 from engine.dice import DiceSource
 from engine.errors import EngineError, ParameterError
-from engine.panel import fields, looks
+from engine.panel import attract, fields, looks
 from engine.panel import players as slots
 from engine.panel import session as sessions
 from engine.panel import settings as menu
@@ -79,6 +79,8 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
         s = replace(s, status=event.text.strip()[:40])
     elif kind is EventKind.SESSION:
         s = _session(s, sessions.parse(event.text))
+    elif kind is EventKind.STATS:
+        s = replace(s, day=attract.decode(event.text))
     elif kind is EventKind.TICK:
         s = _tick(s, out)
     elif kind is EventKind.RELEASE:

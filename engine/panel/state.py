@@ -15,6 +15,7 @@ from typing import Any
 
 from engine import systems
 from engine.panel import fields
+from engine.panel.attract import DayLine
 from engine.panel.config import PanelConfig
 from engine.panel.looks import Leds, Rgb
 from engine.panel.model import Button, Screen
@@ -80,6 +81,7 @@ class PanelState:
     swallow: Button | None = None  # hold/release of a press that was used up (wake, finger)
     last_activity: float = 0.0
     asleep_at: float | None = None  # attract screen since
+    day: tuple[DayLine, ...] | None = None  # today's rolls (STATS events); None: no roll log
     view: View | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:

@@ -11,11 +11,12 @@ import argparse
 import json
 from collections import Counter
 from collections.abc import Iterator
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from engine.stats import SystemReport, Tally, counted_result, excluded_kind
+from hardware.daystats import logged_on
 from hardware.state import StateError
 
 
@@ -52,18 +53,6 @@ def entries(path: Path) -> Iterator[dict[str, Any]]:
                 yield stored.entry
     except OSError as exc:
         raise StateError(f"stats: cannot read {path}: {exc.strerror or exc}") from None
-
-
-def logged_on(entry: dict[str, Any], day: date) -> bool:
-    """Whether the entry's time (UTC in the log) falls on ``day`` in local time."""
-    stamp = entry.get("time")
-    if not isinstance(stamp, str):
-        return False
-    try:
-        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    return when.astimezone().date() == day
 
 
 def tally(path: Path, day: date | None = None) -> tuple[Tally, Counter[str]]:
