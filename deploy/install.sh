@@ -188,8 +188,9 @@ step "config $CONFIG_FILE"
 if [ -f "$(at "$CONFIG_FILE")" ]; then
     ok "kept as it is"
 else
-    change --show "the default wiring (hardware/default.toml) with state_dir = \"$STATE_DIR\"" \
-        "write the default" write_config "$SOURCE_DIR/hardware/default.toml" "$(at "$CONFIG_FILE")"
+    change --show "sed 's|^state_dir = .*|state_dir = \"$STATE_DIR\"|' $SOURCE_DIR/hardware/default.toml > $(at "$CONFIG_FILE")" \
+        "the default wiring, keeping its state in $STATE_DIR" \
+        write_config "$SOURCE_DIR/hardware/default.toml" "$(at "$CONFIG_FILE")"
     RESTART=1
 fi
 
