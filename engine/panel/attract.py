@@ -18,6 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.panel import session as sessions
+from engine.panel.model import Screen
+from engine.panel.screens import ATTRACT_WIDTH, ROWS, fit
 
 
 @dataclass(frozen=True)
@@ -77,3 +79,14 @@ def pages(day: Sequence[DayLine], commitment: str) -> tuple[tuple[str, tuple[str
     if sessions.is_commitment(commitment):
         out.append(("commitment", sessions.lines(commitment)))
     return tuple(out)
+
+
+def screen(day: Sequence[DayLine], commitment: str, page: int, offset: tuple[int, int], status: str,
+           contrast: float) -> Screen:
+    """Page ``page`` (it goes round) of :func:`pages` as the attract screen, with the status line."""
+    shown = pages(day, commitment)
+    title, lines = shown[page % len(shown)]
+    rows = tuple(fit(line, ATTRACT_WIDTH) for line in lines[: ROWS - 1])
+    if status:
+        rows = (*rows, fit(status, ATTRACT_WIDTH))
+    return Screen(title=fit(title, ATTRACT_WIDTH), lines=rows, offset=offset, contrast=contrast, kind="attract")

@@ -17,10 +17,11 @@ from typing import Any
 from engine import systems
 from engine.dice import DiceSource
 from engine.errors import EngineError, ParameterError
-from engine.panel import attract, fields, looks
+from engine.panel import fields, looks
 from engine.panel import players as slots
 from engine.panel import session as sessions
 from engine.panel import settings as menu
+from engine.panel.attract import decode as decode_day
 from engine.panel.config import PanelConfig
 from engine.panel.model import Button, Effects, Event, EventKind, Sound
 from engine.panel.state import Mode, PanelState
@@ -80,7 +81,7 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
     elif kind is EventKind.SESSION:
         s = _session(s, sessions.parse(event.text))
     elif kind is EventKind.STATS:
-        s = replace(s, day=attract.decode(event.text))
+        s = replace(s, day=decode_day(event.text))
     elif kind is EventKind.TICK:
         s = _tick(s, out)
     elif kind is EventKind.RELEASE:

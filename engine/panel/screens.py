@@ -231,16 +231,6 @@ def attract(systems: Sequence[str], frame: int, offset: tuple[int, int], status:
                   kind="attract")
 
 
-def attract_page(title: str, lines: Sequence[str], offset: tuple[int, int], status: str,
-                 contrast: float) -> Screen:
-    """Idle, with a roll log: one page of engine.panel.attract (today's rolls, the commitment)."""
-    shown = tuple(fit(line, ATTRACT_WIDTH) for line in lines[: ROWS - 1])
-    if status:
-        shown = (*shown, fit(status, ATTRACT_WIDTH))
-    return Screen(title=fit(title, ATTRACT_WIDTH), lines=shown, offset=offset, contrast=contrast,
-                  kind="attract")
-
-
 def _big(outcome: str) -> str:
     return big_word(outcome)
 

@@ -11,11 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import systems
 from engine.panel import fields
-from engine.panel.attract import DayLine
 from engine.panel.config import PanelConfig
 from engine.panel.looks import Leds, Rgb
 from engine.panel.model import Button, Screen
@@ -24,6 +23,9 @@ from engine.panel.settings import ITEMS, Item, Settings
 from engine.params import Param
 from engine.results import RollResult
 from engine.systems import SystemSpec
+
+if TYPE_CHECKING:
+    from engine.panel.attract import DayLine
 
 
 class Mode(StrEnum):

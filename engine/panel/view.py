@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.panel import attract, fields, looks, screens
+from engine.panel import fields, looks, screens
 from engine.panel import session as sessions
 from engine.panel import settings as menu
+from engine.panel.attract import screen as day_screen
 from engine.panel.players import carried
 from engine.panel.state import Mode, PanelState, View
 
@@ -121,9 +122,7 @@ def _attract(s: PanelState) -> View:
     if s.day is None:
         screen = screens.attract(s.config.systems, frame // 4, bounce(frame), s.status, contrast)
     else:  # a tower with a roll log: today's rolls against the odds, and the commitment
-        shown = attract.pages(s.day, s.commitment)
-        title, lines = shown[(frame // 4) % len(shown)]
-        screen = screens.attract_page(title, lines, bounce(frame), s.status, contrast)
+        screen = day_screen(s.day, s.commitment, frame // 4, bounce(frame), s.status, contrast)
     return View(screen, looks.LEDS_OFF, looks.OFF)
 
 
