@@ -21,6 +21,8 @@ from typing import Any
 from engine.panel import attract
 from engine.stats import Tally, counted_result
 
+#: How often the tower counts today's rolls from the roll log (for the attract screen).
+DAY_STATS_EVERY_NS = 5_000_000_000
 #: The log is read this much at a time.
 CHUNK = 1 << 20
 

@@ -28,12 +28,12 @@ from typing import Any
 
 from engine import systems as engine_systems
 from engine.dice import DiceSource
-from engine.panel import machine, operator
+from engine.panel import machine
 from engine.panel import session as sessions
 from engine.panel.model import Effects, Event, EventKind, Screen
 from engine.panel.state import Mode
 from hardware.config import TowerConfig
-from hardware.daystats import DayStats
+from hardware.daystats import DAY_STATS_EVERY_NS, DayStats
 from hardware.display import ResilientDisplay
 from hardware.panel_io import Clock, PanelIO
 from hardware.sdnotify import Notifier
@@ -49,8 +49,6 @@ SESSION_RETRY_NS = 5_000_000_000
 #: Ticks while nothing animates: timeouts and the attract screen need no more (and a Pi Zero
 #: idles instead of stepping the machine 25 times a second).
 IDLE_TICK_NS = 250_000_000
-#: How often today's rolls are counted from the roll log (for the attract screen).
-DAY_STATS_EVERY_NS = 5_000_000_000
 
 
 class Tower:
@@ -82,8 +80,7 @@ class Tower:
         self.log = log or (lambda message: None)
         self.memory = Path(memory) / PANEL_STATE if memory else None
         self.tick_ns = max(1, round(1e9 / config.kiosk.tick_hz))
-        self._lock = (operator.OperatorLock(operator.check_buttons(config.kiosk.operator_buttons))
-                      if config.kiosk.lock else None)
+        self._lock = _operator_lock(config)
         self.steps = 0  # state machine steps taken (ticks included)
         self.frames = 0  # screens sent to the display
         self.rolls = 0
@@ -170,7 +167,9 @@ class Tower:
         """The kiosk's operator lock (``kiosk.lock``): MODE held alone opens no settings."""
         if self._lock is None:
             return (event,)
-        self._lock, passed = operator.filter_event(self._lock, event)
+        from engine.panel.operator import filter_event
+
+        self._lock, passed = filter_event(self._lock, event)
         return passed
 
     def _warm_up(self) -> None:
@@ -437,6 +436,15 @@ class Tower:
                 close()
             except Exception as exc:  # shutting down regardless
                 self.log(f"dice: {exc}")
+
+
+def _operator_lock(config: TowerConfig) -> Any:
+    """The kiosk's operator lock (engine.panel.operator), or None when ``kiosk.lock`` is off."""
+    if not config.kiosk.lock:
+        return None
+    from engine.panel.operator import OperatorLock, check_buttons
+
+    return OperatorLock(check_buttons(config.kiosk.operator_buttons))
 
 
 @contextlib.contextmanager

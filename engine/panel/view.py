@@ -11,7 +11,6 @@ from typing import Any
 from engine.panel import fields, looks, screens
 from engine.panel import session as sessions
 from engine.panel import settings as menu
-from engine.panel.attract import screen as day_screen
 from engine.panel.players import carried
 from engine.panel.state import Mode, PanelState, View
 
@@ -122,6 +121,8 @@ def _attract(s: PanelState) -> View:
     if s.day is None:
         screen = screens.attract(s.config.systems, frame // 4, bounce(frame), s.status, contrast)
     else:  # a tower with a roll log: today's rolls against the odds, and the commitment
+        from engine.panel.attract import screen as day_screen
+
         screen = day_screen(s.day, s.commitment, frame // 4, bounce(frame), s.status, contrast)
     return View(screen, looks.LEDS_OFF, looks.OFF)
 
