@@ -108,10 +108,16 @@ class PageClient:
             try:
                 self._read()
             except (OSError, http.client.HTTPException):
-                time.sleep(0.2)
+                self.stop.wait(0.2)
 
     def _read(self) -> None:
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=5)
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=1)
+        try:
+            self._events(conn)
+        finally:
+            conn.close()
+
+    def _events(self, conn: http.client.HTTPConnection) -> None:
         conn.request("GET", "/events")
         resp = conn.getresponse()
         data = ""
@@ -166,9 +172,11 @@ class BrokerProbe:
                 self.client.publish("bench/probe", repr(time.time()), qos=1)
 
     def close(self) -> None:
+        from hardware.network.broker import release
+
         self.stop.set()
-        self.client.disconnect()
-        self.client.loop_stop()
+        self.thread.join(1)
+        release(self.client)
 
 
 # --- the run --------------------------------------------------------------------------------------------
@@ -226,11 +234,13 @@ def run_load(towers: int = 50, rate: float = 10.0, seconds: float = 60.0, *, fau
     procs: list[Any] = []
     figures: dict[str, Any] = {"towers": towers, "rate": rate, "seconds": seconds}
     page = PageClient("127.0.0.1", board_port)
+    reader: threading.Thread | None = None
     probe = BrokerProbe(broker.port)
     try:
         if not wait_until(lambda: _up(board_port), 30):
             raise SystemExit("bench_board: the board did not start")
-        threading.Thread(target=page.run, daemon=True).start()
+        reader = threading.Thread(target=page.run, daemon=True)
+        reader.start()
         names = [f"t{i:02d}" for i in range(towers)]
         victim = names[-1] if faults else None  # in its own process: killed and restarted
         groups = [names[i::workers] for i in range(workers)]
@@ -264,6 +274,8 @@ def run_load(towers: int = 50, rate: float = 10.0, seconds: float = 60.0, *, fau
         figures["baseline_broker_p99_ms"] = round(percentile(probe.latencies, 99) * 1000, 1)
     finally:
         page.stop.set()
+        if reader is not None:
+            reader.join(5)
         probe.close()
         for p, _ in procs:
             if p.is_alive():

@@ -10,7 +10,7 @@ from typing import Any
 
 from hardware.board.towers import Towers
 from hardware.network import topics
-from hardware.network.broker import KEEPALIVE_S, BrokerURL, Credentials, make_client
+from hardware.network.broker import KEEPALIVE_S, BrokerURL, Credentials, make_client, release
 
 #: How often the board looks for towers that lack entries.
 CHECK_S = 0.25
@@ -46,8 +46,7 @@ class BoardSubscriber:
 
     def close(self) -> None:
         self._stop.set()
-        self._client.disconnect()
-        self._client.loop_stop()
+        release(self._client)
         self._thread.join(2)
 
     def _say(self, message: str) -> None:

@@ -105,3 +105,13 @@ def make_client(url: BrokerURL, client_id: str, credentials: Credentials, *, ca_
             raise NetworkError(f"{ca_what}: cannot use {ca_file}: {exc}") from None
     client.reconnect_delay_set(RECONNECT_MIN_S, RECONNECT_MAX_S)
     return client
+
+
+def release(client: Any) -> None:
+    """Disconnect, stop the network thread and close every socket of a paho client now.
+
+    paho keeps a loopback socket pair (to wake its loop) until the client object is garbage
+    collected; ``reinitialise`` is its public way to close them at once."""
+    client.disconnect()
+    client.loop_stop()
+    client.reinitialise()

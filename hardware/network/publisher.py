@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hardware.network import topics
-from hardware.network.broker import KEEPALIVE_S, BrokerURL, Credentials, make_client
+from hardware.network.broker import KEEPALIVE_S, BrokerURL, Credentials, make_client, release
 from hardware.network.cursor import Cursor, load_cursor, save_cursor
 from hardware.network.status import OFFLINE, ONLINE, LogSummary
 from hardware.network.tail import LogTail
@@ -296,8 +296,7 @@ class Publisher:
                 info.wait_for_publish(max(0.1, min(1.0, deadline - time.monotonic())))
         self._save_cursor(force=True)
         self._left = len(self._inflight) + len(self._tail.read(1 << 30))
-        self._client.disconnect()
-        self._client.loop_stop()
+        release(self._client)
 
 
 def _whole(value: Any) -> bool:

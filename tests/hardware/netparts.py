@@ -167,8 +167,9 @@ class Collector:
         self.client.publish(topic, json.dumps(body), qos=1)
 
     def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
+        from hardware.network.broker import release
+
+        release(self.client)
 
 
 class RunningBoard:
