@@ -152,12 +152,48 @@ def parse(frame):
     return (data[0], data[1], data[2] | (data[3] << 8), data[HEADER:])
 
 
+def _chain_to_end(buf, start):
+    """True when COBS code bytes walked from ``start`` land exactly on the end of ``buf``."""
+    i = start
+    n = len(buf)
+    while i < n:
+        i += buf[i]
+    return i == n
+
+
+def salvage(buf):
+    """The good frames in a bad chunk: a fault that lost the delimiter between two frames
+    leaves them run together, and a fault that cut a frame short joins its head to the next
+    frame. The first frame ends where its COBS chain ends; the last starts where a chain
+    reaches the end exactly. At most two frames, so one fault costs at most the frame it hit."""
+    frames = []
+    n = len(buf)
+    i = 0
+    while i < n:
+        i += buf[i]
+        if i < n:
+            frame = parse(buf[:i])
+            if frame is not None:
+                frames.append(frame)
+                buf = buf[i:]
+                break
+    start = 0 if frames else 1
+    for j in range(start, len(buf)):
+        if _chain_to_end(buf, j):
+            frame = parse(buf[j:])
+            if frame is not None:
+                frames.append(frame)
+                break
+    return frames
+
+
 class Decoder:
     """Byte-at-a-time frame decoder: never raises on any input, resynchronises at the next 0x00.
 
     ``feed(data)`` returns the list of good frames as ``(version, type, seq, payload)``;
-    ``bad`` counts frames dropped for a wrong COBS, length or CRC, or for overrunning
-    :data:`MAX_WIRE` (the rest of such a frame is skipped up to its delimiter).
+    ``bad`` counts chunks dropped for a wrong COBS, length or CRC (after :func:`salvage` found
+    what it could in them), or for running past two frames' length without a delimiter (the
+    rest of such a chunk is skipped up to its delimiter).
     """
 
     def __init__(self):
@@ -173,21 +209,27 @@ class Decoder:
                 if self.skipping:
                     self.skipping = False
                 elif self.buf:
-                    frame = parse(self.buf)
-                    if frame is None:
-                        self.bad += 1
-                    else:
-                        self.good += 1
-                        frames.append(frame)
+                    self._frame(frames)
                 self.buf = bytearray()
             elif not self.skipping:
-                if len(self.buf) >= MAX_WIRE:
+                if len(self.buf) >= 2 * MAX_WIRE:
                     self.bad += 1
                     self.skipping = True
                     self.buf = bytearray()
                 else:
                     self.buf.append(b)
         return frames
+
+    def _frame(self, frames):
+        frame = parse(self.buf)
+        if frame is not None:
+            self.good += 1
+            frames.append(frame)
+            return
+        self.bad += 1
+        for frame in salvage(bytes(self.buf)):
+            self.good += 1
+            frames.append(frame)
 
     def reset(self):
         """Forget a partial frame (stale bytes at open)."""

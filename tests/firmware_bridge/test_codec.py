@@ -58,9 +58,11 @@ def test_every_single_bit_flip_is_detected(kind: int, seq: int, payload: bytes) 
     for i in range(len(wire) * 8):
         bad = bytearray(wire)
         bad[i // 8] ^= 1 << (i % 8)
-        decoder = codec.Decoder()
-        got = decoder.feed(bytes(bad) + b"\x00")
-        assert got == [], f"flip of bit {i} accepted"
+        got = codec.Decoder().feed(bytes(bad) + b"\x00")
+        if i // 8 < len(wire) - 1:
+            assert got == [], f"flip of bit {i} accepted"
+        else:  # the delimiter was hit, not the frame: the frame is still found, intact
+            assert got == [(codec.VERSION_MAJOR, kind, seq, payload)]
 
 
 @given(st.binary(max_size=2000))
@@ -87,3 +89,40 @@ def test_payload_limit_is_enforced() -> None:
 def test_ticks_unwrap(start: int, step: int) -> None:
     later = start + step
     assert codec.ticks_unwrap(start, later % codec.TICKS_PERIOD) == later
+
+
+def _fault(stream: bytes, bounds: list[tuple[int, int]], kind: str, at: int, value: int) -> bytes:
+    """``stream`` with one fault at byte ``at``; ``bounds`` are the frames' (start, delimiter)."""
+    if kind == "drop":
+        return stream[:at] + stream[at + 1 :]
+    if kind == "flip":
+        return stream[:at] + bytes((stream[at] ^ (1 << (value % 8)),)) + stream[at + 1 :]
+    if kind == "duplicate":
+        return stream[: at + 1] + stream[at:]
+    if kind == "insert":
+        return stream[:at] + bytes((value,)) + stream[at:]
+    # truncate: the frame holding ``at`` loses everything from there up to its delimiter
+    end = next(d for s, d in bounds if s <= at <= d)
+    return stream[:at] + stream[end:]
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(frames, min_size=1, max_size=6),
+    st.sampled_from(["drop", "flip", "duplicate", "insert", "truncate"]),
+    st.floats(0, 1, exclude_max=True),
+    st.integers(0, 255),
+)
+def test_one_fault_loses_at_most_one_frame(items, kind: str, where: float, value: int) -> None:
+    wires = [codec.encode(k, s, p) for k, s, p in items]
+    bounds, at = [], 0
+    for w in wires:
+        bounds.append((at, at + len(w) - 1))
+        at += len(w)
+    stream = b"".join(wires)
+    faulty = _fault(stream, bounds, kind, int(where * len(stream)), value)
+    got = codec.Decoder().feed(faulty)
+    sent = [(codec.VERSION_MAJOR, k, s, p) for k, s, p in items]
+    assert len(got) >= len(sent) - 1
+    it = iter(sent)
+    assert all(frame in it for frame in got), "a frame came out changed or out of order"
