@@ -19,12 +19,13 @@ from typing import Any
 from engine.errors import EngineError
 from engine.panel.config import PanelConfig
 from engine.panel.model import Button
+from hardware import backends
 
 DEFAULT_TOML = Path(__file__).resolve().parent / "default.toml"
 
-#: gpiozero pin factories the config may name; ``auto`` tries the real ones in this order.
-PIN_FACTORIES = ("auto", "lgpio", "rpigpio", "pigpio", "native", "mock")
-DISPLAY_KINDS = ("ssd1306", "sh1106", "serial", "terminal", "dummy", "none")
+#: gpiozero pin factories and display kinds the config may name (the registries' names).
+PIN_FACTORIES = backends.PIN_FACTORIES.names()
+DISPLAY_KINDS = backends.DISPLAY_KINDS.names()
 SERIAL_PROTOCOLS = ("matrix-orbital", "sparkfun", "ansi", "plain")
 BUZZER_KINDS = ("tonal", "active", "none")
 
@@ -137,6 +138,20 @@ class KioskConfig:
 
 
 @dataclass(frozen=True)
+class BridgeConfig:
+    """The companion board (docs/bridge.md): ``port`` "" finds the first Pico by USB VID:PID
+    (and ``serial_number`` if set); a path or pyserial URL; ``twin`` for the firmware twin."""
+
+    port: str = ""
+    serial_number: str = ""
+
+
+#: Pico pins the bridge firmware keeps for itself: its OLED's I2C0 and the safe-boot pin.
+BRIDGE_RESERVED = {8: "Pico I2C0 SDA (the bridge's OLED)", 9: "Pico I2C0 SCL (the bridge's OLED)",
+                   14: "Pico safe-boot"}
+
+
+@dataclass(frozen=True)
 class TowerConfig:
     """The whole config; ``source`` names the file it came from (for messages)."""
 
@@ -150,6 +165,7 @@ class TowerConfig:
     entropy: EntropyConfig = field(default_factory=EntropyConfig)
     panel: PanelConfig = field(default_factory=PanelConfig)
     kiosk: KioskConfig = field(default_factory=KioskConfig)
+    bridge: BridgeConfig = field(default_factory=BridgeConfig)
     source: str = "defaults"
 
     def pin_uses(self) -> dict[str, int]:
@@ -176,6 +192,8 @@ class TowerConfig:
     def reserved_pins(self) -> dict[int, str]:
         """Pins the display's bus takes (not drivable as GPIO while it is in use)."""
         d = self.display
+        if self.gpio_factory == "bridge":
+            return dict(BRIDGE_RESERVED)  # the pins are the Pico's; the Pi's buses are not involved
         if d.kind in ("ssd1306", "sh1106"):
             if d.bus == "i2c" and d.i2c_port == 1:
                 return dict(I2C_PINS)
@@ -305,6 +323,10 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
         tick_hz=k_t.number("tick_hz", k_d.tick_hz, 1, 200),
     )
     k_t.done()
+
+    br_t = root.table("bridge")
+    bridge = BridgeConfig(port=br_t.text("port", ""), serial_number=br_t.text("serial_number", ""))
+    br_t.done()
     root.done()
 
     config = TowerConfig(
@@ -318,6 +340,7 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
         entropy=entropy,
         panel=panel,
         kiosk=kiosk,
+        bridge=bridge,
         source=source,
     )
     _check_pins(config)
@@ -435,6 +458,8 @@ def _check_pins(config: TowerConfig) -> None:
     reserved = config.reserved_pins()
     seen: dict[int, str] = {}
     for key, pin in config.pin_uses().items():
+        if pin in reserved and config.gpio_factory == "bridge":
+            raise ConfigError(key, f"GP{pin} is the {reserved[pin]} pin, kept by the bridge firmware", config.source)
         if pin in reserved:
             raise ConfigError(
                 key, f"BCM {pin} is the {reserved[pin]} pin, taken by the {config.display.kind} display", config.source

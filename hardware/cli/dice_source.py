@@ -15,6 +15,7 @@ from typing import Any
 from engine.dice import DiceSource
 from engine.errors import ParameterError
 from engine.systems import SystemSpec
+from hardware.backends import ENTROPY_SOURCES
 from hardware.entropy import SessionDice, open_dice
 from hardware.rolllog import RollLog
 from hardware.state import CARRIED, PlayerState, StateError, StateStore, carried_value, check_player
@@ -30,7 +31,7 @@ def add_dice_options(parser: argparse.ArgumentParser) -> None:
         "--entropy",
         metavar="SOURCE",
         default=None,
-        help="where the seed comes from: auto (default), kernel, hwrng, file:PATH, buttons, bridge, "
+        help=f"where the seed comes from: auto (default), {', '.join(ENTROPY_SOURCES.names())}, file:PATH, "
         "or a comma list",
     )
 

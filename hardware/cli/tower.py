@@ -40,12 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_sim)
 
 
-def _dice(config: TowerConfig, seed: str | None, *, buttons: Any = None, log: Any = None) -> Any:
+def _dice(config: TowerConfig, seed: str | None, *, buttons: Any = None, log: Any = None, bridge: Any = None) -> Any:
     from hardware.entropy import open_dice
 
     if seed is not None:
         return open_dice(seed=seed.encode("utf-8"), log=log)
-    return open_dice(config.entropy.source, buttons=buttons, log=log)
+    extra = (bridge.entropy_source(),) if bridge is not None else ()
+    return open_dice(config.entropy.source, buttons=buttons, log=log, extra_sources=extra)
 
 
 def _stderr(message: str) -> None:
@@ -116,10 +117,21 @@ def interactive(config: TowerConfig, *, seed: str | None) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     config = load(args.config)
+    from hardware.bridge import open_bridge
+
+    bridge = open_bridge(config, log=_stderr)
+    try:
+        return _run(config, bridge)
+    finally:
+        if bridge is not None:
+            bridge.close()
+
+
+def _run(config: TowerConfig, bridge: Any) -> int:
     from hardware.panel_io import NoGpioError, open_pin_factory
 
     try:
-        factory = open_pin_factory(config.gpio_factory)
+        factory = open_pin_factory(config.gpio_factory, link=bridge.link if bridge is not None else None)
     except NoGpioError as exc:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             # a service (systemd: stdin /dev/null) has nobody to drive a simulator: fail, so
@@ -128,10 +140,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             return 1
         _stderr(f"{exc}; starting the simulator instead (dicetower sim)")
         return interactive(config, seed=None)
-    return run_tower(config, factory)
+    return run_tower(config, factory, bridge=bridge)
 
 
-def run_tower(config: TowerConfig, factory: Any) -> int:
+def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
     from gpiozero.exc import GPIOZeroError
 
     from hardware.display import ResilientDisplay, opener
@@ -156,8 +168,10 @@ def run_tower(config: TowerConfig, factory: Any) -> int:
         roll_log = RollLog(state_dir / LOG_NAME)
     # Signals are caught from here on: a SIGTERM while the tower starts still ends cleanly.
     with stop_on_signals() as stop:
-        dice = _dice(config, None, buttons=timing, log=roll_log)
-        display = ResilientDisplay(opener(config.display), retry_seconds=config.display.retry_seconds, log=_stderr)
+        dice = _dice(config, None, buttons=timing, log=roll_log, bridge=bridge)
+        link = bridge.link if bridge is not None else None
+        display = ResilientDisplay(opener(config.display, link=link), retry_seconds=config.display.retry_seconds,
+                                   log=_stderr)
         try:
             tower = Tower(config, pin_factory=factory, display=display, dice=dice, timing=timing,
                           memory=state_dir, log=_stderr)
