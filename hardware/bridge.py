@@ -8,9 +8,11 @@ in :mod:`hardware.backends`; this only provides the link they are opened on.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
+from firmware_bridge.errors import BridgeError
 from firmware_bridge.link import Link
 from firmware_bridge.pins import open_link
 from hardware.backends import DISPLAY_KINDS, ENTROPY_SOURCES, PIN_FACTORIES
@@ -56,3 +58,38 @@ class BridgeSession:
 
 def open_bridge(config: TowerConfig, *, log: Callable[[str], None] | None = None) -> BridgeSession | None:
     return BridgeSession(config, log=log) if uses_bridge(config) else None
+
+
+class TwinPins:
+    """The simulator's pins on the bridge's firmware twin (``dicetower sim --bridge``): a
+    press drives the twin's pin and returns once the host's pin shows it, so a scripted run
+    on the simulated clock sees every press as on mock pins."""
+
+    def __init__(self, *, timeout: float = 5.0, log: Callable[[str], None] | None = None) -> None:
+        from firmware_bridge.pins import BridgeFactory
+
+        self.link, self.twin = open_link("twin", log=log)
+        self.timeout = timeout
+        try:
+            self.factory = BridgeFactory(link=self.link, timeout=timeout, log=log)
+        except Exception:
+            self.close()
+            raise
+
+    def press(self, pin: Any, *, down: bool, pull_up: bool) -> None:
+        gp = int(pin.info.name[4:])
+        level = (0 if pull_up else 1) if down else None
+        self.twin.board.drive(gp, level)
+        want = (0 if pull_up else 1) if down else (1 if pull_up else 0)
+        deadline = time.monotonic() + self.timeout
+        while pin.state != want:
+            if time.monotonic() > deadline:
+                raise BridgeError(f"GP{gp}: the twin's edge did not arrive within {self.timeout:g} s")
+            time.sleep(0.001)
+
+    def close(self) -> None:
+        factory = getattr(self, "factory", None)
+        if factory is not None:
+            factory.close()
+        self.link.close()
+        self.twin.close()

@@ -37,6 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", metavar="S", help="deterministic dice from this seed (repeatable runs)")
     p.add_argument("--scale", metavar="N", default="4", help="PNG pixels per OLED pixel (default 4)")
     p.add_argument("--json", action="store_true", help="print the transcript as JSON")
+    p.add_argument("--bridge", action="store_true",
+                   help="the pins on the bridge's firmware twin (a simulated Pico on a pty) instead of mock pins")
     p.set_defaults(func=cmd_sim)
 
 
@@ -72,8 +74,9 @@ def cmd_sim(args: argparse.Namespace) -> int:
         if args.out is not None or args.json:
             option = "out" if args.out is not None else "json"
             raise ParameterError(option, "needs a script: --press LIST or --script FILE")
-        return interactive(config, seed=args.seed)
-    return scripted(config, script_text, option=option, seed=args.seed, out=args.out, scale=scale, as_json=args.json)
+        return interactive(config, seed=args.seed, bridge=args.bridge)
+    return scripted(config, script_text, option=option, seed=args.seed, out=args.out, scale=scale, as_json=args.json,
+                    bridge=args.bridge)
 
 
 def _scale(text: str) -> int:
@@ -81,7 +84,7 @@ def _scale(text: str) -> int:
 
 
 def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | None, out: str | None,
-             scale: int, as_json: bool) -> int:
+             scale: int, as_json: bool, bridge: bool = False) -> int:
     import json
 
     from hardware.sim import Simulator, describe_step, parse_script
@@ -93,7 +96,7 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
             out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ParameterError("out", f"cannot create {out_dir}: {exc.strerror or exc}") from None
-    sim = Simulator(config, dice=_dice(config, seed), log=_stderr)
+    sim = Simulator(config, dice=_dice(config, seed), log=_stderr, pins=_twin_pins(bridge))
     try:
         steps = sim.run_script(actions, out=out_dir, scale=scale)
     finally:
@@ -108,10 +111,18 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
     return 0
 
 
-def interactive(config: TowerConfig, *, seed: str | None) -> int:
+def _twin_pins(bridge: bool) -> Any:
+    if not bridge:
+        return None
+    from hardware.bridge import TwinPins
+
+    return TwinPins(log=_stderr)
+
+
+def interactive(config: TowerConfig, *, seed: str | None, bridge: bool = False) -> int:
     from hardware.sim import Interactive, Simulator, real_clock
 
-    sim = Simulator(config, dice=_dice(config, seed), clock=real_clock(), log=None)
+    sim = Simulator(config, dice=_dice(config, seed), clock=real_clock(), log=None, pins=_twin_pins(bridge))
     return Interactive(sim).run()
 
 

@@ -48,7 +48,11 @@ class _Wire:
 
 
 def _board(clock: list[int], **kwargs) -> tuple[SimBoard, object, _Wire]:
-    board = SimBoard(clock_ns=lambda: clock[0], **kwargs)
+    def now() -> int:
+        clock[0] += 1000  # every reading of the board's clock takes a microsecond
+        return clock[0]
+
+    board = SimBoard(clock_ns=now, **kwargs)
     modules = load_firmware(board.modules())
     wire = _Wire()
     return board, modules["main"].start(wire), wire

@@ -53,3 +53,14 @@ def test_the_tower_runs_on_the_bridge(tmp_path: Path) -> None:
         assert proc.returncode == 0, err
         assert "display bridge" in err and "BridgeFactory" in err
         wait_for(lambda: all(twin.level(p) == 0.0 for p in (12, 16, 20, 21, 25)), what="the LEDs off")
+
+
+def test_sim_on_the_twin_matches_sim_on_mock_pins(capsys) -> None:
+    from hardware.cli import main
+
+    script = "roll,plus,field,roll,mode,roll"
+    assert main(["sim", "--seed", "7", "--press", script]) == 0
+    on_mock = capsys.readouterr().out
+    assert main(["sim", "--bridge", "--seed", "7", "--press", script]) == 0
+    on_twin = capsys.readouterr().out
+    assert on_twin == on_mock and "roll" in on_twin
