@@ -113,6 +113,7 @@ class Link:
         self.state = State.DISCONNECTED
         self.hello: Hello | None = None
         self.refused: BridgeError | None = None
+        self.last_error: str | None = None  # the keeper's last failure (for wait_up's message)
         self.port_name: str | None = None
         self._serial: Any = None
         self._decoder = codec.Decoder()
@@ -170,8 +171,9 @@ class Link:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     where = self.port_name or "no port found (is the board plugged in?)"
+                    last = f"; last: {self.last_error}" if self.last_error else ""
                     raise BridgeTimeout(f"bridge at {where}: no handshake within {timeout:g} s "
-                                        f"(state {self.state.value})")
+                                        f"(state {self.state.value}{last})")
                 self._changed.wait(left)
             return self.hello
 
@@ -334,6 +336,9 @@ class Link:
         if kind in (codec.EV_EDGE, codec.EV_HEARTBEAT, codec.EV_ENTROPY):
             self._event(kind, payload)
             return
+        if not kind & codec.REPLY:
+            self.stats.dropped_bad += 1  # a request, not a reply: our own echo on a loopback line
+            return
         pending = self._pending
         if pending is None or pending.seq != seq or pending.done.is_set():
             self.stats.duplicates += 1  # a late reply to a retried request
@@ -398,6 +403,7 @@ class Link:
             try:
                 self._keep_step()
             except BridgeError as exc:
+                self.last_error = str(exc)
                 self.log(f"bridge: {exc}")
                 self._closing.wait(0.05)
 

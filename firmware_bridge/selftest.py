@@ -28,7 +28,7 @@ ENTROPY_BYTES = 256  # 2048 raw bits: the 1024-sample start-up test and a window
 
 
 def run(port: str | None = None, *, noise_p: float = 0.0, seed: int | None = None, pings: int = 40,
-        log: Callable[[str], None] | None = None) -> dict[str, Any]:
+        up_timeout: float | None = None, log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the self-test; ``port`` None starts the twin (with ``noise_p`` on its line)."""
     twin = Twin(noise=noise_p, seed=seed) if port is None else None
     find = twin.find if twin is not None else (lambda: port)
@@ -39,7 +39,7 @@ def run(port: str | None = None, *, noise_p: float = 0.0, seed: int | None = Non
     link = Link(find=find, timeout=30.0 if noise_p else 2.0, log=log)
     try:
         link.start()
-        link.wait_up(60.0 if noise_p else 10.0)
+        link.wait_up(up_timeout or (60.0 if noise_p else 10.0))
         rng = random.Random(seed)
         checks["ping"] = _pings(link, rng, pings)
         checks["leds"] = _leds(link, twin)

@@ -31,5 +31,6 @@ def test_selftest_options_are_checked(capsys) -> None:
 
 
 def test_selftest_on_a_port_with_no_board_fails_cleanly(capsys) -> None:
-    result = selftest.run("loop://", pings=1)  # our own HELLO comes back: not a reply
-    assert result["ok"] is False and "no reply to HELLO" in result["error"]
+    result = selftest.run("loop://", pings=1, up_timeout=4.0)  # our own HELLO comes back: not a reply
+    assert result["ok"] is False
+    assert "no handshake within 4 s" in result["error"] and "no reply to HELLO" in result["error"]
