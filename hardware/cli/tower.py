@@ -142,7 +142,8 @@ def _run(config: TowerConfig, bridge: Any) -> int:
     from hardware.panel_io import NoGpioError, open_pin_factory
 
     try:
-        factory = open_pin_factory(config.gpio_factory, link=bridge.link if bridge is not None else None)
+        # the link only when the board is in use: open_pin_factory's plain form stays as it was
+        factory = open_pin_factory(config.gpio_factory, **({"link": bridge.link} if bridge is not None else {}))
     except NoGpioError as exc:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             # a service (systemd: stdin /dev/null) has nobody to drive a simulator: fail, so

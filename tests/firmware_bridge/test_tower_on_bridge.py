@@ -37,22 +37,22 @@ def test_the_tower_runs_on_the_bridge(tmp_path: Path) -> None:
             wait_for(lambda: ROLL_PIN in twin.bridge.pins.inputs, timeout=60, what="the ROLL button set up")
             before = bytes(twin.board.oled.gddram)
             twin.press(ROLL_PIN)
-            wait_for(lambda: bytes(twin.board.oled.gddram) != before, what="the screen answering the press")
+            wait_for(lambda: bytes(twin.board.oled.gddram) != before, timeout=60, what="the screen answering the press")
             twin.press(ROLL_PIN, down=False)
             wait_for(lambda: any(e.get("kind") == "roll" or "result" in e
                                  for p in state.glob("*.jsonl") for e in _entries(p)),
                      timeout=60, what="a roll in the roll log")
             assert twin.bridge.ev > 0  # edges and entropy chunks went out as events
-        except AssertionError:
+        except AssertionError as exc:
             proc.kill()
-            raise AssertionError(proc.communicate(timeout=30)[1]) from None
+            raise AssertionError(f"{exc}\n{proc.communicate(timeout=30)[1]}") from None
         finally:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err
         assert "display bridge" in err and "BridgeFactory" in err
-        wait_for(lambda: all(twin.level(p) == 0.0 for p in (12, 16, 20, 21, 25)), what="the LEDs off")
+        wait_for(lambda: all(twin.level(p) == 0.0 for p in (12, 16, 20, 21, 25)), timeout=30, what="the LEDs off")
 
 
 def test_sim_on_the_twin_matches_sim_on_mock_pins(capsys) -> None:
