@@ -45,8 +45,8 @@ from engine.errors import EngineError
 from hardware.state import fsync_dir
 
 __all__ = [
-    "GENESIS", "MAX_LINE_BYTES", "ROTATE_BYTES", "LogError", "LogProblem", "LogReport", "RollLog", "StoredEntry",
-    "chain_files", "entry_hash", "last_entry", "read_entries", "verify", "verify_entries",
+    "GENESIS", "MAX_LINE_BYTES", "ROTATE_BYTES", "LenientLog", "LogError", "LogProblem", "LogReport", "RollLog",
+    "StoredEntry", "chain_files", "entry_hash", "last_entry", "read_entries", "verify", "verify_entries",
 ]
 
 #: ``prev`` of the first entry.
@@ -68,6 +68,11 @@ class LogError(EngineError):
 
     unrevealed: str | None = None
 
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        #: a few words for a small display ("No space left on device")
+        self.reason = reason or message
+
 
 def entry_hash(entry: dict[str, Any]) -> str:
     """SHA-256 of the entry's canonical JSON without its ``hash`` field."""
@@ -80,6 +85,10 @@ def _canonical(entry: dict[str, Any]) -> bytes:
 
 def _iso(t_ns: int) -> str:
     return datetime.fromtimestamp(t_ns / 1e9, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _short(exc: OSError) -> str:
+    return "symbolic link refused" if exc.errno == errno.ELOOP else str(exc.strerror or exc)
 
 
 def _why(exc: OSError, path: Path) -> str:
@@ -225,7 +234,7 @@ class RollLog:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
                 fd = open_regular(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
             except OSError as exc:  # a LogError, never a bare OSError: the panel shows it
-                raise LogError(f"cannot open the roll log {_why(exc, self.path)}") from None
+                raise LogError(f"cannot open the roll log {_why(exc, self.path)}", _short(exc)) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 try:
@@ -237,7 +246,7 @@ class RollLog:
                     return fd, created
             except OSError as exc:
                 os.close(fd)
-                raise LogError(f"cannot lock the roll log {_why(exc, self.path)}") from None
+                raise LogError(f"cannot lock the roll log {_why(exc, self.path)}", _short(exc)) from None
             os.close(fd)
 
     def _append_locked(self, fd: int, kind: str, fields: dict[str, Any]) -> dict[str, Any] | None:
@@ -264,7 +273,7 @@ class RollLog:
         except OSError as exc:
             if size is not None:
                 _roll_back(fd, size, lost)
-            raise LogError(f"cannot write the roll log {_why(exc, self.path)}") from None
+            raise LogError(f"cannot write the roll log {_why(exc, self.path)}", _short(exc)) from None
         return entry
 
     def _rotate(self) -> None:
@@ -369,6 +378,33 @@ def _roll_back(fd: int, size: int, lost: bytes) -> None:
         pass
 
 
+class LenientLog:
+    """A roll log for ``kiosk.unrecorded = "show"``: an append that fails is counted and
+    remembered instead of raised, so the dice keep rolling without a log. The tower checks
+    :attr:`failures` after each roll and marks the result UNRECORDED."""
+
+    def __init__(self, log: RollLog) -> None:
+        self.log = log
+        self.failures = 0
+        self.last_error = ""
+        self.last_reason = ""
+
+    def __repr__(self) -> str:
+        return f"LenientLog({self.log!r})"
+
+    @property
+    def path(self) -> Path:
+        return self.log.path
+
+    def append(self, kind: str, **fields: Any) -> dict[str, Any]:
+        try:
+            return self.log.append(kind, **fields)
+        except LogError as exc:
+            self.failures += 1
+            self.last_error, self.last_reason = str(exc), exc.reason
+            return {**fields, "kind": kind, "seq": None, "unrecorded": True}
+
+
 # --- reading -----------------------------------------------------------------------------------
 
 
@@ -413,7 +449,7 @@ def read_entries(path: str | os.PathLike[str]) -> Iterator[StoredEntry]:
         try:
             fd = open_regular(file, os.O_RDONLY)
         except OSError as exc:
-            raise LogError(f"cannot read the roll log {_why(exc, file)}") from None
+            raise LogError(f"cannot read the roll log {_why(exc, file)}", _short(exc)) from None
         try:
             for raw, terminated in _lines(fd):
                 line_no += 1
@@ -421,7 +457,7 @@ def read_entries(path: str | os.PathLike[str]) -> Iterator[StoredEntry]:
                 complete = terminated or _whole(raw) is not None
                 yield StoredEntry(line_no, raw, entry, complete)
         except OSError as exc:
-            raise LogError(f"cannot read the roll log {_why(exc, file)}") from None
+            raise LogError(f"cannot read the roll log {_why(exc, file)}", _short(exc)) from None
         finally:
             os.close(fd)
 
@@ -435,7 +471,7 @@ def last_entry(path: str | os.PathLike[str], kind: str, *, max_bytes: int = 1 <<
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise LogError(f"cannot read the roll log {_why(exc, path)}") from None
+        raise LogError(f"cannot read the roll log {_why(exc, path)}", _short(exc)) from None
     try:
         end = os.fstat(fd).st_size
         floor = max(0, end - max_bytes)
@@ -450,7 +486,7 @@ def last_entry(path: str | os.PathLike[str], kind: str, *, max_bytes: int = 1 <<
                 break
             end = nl
     except OSError as exc:
-        raise LogError(f"cannot read the roll log {_why(exc, path)}") from None
+        raise LogError(f"cannot read the roll log {_why(exc, path)}", _short(exc)) from None
     finally:
         os.close(fd)
     return None

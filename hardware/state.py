@@ -33,6 +33,7 @@ __all__ = [
     "PlayerState",
     "StateError",
     "StateStore",
+    "StateWriteError",
     "atomic_write_bytes",
     "atomic_write_json",
     "carried_value",
@@ -69,6 +70,11 @@ def carried_value(result: Mapping[str, Any], field_path: str) -> Any:
 
 class StateError(EngineError):
     """A state file cannot be read or written; the message names the file."""
+
+
+class StateWriteError(StateError):
+    """A state file or directory cannot be written (full, read-only, removed card): like a roll
+    log that cannot be written, nothing can be recorded."""
 
 
 def default_state_dir() -> Path:
@@ -233,7 +239,7 @@ class StateStore:
         try:
             atomic_write_json(path, state.to_json())
         except OSError as exc:
-            raise StateError(f"cannot write state file {_os_why(exc, path)}") from None
+            raise StateWriteError(f"cannot write state file {_os_why(exc, path)}") from None
 
     def check_writable(self, player: int) -> None:
         """Raise :class:`StateError` now if the player's file could not be saved (a read-only
@@ -245,7 +251,7 @@ class StateStore:
             os.close(fd)
             os.unlink(tmp)
         except OSError as exc:
-            raise StateError(f"cannot write player state in {_os_why(exc, folder)}") from None
+            raise StateWriteError(f"cannot write player state in {_os_why(exc, folder)}") from None
 
     def clean_temp(self) -> list[Path]:
         """Remove temporary files a killed writer left (``.NAME.XXXX.tmp``); call it under the

@@ -77,6 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args_list: list[str]) -> int:
     from hardware.locking import LockError
     from hardware.rolllog import LogError
+    from hardware.state import StateWriteError
 
     try:
         _check_utf8(args_list)
@@ -87,7 +88,7 @@ def _run(args_list: list[str]) -> int:
         return _fail(str(exc), EXIT_USAGE)
     except EntropyError as exc:
         return _fail(f"dicetower: {exc}", EXIT_ENTROPY)
-    except (LogError, LockError) as exc:
+    except (LogError, LockError, StateWriteError) as exc:
         return _fail(f"dicetower: cannot record: {exc}{_unrevealed(exc)}", EXIT_UNRECORDED)
     except EngineError as exc:
         return _fail(f"dicetower: error: {exc}", EXIT_USAGE)

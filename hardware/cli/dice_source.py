@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -25,6 +26,7 @@ from hardware.state import (
     PlayerState,
     StateError,
     StateStore,
+    StateWriteError,
     carried_value,
     check_player,
     check_state_dir,
@@ -214,7 +216,11 @@ class RollBook:
                 extra["player"] = self.player
             entry = self.log.append("roll", session=None, faces=True, result=result.to_dict(), **extra)
         if after is not None and self.store is not None and entry is not None:
-            self.store.save(replace(after, log_seq=entry["seq"]))
+            try:
+                self.store.save(replace(after, log_seq=entry["seq"]))
+            except StateWriteError as exc:  # the roll is in the log: shown; the cache heals later
+                print(f"dicetower: warning: {exc}; the roll is in the log, and the state file is rebuilt from "
+                      "it at the next roll", file=sys.stderr)
 
     def close(self) -> None:
         """Reveal the session's seed (into the log, if any). If the reveal cannot be written,

@@ -134,7 +134,7 @@ def test_a_read_only_players_dir_refuses_before_appending(tmp_path, capsys) -> N
     finally:
         (tmp_path / "players").chmod(0o700)
     out, err = capsys.readouterr()
-    assert code == EXIT_USAGE and out == "" and "players" in one_line(err)
+    assert code == EXIT_UNRECORDED and out == "" and "players" in one_line(err)
     assert not (tmp_path / "rolls.jsonl").exists()
 
 
