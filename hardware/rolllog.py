@@ -462,26 +462,38 @@ def read_entries(path: str | os.PathLike[str]) -> Iterator[StoredEntry]:
             os.close(fd)
 
 
-def last_entry(path: str | os.PathLike[str], kind: str, *, max_bytes: int = 1 << 20) -> dict[str, Any] | None:
-    """The last whole entry of ``kind`` in the current file, looking back at most ``max_bytes``
-    from its end (the state cache's check after a crash); reads backwards, a chunk at a time."""
-    path = Path(path)
+def last_entry(path: str | os.PathLike[str], kind: str, *, max_bytes: int = 1 << 20,
+               where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any] | None:
+    """The last whole entry of ``kind`` (for which ``where`` holds, if given), looking back at
+    most ``max_bytes`` from the end of the log (into rotated files if the current one is
+    shorter); reads backwards, a chunk at a time (the state caches' check after a crash)."""
+    budget = max_bytes
+    for file in reversed(chain_files(path)):
+        found, used = _last_in_file(file, kind, budget, where)
+        budget -= used
+        if found is not None or budget <= 0:
+            return found
+    return None
+
+
+def _last_in_file(path: Path, kind: str, max_bytes: int,
+                  where: Callable[[dict[str, Any]], bool] | None) -> tuple[dict[str, Any] | None, int]:
     try:
         fd = open_regular(path, os.O_RDONLY)
     except FileNotFoundError:
-        return None
+        return None, 0
     except OSError as exc:
         raise LogError(f"cannot read the roll log {_why(exc, path)}", _short(exc)) from None
     try:
-        end = os.fstat(fd).st_size
+        size = end = os.fstat(fd).st_size
         floor = max(0, end - max_bytes)
         while end > floor:
             nl = _last_newline(fd, end)
             start = max(nl + 1, floor)
             if end - start <= MAX_LINE_BYTES:
                 entry = _whole(os.pread(fd, end - start, start).rstrip(b"\n"))
-                if entry is not None and entry.get("kind") == kind:
-                    return entry
+                if entry is not None and entry.get("kind") == kind and (where is None or where(entry)):
+                    return entry, size - start
             if nl < 0:
                 break
             end = nl
@@ -489,7 +501,7 @@ def last_entry(path: str | os.PathLike[str], kind: str, *, max_bytes: int = 1 <<
         raise LogError(f"cannot read the roll log {_why(exc, path)}", _short(exc)) from None
     finally:
         os.close(fd)
-    return None
+    return None, size - floor
 
 
 def _valid(raw: bytes) -> dict[str, Any] | None:

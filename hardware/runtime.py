@@ -36,7 +36,7 @@ from typing import Any
 
 from engine import systems as engine_systems
 from engine.dice import DiceSource
-from engine.panel import looks, machine
+from engine.panel import looks, machine, players
 from engine.panel import session as sessions
 from engine.panel.model import Effects, Event, EventKind, Screen
 from engine.panel.state import Mode, PanelState
@@ -110,6 +110,8 @@ class Tower:
         self._marking = False  # the screens of an unrecorded roll are titled UNRECORDED
         self._lock_problem = ""
         self._late_reveals: list[dict[str, Any]] = []  # reveals the log could not take yet
+        self._save_after_roll = False
+        self._log_seq = 0  # the log entry the panel memory reflects (the memory is a cache of the log)
         self.tick_ns = max(1, round(1e9 / config.kiosk.tick_hz))
         self.steps = 0  # state machine steps taken (ticks included)
         self.frames = 0  # screens sent to the display
@@ -127,7 +129,7 @@ class Tower:
         self._session_problem = ""  # the last reason for no session that was logged
         self._memory_problem = ""  # the last panel memory failure that was logged
         now = clock()
-        self.state, fx = machine.initial(config.panel, now / 1e9, saved=self._recall())
+        self.state, fx = machine.initial(config.panel, now / 1e9, saved=self._recall_healed())
         # the first picture goes up before the pins are claimed: the display is what a player
         # sees of start-up, the buttons and LEDs are ready a few milliseconds later
         if fx.screen is not None:
@@ -216,6 +218,9 @@ class Tower:
         self.state = state
         self.steps += 1
         self._apply(fx, now)
+        if self._save_after_roll:
+            self._save_after_roll = False
+            self.save(now)
         if event.kind in ROLLING_EVENTS:
             self._dirty = True
         if fx.request is not None:
@@ -293,15 +298,19 @@ class Tower:
         if not callable(record):
             return None
         failures = getattr(self.roll_log, "failures", 0)
-        slot = {system: dict(values) for system, values in state.slot.values.items()}
+        slot = players.to_json(state.slot)
         try:
-            record(rolled, player=state.settings.player, source="panel", player_state=slot)
+            entry = record(rolled, player=state.settings.player, source="panel", player_state=slot)
         except Exception as exc:  # a LogError, or anything else the log hit: not recorded
             self.log(f"roll log: {exc}")
             return getattr(exc, "reason", None) or getattr(exc, "detail", None) or str(exc)
         if getattr(self.roll_log, "failures", 0) != failures:  # a LenientLog swallowed it
             self.log(f"roll log: {self.roll_log.last_error}")
             return str(getattr(self.roll_log, "last_reason", "") or self.roll_log.last_error)
+        seq = entry.get("seq") if isinstance(entry, dict) else None
+        if isinstance(seq, int) and self.memory is not None:
+            self._log_seq = seq
+            self._save_after_roll = True  # saved as soon as the step is done, not a second later
         return None
 
     def _not_recorded(self, before: PanelState, state: PanelState, fx: Effects, why: str,
@@ -471,6 +480,32 @@ class Tower:
 
     # --- memory and shutdown --------------------------------------------------------------------
 
+    def _recall_healed(self) -> dict | None:
+        """The panel memory, with the slot of the log's last panel roll taken from the log if
+        the memory is older than it (a kill between the roll's append and the save)."""
+        saved = self._recall()
+        seq = saved.get("log_seq") if saved is not None else 0
+        self._log_seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else 0
+        path = getattr(self.roll_log, "path", None)
+        if saved is None or path is None:
+            return saved
+        from hardware.rolllog import last_entry
+
+        try:
+            last = last_entry(path, "roll", where=lambda e: e.get("source") == "panel")
+        except Exception as exc:  # the roll log says why at the first roll
+            self.log(f"panel memory: cannot check it against the roll log: {exc}")
+            return saved
+        slots, player, slot = saved.get("players"), last and last.get("player"), last and last.get("player_state")
+        if last is None or last["seq"] <= self._log_seq or not isinstance(slots, list) or not slots \
+                or not isinstance(player, int) or not isinstance(slot, dict):
+            return saved
+        slots = list(slots)
+        slots[(player - 1) % len(slots)] = slot
+        self._log_seq = last["seq"]
+        self.log(f"panel memory: player {player}'s slot is behind the roll log; taken from entry {last['seq']}")
+        return {**saved, "players": slots, "log_seq": last["seq"]}
+
     def _recall(self, *, quiet: bool = False) -> dict | None:
         if self.memory is None:
             return None
@@ -507,7 +542,7 @@ class Tower:
 
         from hardware.state import atomic_write_json
 
-        snapshot = machine.snapshot(self.state)
+        snapshot = {**machine.snapshot(self.state), "log_seq": self._log_seq}
         try:
             if self._recall(quiet=True) == json.loads(json.dumps(snapshot)):
                 return

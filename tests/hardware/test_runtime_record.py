@@ -266,3 +266,42 @@ def test_a_real_full_card_in_the_simulator(tiny_card, capsys) -> None:
     assert sum(1 for s in steps if s["event"] == "roll" and s["screen"]["kind"] in ("rolling", "result")) \
         == len(logged)
     assert verify(state / "rolls.jsonl").ok
+
+
+def test_the_panel_memory_is_a_cache_of_the_log(tmp_path) -> None:
+    """Each panel roll's entry carries the slot after it and panel.json is saved at once; a
+    kill between the two (here: the memory put back to before the roll) is healed from the
+    log at the next start."""
+    text = CONFIG.replace('systems = ["d6cv"]', 'systems = ["fingers"]')
+    config = cfg.loads(text)
+    log = RollLog(tmp_path / "rolls.jsonl", fsync=False)
+
+    def start() -> Simulator:
+        return Simulator(config, dice=open_dice(seed=b"slot", log=log), memory=tmp_path, roll_log=log)
+
+    def finger_roll(sim: Simulator) -> None:
+        rig = SimRig(sim)
+        rig.tap(Button.ROLL)  # the hand is hidden
+        rig.tap(Button.MINUS)  # finger 3
+        sim.settle()
+
+    sim = start()
+    try:
+        finger_roll(sim)
+        before = (tmp_path / "panel.json").read_text()
+        finger_roll(sim)
+        finger_roll(sim)
+        karma = sim.tower.state.slot.get("fingers", "karma")
+        assert json.loads((tmp_path / "panel.json").read_text())["players"][0] == {"fingers": {"karma": karma}}
+    finally:
+        sim.close()
+    rolls = logged_rolls(tmp_path / "rolls.jsonl")
+    assert len(rolls) == 3 and rolls[-1]["player_state"] == {"fingers": {"karma": karma}}
+    assert rolls[-1]["source"] == "panel"
+    assert json.loads(before)["players"][0] != {"fingers": {"karma": karma}}  # the rolls changed the slot
+    (tmp_path / "panel.json").write_text(before)  # as if killed before the last saves
+    again = start()
+    try:
+        assert again.tower.state.slot.get("fingers", "karma") == karma
+    finally:
+        again.close()
