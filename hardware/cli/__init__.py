@@ -89,7 +89,8 @@ def _run(args_list: list[str]) -> int:
     except EntropyError as exc:
         return _fail(f"dicetower: {exc}", EXIT_ENTROPY)
     except (LogError, LockError, StateWriteError) as exc:
-        return _fail(f"dicetower: cannot record: {exc}{_unrevealed(exc)}", EXIT_UNRECORDED)
+        doing = "" if str(exc).startswith("cannot read") else "cannot record: "  # verify, replay, show read
+        return _fail(f"dicetower: {doing}{exc}{_unrevealed(exc)}", EXIT_UNRECORDED)
     except EngineError as exc:
         return _fail(f"dicetower: error: {exc}", EXIT_USAGE)
     except KeyboardInterrupt:

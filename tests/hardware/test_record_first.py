@@ -208,6 +208,39 @@ def test_unreadable_state_and_log_are_one_line(tmp_path, capsys) -> None:
     assert "Permission denied" in one_line(capsys.readouterr().err)
 
 
+def test_unreadable_state_and_log_as_another_user_are_one_line(capsys) -> None:
+    """The same as root can test it: the commands run as nobody (setpriv) on root's 0600 files."""
+    import shutil
+    import tempfile
+
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0 or setpriv is None:
+        pytest.skip("needs root and setpriv to run a command as another user")
+    top = Path(tempfile.mkdtemp(prefix="dicetower-perm-"))
+    try:
+        top.chmod(0o755)
+        state = top / "s"
+        assert main([*FINGERS, "--state-dir", str(state), "--player", "1", "--seed", "s"]) == 0
+        capsys.readouterr()
+        state.chmod(0o755)
+        (state / "players").chmod(0o755)
+        (state / "players" / "1.json").chmod(0o600)
+        (state / "rolls.jsonl").chmod(0o600)
+        nobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m", "hardware"]
+        for args, code, words in (
+            ([*FINGERS, "--state-dir", str(state), "--player", "1", "--seed", "s"], EXIT_UNRECORDED,
+             "Permission denied"),
+            (["log", "verify", str(state)], EXIT_UNRECORDED, "cannot read the roll log"),
+            (["log", "show", str(state)], EXIT_UNRECORDED, "cannot read the roll log"),
+            (["replay", str(state)], EXIT_UNRECORDED, "cannot read the roll log"),
+        ):
+            done = subprocess.run([*nobody, *args], capture_output=True, cwd=REPO, timeout=120)
+            err = done.stderr.decode()
+            assert done.returncode == code and words in one_line(err) and done.stdout == b"", (args, err)
+    finally:
+        shutil.rmtree(top)
+
+
 def test_temp_files_of_a_killed_writer_are_cleaned(tmp_path, capsys) -> None:
     (tmp_path / "players").mkdir()
     stale = tmp_path / "players" / ".1.json.abc123.tmp"
