@@ -291,24 +291,43 @@ sys.exit(max(codes))
 """
 
 
-def test_four_writers_on_one_player_lose_no_update(tmp_path) -> None:
-    """4 processes x 50 `roll fingers --winners 0 --guess 1 --player 1` on one state dir:
-    every roll reads the karma the roll before it left (the log shows it), and the final
-    karma is the log's. Each process runs its 50 commands in one interpreter (start-up time
+CARRIED_RUNS = {
+    # the issue's command: karma (0..5) rises by one on every failure
+    "fingers": (FINGERS, lambda r: r["params"]["karma"], lambda r: r["karma_after"],
+                lambda s: s["fingers"]["karma"]),
+    # a Stability track of 20 boxes, one marked per (certain) failure: 20 steps that each
+    # show a lost update
+    "horizons": (["roll", "horizons", "--pool", "1", "--need", "20", "--stability-boxes", "20",
+                  "--stability-loss", "1"],
+                 lambda r: r["params"]["stability"] or 0, lambda r: r["stability_after"]["marked"],
+                 lambda s: s["horizons"]["stability"]),
+}
+
+
+@pytest.mark.parametrize("system", sorted(CARRIED_RUNS))
+def test_four_writers_on_one_player_lose_no_update(tmp_path, system) -> None:
+    """4 processes x 50 rolls on one player and state dir (the issue's `roll fingers --winners
+    0 --guess 1 --player 1`, and a horizons Stability track that takes 20 steps to fill):
+    every roll reads the value the roll before it left (the log shows both), and the final
+    value is the log's. Each process runs its 50 commands in one interpreter (start-up time
     would otherwise dominate); each command takes and releases the lock as `dicetower` does."""
-    args = [*FINGERS, "--state-dir", str(tmp_path), "--player", "1", "--entropy", "kernel", "--json"]
+    command, before, after, stored = CARRIED_RUNS[system]
+    args = [*command, "--state-dir", str(tmp_path), "--player", "1", "--entropy", "kernel", "--json"]
     procs = [subprocess.Popen([sys.executable, "-c", WORKER, *args], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, cwd=REPO) for _ in range(4)]
     outs = [p.communicate(timeout=600) for p in procs]
     assert [p.returncode for p in procs] == [0] * 4, [e for _, e in outs]
     logged = rolls(tmp_path)
     assert len(logged) == 200 and verify(tmp_path / "rolls.jsonl").ok
-    karma = 0
-    for entry in logged:  # each roll started from the karma the one before it left
-        assert entry["result"]["params"]["karma"] == karma
-        karma = entry["result"]["karma_after"]
-    final = json.loads((tmp_path / "players" / "1.json").read_text())["systems"]["fingers"]["karma"]
-    assert final == karma == logged[-1]["player_state"]["fingers"]["karma"]
+    value = 0
+    for entry in logged:  # each roll started from the value the one before it left
+        assert before(entry["result"]) == value
+        value = after(entry["result"])
+    final = stored(json.loads((tmp_path / "players" / "1.json").read_text())["systems"])
+    assert final == value == stored(logged[-1]["player_state"])
+    rises = sum(1 for e in logged if after(e["result"]) > before(e["result"]))
+    print(f"concurrency test ({system}): 4 x 50 rolls, {len(logged)} logged, {rises} rises each from the value "
+          f"the roll before left, final {final} == log's {value}")
     printed = sorted(json.dumps(json.loads(line), sort_keys=True)
                      for out, _ in outs for line in out.decode().splitlines())
     assert printed == sorted(json.dumps(e["result"], sort_keys=True) for e in logged)
