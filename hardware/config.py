@@ -149,6 +149,8 @@ class KioskConfig:
     state_dir: str = ""
     tick_hz: float = 25.0  # clock ticks for animations, hold-repeat and idle
     unrecorded: str = "refuse"
+    lock: bool = False  # settings only through the operator buttons (engine.panel.operator)
+    operator_buttons: tuple[str, ...] = ("mode", "roll")  # held together: the settings menu
 
 
 @dataclass(frozen=True)
@@ -328,6 +330,8 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
         state_dir=k_t.text("state_dir", k_d.state_dir),
         tick_hz=k_t.number("tick_hz", k_d.tick_hz, 1, 200),
         unrecorded=k_t.choice("unrecorded", k_d.unrecorded, UNRECORDED_CHOICES),
+        lock=k_t.boolean("lock", k_d.lock),
+        operator_buttons=_operator_buttons(k_t, k_d.operator_buttons),
     )
     k_t.done()
     root.done()
@@ -347,6 +351,17 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
     )
     _check_pins(config)
     return config
+
+
+def _operator_buttons(t: _Table, default: tuple[str, ...]) -> tuple[str, ...]:
+    from engine.panel.operator import check_buttons
+
+    names = t.string_list("operator_buttons", default)
+    try:
+        check_buttons(names)
+    except ValueError as exc:
+        raise t.error("operator_buttons", str(exc)) from None
+    return names
 
 
 def _display(t: _Table) -> DisplayConfig:
