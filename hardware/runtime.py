@@ -385,7 +385,8 @@ class Tower:
                 seed = self.dice.reveal()  # type: ignore[attr-defined]  # with none open: the last seed
             sid = info.get("session") if isinstance(info, dict) else None
             if seed and sid:
-                self._late_reveals.append({"session": sid, "seed": seed, "rolls": info.get("rolls", 0)})
+                self._late_reveals.append({"session": sid, "seed": seed, "rolls": info.get("rolls", 0),
+                                            "end": info.get("end", 0)})
                 self.log(f"reveal: {exc}; session {sid}'s seed goes into the log as soon as it can be written: {seed}")
             else:
                 self.log(f"reveal: {exc}")
@@ -398,8 +399,8 @@ class Tower:
             failures = getattr(self.roll_log, "failures", 0)
             try:
                 self.roll_log.append("reveal", session=late["session"], seed=late["seed"], rolls=late["rolls"],
-                                     reason="late", note="the roll log could not take this reveal when the "
-                                     "session closed")
+                                     end=late["end"], reason="late",
+                                     note="the roll log could not take this reveal when the session closed")
             except Exception:
                 return
             if getattr(self.roll_log, "failures", 0) != failures:

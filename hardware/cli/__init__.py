@@ -32,6 +32,7 @@ COMMANDS: tuple[str, ...] = (
     "hardware.cli.tower",
     "hardware.cli.fairness",
     "hardware.cli.replay",
+    "hardware.cli.session",
     "hardware.cli.log",
     "hardware.cli.stats",
 )

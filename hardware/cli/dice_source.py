@@ -18,7 +18,7 @@ from typing import Any
 from engine.dice import DiceSource
 from engine.errors import ParameterError
 from engine.systems import SystemSpec
-from hardware.entropy import SessionDice, open_dice
+from hardware.entropy import SessionDice, open_dice, session_file
 from hardware.locking import state_lock
 from hardware.rolllog import LogError, RollLog
 from hardware.state import (
@@ -46,6 +46,13 @@ def add_dice_options(parser: argparse.ArgumentParser) -> None:
         help="where the seed comes from: auto (default), kernel, hwrng, file:PATH, buttons, bridge, "
         "or a comma list",
     )
+    parser.add_argument(
+        "--mix",
+        metavar="TEXT",
+        default=None,
+        help="your say in the roll: TEXT goes into the DRBG with the roll and into the log "
+        "(default: the time in nanoseconds; with --seed, nothing)",
+    )
 
 
 def add_state_options(parser: argparse.ArgumentParser) -> None:
@@ -60,22 +67,28 @@ def add_state_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def make_dice(args: argparse.Namespace, *, log: RollLog | None = None) -> SessionDice:
-    """The dice source the options ask for (call ``close()`` on it when done: that reveals)."""
+def make_dice(args: argparse.Namespace, *, log: RollLog | None = None,
+              resume: session_file.StoredSession | None = None) -> SessionDice:
+    """The dice source the options ask for (call ``close()`` on it when done: that reveals).
+    ``resume`` rolls in the open session of the state directory."""
     seed = getattr(args, "seed", None)
     entropy = getattr(args, "entropy", None)
     if seed is not None and entropy is not None:
         raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
-    return open_dice(entropy or "auto", seed=seed.encode("utf-8") if seed is not None else None, log=log)
+    mix = getattr(args, "mix", None)
+    text = mix.encode("utf-8") if mix is not None else None
+    return open_dice(entropy or "auto", seed=seed.encode("utf-8") if seed is not None else None, log=log,
+                     mix=(lambda: text) if text is not None else None, resume=resume)
 
 
 class RollBook:
     """The bookkeeping of one ``roll`` command: roll log, player state, the dice's session.
 
-    Every roll is one step under the state directory's lock (:func:`hardware.locking.
-    state_lock`): the player file is brought up to date with the log, the state is read, the
-    dice roll, the entry (with the player's state after the roll) is appended and fsynced,
-    and the state file saved. Only then does the caller print the result, so nothing is shown
+    The whole command runs under the state directory's lock (:func:`hardware.locking.
+    state_lock`), since the state dir's open session (``dicetower session open``) moves on with
+    every roll. Each roll: the player file is brought up to date with the log, the state is
+    read, the dice roll, the entry (with the player's state after the roll) is appended and
+    fsynced, the state file and the open session saved. Only then does the caller print the result, so nothing is shown
     that is not in the log, and two commands on one player never lose an update. Parameters
     the player's state carries (:data:`hardware.state.CARRIED`) and that were not given on the
     command line are re-read from the state before every roll of ``--times``.
@@ -95,16 +108,26 @@ class RollBook:
         self.player = check_player(player) if player is not None else None
         self._raw: dict[str, Any] = {}
         self._dice: SessionDice | None = None
+        self._kept: str | None = None  # the id of the state dir's open session we roll in
         self.unrevealed: str | None = None  # the seed of a session whose reveal could not be logged
+        # One writer at a time for the whole command: rolls, player files and the session file.
+        # The lock is not re-entrant: nothing below takes it again.
+        self._lock = contextlib.ExitStack()
         if self.store is not None:
-            with self._locked():
+            self._lock.enter_context(state_lock(self.store.directory))
+            try:
                 self.store.clean_temp()
                 self.store.heal()
+            except BaseException:
+                self._lock.close()
+                raise
 
     def __enter__(self) -> RollBook:
         return self
 
     def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
+        if exc is not None and self._dice is not None:
+            self._dice.abandon()  # a roll that failed part way was never made
         try:
             self.close()
         except LogError as failed:
@@ -112,9 +135,6 @@ class RollBook:
                 raise
             if isinstance(exc, LogError):  # the first error is the one to report, with the seed
                 exc.unrevealed = failed.unrevealed
-
-    def _locked(self) -> contextlib.AbstractContextManager[None]:
-        return state_lock(self.store.directory) if self.store is not None else contextlib.nullcontext()
 
     def _load(self) -> PlayerState | None:
         if self.store is None or self.player is None:
@@ -163,38 +183,50 @@ class RollBook:
         return state
 
     def dice(self, args: argparse.Namespace) -> DiceSource:
-        self._dice = make_dice(args, log=self.log)
+        """The tower's dice: the state dir's open session if there is one (``--seed`` makes a
+        separate test session), else a session of this command, revealed at its end."""
+        stored = None
+        if self.store is not None and getattr(args, "seed", None) is None:
+            stored = session_file.load(self.store.directory)
+        if stored is not None and getattr(args, "entropy", None) is not None:
+            raise ParameterError("entropy", f"{self.store.directory} has an open session (#{stored.id[:8]}), seeded "
+                                            "when it was opened; close it before choosing another source")
+        self._dice = make_dice(args, log=self.log, resume=stored)
+        self._kept = stored.id if stored is not None else None
         return self._dice
 
+    @property
+    def verifiable(self) -> bool:
+        """Whether the rolls can be checked later: logged, from the tower's dice, not a test."""
+        return self.log is not None and self._dice is not None and self._dice.roll_kind == "rolled"
+
     def roll(self, roll: Callable[[dict[str, Any]], Any], params: dict[str, Any]) -> Any:
-        """One roll under the lock: heal, load, roll, append, save. Returns the result, which
+        """One roll (the lock is held): heal, load, roll, append, save. Returns the result, which
         is recorded by then and may be shown."""
-        with self._locked():
-            if self.store is not None:
-                self.store.heal()
-            state = self._load()
-            self._check_writable(state)
-            result = roll(self._params(params, state))
-            self._record(result, self._after(state, result))
-            return result
+        if self.store is not None:
+            self.store.heal()
+        state = self._load()
+        self._check_writable(state)
+        result = roll(self._params(params, state))
+        self._record(result, self._after(state, result))
+        return result
 
     def roll_faces(self, roll: Callable[[dict[str, Any]], Any], params: dict[str, Any], times: int,
                    finish: Callable[[], None]) -> list[Any]:
         """``times`` rolls of typed-in faces, all checked (``finish``) before any is recorded."""
-        with self._locked():
-            if self.store is not None:
-                self.store.heal()
-            state = self._load()
-            self._check_writable(state)
-            rolled = []
-            for _ in range(times):
-                result = roll(self._params(params, state))
-                state = self._after(state, result)
-                rolled.append((result, state))
-            finish()
-            for result, after in rolled:
-                self._record(result, after)
-            return [result for result, _ in rolled]
+        if self.store is not None:
+            self.store.heal()
+        state = self._load()
+        self._check_writable(state)
+        rolled = []
+        for _ in range(times):
+            result = roll(self._params(params, state))
+            state = self._after(state, result)
+            rolled.append((result, state))
+        finish()
+        for result, after in rolled:
+            self._record(result, after)
+        return [result for result, _ in rolled]
 
     def _check_writable(self, state: PlayerState | None) -> None:
         """Refuse before rolling when the player's state could not be saved after the append
@@ -211,10 +243,12 @@ class RollBook:
         entry = None
         if self._dice is not None:
             entry = self._dice.record(result, player=self.player, **extra)
-        elif self.log is not None:  # typed-in faces: logged, not replayable
+            if self._kept is not None:
+                self._keep()
+        elif self.log is not None:  # typed in (--faces, --winners-set): logged, not replayable
             if self.player is not None:
                 extra["player"] = self.player
-            entry = self.log.append("roll", session=None, faces=True, result=result.to_dict(), **extra)
+            entry = self.log.append("roll", session=None, roll_kind="entered", result=result.to_dict(), **extra)
         if after is not None and self.store is not None and entry is not None:
             try:
                 self.store.save(replace(after, log_seq=entry["seq"]))
@@ -222,15 +256,36 @@ class RollBook:
                 print(f"dicetower: warning: {exc}; the roll is in the log, and the state file is rebuilt from "
                       "it at the next roll", file=sys.stderr)
 
-    def close(self) -> None:
-        """Reveal the session's seed (into the log, if any). If the reveal cannot be written,
-        its seed is kept in :attr:`unrevealed` and :class:`~hardware.rolllog.LogError` raised."""
-        if self._dice is None:
+    def _keep(self) -> None:
+        """Save the open session for the next command (or forget it once it was revealed)."""
+        if self._dice is None or self.store is None:
             return
+        exported = self._dice.export()
+        if exported is None:
+            session_file.remove(self.store.directory)
+            return
+        if exported.id != self._kept:  # the old one reached its roll limit and was revealed
+            print(f"dicetower: note: session #{self._kept[:8]} reached its roll limit and was revealed; the rolls "
+                  f"go on in a new session, commitment {exported.commitment}", file=sys.stderr)
+            self._kept = exported.id
+        session_file.save(self.store.directory, exported)
+
+    def close(self) -> None:
+        """Reveal this command's session (into the log, if any); the state dir's open session
+        stays open. Releases the state dir's lock. If the reveal cannot be written, its seed is
+        kept in :attr:`unrevealed` and :class:`~hardware.rolllog.LogError` raised."""
         dice, self._dice = self._dice, None
-        with self._locked():
-            try:
-                dice.close()
-            except LogError as exc:
-                self.unrevealed = exc.unrevealed = dice.reveal()
-                raise
+        try:
+            if dice is not None and self._kept is None:
+                try:
+                    dice.close()
+                except LogError as exc:
+                    self.unrevealed = exc.unrevealed = dice.reveal()
+                    raise
+                if self.log is not None and self.store is not None and dice.roll_kind == "rolled" \
+                        and dice.rolls_recorded:
+                    print(f"dicetower: note: no session open in {self.store.directory}: this command committed to "
+                          "and revealed a session of its own; open one first (dicetower session open DIR) so "
+                          "the commitment is known before the rolls", file=sys.stderr)
+        finally:
+            self._lock.close()
