@@ -129,12 +129,27 @@ class EntropyConfig:
     button_timing: bool = True  # mix button press timings into the pool
 
 
+#: A config file is a few KiB; anything larger (or ``/dev/zero``) is not one.
+MAX_CONFIG_BYTES = 1 << 20
+#: Tables and arrays in a config nest 3 deep; 64 is far beyond any real one.
+MAX_CONFIG_DEPTH = 64
+#: ``kiosk.unrecorded``: what a roll whose log entry cannot be written does.
+UNRECORDED_CHOICES = ("refuse", "show")
+#: ``kiosk.state_dir`` that keeps nothing (no roll log, no memory).
+STATE_DIR_NONE = "none"
+
+
 @dataclass(frozen=True)
 class KioskConfig:
-    """Running unattended: where to remember things, and how often the clock ticks."""
+    """Running unattended: where to remember things, and how often the clock ticks.
 
-    state_dir: str = ""  # "" = remember nothing between runs
+    ``state_dir``: "" is the default state directory ($STATE_DIRECTORY under systemd, else
+    ~/.local/state/dicetower), "none" keeps nothing. ``unrecorded``: "refuse" (a roll that
+    cannot be logged is not shown: "cannot record") or "show" (shown, marked UNRECORDED)."""
+
+    state_dir: str = ""
     tick_hz: float = 25.0  # clock ticks for animations, hold-repeat and idle
+    unrecorded: str = "refuse"
     lock: bool = False  # settings only through the operator buttons (engine.panel.operator)
     operator_buttons: tuple[str, ...] = ("mode", "roll")  # held together: the settings menu
 
@@ -210,9 +225,13 @@ def load(path: str | Path | None = None) -> TowerConfig:
     """The config from ``path`` (TOML), or the documented defaults when ``path`` is None."""
     if path is None:
         return from_mapping({}, source="defaults")
+    from hardware.safefile import FileRefused, read_capped
+
     p = Path(path)
     try:
-        data = p.read_bytes()
+        data = read_capped(p, MAX_CONFIG_BYTES)  # /dev/zero or a FIFO is refused, not read for ever
+    except FileRefused as exc:
+        raise ConfigError("file", str(exc.strerror), source=str(p)) from None
     except OSError as exc:
         raise ConfigError("file", f"cannot read {p}: {exc.strerror or exc}", source=str(p)) from None
     try:
@@ -228,9 +247,14 @@ def load(path: str | Path | None = None) -> TowerConfig:
 def loads(text: str, source: str = "config") -> TowerConfig:
     import tomllib  # only when there is a file to read: start-up without one skips it
 
+    from hardware.safefile import FileRefused, check_nesting
+
     try:
+        check_nesting(text, MAX_CONFIG_DEPTH, "the config")  # tomllib recurses: no RecursionError
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except FileRefused as exc:
+        raise ConfigError("toml", str(exc.strerror), source=source) from None
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise ConfigError("toml", f"not valid TOML: {exc}", source=source) from None
     return from_mapping(data, source=source)
 
@@ -323,6 +347,7 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
     kiosk = KioskConfig(
         state_dir=k_t.text("state_dir", k_d.state_dir),
         tick_hz=k_t.number("tick_hz", k_d.tick_hz, 1, 200),
+        unrecorded=k_t.choice("unrecorded", k_d.unrecorded, UNRECORDED_CHOICES),
         lock=k_t.boolean("lock", k_d.lock),
         operator_buttons=_operator_buttons(k_t, k_d.operator_buttons),
     )

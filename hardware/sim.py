@@ -122,11 +122,13 @@ def sim_config(config: TowerConfig) -> TowerConfig:
 
 
 class Simulator:
-    """A tower on mock pins and a dummy display. ``clock`` defaults to a :class:`SimClock`."""
+    """A tower on mock pins and a dummy display. ``clock`` defaults to a :class:`SimClock`;
+    ``memory`` and ``kiosk`` (``roll_log``, ``kept``, ``show``) go to the :class:`Tower` as
+    ``run`` passes them (:func:`hardware.cli.tower.keep`)."""
 
     def __init__(self, config: TowerConfig, *, dice: Any, clock: Callable[[], int] | None = None,
                  timing: Any = None, memory: str | Path | None = None,
-                 log: Callable[[str], None] | None = None, pins: Any = None) -> None:
+                 log: Callable[[str], None] | None = None, pins: Any = None, **kiosk: Any) -> None:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
         from luma.core.device import dummy
 
@@ -139,7 +141,7 @@ class Simulator:
         self.device = dummy(width=d.width, height=d.height, rotate=d.rotate, mode="1")
         self.display = ResilientDisplay(opener(d, device=self.device), retry_seconds=d.retry_seconds, log=log)
         self.tower = Tower(self.config, pin_factory=self.factory, display=self.display, dice=dice,
-                           clock=self.clock, timing=timing, memory=memory, log=log)
+                           clock=self.clock, timing=timing, memory=memory, log=log, **kiosk)
         self.start_ns = self.clock()
 
     # --- driving the pins -------------------------------------------------------------------------
