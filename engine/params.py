@@ -103,6 +103,10 @@ class Param:
                 return value.strip().lower() in _TRUE
             raise self._fail(value)
         if self.kind == "choice":
+            if isinstance(value, bool) and {"yes", "no"} <= set(self.choices):
+                # A yes/no choice with a third option (immortal's --auto-success yes|no|best)
+                # still takes the switch values it had as a bool.
+                value = "yes" if value else "no"
             text = str(value).strip().lower()
             if text in self.choices:
                 return text

@@ -166,8 +166,9 @@ def cmd_odds(args: argparse.Namespace) -> int:
     for name, p in odds.outcomes.items():
         print(f"  {name:<14}{float(p):>10.4%}")
     for extra, dist in odds.extra.items():
-        # Rounded to 0.0000% the far tail says nothing; the JSON keeps every value.
-        shown = ", ".join(f"{k} {float(v):.4%}" for k, v in dist.items() if v >= 5e-7)
+        # Rounded to 0.0000% the far tail says nothing; the JSON keeps every value. An exact
+        # 0 is kept: "--auto-success yes 0%" is the point of that line.
+        shown = ", ".join(f"{k} {float(v):.4%}" for k, v in dist.items() if v == 0 or v >= 5e-7)
         print(f"  {extra}: {shown}")
     return 0
 
