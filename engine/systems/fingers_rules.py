@@ -87,6 +87,15 @@ class Link:
     def __str__(self) -> str:
         return f"{self.winning} of {self.choices}"
 
+    def spending(self, karma: int) -> Link:
+        """The test as made by a player who holds ``karma``: a long-term challenge spends
+        the karma put on it on every test while it lasts (what is left, when less)."""
+        spend = min(self.spend, karma)
+        if spend == self.spend:
+            return self
+        return Link(self.number, self.challenge, self.choices,
+                    min(self.choices, self.challenge.winners + spend), spend)
+
 
 def challenges(params: Mapping[str, Any]) -> tuple[Challenge, ...]:
     """The chain, or the one challenge set by --winners/--choices/--spend."""

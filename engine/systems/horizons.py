@@ -45,8 +45,11 @@ from engine.systems.horizons_tracks import (
 
 POOL_MAX = 30
 SCORE_MAX = 10
-NEED_MAX = 20
-MITIGATION_MAX = 10
+#: Successes needed: up to the largest pool (10s explode, so a pool can score more than
+#: its size, but a need above every pool is not a roll a table sets).
+NEED_MAX = POOL_MAX
+#: The text gives Mitigation no scale; up to the largest pool, as net successes go.
+MITIGATION_MAX = POOL_MAX
 STABILITY_MAX = 20
 
 

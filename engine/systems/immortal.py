@@ -29,6 +29,7 @@ from engine.systems.immortal_rules import (
     BONUS_RULES,
     COLOR_ATTRIBUTES,
     COLORS,
+    HOSTILE_TN_MAX,
     POINTS_PER_RANK,
     RANK_MAX,
     TN_MAX,
@@ -57,7 +58,8 @@ PARAMS: tuple[Param, ...] = (
           "lower the chance (an automatic primary scores no bonus for hostiles), yes: always "
           "when allowed, no: never", "best", choices=AUTO_SUCCESS_CHOICES),
     Param("hostile", "list", "a hostile: TN[:ATTRIBUTE[:LEGACY[:COLOR]]] (repeatable)", (),
-          item=hostile_item, item_help="TN[:ATTRIBUTE[:LEGACY[:COLOR]]] items, e.g. 12:6 or 12:6:4",
+          item=hostile_item, item_help=f"TN[:ATTRIBUTE[:LEGACY[:COLOR]]] items (TN 1..{HOSTILE_TN_MAX}), "
+          "e.g. 12:6 or 12:6:4",
           max_items=MAX_HOSTILES, panel=False),
     Param("bonus_sharing", "choice", "how points above the primary TN are applied to hostiles: "
           "pool (each point once), each (the whole bonus against every hostile), none", "pool",

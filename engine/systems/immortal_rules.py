@@ -43,10 +43,17 @@ COLOR_RGB: Mapping[str, tuple[int, int, int]] = MappingProxyType(
 
 COLORS: tuple[str, ...] = tuple(COLOR_ATTRIBUTES)
 
+#: Immortal rolls one d10 at a time.
+SIDES = 10
+
 #: Ranges shared by the parameters and the items of --hostile / --opponent.
 ATTRIBUTE_MAX = 20
 RANK_MAX = 10
 TN_MAX = 60
+#: A hostile is met by its own d10 + attribute + legacy (at most 10 + 20 + 10) plus the
+#: primary bonus (at most 10 + 20 + 10 - 1, against TN 1), so a hostile's TN is allowed up
+#: to the sum: every hostile a roll can defeat can be entered.
+HOSTILE_TN_MAX = 2 * (SIDES + ATTRIBUTE_MAX + RANK_MAX) - 1
 
 #: An untrained attempt: "the target number increases by 5 against the roll of the player".
 UNTRAINED_PENALTY = 5
@@ -121,7 +128,7 @@ class Hostile:
             parts.append(value.get("color"))
         else:
             raise ValueError(f"expected TN[:ATTRIBUTE[:LEGACY[:COLOR]]], got {value!r}")
-        tn = _whole(parts[0], "hostile TN", 1, TN_MAX)
+        tn = _whole(parts[0], "hostile TN", 1, HOSTILE_TN_MAX)
         attribute = None if parts[1] is None else _whole(parts[1], "attribute", 0, ATTRIBUTE_MAX)
         legacy = _whole(parts[2], "legacy", 0, RANK_MAX)
         color = None if parts[3] is None else _color(parts[3])

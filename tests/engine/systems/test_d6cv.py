@@ -320,7 +320,7 @@ def test_describe_is_a_few_short_lines():
         ({"stat": "strong"}, "--stat"),
         ({"skill": 5}, "--skill"),
         ({"modifier": 11}, "--modifier"),
-        ({"cv": 26}, "--cv"),
+        ({"cv": 36}, "--cv"),
         ({"criticals": "maybe"}, "--criticals"),
         ({"contest": "duel"}, "--contest"),
         ({"opponent_stat": 16}, "--opponent-stat"),

@@ -364,7 +364,7 @@ def test_spec_lists_parameters_for_the_panel():
         ({"untrained_rule": "cruel"}, "untrained-rule"),
         ({"bonus_sharing": "split"}, "bonus-sharing"),
         ({"hostile": "0"}, "hostile"),
-        ({"hostile": "61"}, "hostile"),
+        ({"hostile": "80"}, "hostile"),
         ({"hostile": "12:21"}, "hostile"),
         ({"hostile": "12:6:11"}, "hostile"),
         ({"hostile": "12:6:4:pink"}, "hostile"),
