@@ -194,7 +194,8 @@ def load(path: str | Path | None = None) -> TowerConfig:
     try:
         data = p.read_bytes()
     except OSError as exc:
-        raise ConfigError("file", f"cannot read {p}: {exc.strerror or exc}", source=str(p)) from None
+        # The line starts with the path (the source): say it once.
+        raise ConfigError("file", f"cannot read it: {exc.strerror or exc}", source=str(p)) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

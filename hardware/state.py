@@ -174,7 +174,7 @@ class StateStore:
             systems = data["systems"]
             if not isinstance(systems, dict) or not all(isinstance(v, dict) for v in systems.values()):
                 raise TypeError("systems must map names to objects")
-            if data.get("player") != player:
+            if type(data.get("player")) is not int or data["player"] != player:  # true == 1
                 raise ValueError(f"it belongs to player {data.get('player')!r}")
         except (ValueError, KeyError, TypeError) as exc:
             raise StateError(f"state file {path} is damaged ({exc}); fix it or move it aside") from None

@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.dice import DiceSource
 from engine.errors import ParameterError
-from engine.params import Param
+from engine.params import Param, parse_whole
 from engine.results import Odds, RollResult, freeze, to_jsonable
 from engine.systems import SystemSpec
 from engine.systems.horizons_odds import TRUNCATION, net_counts, opposed_success, pool_counts
@@ -59,7 +59,7 @@ def _wound_count(value: Any) -> int:
     if isinstance(value, bool):
         raise ValueError(problem)
     try:
-        number = value if isinstance(value, int) else int(str(value).strip())
+        number = value if isinstance(value, int) else parse_whole(str(value))
     except ValueError:
         raise ValueError(problem) from None
     if number < 0:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from engine.params import parse_whole
+
 #: Each roll colour and the attribute it challenges. The text names four ("blue ... the hue of
 #: the aura which governs perception", orange strength, yellow agility, red will); green and
 #: violet complete the spectrum and are this project's reading, not the text's.
@@ -75,7 +77,7 @@ def _whole(text: Any, what: str, lo: int, hi: int) -> int:
         value = text
     elif isinstance(text, str):
         try:
-            value = int(text)
+            value = parse_whole(text)
         except ValueError:
             raise ValueError(f"{what} must be a whole number, got {text!r}") from None
     else:

@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.dice import DiceSource, FacesDice, roll_die
 from engine.errors import FacesError, ParameterError
-from engine.params import Param
+from engine.params import Param, parse_whole
 from engine.results import Odds, RollResult, freeze
 from engine.systems import SystemSpec
 from engine.systems.infinity_odds import outcome_odds
@@ -62,7 +62,7 @@ def _whole(value: Any, what: str, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | str):
         raise ValueError(f"{what} {value!r} is not a whole number")
     try:
-        number = int(value.strip()) if isinstance(value, str) else value
+        number = parse_whole(value) if isinstance(value, str) else value
     except ValueError:
         raise ValueError(f"{what} {value!r} is not a whole number") from None
     if not 0 <= number <= hi:
