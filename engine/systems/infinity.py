@@ -222,7 +222,7 @@ def _adjustment(params: Mapping[str, Any]) -> int:
 
 def _roster(params: Mapping[str, Any]) -> list[tuple[str, int, int | None, bool, int]]:
     """``(role, rating, damage, primary, coordination CR)`` in the order the dice are drawn
-    (DESIGN §5): the roller, then helpers (or Volley attackers), then related skills."""
+    (docs/rules/infinity.md): the roller, then helpers (or Volley attackers), then related skills."""
     volley = params["volley"]
     roster: list[tuple[str, int, int | None, bool, int]] = [
         ("roller", effective_rating(params), params["damage"] if volley else None, True, 0)
