@@ -40,10 +40,17 @@ class UsageError(Exception):
 #: first, then what is wrong, and never a flag that does not exist.
 _REWORDED: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"argument (-[^ /:]*)(?:/[^:]*)?: expected one argument"), r"\1: needs a value"),
+    (re.compile(r"argument (-[^ /:]*)(?:/[^:]*)?: not allowed with argument (-[^ /:]*)(?:/\S*)?"),
+     r"\1: not allowed with \2"),
+    (re.compile(r"argument (-[^ /:]*)(?:/[^:]*)?: ignored explicit argument (.*)", re.S),
+     r"\1: takes no value, got \2"),
     (re.compile(r"argument COMMAND: invalid choice: (.*) \(choose from (.*)\)", re.S),
      r"unknown command \1; choose from \2 (dicetower --help)"),
+    (re.compile(r"argument ([A-Z]+): invalid choice: (.*) \(choose from (.*)\)", re.S),
+     r"\1: unknown \2; choose from \3 ({help})"),
     (re.compile(r"the following arguments are required: COMMAND"),
      "name a command (dicetower --help lists them)"),
+    (re.compile(r"the following arguments are required: ([A-Z, ]+)"), r"\1: required ({help})"),
 )
 
 
@@ -61,7 +68,7 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
         for pattern, replacement in _REWORDED:
             if pattern.fullmatch(message):
-                message = pattern.sub(replacement, message)
+                message = pattern.sub(replacement, message).replace("{help}", f"{self.prog} --help")
                 break
         raise UsageError(f"{self.prog}: error: {message}")
 

@@ -109,6 +109,17 @@ def test_a_missing_value_says_so_in_our_words(capsys):
     assert one_error_line(capsys) == "dicetower: error: name a command (dicetower --help lists them)"
 
 
+@pytest.mark.parametrize(("argv", "line"), [
+    (["sim", "--press", "mode", "--script", "x"], "dicetower sim: error: --script: not allowed with --press"),
+    (["systems", "--json=3"], "dicetower systems: error: --json: takes no value, got '3'"),
+    (["replay"], "dicetower replay: error: LOG: required (dicetower replay --help)"),
+    (["log"], "dicetower log: error: ACTION: required (dicetower log --help)"),
+    (["log", "bogus"], "dicetower log: error: ACTION: unknown 'bogus'; choose from 'verify' (dicetower log --help)"),
+])
+def test_argparse_messages_are_said_flag_first(capsys, argv, line):
+    assert one_error_line(capsys, *argv) == line
+
+
 def test_a_missing_config_file_is_named_once(capsys, tmp_path):
     missing = str(tmp_path / "nonexistent.toml")
     err = one_error_line(capsys, "run", "--config", missing)
