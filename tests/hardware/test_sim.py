@@ -155,7 +155,7 @@ def test_a_script_file(tmp_path, capsys) -> None:
         (["sim", "--script", "/nonexistent/script.txt"], "--script: cannot read"),
         (["sim", "--out", "x"], "--out: needs a script"),
         (["sim", "--press", "roll", "--scale", "0"], "--scale: expected a whole number from 1 to 16"),
-        (["sim", "--press", "roll", "--script", "f"], "not allowed with argument"),
+        (["sim", "--press", "roll", "--script", "f"], "--script: not allowed with --press"),
     ],
 )
 def test_sim_mistakes_are_one_line_exit_2(capsys, argv: list[str], words: str) -> None:
