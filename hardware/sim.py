@@ -318,6 +318,8 @@ QUIT_KEYS = {"q", "Q", "\x03", "\x04"}
 LEGEND = ("keys: m mode  f field  d/- minus  u/+ plus  r/space roll  (1-5, arrows)  "
           "capital M F D U R: hold until the next key  q: quit")
 SHORT_LEGEND = "keys: m f d u r (1-5, arrows)  M F D U R: hold  ? help  q quit"
+#: What ``?`` shows where the long legend does not fit.
+SHORT_HELP = "m mode f field d minus u plus r roll; capital: hold; q quit"
 LABELS = ("MODE", "FIELD", "-", "+", "ROLL")
 #: Lines under the frame: LEDs, screen text, status, legend.
 TEXT_LINES = 4
@@ -503,7 +505,10 @@ class Interactive:
         if self.held:
             status.append("held: " + ",".join(b.name for b in self.held))
         out.append("  ".join(status) or " ")
-        out.append(self.message or layout.legend)
+        message = self.message
+        if message == LEGEND and len(LEGEND) > cols:
+            message = SHORT_HELP
+        out.append(message or layout.legend)
         # cut plain lines to the terminal (a wrapped line would push the frame's top off);
         # the LED line is short but holds colour codes
         return "\n".join(line if "\x1b" in line else line[:cols] for line in out)

@@ -319,6 +319,8 @@ def test_an_80x24_terminal_gets_the_compact_layout_and_every_line_fits(cols, row
         assert any("\u2801" <= ch <= "\u28ff" for ch in "".join(lines[1:17]))  # Braille dots
         assert lines[-3].startswith("screen: infinity")  # the title and odds are there
         assert lines[-1].startswith("keys: m f d u r")
+        ui.key("?")
+        assert len(ui.frame_text().splitlines()[-1]) <= cols
     finally:
         s.close()
 
