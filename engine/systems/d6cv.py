@@ -62,7 +62,8 @@ PARAMS: tuple[Param, ...] = (
           hi=SKILL_MAX, names=_SKILL_NAMES),
     Param("opponent_modifier", "int", "the opponent's modifier (contests)", default=0,
           lo=-MODIFIER_MAX, hi=MODIFIER_MAX),
-    Param("repeat", "int", "checks in a row (repeat or changing check)", default=1, lo=1, hi=20),
+    # "once an hour, for example": a day of hourly checks.
+    Param("repeat", "int", "checks in a row (repeat or changing check)", default=1, lo=1, hi=24),
     Param("cv_step", "int", "CV change from one check to the next (changing check)",
           default=0, lo=-5, hi=5),
     Param("goal", "choice", "extended check: all checks must succeed, or any one is enough",

@@ -326,7 +326,7 @@ def test_describe_is_a_few_short_lines():
         ({"opponent_stat": 16}, "--opponent-stat"),
         ({"opponent_skill": -1}, "--opponent-skill"),
         ({"repeat": 0}, "--repeat"),
-        ({"repeat": 21}, "--repeat"),
+        ({"repeat": 25}, "--repeat"),
         ({"cv_step": 6}, "--cv-step"),
         ({"goal": "most"}, "--goal"),
         ({"construction": "factory"}, "--construction"),
