@@ -1,7 +1,8 @@
 """Immortal: a colour-coded d10 + attribute (+ skill) must equal or exceed a target number.
 
 Also: untrained attempts (TN + 5, a failure locks the skill; or no attempt under the strict
-rule), automatic success (skill x 3 >= TN, never in an opposed roll), opposed rolls (the
+rule), automatic success (skill x 3 >= TN, never in an opposed roll; ``--auto-success best``
+declares it only where it does not lower the chance), opposed rolls (the
 opponent's total is the TN), hostiles (separate d10 + attribute (+ legacy) against their own
 TNs) and the primary bonus spent against them.
 

@@ -10,6 +10,9 @@ deficit must be 0.
 The ``pool`` convolution multiplies the hostiles' deficit polynomials packed into Python
 integers (one fixed-width digit per deficit, truncated above the cap), so six hostiles cost
 six big-integer products rather than a Python loop over every joint face.
+
+``--auto-success best`` needs these odds to decide: :func:`chosen_setup` computes the chance
+with the primary declared automatic and rolled, and keeps the better (the roll uses it too).
 """
 
 from __future__ import annotations
