@@ -21,6 +21,7 @@ from engine.panel import fields, looks
 from engine.panel import players as slots
 from engine.panel import session as sessions
 from engine.panel import settings as menu
+from engine.panel.attract import decode as decode_day
 from engine.panel.config import PanelConfig
 from engine.panel.model import Button, Effects, Event, EventKind, Sound
 from engine.panel.state import Mode, PanelState
@@ -79,6 +80,8 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
         s = replace(s, status=event.text.strip()[:40])
     elif kind is EventKind.SESSION:
         s = _session(s, sessions.parse(event.text))
+    elif kind is EventKind.STATS:
+        s = replace(s, day=decode_day(event.text))
     elif kind is EventKind.TICK:
         s = _tick(s, out)
     elif kind is EventKind.RELEASE:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import systems
 from engine.panel import fields
@@ -23,6 +23,9 @@ from engine.panel.settings import ITEMS, Item, Settings
 from engine.params import Param
 from engine.results import RollResult
 from engine.systems import SystemSpec
+
+if TYPE_CHECKING:
+    from engine.panel.attract import DayLine
 
 
 class Mode(StrEnum):
@@ -80,6 +83,7 @@ class PanelState:
     swallow: Button | None = None  # hold/release of a press that was used up (wake, finger)
     last_activity: float = 0.0
     asleep_at: float | None = None  # attract screen since
+    day: tuple[DayLine, ...] | None = None  # today's rolls (STATS events); None: no roll log
     view: View | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
