@@ -22,6 +22,7 @@ COMMANDS: tuple[str, ...] = (
     "hardware.cli.tower",
     "hardware.cli.fairness",
     "hardware.cli.replay",
+    "hardware.cli.session",
     "hardware.cli.log",
     "hardware.cli.stats",
 )

@@ -9,13 +9,16 @@ revealed seed); ``--player N`` also reads and updates that player's state (finge
 from __future__ import annotations
 
 import argparse
+import contextlib
+import sys
 from collections.abc import Mapping
 from typing import Any
 
 from engine.dice import DiceSource
 from engine.errors import ParameterError
 from engine.systems import SystemSpec
-from hardware.entropy import SessionDice, open_dice
+from hardware.entropy import SessionDice, open_dice, session_file
+from hardware.locking import state_lock
 from hardware.rolllog import RollLog
 from hardware.state import CARRIED, PlayerState, StateError, StateStore, carried_value, check_player
 
@@ -33,6 +36,13 @@ def add_dice_options(parser: argparse.ArgumentParser) -> None:
         help="where the seed comes from: auto (default), kernel, hwrng, file:PATH, buttons, bridge, "
         "or a comma list",
     )
+    parser.add_argument(
+        "--mix",
+        metavar="TEXT",
+        default=None,
+        help="your say in the roll: TEXT goes into the DRBG with the roll and into the log "
+        "(default: the time in nanoseconds; with --seed, nothing)",
+    )
 
 
 def add_state_options(parser: argparse.ArgumentParser) -> None:
@@ -47,13 +57,18 @@ def add_state_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def make_dice(args: argparse.Namespace, *, log: RollLog | None = None) -> SessionDice:
-    """The dice source the options ask for (call ``close()`` on it when done: that reveals)."""
+def make_dice(args: argparse.Namespace, *, log: RollLog | None = None,
+              resume: session_file.StoredSession | None = None) -> SessionDice:
+    """The dice source the options ask for (call ``close()`` on it when done: that reveals).
+    ``resume`` rolls in the open session of the state directory."""
     seed = getattr(args, "seed", None)
     entropy = getattr(args, "entropy", None)
     if seed is not None and entropy is not None:
         raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
-    return open_dice(entropy or "auto", seed=seed.encode("utf-8") if seed is not None else None, log=log)
+    mix = getattr(args, "mix", None)
+    text = mix.encode("utf-8") if mix is not None else None
+    return open_dice(entropy or "auto", seed=seed.encode("utf-8") if seed is not None else None, log=log,
+                     mix=(lambda: text) if text is not None else None, resume=resume)
 
 
 class RollBook:
@@ -70,19 +85,32 @@ class RollBook:
         if player is not None and state_dir is None:
             raise ParameterError("player", "needs --state-dir DIR, the directory that keeps player state")
         self.spec = spec
+        self._locked = contextlib.ExitStack()
+        if state_dir is not None:  # one writer at a time: the whole command, rolls and session file
+            self._locked.enter_context(state_lock(state_dir))
+        try:
+            self._open(state_dir, player)
+        except BaseException:
+            self._locked.close()
+            raise
+        self._raw: dict[str, Any] = {}
+        self._dice: SessionDice | None = None
+        self._kept: str | None = None  # the id of the state dir's open session we roll in
+
+    def _open(self, state_dir: str | None, player: str | None) -> None:
         self.store = StateStore(state_dir) if state_dir is not None else None
         self.log = RollLog(self.store.log_path) if self.store is not None else None
         self.player = check_player(player) if player is not None else None
         self.state: PlayerState | None = (
             self.store.load(self.player) if self.store is not None and self.player is not None else None
         )
-        self._raw: dict[str, Any] = {}
-        self._dice: SessionDice | None = None
 
     def __enter__(self) -> RollBook:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is not None and self._dice is not None:
+            self._dice.abandon()  # a roll that failed part way was never made
         self.close()
 
     def fill(self, raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -117,16 +145,32 @@ class RollBook:
         return self.spec.resolve(self._from_state(self._raw))
 
     def dice(self, args: argparse.Namespace) -> DiceSource:
-        self._dice = make_dice(args, log=self.log)
+        """The tower's dice: the state dir's open session if there is one (``--seed`` makes a
+        separate test session), else a session of this command, revealed at its end."""
+        stored = None
+        if self.store is not None and getattr(args, "seed", None) is None:
+            stored = session_file.load(self.store.directory)
+        if stored is not None and getattr(args, "entropy", None) is not None:
+            raise ParameterError("entropy", f"{self.store.directory} has an open session (#{stored.id[:8]}), seeded "
+                                            "when it was opened; close it before choosing another source")
+        self._dice = make_dice(args, log=self.log, resume=stored)
+        self._kept = stored.id if stored is not None else None
         return self._dice
 
+    @property
+    def verifiable(self) -> bool:
+        """Whether the rolls can be checked later: logged, from the tower's dice, not a test."""
+        return self.log is not None and self._dice is not None and self._dice.roll_kind == "rolled"
+
     def record(self, result: Any) -> None:
-        """Log the roll (with its session offsets) and store the carried state."""
+        """Log the roll (with its session position and mix) and store the carried state."""
         if self._dice is not None:
             self._dice.record(result, player=self.player)
-        elif self.log is not None:  # typed-in faces: logged, not replayable
+            if self._kept is not None:
+                self._keep()
+        elif self.log is not None:  # typed in (--faces, --winners-set): logged, not replayable
             extra = {"player": self.player} if self.player is not None else {}
-            self.log.append("roll", session=None, faces=True, result=result.to_dict(), **extra)
+            self.log.append("roll", session=None, roll_kind="entered", result=result.to_dict(), **extra)
         if self.state is not None and self.store is not None:
             data = result.to_dict()
             changed = self.state
@@ -138,7 +182,31 @@ class RollBook:
                 self.store.save(changed)
                 self.state = changed
 
+    def _keep(self) -> None:
+        """Save the open session for the next command (or forget it once it was revealed)."""
+        if self._dice is None or self.store is None:
+            return
+        exported = self._dice.export()
+        if exported is None:
+            session_file.remove(self.store.directory)
+            return
+        if exported.id != self._kept:  # the old one reached its roll limit and was revealed
+            print(f"dicetower: note: session #{self._kept[:8]} reached its roll limit and was revealed; the rolls "
+                  f"go on in a new session, commitment {exported.commitment}", file=sys.stderr)
+            self._kept = exported.id
+        session_file.save(self.store.directory, exported)
+
     def close(self) -> None:
-        """Reveal the session's seed (into the log, if any)."""
-        if self._dice is not None:
-            self._dice.close()
+        """Reveal this command's session (into the log, if any); the state dir's open session
+        stays open. Releases the state dir's lock."""
+        try:
+            if self._dice is not None and self._kept is None:
+                self._dice.close()
+                if self.log is not None and self.store is not None and self._dice.roll_kind == "rolled" \
+                        and self._dice.rolls_recorded:
+                    print(f"dicetower: note: no session open in {self.store.directory}: this command committed to "
+                          "and revealed a session of its own; open one first (dicetower session open DIR) so "
+                          "the commitment is known before the rolls", file=sys.stderr)
+        finally:
+            self._dice = None
+            self._locked.close()

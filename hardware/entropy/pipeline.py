@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from engine.errors import ParameterError
 from hardware.entropy.buttons import ButtonTiming
 from hardware.entropy.session import SESSION_ROLLS, SessionDice
+from hardware.entropy.session_file import StoredSession
 from hardware.entropy.sources import (
     HWRNG_PATH,
     EntropySource,
@@ -81,17 +82,22 @@ def open_dice(
     session_rolls: int = SESSION_ROLLS,
     clock_ns: Callable[[], int] = time.time_ns,
     getrandom: Callable[[int], bytes] | None = None,
+    mix: Callable[[], bytes] | None = None,
+    resume: StoredSession | None = None,
 ) -> SessionDice:
     """The tower's dice for ``--entropy spec`` (or ``--seed``).
 
     ``buttons`` is the panel's :class:`ButtonTiming` (its edges are additional input always,
     and it is a credited source in ``auto``); ``extra_sources`` are more sources such as the
-    companion board (``bridge``). Nothing is read until the first roll or ``commitment``.
+    companion board (``bridge``). ``mix`` gives each roll's mix (the command line's ``--mix``;
+    default: see :class:`SessionDice`). ``resume`` continues a session kept in a state directory
+    (the sources then seed only the sessions after it). Nothing is read until the first roll or
+    ``commitment``.
     """
     if seed is not None:
         if parse_spec(spec) != ("auto",):
             raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
-        return SessionDice(seed=bytes(seed), log=log, session_rolls=session_rolls, clock_ns=clock_ns)
+        return SessionDice(seed=bytes(seed), log=log, session_rolls=session_rolls, clock_ns=clock_ns, mix=mix)
     names = parse_spec(spec)
     extras = {s.name: s for s in extra_sources}
     if names == ("auto",):
@@ -100,7 +106,7 @@ def open_dice(
             sources.append(buttons)
         sources.extend(extra_sources)
         return SessionDice(sources, strict=False, label="auto", buttons=buttons, log=log,
-                           session_rolls=session_rolls, clock_ns=clock_ns)
+                           session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, resume=resume)
     chosen: list[EntropySource] = []
     for name in names:
         if name == "kernel":
@@ -117,4 +123,4 @@ def open_dice(
         else:
             chosen.append(_Missing(name, "no companion board connected"))
     return SessionDice(chosen, strict=True, label=",".join(names), buttons=buttons, log=log,
-                       session_rolls=session_rolls, clock_ns=clock_ns)
+                       session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, resume=resume)
