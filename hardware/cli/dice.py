@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from engine.dice import DiceSource, FacesDice
@@ -131,20 +132,18 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
     if opts.summary and times is None:
         raise ParameterError("summary", "needs --times N")
     faces, dice = _entered_or_rolled(opts, book, params)
-
-    def one():
-        result = spec.roll(dice, book.params(params))
-        book.record(result)
-        return result
+    # Every result is printed only after the book has recorded it (appended, fsynced).
+    if faces is not None:
+        results: Iterable[Any] = book.roll_faces(lambda p: spec.roll(faces, p), params, times or 1, faces.finish)
+    else:
+        results = (book.roll(lambda p: spec.roll(dice, p), params) for _ in range(times or 1))
 
     def as_json(result) -> str:
         return json.dumps({**result.to_dict(), "verifiable": book.verifiable})
 
     out = sys.stdout
     if times is None:
-        result = one()
-        if faces is not None:
-            faces.finish()
+        result = next(iter(results))
         if opts.json:
             print(as_json(result), file=out)
         else:
@@ -152,11 +151,7 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
         return 0
 
     if opts.summary:
-        counts: Counter[str] = Counter()
-        for _ in range(times):
-            counts[one().outcome] += 1
-        if faces is not None:
-            faces.finish()
+        counts: Counter[str] = Counter(r.outcome for r in results)
         if opts.json:
             ordered = {o: counts.get(o, 0) for o in spec.outcomes}
             ordered.update({k: v for k, v in counts.items() if k not in ordered})
@@ -171,14 +166,11 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
                 print(f"{o:<14}{c:>10}{c / times:>9.2%}{p:>9.2%}", file=out)
         return 0
 
-    for _ in range(times):
-        result = one()
+    for result in results:
         if opts.json:
-            print(as_json(result), file=out)
+            print(as_json(result), file=out, flush=True)
         else:
-            print(" | ".join(spec.describe(result)), file=out)
-    if faces is not None:
-        faces.finish()
+            print(" | ".join(spec.describe(result)), file=out, flush=True)
     return 0
 
 

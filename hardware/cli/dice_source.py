@@ -11,16 +11,27 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from engine.dice import DiceSource
 from engine.errors import ParameterError
 from engine.systems import SystemSpec
+from hardware.backends import ENTROPY_SOURCES
 from hardware.entropy import SessionDice, open_dice, session_file
 from hardware.locking import state_lock
-from hardware.rolllog import RollLog
-from hardware.state import CARRIED, PlayerState, StateError, StateStore, carried_value, check_player
+from hardware.rolllog import LogError, RollLog
+from hardware.state import (
+    CARRIED,
+    PlayerState,
+    StateError,
+    StateStore,
+    StateWriteError,
+    carried_value,
+    check_player,
+    check_state_dir,
+)
 
 
 def add_dice_options(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +44,7 @@ def add_dice_options(parser: argparse.ArgumentParser) -> None:
         "--entropy",
         metavar="SOURCE",
         default=None,
-        help="where the seed comes from: auto (default), kernel, hwrng, file:PATH, buttons, bridge, "
+        help=f"where the seed comes from: auto (default), {', '.join(ENTROPY_SOURCES.names())}, file:PATH, "
         "or a comma list",
     )
     parser.add_argument(
@@ -74,9 +85,17 @@ def make_dice(args: argparse.Namespace, *, log: RollLog | None = None,
 class RollBook:
     """The bookkeeping of one ``roll`` command: roll log, player state, the dice's session.
 
-    Parameters the player's state carries (:data:`hardware.state.CARRIED`) and that were not
-    given on the command line are read from the state before every roll, and the result's
-    value is stored back after it, so ``--times 5`` carries karma from roll to roll.
+    The whole command runs under the state directory's lock (:func:`hardware.locking.
+    state_lock`), since the state dir's open session (``dicetower session open``) moves on with
+    every roll. Each roll: the player file is brought up to date with the log, the state is
+    read, the dice roll, the entry (with the player's state after the roll) is appended and
+    fsynced, the state file and the open session saved. Only then does the caller print the result, so nothing is shown
+    that is not in the log, and two commands on one player never lose an update. Parameters
+    the player's state carries (:data:`hardware.state.CARRIED`) and that were not given on the
+    command line are re-read from the state before every roll of ``--times``.
+
+    Typed-in faces (``--faces``) are all rolled first and checked (too many faces, a face out
+    of range) before the first entry is appended: a mistake appends nothing.
     """
 
     def __init__(self, args: argparse.Namespace, spec: SystemSpec) -> None:
@@ -85,46 +104,56 @@ class RollBook:
         if player is not None and state_dir is None:
             raise ParameterError("player", "needs --state-dir DIR, the directory that keeps player state")
         self.spec = spec
-        self._locked = contextlib.ExitStack()
-        if state_dir is not None:  # one writer at a time: the whole command, rolls and session file
-            self._locked.enter_context(state_lock(state_dir))
-        try:
-            self._open(state_dir, player)
-        except BaseException:
-            self._locked.close()
-            raise
+        self.store = StateStore(check_state_dir(state_dir)) if state_dir is not None else None
+        self.log = RollLog(self.store.log_path) if self.store is not None else None
+        self.player = check_player(player) if player is not None else None
         self._raw: dict[str, Any] = {}
         self._dice: SessionDice | None = None
         self._kept: str | None = None  # the id of the state dir's open session we roll in
-
-    def _open(self, state_dir: str | None, player: str | None) -> None:
-        self.store = StateStore(state_dir) if state_dir is not None else None
-        self.log = RollLog(self.store.log_path) if self.store is not None else None
-        self.player = check_player(player) if player is not None else None
-        self.state: PlayerState | None = (
-            self.store.load(self.player) if self.store is not None and self.player is not None else None
-        )
+        self.unrevealed: str | None = None  # the seed of a session whose reveal could not be logged
+        # One writer at a time for the whole command: rolls, player files and the session file.
+        # The lock is not re-entrant: nothing below takes it again.
+        self._lock = contextlib.ExitStack()
+        if self.store is not None:
+            self._lock.enter_context(state_lock(self.store.directory))
+            try:
+                self.store.clean_temp()
+                self.store.heal()
+            except BaseException:
+                self._lock.close()
+                raise
 
     def __enter__(self) -> RollBook:
         return self
 
-    def __exit__(self, exc_type: object, *exc: object) -> None:
-        if exc_type is not None and self._dice is not None:
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
+        if exc is not None and self._dice is not None:
             self._dice.abandon()  # a roll that failed part way was never made
-        self.close()
+        try:
+            self.close()
+        except LogError as failed:
+            if exc is None:
+                raise
+            if isinstance(exc, LogError):  # the first error is the one to report, with the seed
+                exc.unrevealed = failed.unrevealed
+
+    def _load(self) -> PlayerState | None:
+        if self.store is None or self.player is None:
+            return None
+        return self.store.load(self.player)
 
     def fill(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """``raw`` with carried parameters taken from the player's state where not given."""
         self._raw = dict(raw)
-        return self._from_state(self._raw)
+        return self._from_state(self._raw, self._load())
 
-    def _from_state(self, raw: dict[str, Any]) -> dict[str, Any]:
-        if self.state is None:
+    def _from_state(self, raw: dict[str, Any], state: PlayerState | None) -> dict[str, Any]:
+        if state is None:
             return raw
         out = dict(raw)
         for param, _ in CARRIED.get(self.spec.id, ()):
             if out.get(param) is None:
-                value = self.state.get(self.spec.id, param)
+                value = state.get(self.spec.id, param)
                 if value is not None:
                     out[param] = self._checked(param, value)
         return out
@@ -138,11 +167,21 @@ class RollBook:
             raise StateError(f"{path}: stored {self.spec.id} {param} {exc.detail}; correct or delete the file") \
                 from None
 
-    def params(self, resolved: dict[str, Any]) -> dict[str, Any]:
-        """The parameters for the next roll (re-read from state when state carries some)."""
-        if self.state is None or not CARRIED.get(self.spec.id):
+    def _params(self, resolved: dict[str, Any], state: PlayerState | None) -> dict[str, Any]:
+        if state is None or not CARRIED.get(self.spec.id):
             return resolved
-        return self.spec.resolve(self._from_state(self._raw))
+        return self.spec.resolve(self._from_state(self._raw, state))
+
+    def _after(self, state: PlayerState | None, result: Any) -> PlayerState | None:
+        """The player's state after ``result`` (carried values stored back)."""
+        if state is None:
+            return None
+        data = result.to_dict()
+        for param, field_path in CARRIED.get(self.spec.id, ()):
+            value = carried_value(data, field_path)
+            if value is not None:
+                state = state.with_value(self.spec.id, param, value)
+        return state
 
     def dice(self, args: argparse.Namespace) -> DiceSource:
         """The tower's dice: the state dir's open session if there is one (``--seed`` makes a
@@ -162,25 +201,61 @@ class RollBook:
         """Whether the rolls can be checked later: logged, from the tower's dice, not a test."""
         return self.log is not None and self._dice is not None and self._dice.roll_kind == "rolled"
 
-    def record(self, result: Any) -> None:
-        """Log the roll (with its session position and mix) and store the carried state."""
+    def roll(self, roll: Callable[[dict[str, Any]], Any], params: dict[str, Any]) -> Any:
+        """One roll (the lock is held): heal, load, roll, append, save. Returns the result, which
+        is recorded by then and may be shown."""
+        if self.store is not None:
+            self.store.heal()
+        state = self._load()
+        self._check_writable(state)
+        result = roll(self._params(params, state))
+        self._record(result, self._after(state, result))
+        return result
+
+    def roll_faces(self, roll: Callable[[dict[str, Any]], Any], params: dict[str, Any], times: int,
+                   finish: Callable[[], None]) -> list[Any]:
+        """``times`` rolls of typed-in faces, all checked (``finish``) before any is recorded."""
+        if self.store is not None:
+            self.store.heal()
+        state = self._load()
+        self._check_writable(state)
+        rolled = []
+        for _ in range(times):
+            result = roll(self._params(params, state))
+            state = self._after(state, result)
+            rolled.append((result, state))
+        finish()
+        for result, after in rolled:
+            self._record(result, after)
+        return [result for result, _ in rolled]
+
+    def _check_writable(self, state: PlayerState | None) -> None:
+        """Refuse before rolling when the player's state could not be saved after the append
+        (a read-only ``players/``): the roll would be in the log and its state nowhere."""
+        if state is None or self.store is None or not CARRIED.get(self.spec.id):
+            return
+        self.store.check_writable(state.player)
+
+    def _record(self, result: Any, after: PlayerState | None) -> None:
+        """Append the roll (with the player's state after it), then save that state."""
+        extra: dict[str, Any] = {}
+        if after is not None:
+            extra["player_state"] = after.systems_json()
+        entry = None
         if self._dice is not None:
-            self._dice.record(result, player=self.player)
+            entry = self._dice.record(result, player=self.player, **extra)
             if self._kept is not None:
                 self._keep()
         elif self.log is not None:  # typed in (--faces, --winners-set): logged, not replayable
-            extra = {"player": self.player} if self.player is not None else {}
-            self.log.append("roll", session=None, roll_kind="entered", result=result.to_dict(), **extra)
-        if self.state is not None and self.store is not None:
-            data = result.to_dict()
-            changed = self.state
-            for param, field_path in CARRIED.get(self.spec.id, ()):
-                value = carried_value(data, field_path)
-                if value is not None:
-                    changed = changed.with_value(self.spec.id, param, value)
-            if changed != self.state:
-                self.store.save(changed)
-                self.state = changed
+            if self.player is not None:
+                extra["player"] = self.player
+            entry = self.log.append("roll", session=None, roll_kind="entered", result=result.to_dict(), **extra)
+        if after is not None and self.store is not None and entry is not None:
+            try:
+                self.store.save(replace(after, log_seq=entry["seq"]))
+            except StateWriteError as exc:  # the roll is in the log: shown; the cache heals later
+                print(f"dicetower: warning: {exc}; the roll is in the log, and the state file is rebuilt from "
+                      "it at the next roll", file=sys.stderr)
 
     def _keep(self) -> None:
         """Save the open session for the next command (or forget it once it was revealed)."""
@@ -198,15 +273,20 @@ class RollBook:
 
     def close(self) -> None:
         """Reveal this command's session (into the log, if any); the state dir's open session
-        stays open. Releases the state dir's lock."""
+        stays open. Releases the state dir's lock. If the reveal cannot be written, its seed is
+        kept in :attr:`unrevealed` and :class:`~hardware.rolllog.LogError` raised."""
+        dice, self._dice = self._dice, None
         try:
-            if self._dice is not None and self._kept is None:
-                self._dice.close()
-                if self.log is not None and self.store is not None and self._dice.roll_kind == "rolled" \
-                        and self._dice.rolls_recorded:
+            if dice is not None and self._kept is None:
+                try:
+                    dice.close()
+                except LogError as exc:
+                    self.unrevealed = exc.unrevealed = dice.reveal()
+                    raise
+                if self.log is not None and self.store is not None and dice.roll_kind == "rolled" \
+                        and dice.rolls_recorded:
                     print(f"dicetower: note: no session open in {self.store.directory}: this command committed to "
                           "and revealed a session of its own; open one first (dicetower session open DIR) so "
                           "the commitment is known before the rolls", file=sys.stderr)
         finally:
-            self._dice = None
-            self._locked.close()
+            self._lock.close()

@@ -417,9 +417,10 @@ class SessionDice:
                              s.sources, s.credited_bits)
 
     def describe(self) -> Mapping[str, Any]:
-        """The current session for a status screen: id, commitment, rolls, sources."""
+        """The current session for a status screen: id, commitment, rolls, sources, and ``end``
+        (where its last recorded roll ended, which a reveal records)."""
         s = self._session
         if s is None:
             return {"session": None, "sources": list(self.sources)}
         return {"session": s.id, "commitment": s.material.commitment, "rolls": s.rolls, "sources": list(s.sources),
-                "credited_bits": s.credited_bits}
+                "credited_bits": s.credited_bits, "end": s.roll_start}
