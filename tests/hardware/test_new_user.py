@@ -114,7 +114,8 @@ def test_a_missing_value_says_so_in_our_words(capsys):
     (["systems", "--json=3"], "dicetower systems: error: --json: takes no value, got '3'"),
     (["replay"], "dicetower replay: error: LOG: required (dicetower replay --help)"),
     (["log"], "dicetower log: error: ACTION: required (dicetower log --help)"),
-    (["log", "bogus"], "dicetower log: error: ACTION: unknown 'bogus'; choose from 'verify' (dicetower log --help)"),
+    (["log", "bogus"], "dicetower log: error: ACTION: unknown 'bogus'; choose from 'verify', 'show' "
+                       "(dicetower log --help)"),
 ])
 def test_argparse_messages_are_said_flag_first(capsys, argv, line):
     assert one_error_line(capsys, *argv) == line
