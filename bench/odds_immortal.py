@@ -23,15 +23,16 @@ GRID: list[dict[str, Any]] = [
     {"attribute": 6, "tn": 9, "color": "yellow"},
     {"attribute": 6, "skill": 4, "tn": 15, "color": "red"},
     {"attribute": 0, "tn": 1},
-    {"attribute": 20, "skill": 10, "tn": 60, "auto_success": False},
+    {"attribute": 20, "skill": 10, "tn": 60, "auto_success": "no"},
     {"attribute": 3, "skill": 5, "tn": 15},
     {"attribute": 3, "skill": 4, "tn": 15},
     {"attribute": 4, "tn": 8, "untrained": True},
     {"attribute": 8, "tn": 14, "untrained": True, "color": "blue"},
     {"attribute": 6, "skill": 4, "tn": 15, "hostile": ["12:6"]},
     {"attribute": 6, "skill": 4, "tn": 15, "hostile": ["12:6:4"]},
-    {"attribute": 6, "skill": 4, "tn": 15, "hostile": ["12:6:4"], "auto_success": False},
+    {"attribute": 6, "skill": 4, "tn": 15, "hostile": ["12:6:4"], "auto_success": "no"},
     {"attribute": 6, "skill": 5, "tn": 15, "hostile": ["12:6"]},
+    {"attribute": 6, "skill": 5, "tn": 15, "hostile": ["12:6"], "auto_success": "yes"},
     {"attribute": 5, "skill": 2, "tn": 11, "hostile": ["12:4", "10:5"]},
     {"attribute": 5, "skill": 2, "tn": 11, "hostile": ["12:4", "10:5"], "bonus_sharing": "each"},
     {"attribute": 5, "skill": 2, "tn": 11, "hostile": ["12:4", "10:5"], "bonus_sharing": "none"},
@@ -58,11 +59,21 @@ def _hostile(text: str, attribute: int) -> tuple[int, int, int]:
 
 
 def icepool_success(params: dict[str, Any]) -> float:
-    """P(success) for one setting, computed with icepool's own dice algebra."""
+    """P(success) for one setting, computed with icepool's own dice algebra.
+
+    ``--auto-success best`` is the better of declaring the primary automatic or rolling it
+    (a legacy's automatic success is declared in both).
+    """
+    mode = params.get("auto_success", "best")
+    if mode == "best":
+        return max(_icepool_success(params, True, True), _icepool_success(params, False, True))
+    return _icepool_success(params, mode == "yes", mode == "yes")
+
+
+def _icepool_success(params: dict[str, Any], auto: bool, legacy_auto: bool) -> float:
     attribute = params.get("attribute", 5)
     skill = params.get("skill", 0)
     penalty = 5 if params.get("untrained", False) else 0
-    auto = params.get("auto_success", True)
     rule = params.get("bonus_sharing", "pool")
     opponent = params.get("opponent")
     known = params.get("opponent_total", 0)
@@ -81,7 +92,7 @@ def icepool_success(params: dict[str, Any]) -> float:
     deficits = []
     for text in params.get("hostile", []):
         tn, h_attr, legacy = _hostile(text, attribute)
-        if auto and legacy > 0 and legacy * 3 >= tn:
+        if legacy_auto and legacy > 0 and legacy * 3 >= tn:
             continue
         deficits.append((tn - (icepool.d10 + h_attr + legacy)).clip(0, None))
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
 from engine.errors import FacesError
+from engine.params import parse_whole
 
 
 @runtime_checkable
@@ -89,7 +90,7 @@ class FacesDice:
         faces = []
         for p in parts:
             try:
-                faces.append(int(p))
+                faces.append(parse_whole(p))
             except ValueError:
                 raise FacesError(f"{p!r} is not a die face; expected whole numbers like 5,1") from None
         return cls(faces)

@@ -2,20 +2,39 @@
 
 from __future__ import annotations
 
+#: The longest error line shown: a 10 MB argument is not echoed back in full.
+CLIP_AT = 300
+
+
+def clip(text: str, limit: int = CLIP_AT) -> str:
+    """``text`` cut in the middle to at most about ``limit`` characters, saying how much was
+    left out; the start (what is wrong) and the end stay readable. One line: a newline in a
+    typed value is shown as ``\\n``."""
+    text = text.replace("\n", "\\n")
+    if len(text) <= limit:
+        return text
+    keep = limit // 2
+    return f"{text[:keep]}...({len(text) - 2 * keep} characters left out)...{text[-keep:]}"
+
 
 class EngineError(Exception):
-    """Base of every error the engine raises on purpose."""
+    """Base of every error the engine raises on purpose. Its text is clipped (:func:`clip`):
+    a message may quote what the user typed, and that can be huge."""
+
+    def __str__(self) -> str:
+        return clip(super().__str__())
 
 
 class ParameterError(EngineError, ValueError):
     """A parameter is missing, of the wrong type or out of range.
 
     ``param`` is the parameter's name as the command line spells it (``cr``, ``opponent-pool``),
-    so the command line can print one line naming it.
+    so the command line can print one line naming it. A positional argument is named by its
+    upper-case placeholder (``SYSTEM``, ``LOG``) and shown without ``--``: there is no such flag.
     """
 
     def __init__(self, param: str, message: str) -> None:
-        super().__init__(f"--{param}: {message}")
+        super().__init__(f"{param if param.isupper() else '--' + param}: {message}")
         self.param = param
         self.detail = message
 

@@ -6,6 +6,7 @@ Names are ``snake_case`` in Python and JSON and ``--kebab-case`` on the command 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -17,6 +18,10 @@ Kind = Literal["int", "bool", "choice", "list"]
 
 #: Marks a parameter that has no default and must be given.
 REQUIRED: Any = type("Required", (), {"__repr__": lambda self: "REQUIRED"})()
+
+#: A whole number as a player types it: ASCII digits with an optional sign. Python's int()
+#: also takes "1_0" and full-width or other Unicode digits ("８"), which no one means.
+_WHOLE = re.compile(r"[+-]?[0-9]+")
 
 _TRUE = {"1", "true", "yes", "on", "y"}
 _FALSE = {"0", "false", "no", "off", "n"}
@@ -103,6 +108,10 @@ class Param:
                 return value.strip().lower() in _TRUE
             raise self._fail(value)
         if self.kind == "choice":
+            if isinstance(value, bool) and {"yes", "no"} <= set(self.choices):
+                # A yes/no choice with a third option (immortal's --auto-success yes|no|best)
+                # still takes the switch values it had as a bool.
+                value = "yes" if value else "no"
             text = str(value).strip().lower()
             if text in self.choices:
                 return text
@@ -117,7 +126,7 @@ class Param:
             if text in self.names:
                 return self.names[text]
             try:
-                number = int(text)
+                number = parse_whole(text)
             except ValueError:
                 raise self._fail(value) from None
         elif isinstance(value, int):
@@ -180,6 +189,16 @@ class Param:
         return out
 
 
+def parse_whole(text: str) -> int:
+    """The whole number ``text`` spells in ASCII digits (surrounding spaces allowed);
+    ``ValueError`` for anything else, including what int() alone would accept (``1_0``,
+    ``８``). Every number typed by a user goes through here."""
+    stripped = text.strip()
+    if not _WHOLE.fullmatch(stripped):
+        raise ValueError(f"{text!r} is not a whole number")
+    return int(stripped)
+
+
 def whole_number(name: str, value: Any, lo: int, hi: int) -> int:
     """A whole number in ``lo..hi`` for an option that is not a system parameter (``--times``,
     ``--player``, ``--n``, ``--scale``), with the same one-line error as the parameters."""
@@ -202,10 +221,7 @@ def _int_item(value: Any) -> int:
         raise ValueError(f"{value!r} is not a whole number")
     if isinstance(value, int):
         return value
-    try:
-        return int(str(value).strip())
-    except ValueError:
-        raise ValueError(f"{value!r} is not a whole number") from None
+    return parse_whole(str(value))
 
 
 def _jsonable(value: Any) -> Any:

@@ -250,7 +250,8 @@ def load(path: str | Path | None = None) -> TowerConfig:
     except FileRefused as exc:
         raise ConfigError("file", str(exc.strerror), source=str(p)) from None
     except OSError as exc:
-        raise ConfigError("file", f"cannot read {p}: {exc.strerror or exc}", source=str(p)) from None
+        # The line starts with the path (the source): say it once.
+        raise ConfigError("file", f"cannot read it: {exc.strerror or exc}", source=str(p)) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import json
 import os
 import select
 import shutil
 import sys
+import textwrap
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -325,9 +327,85 @@ KEYS: dict[str, Button] = {
 HOLD_KEYS: dict[str, Button] = {"M": Button.MODE, "F": Button.FIELD, "D": Button.MINUS, "U": Button.PLUS,
                                 "R": Button.ROLL}
 QUIT_KEYS = {"q", "Q", "\x03", "\x04"}
-LEGEND = ("keys: m mode  f field  d/- minus  u/+ plus  r/space roll  (1-5, arrows)   "
-          "capital M F D U R: hold down until the next key   q: quit")
+LEGEND = ("keys: m mode  f field  d/- minus  u/+ plus  r/space roll  (1-5, arrows)  "
+          "capital M F D U R: hold until the next key  q: quit")
+SHORT_LEGEND = "keys: m f d u r (1-5, arrows)  M F D U R: hold  ? help  q quit"
+#: What ``?`` shows where the long legend does not fit.
+SHORT_HELP = "m mode f field d minus u plus r roll; capital: hold; q quit"
 LABELS = ("MODE", "FIELD", "-", "+", "ROLL")
+#: Lines under the frame: LEDs, screen text, status, legend.
+TEXT_LINES = 4
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One way to draw the 128x64 frame in a terminal: ``cell`` is the pixels one character
+    shows (1x2 half blocks, 2x2 quarter blocks, 2x4 Braille dots), and the legend that fits
+    under it. A terminal character is about twice as tall as wide, so 1x2 and 2x4 keep the
+    pixels square; 2x2 stretches them, but its blocks are solid."""
+
+    name: str
+    cell: tuple[int, int]
+    legend: str
+
+    def size(self, width: int = 128, height: int = 64) -> tuple[int, int]:
+        """Columns and rows it needs: the framed image and the text lines under it."""
+        cw, ch = self.cell
+        return -(-width // cw) + 2, -(-height // ch) + 2 + TEXT_LINES
+
+    def render(self, image: Any) -> list[str]:
+        if self.cell == (2, 4):
+            return to_braille(image)
+        return to_text_blocks(image, quadrants=self.cell == (2, 2))
+
+
+#: Largest first: half blocks need 130x38, quarter blocks 66x38, Braille 66x22 (so an 80x24
+#: terminal gets the compact Braille layout).
+LAYOUTS: tuple[Layout, ...] = (
+    Layout("full", (1, 2), LEGEND),
+    Layout("narrow", (2, 2), SHORT_LEGEND),
+    Layout("compact", (2, 4), SHORT_LEGEND),
+)
+
+
+def choose_layout(cols: int, rows: int, width: int = 128, height: int = 64) -> Layout | None:
+    """The largest layout that fits ``cols`` x ``rows`` (None: the terminal is too small)."""
+    for layout in LAYOUTS:
+        need_cols, need_rows = layout.size(width, height)
+        if cols >= need_cols and rows >= need_rows:
+            return layout
+    return None
+
+
+#: Braille dot bits by (x, y) inside a 2x4 cell (Unicode's dot numbering 1-8).
+_BRAILLE_BITS = ((0x01, 0x02, 0x04, 0x40), (0x08, 0x10, 0x20, 0x80))
+
+
+def to_braille(image: Any) -> list[str]:
+    """A 1-bit image as Unicode Braille patterns, one character per 2x4 pixels (an empty
+    cell is a space)."""
+    w, h = image.size
+    px = image.load()
+    rows = []
+    for y in range(0, h, 4):
+        row = []
+        for x in range(0, w, 2):
+            bits = 0
+            for dx in (0, 1):
+                for dy in range(4):
+                    if x + dx < w and y + dy < h and px[x + dx, y + dy]:
+                        bits |= _BRAILLE_BITS[dx][dy]
+            row.append(chr(0x2800 + bits) if bits else " ")
+        rows.append("".join(row))
+    return rows
+
+
+def too_small(cols: int, rows: int, width: int = 128, height: int = 64) -> str:
+    """What to say in a terminal smaller than the smallest layout."""
+    need_cols, need_rows = LAYOUTS[-1].size(width, height)
+    return (f"This terminal is {cols}x{rows}; the simulator needs at least {need_cols}x{need_rows} "
+            f"(columns x rows). Enlarge it, or run it scripted: dicetower sim --press "
+            f"mode,roll (or --script FILE). q quits.")
 
 
 def split_keys(data: str) -> list[str]:
@@ -350,12 +428,12 @@ class Interactive:
     FRAME_NS = 33_000_000  # redraw at most ~30 times a second
 
     def __init__(self, sim: Simulator, *, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None,
-                 colour: bool | None = None, width: int | None = None) -> None:
+                 colour: bool | None = None, size: tuple[int, int] | None = None) -> None:
         self.sim = sim
         self.stdin = stdin if stdin is not None else sys.stdin.buffer
         self.stdout = stdout if stdout is not None else sys.stdout.buffer
         self.colour = (os.environ.get("NO_COLOR") is None) if colour is None else colour
-        self.width = width
+        self.size = size  # (columns, rows); None: the terminal's, read at every frame
         self.queue: deque[tuple[Button, bool]] = deque(maxlen=8)  # presses waiting their turn
         self.held: set[Button] = set()
         self.down_until: dict[Button, int | None] = {}  # None: held until the next key
@@ -403,20 +481,34 @@ class Interactive:
             else:
                 self.down_until[button] = now + round(PRESS_SECONDS * 1e9)
 
+    def terminal_size(self) -> tuple[int, int]:
+        """Columns and rows of the terminal drawn on (it may be resized at any time)."""
+        if self.size is not None:
+            return self.size
+        try:
+            size = os.get_terminal_size(self.stdout.fileno())
+        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            size = shutil.get_terminal_size((132, 40))
+        return size.columns, size.lines
+
     def frame_text(self) -> str:
-        tower = self.sim.tower
-        cols = self.width or shutil.get_terminal_size((132, 40)).columns
+        """The whole screen: the frame in the largest layout that fits, or, in a terminal
+        too small for any, one short paragraph saying what it needs."""
+        cols, rows = self.terminal_size()
         image = self.sim.device.image
-        rows: list[str] = []
-        if image is not None:
-            rows = to_text_blocks(image, quadrants=cols < image.width + 2)
-        width = len(rows[0]) if rows else 64
-        out = ["┌" + "─" * width + "┐"]
-        out.extend("│" + r + "│" for r in rows)
-        out.append("└" + "─" * width + "┘")
+        width, height = (image.width, image.height) if image is not None else (128, 64)
+        layout = choose_layout(cols, rows, width, height)
+        if layout is None:
+            return "\n".join(textwrap.wrap(too_small(cols, rows, width, height), max(cols, 20)))
+        tower = self.sim.tower
+        frame = layout.render(image) if image is not None else []
+        inner = len(frame[0]) if frame else layout.size(width, height)[0] - 2
+        out = ["┌" + "─" * inner + "┐"]
+        out.extend("│" + r + "│" for r in frame)
+        out.append("└" + "─" * inner + "┘")
         out.append(self._leds_line(tower))
         screen = tower.screen
-        out.append("screen: " + (" | ".join(screen.text()) if screen else "-"))
+        out.append(screen_line(screen.text() if screen else [], cols))
         status = []
         if not tower.display.ok:
             status.append(f"display: {tower.display.error}")
@@ -425,9 +517,13 @@ class Interactive:
         if self.held:
             status.append("held: " + ",".join(b.name for b in self.held))
         out.append("  ".join(status) or " ")
-        out.append(self.message or LEGEND)
-        # cut plain lines to the terminal; the LED line is short but holds colour codes
-        return "\n".join(line if "\x1b" in line else line[: max(cols, 20)] for line in out)
+        message = self.message
+        if message == LEGEND and len(LEGEND) > cols:
+            message = SHORT_HELP
+        out.append(message or layout.legend)
+        # cut plain lines to the terminal (a wrapped line would push the frame's top off);
+        # the LED line is short but holds colour codes
+        return "\n".join(line if "\x1b" in line else line[:cols] for line in out)
 
     def _leds_line(self, tower: Tower) -> str:
         parts = []
@@ -451,9 +547,11 @@ class Interactive:
         if not force and now - self._drawn_at < self.FRAME_NS:
             return
         text = self.frame_text()
-        if text == self._drawn and not force:
+        # a resized terminal is redrawn even when the text is the same
+        text_at_size = f"{self.terminal_size()}{text}"
+        if text_at_size == self._drawn and not force:
             return
-        self._drawn, self._drawn_at = text, now
+        self._drawn, self._drawn_at = text_at_size, now
         self.stdout.write(("\x1b[H\x1b[J" + text.replace("\n", "\r\n")).encode("utf-8"))
         self.stdout.flush()
 
@@ -484,6 +582,17 @@ class Interactive:
             restore()
             self.sim.close()
         return 0
+
+
+def screen_line(lines: Sequence[str], cols: int) -> str:
+    """The screen's text on one line of ``cols``. Where it is too long, the title and the
+    selected field (``>``) stay in view and the fields between them give way."""
+    full = "screen: " + (" | ".join(lines) if lines else "-")
+    selected = next((i for i, line in enumerate(lines) if line.startswith(">")), None)
+    if len(full) <= cols or selected is None or selected < 2:
+        return full
+    head = "screen: " + lines[0] + " | ... | " + " | ".join(lines[selected:])
+    return head if len(head) < len(full) else full
 
 
 def _cbreak(fd: int) -> Callable[[], None]:

@@ -225,7 +225,7 @@ class StateStore:
             systems = data["systems"]
             if not isinstance(systems, dict) or not all(isinstance(v, dict) for v in systems.values()):
                 raise TypeError("systems must map names to objects")
-            if data.get("player") != player:
+            if type(data.get("player")) is not int or data["player"] != player:  # true == 1
                 raise ValueError(f"it belongs to player {data.get('player')!r}")
             log_seq = data.get("log_seq", 0)
             if isinstance(log_seq, bool) or not isinstance(log_seq, int) or log_seq < 0:

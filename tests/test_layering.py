@@ -1,4 +1,5 @@
-"""The dependency direction of DESIGN §1: engine is pure; firmware_bridge never imports hardware."""
+"""The dependency direction of the layers (README "Layout"): engine is pure; firmware_bridge
+never imports hardware."""
 
 from __future__ import annotations
 

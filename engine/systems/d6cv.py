@@ -34,25 +34,36 @@ from engine.systems.d6cv_rules import (
 
 _SKILL_NAMES = {"untrained": 0, "mastery": 4, "master": 4}
 
+STAT_MAX = 15
+SKILL_MAX = 4
+MODIFIER_MAX = 10
+#: The highest total a check reaches (a 6 + the highest stat, skill and modifier): a CV of
+#: this can only be beaten by a critical, a CV of one less by that total alone, so every
+#: chance a CV can give is reachable without or with criticals.
+TOTAL_MAX = SIDES + STAT_MAX + SKILL_MAX + MODIFIER_MAX
+
 PARAMS: tuple[Param, ...] = (
     Param("stat", "int", "the stat: 0 incapable, 5 average, 10 the natural limit, "
-          "11-15 superhuman", default=5, lo=0, hi=15),
-    Param("skill", "int", "skill bonus: 0 untrained .. 4 mastery", default=0, lo=0, hi=4,
-          names=_SKILL_NAMES),
-    Param("modifier", "int", "situational modifier added to the roll", default=0, lo=-10, hi=10),
+          "11-15 superhuman", default=5, lo=0, hi=STAT_MAX),
+    Param("skill", "int", "skill bonus: 0 untrained .. 4 mastery", default=0, lo=0,
+          hi=SKILL_MAX, names=_SKILL_NAMES),
+    Param("modifier", "int", "situational modifier added to the roll", default=0,
+          lo=-MODIFIER_MAX, hi=MODIFIER_MAX),
     Param("cv", "int", "Challenge Value: the total must beat it (be greater)", default=5,
-          lo=0, hi=25),
+          lo=0, hi=TOTAL_MAX),
     Param("criticals", "bool", "a natural 6 always succeeds, a natural 1 always fails",
           default=True),
     Param("contest", "choice", "Dice Contest against an opponent instead of a CV: targeted "
           "(the target wins ties) or untargeted (ties re-roll)", default="none",
           choices=("none", "targeted", "untargeted")),
-    Param("opponent_stat", "int", "the opponent's stat (contests)", default=5, lo=0, hi=15),
+    Param("opponent_stat", "int", "the opponent's stat (contests)", default=5, lo=0,
+          hi=STAT_MAX),
     Param("opponent_skill", "int", "the opponent's skill bonus (contests)", default=0, lo=0,
-          hi=4, names=_SKILL_NAMES),
+          hi=SKILL_MAX, names=_SKILL_NAMES),
     Param("opponent_modifier", "int", "the opponent's modifier (contests)", default=0,
-          lo=-10, hi=10),
-    Param("repeat", "int", "checks in a row (repeat or changing check)", default=1, lo=1, hi=20),
+          lo=-MODIFIER_MAX, hi=MODIFIER_MAX),
+    # "once an hour, for example": a day of hourly checks.
+    Param("repeat", "int", "checks in a row (repeat or changing check)", default=1, lo=1, hi=24),
     Param("cv_step", "int", "CV change from one check to the next (changing check)",
           default=0, lo=-5, hi=5),
     Param("goal", "choice", "extended check: all checks must succeed, or any one is enough",

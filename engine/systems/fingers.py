@@ -77,8 +77,11 @@ def check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
     if not params["multi_spend"] and max(spends) > 1:
         raise ParameterError(where, f"at most 1 karma per test (allow more with --multi-spend), "
                                     f"got {max(spends)}")
-    if sum(spends) > karma:
-        raise ParameterError(where, f"cannot spend {sum(spends)} karma with --karma {karma}")
+    # A chain makes each test once; a long-term challenge spends on every test while the
+    # karma lasts, so only its first test must be covered by the karma held.
+    needed = spends[0] if params["long_term"] else sum(spends)
+    if needed > karma:
+        raise ParameterError(where, f"cannot spend {needed} karma with --karma {karma}")
     for link in played:
         # "spend 1 of his or her karma points to add one additional success": past every
         # finger there is no success left to add, and a device should not burn karma for nothing.
@@ -88,9 +91,6 @@ def check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
             raise ParameterError(where, f"{link.challenge.winners} of {link.choices} is certain with {useful} "
                                         f"karma; spending {link.spend} would waste {waste}; allowed 0..{useful}")
     if params["long_term"]:
-        if sum(spends):
-            raise ParameterError(where, "a long-term challenge spends no karma (roll its tests "
-                                        f"one at a time to spend); allowed 0, got {sum(spends)}")
         if not params["max_tests"] and any(link.winning == 0 for link in played):
             raise ParameterError("chain" if chain else "winners",
                                  "a long-term challenge with a 0-winner test never ends; give "
@@ -226,7 +226,7 @@ def _play(dice: DiceSource, params: Mapping[str, Any]) -> Iterator[FingerTest]:
     karma, limit = params["karma"], params["max_tests"]
     passed = made = 0
     while passed < len(chain) and (not limit or made < limit):
-        link = chain[passed]
+        link = chain[passed].spending(karma) if params["long_term"] else chain[passed]
         guess = _guess_for(guesses, made, link)
         hand = hands.take(link)
         won = guess in hand

@@ -3,7 +3,8 @@
 A test is ``k`` winners of ``n`` uniformly chosen, so any fixed guess wins with k/n. A chain
 stops at its first failure: P(success) is the product, and the karma left depends only on
 where it stopped. A long-term challenge retries a failed test until passed (or until
-``max_tests``); it is a Markov chain over "tests passed so far", stepped with whole-number
+``max_tests``); it is a Markov chain over "tests passed so far" and the karma held (karma put
+on a challenge is spent on each of its tests while it lasts), stepped with whole-number
 weights over a common denominator.
 """
 
@@ -53,46 +54,57 @@ def _dist(counts: Mapping[int, int], den: int) -> dict[str, Fraction]:
 
 
 def _long_term(params: Mapping[str, Any], chain: Sequence[Link]) -> Odds:
-    """Markov chain over tests passed; weights are numerators over ``base ** t``."""
+    """Markov chain over (tests passed, karma held); weights are numerators over ``base ** t``.
+
+    Karma put on a challenge is spent on each of its tests while it lasts
+    (:meth:`Link.spending`), so the chance of a test depends on the karma held as well.
+    """
     karma, limit = params["karma"], params["max_tests"]
     size = len(chain)
     base = math.lcm(*(link.choices for link in chain))
-    win = [link.winning * (base // link.choices) for link in chain]
-    if not limit and not all(win):
+    if not limit and any(link.winning == 0 for link in chain):
         raise ValueError("an unlimited long-term challenge with a 0-winner test never ends")
-    lose = [base - w for w in win]
-    state = [1] + [0] * (size - 1)
+    # For each (link, karma held): (weight of a pass, karma after a pass, after a failure).
+    moves = [[_move(link.spending(c), c, base) for c in range(MAX_KARMA + 1)] for link in chain]
+    state: dict[tuple[int, int], int] = {(0, karma): 1}
     den = 1
-    finished: list[tuple[int, int, int]] = []  # (tests, numerator, denominator)
+    finished: list[tuple[int, dict[int, int], int]] = []  # (tests, karma -> numerator, den)
     t = 0
     unfinished = 1
-    last = size - 1
     while (limit and t < limit) or (not limit and unfinished * _TAIL >= den):
         t += 1
-        done = state[last] * win[last]
-        for i in range(last, 0, -1):
-            state[i] = state[i] * lose[i] + state[i - 1] * win[i - 1]
-        state[0] *= lose[0]
         den *= base
+        step: dict[tuple[int, int], int] = {}
+        done: dict[int, int] = {}
+        for (i, c), weight in state.items():
+            win, won_karma, lost_karma = moves[i][c]
+            if win:
+                if i == size - 1:
+                    done[won_karma] = done.get(won_karma, 0) + weight * win
+                else:
+                    key = (i + 1, won_karma)
+                    step[key] = step.get(key, 0) + weight * win
+            if win < base:
+                key = (i, lost_karma)
+                step[key] = step.get(key, 0) + weight * (base - win)
+        state = step
         if done:
             finished.append((t, done, den))
-        unfinished = unfinished * base - done  # every weight but the finished stays
+        unfinished = unfinished * base - sum(done.values())
     # Whole numbers over the final ``den`` until the end: one Fraction per reported value.
     tests: dict[str, Fraction] = {}
     karma_num: dict[int, int] = {}
     passed = 0
-    for n, num, d in finished:
-        tests[str(n)] = Fraction(num, d)
-        scaled = num * (den // d)
-        passed += scaled
-        after = min(MAX_KARMA, karma + n - size)
-        karma_num[after] = karma_num.get(after, 0) + scaled
+    for n, done, d in finished:
+        tests[str(n)] = Fraction(sum(done.values()), d)
+        for after, num in done.items():
+            scaled = num * (den // d)
+            passed += scaled
+            karma_num[after] = karma_num.get(after, 0) + scaled
     if limit:
-        # Time ran out with ``i`` tests passed: every other test made was a failure.
-        for i, weight in enumerate(state):
-            if weight:
-                after = min(MAX_KARMA, karma + limit - i)
-                karma_num[after] = karma_num.get(after, 0) + weight
+        # Time ran out: the karma held then is the karma after.
+        for (_, c), weight in state.items():
+            karma_num[c] = karma_num.get(c, 0) + weight
         success = Fraction(passed, den)
         truncated = Fraction(0)
         if unfinished:  # out of time: all ``limit`` tests were made
@@ -112,6 +124,14 @@ def _long_term(params: Mapping[str, Any], chain: Sequence[Link]) -> Odds:
         },
         truncated=truncated,
     )
+
+
+def _move(link: Link, karma: int, base: int) -> tuple[int, int, int]:
+    """One test of ``link`` (already at the karma spent) by a player holding ``karma``: the
+    weight of a pass over ``base``, and the karma after a pass and after a failure."""
+    return (link.winning * (base // link.choices),
+            karma_after_test(karma, link.spend, True),
+            karma_after_test(karma, link.spend, False))
 
 
 def odds(params: Mapping[str, Any]) -> Odds:

@@ -8,13 +8,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine.params import parse_whole
+
 MIN_CHOICES = 2
 MAX_CHOICES = 5
 MAX_KARMA = 5
 
 FINGER_NAMES: Mapping[int, str] = {1: "thumb", 2: "index", 3: "middle", 4: "ring", 5: "pinky"}
 
-_CHALLENGE = re.compile(r"^\s*(\d+)\s*(?:/|of)\s*(\d+)\s*(?:\+\s*(\d+))?\s*$", re.IGNORECASE)
+# ASCII digits only: \d would also take "１/５".
+_CHALLENGE = re.compile(r"^\s*([0-9]+)\s*(?:/|of)\s*([0-9]+)\s*(?:\+\s*([0-9]+))?\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,7 @@ def parse_finger(value: Any) -> int:
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is not a finger")
     try:
-        finger = int(str(value).strip()) if not isinstance(value, int) else value
+        finger = parse_whole(str(value)) if not isinstance(value, int) else value
     except ValueError:
         raise ValueError(f"{value!r} is not a finger number") from None
     if not 1 <= finger <= MAX_CHOICES:
@@ -86,6 +89,15 @@ class Link:
 
     def __str__(self) -> str:
         return f"{self.winning} of {self.choices}"
+
+    def spending(self, karma: int) -> Link:
+        """The test as made by a player who holds ``karma``: a long-term challenge spends
+        the karma put on it on every test while it lasts (what is left, when less)."""
+        spend = min(self.spend, karma)
+        if spend == self.spend:
+            return self
+        return Link(self.number, self.challenge, self.choices,
+                    min(self.choices, self.challenge.winners + spend), spend)
 
 
 def challenges(params: Mapping[str, Any]) -> tuple[Challenge, ...]:

@@ -7,7 +7,7 @@ Roles in one roll: the *actor* rolls the pool; the *opponent* (``--opponent-pool
 against it, and is also the *defender* whose Mitigation, Body, Resolve and Wound Track the
 damage meets; the Stability parameters are the actor's own track.
 
-Rules text: shared/seeds/001_e2ccc5db96b275f5.txt; decisions: docs/rules/horizons.md.
+Rules text: *Infinite Horizons: Game Mechanics*; readings: docs/rules/horizons.md.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.dice import DiceSource
 from engine.errors import ParameterError
-from engine.params import Param
+from engine.params import Param, parse_whole
 from engine.results import Odds, RollResult, freeze, to_jsonable
 from engine.systems import SystemSpec
 from engine.systems.horizons_odds import TRUNCATION, net_counts, opposed_success, pool_counts
@@ -45,8 +45,11 @@ from engine.systems.horizons_tracks import (
 
 POOL_MAX = 30
 SCORE_MAX = 10
-NEED_MAX = 20
-MITIGATION_MAX = 10
+#: Successes needed: up to the largest pool (10s explode, so a pool can score more than
+#: its size, but a need above every pool is not a roll a table sets).
+NEED_MAX = POOL_MAX
+#: The text gives Mitigation no scale; up to the largest pool, as net successes go.
+MITIGATION_MAX = POOL_MAX
 STABILITY_MAX = 20
 
 
@@ -56,7 +59,7 @@ def _wound_count(value: Any) -> int:
     if isinstance(value, bool):
         raise ValueError(problem)
     try:
-        number = value if isinstance(value, int) else int(str(value).strip())
+        number = value if isinstance(value, int) else parse_whole(str(value))
     except ValueError:
         raise ValueError(problem) from None
     if number < 0:

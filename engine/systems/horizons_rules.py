@@ -2,7 +2,7 @@
 cannot disagree: the dice pool, rolling exploding dice, and how successes, an opponent's
 successes, the need, mitigation and damage combine into an outcome.
 
-Rules text: shared/seeds/001_e2ccc5db96b275f5.txt; decisions: docs/rules/horizons.md.
+Rules text: *Infinite Horizons: Game Mechanics*; readings: docs/rules/horizons.md.
 """
 
 from __future__ import annotations

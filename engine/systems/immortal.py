@@ -1,14 +1,15 @@
 """Immortal: a colour-coded d10 + attribute (+ skill) must equal or exceed a target number.
 
 Also: untrained attempts (TN + 5, a failure locks the skill; or no attempt under the strict
-rule), automatic success (skill x 3 >= TN, never in an opposed roll), opposed rolls (the
+rule), automatic success (skill x 3 >= TN, never in an opposed roll; ``--auto-success best``
+declares it only where it does not lower the chance), opposed rolls (the
 opponent's total is the TN), hostiles (separate d10 + attribute (+ legacy) against their own
 TNs) and the primary bonus spent against them.
 
 Dice are drawn in the order ``--faces`` takes them: the primary d10 (not drawn when the
 success is automatic), each hostile's d10 in the order given (not drawn for an automatic
-hostile), then the opponent's d10. Rules text: shared/seeds/003_972ea9d53f74321c.txt;
-readings and parameters: docs/rules/immortal.md.
+hostile), then the opponent's d10. Rules text: *Immortal*, "Target Numbers"; readings and
+parameters: docs/rules/immortal.md.
 """
 
 from __future__ import annotations
@@ -22,18 +23,19 @@ from engine.errors import ParameterError
 from engine.params import Param
 from engine.results import RollResult
 from engine.systems import SystemSpec
-from engine.systems.immortal_odds import SIDES, immortal_odds
+from engine.systems.immortal_odds import SIDES, chosen_setup, immortal_odds
 from engine.systems.immortal_rules import (
     ATTRIBUTE_MAX,
+    AUTO_SUCCESS_CHOICES,
     BONUS_RULES,
     COLOR_ATTRIBUTES,
     COLORS,
+    HOSTILE_TN_MAX,
     POINTS_PER_RANK,
     RANK_MAX,
     TN_MAX,
     hostile_item,
     opponent_item,
-    setup,
     spend_bonus,
 )
 
@@ -52,10 +54,13 @@ PARAMS: tuple[Param, ...] = (
           "rule; a failure locks the skill)", False),
     Param("untrained_rule", "choice", "kind: untrained attempts at TN + 5; strict: no attempt "
           "without the skill", "kind", choices=UNTRAINED_RULES),
-    Param("auto_success", "bool", "optional rule: skill x 3 >= TN succeeds without rolling "
-          "(never in an opposed roll)", True),
+    Param("auto_success", "choice", "optional rule: skill (or legacy) x 3 >= TN succeeds "
+          "without rolling, never in an opposed roll; best: declared only where it does not "
+          "lower the chance (an automatic primary scores no bonus for hostiles), yes: always "
+          "when allowed, no: never", "best", choices=AUTO_SUCCESS_CHOICES),
     Param("hostile", "list", "a hostile: TN[:ATTRIBUTE[:LEGACY[:COLOR]]] (repeatable)", (),
-          item=hostile_item, item_help="TN[:ATTRIBUTE[:LEGACY[:COLOR]]] items, e.g. 12:6 or 12:6:4",
+          item=hostile_item, item_help=f"TN[:ATTRIBUTE[:LEGACY[:COLOR]]] items (TN 1..{HOSTILE_TN_MAX}), "
+          "e.g. 12:6 or 12:6:4",
           max_items=MAX_HOSTILES, panel=False),
     Param("bonus_sharing", "choice", "how points above the primary TN are applied to hostiles: "
           "pool (each point once), each (the whole bonus against every hostile), none", "pool",
@@ -102,7 +107,9 @@ class ImmortalResult(RollResult):
     """An Immortal roll. ``total`` is the primary d10 + attribute + skill (None when the
     success was automatic); ``tn`` is the target number it was held against (with +5 for an
     untrained attempt, or the opponent's total); ``primary_bonus`` is the points scored above
-    it; ``skill_locked`` says an untrained attempt failed and the skill is now locked."""
+    it; ``skill_locked`` says an untrained attempt failed and the skill is now locked;
+    ``automatic_available`` says the rank allowed automatic success (``automatic`` says it
+    was declared)."""
 
     automatic: bool
     color: str
@@ -115,6 +122,7 @@ class ImmortalResult(RollResult):
     skill_locked: bool
     hostiles: tuple[HostileResult, ...]
     opponent: OpponentResult | None
+    automatic_available: bool
 
 
 def check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
@@ -148,7 +156,7 @@ def check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
 
 def roll(dice: DiceSource, params: Mapping[str, Any]) -> ImmortalResult:
     """Primary d10, then each hostile's d10, then the opponent's d10."""
-    s = setup(params)
+    s = chosen_setup(params)
     drawn: list[int] = []
     total: int | None = None
     if not s.automatic:
@@ -218,6 +226,7 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> ImmortalResult:
         skill_locked=params["untrained"] and not primary_success,
         hostiles=hostiles,
         opponent=opponent,
+        automatic_available=s.automatic_available,
     )
 
 
@@ -262,6 +271,9 @@ def describe(result: RollResult) -> list[str]:
             how += f", bonus {r.primary_bonus}"
         verdict += f" (primary {how}; a hostile failed)"
     lines.append(verdict)
+    if r.automatic_available and not r.automatic and p["auto_success"] == "best":
+        lines.append("rolled instead of automatic success: it scores no primary bonus, and "
+                     "the roll has the better chance here (--auto-success yes to declare it)")
     if r.skill_locked:
         lines.append("skill locked: no untrained retry until 1 rank is gained")
     return lines

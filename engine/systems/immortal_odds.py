@@ -10,18 +10,20 @@ deficit must be 0.
 The ``pool`` convolution multiplies the hostiles' deficit polynomials packed into Python
 integers (one fixed-width digit per deficit, truncated above the cap), so six hostiles cost
 six big-integer products rather than a Python loop over every joint face.
+
+``--auto-success best`` needs these odds to decide: :func:`chosen_setup` computes the chance
+with the primary declared automatic and rolled, and keeps the better (the roll uses it too).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 from engine.results import Odds
-from engine.systems.immortal_rules import Setup, setup
-
-SIDES = 10
+from engine.systems.immortal_rules import SIDES, Setup, setup
 
 
 def _deficits(tn: int, modifier: int) -> tuple[int, tuple[int, ...]]:
@@ -90,9 +92,41 @@ def _each_ok(hostiles: list[tuple[int, tuple[int, ...]]], cap: int) -> list[int]
     return out
 
 
-def immortal_odds(params: Mapping[str, Any]) -> Odds:
-    """Exact P(success) and P(failure) of one setting."""
+def chosen_setup(params: Mapping[str, Any]) -> Setup:
+    """The setup as rolled: under ``--auto-success best`` an available automatic primary
+    success is declared only where it does not lower the exact chance of success (an
+    automatic primary scores no bonus for the hostiles, a roll may). Ties declare it: the
+    chance is the same and no die is needed."""
     s = setup(params)
+    if params["auto_success"] != "best" or not s.automatic:
+        return s
+    rolled = replace(s, automatic=False)
+    return s if _success(s) >= _success(rolled) else rolled
+
+
+def immortal_odds(params: Mapping[str, Any]) -> Odds:
+    """Exact P(success) and P(failure) of one setting. Where automatic success is available
+    (to the primary or a hostile's legacy), ``extra["auto_success"]`` gives the chance under
+    ``--auto-success yes`` and under ``no``, so a player can see what the choice is worth."""
+    s = chosen_setup(params)
+    wins = _success(s)
+    extra: dict[str, Mapping[str, Fraction]] = {}
+    if s.automatic_available or s.legacy_available:
+        extra["auto_success"] = {
+            mode: wins if mode == params["auto_success"] else _success(setup({**params, "auto_success": mode}))
+            for mode in ("yes", "no")
+        }
+    return Odds(
+        system="immortal",
+        params=dict(params),
+        success=wins,
+        outcomes={"success": wins, "failure": 1 - wins},
+        extra=extra,
+    )
+
+
+def _success(s: Setup) -> Fraction:
+    """Exact P(success) of a setup."""
     hostiles = [
         _deficits(h.tn, (h.attribute or 0) + h.legacy)
         for h, auto in zip(s.hostiles, s.hostile_automatic, strict=True)
@@ -112,10 +146,4 @@ def immortal_odds(params: Mapping[str, Any]) -> Odds:
     bonus, primary_den = _bonus_counts(s, cap)
     ok = _pool_ok(hostiles, cap) if s.bonus_rule == "pool" else _each_ok(hostiles, cap)
     wins = sum(b * h for b, h in zip(bonus, ok, strict=True))
-    den = primary_den * SIDES ** len(hostiles)
-    return Odds(
-        system="immortal",
-        params=dict(params),
-        success=Fraction(wins, den),
-        outcomes={"success": Fraction(wins, den), "failure": Fraction(den - wins, den)},
-    )
+    return Fraction(wins, primary_den * SIDES ** len(hostiles))

@@ -2,7 +2,7 @@
 so that the two cannot disagree: roll colours, hostiles and opponents as parameter items,
 automatic success, the effective target number and how the primary bonus is spent.
 
-Rules text: shared/seeds/003_972ea9d53f74321c.txt; decisions: docs/rules/immortal.md.
+Rules text: *Immortal*, "Target Numbers"; readings: docs/rules/immortal.md.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
+
+from engine.params import parse_whole
 
 #: Each roll colour and the attribute it challenges. The text names four ("blue ... the hue of
 #: the aura which governs perception", orange strength, yellow agility, red will); green and
@@ -43,10 +45,17 @@ COLOR_RGB: Mapping[str, tuple[int, int, int]] = MappingProxyType(
 
 COLORS: tuple[str, ...] = tuple(COLOR_ATTRIBUTES)
 
+#: Immortal rolls one d10 at a time.
+SIDES = 10
+
 #: Ranges shared by the parameters and the items of --hostile / --opponent.
 ATTRIBUTE_MAX = 20
 RANK_MAX = 10
 TN_MAX = 60
+#: A hostile is met by its own d10 + attribute + legacy (at most 10 + 20 + 10) plus the
+#: primary bonus (at most 10 + 20 + 10 - 1, against TN 1), so a hostile's TN is allowed up
+#: to the sum: every hostile a roll can defeat can be entered.
+HOSTILE_TN_MAX = 2 * (SIDES + ATTRIBUTE_MAX + RANK_MAX) - 1
 
 #: An untrained attempt: "the target number increases by 5 against the roll of the player".
 UNTRAINED_PENALTY = 5
@@ -57,13 +66,18 @@ POINTS_PER_RANK = 3
 #: How the points above the primary target number are spent on hostiles.
 BONUS_RULES: tuple[str, ...] = ("pool", "each", "none")
 
+#: ``--auto-success``: ``best`` declares automatic success only where it does not lower the
+#: chance of success (the text makes it the player's option: "he could declare automatic
+#: success"), ``yes`` whenever the rank allows it, ``no`` never (the optional rule is off).
+AUTO_SUCCESS_CHOICES: tuple[str, ...] = ("best", "yes", "no")
+
 
 def _whole(text: Any, what: str, lo: int, hi: int) -> int:
     if type(text) is int:
         value = text
     elif isinstance(text, str):
         try:
-            value = int(text)
+            value = parse_whole(text)
         except ValueError:
             raise ValueError(f"{what} must be a whole number, got {text!r}") from None
     else:
@@ -116,7 +130,7 @@ class Hostile:
             parts.append(value.get("color"))
         else:
             raise ValueError(f"expected TN[:ATTRIBUTE[:LEGACY[:COLOR]]], got {value!r}")
-        tn = _whole(parts[0], "hostile TN", 1, TN_MAX)
+        tn = _whole(parts[0], "hostile TN", 1, HOSTILE_TN_MAX)
         attribute = None if parts[1] is None else _whole(parts[1], "attribute", 0, ATTRIBUTE_MAX)
         legacy = _whole(parts[2], "legacy", 0, RANK_MAX)
         color = None if parts[3] is None else _color(parts[3])
@@ -194,6 +208,10 @@ class Setup:
     ``base_tn`` is the target number before an opponent's roll: the fixed TN, or the
     opponent's known total, or the opponent's attribute + skill (the die is added later);
     ``penalty`` is +5 for an untrained attempt. ``hostiles`` carry their attribute filled in.
+    ``automatic_available`` says the rank allows an automatic primary success;
+    ``automatic`` says it is taken (under ``best`` the odds decide: see
+    :func:`engine.systems.immortal_odds.chosen_setup`). ``legacy_available`` says some
+    hostile's legacy allows an automatic success.
     """
 
     modifier: int
@@ -204,15 +222,22 @@ class Setup:
     hostiles: tuple[Hostile, ...]
     hostile_automatic: tuple[bool, ...]
     bonus_rule: str
+    automatic_available: bool = False
+    legacy_available: bool = False
 
 
-def automatic_success(rank: int, tn: int, enabled: bool) -> bool:
+def automatic_success(rank: int, tn: int) -> bool:
     """"Automatic success only succeeds if the skill rank x 3 equals or exceeds the TN"."""
-    return enabled and rank > 0 and rank * POINTS_PER_RANK >= tn
+    return rank > 0 and rank * POINTS_PER_RANK >= tn
 
 
 def setup(params: Mapping[str, Any]) -> Setup:
-    """Reduce resolved parameters to a :class:`Setup` (pure; used by roll and odds)."""
+    """Reduce resolved parameters to a :class:`Setup` (pure; used by roll and odds).
+
+    Under ``--auto-success best`` the primary is automatic here whenever it is available;
+    :func:`engine.systems.immortal_odds.chosen_setup` then keeps it only where it does not
+    lower the chance of success.
+    """
     opponent = Opponent.parse(params["opponent"][0]) if params["opponent"] else None
     known_total: int = params["opponent_total"]
     opposed = opponent is not None or known_total > 0
@@ -223,9 +248,9 @@ def setup(params: Mapping[str, Any]) -> Setup:
         base_tn = known_total
     else:
         base_tn = params["tn"]
-    auto = params["auto_success"]
+    mode = params["auto_success"]
     # "Automatic success can never be applied in a situation where one skill opposes another."
-    primary_auto = not opposed and automatic_success(params["skill"], base_tn + penalty, auto)
+    available = not opposed and automatic_success(params["skill"], base_tn + penalty)
     hostiles = tuple(
         Hostile(
             tn=h.tn,
@@ -235,15 +260,20 @@ def setup(params: Mapping[str, Any]) -> Setup:
         )
         for h in map(Hostile.parse, params["hostile"])
     )
+    # A legacy's automatic success is certain and spends no bonus, so rolling instead can
+    # never raise the chance: ``best`` takes it like ``yes``.
+    legacy = tuple(automatic_success(h.legacy, h.tn) for h in hostiles)
     return Setup(
         modifier=params["attribute"] + params["skill"],
         base_tn=base_tn,
         penalty=penalty,
         opponent=opponent,
-        automatic=primary_auto,
+        automatic=available and mode != "no",
         hostiles=hostiles,
-        hostile_automatic=tuple(automatic_success(h.legacy, h.tn, auto) for h in hostiles),
+        hostile_automatic=tuple(auto and mode != "no" for auto in legacy),
         bonus_rule=params["bonus_sharing"],
+        automatic_available=available,
+        legacy_available=any(legacy),
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.dice import DiceSource, FacesDice, roll_die
 from engine.errors import FacesError, ParameterError
-from engine.params import Param
+from engine.params import Param, parse_whole
 from engine.results import Odds, RollResult, freeze
 from engine.systems import SystemSpec
 from engine.systems.infinity_odds import outcome_odds
@@ -43,9 +43,18 @@ __all__ = ["SYSTEM", "Attacker", "InfinityResult", "Participant", "Related", "ef
 RATING_MAX = 150
 DEFAULT_RATING = 8  # "A skill of 8 (Average)"
 DEFAULT_CR = 10
-CR_MAX = 100
 DAMAGE_MAX = 200  # the text's Death Star cannon is 170
 MAX_OTHERS = 9  # a whole table: the roller and up to nine other characters of each kind
+MODIFIER_MAX = 50
+#: The highest Skill Total a roll reaches: the highest rating, the best hot die (+9), a
+#: Declaration, +1 from every other character (helpers or attackers, and related skills)
+#: and the highest modifier. The text caps no scale ("There is no cap on the Attribute
+#: scale"), so a CR or Defense is allowed up to what a total can reach: every outcome of
+#: every setting can be entered.
+TOTAL_MAX = RATING_MAX + (DIE_SIDES - 1) + DECLARATION_BONUS + 2 * MAX_OTHERS + MODIFIER_MAX
+CR_MAX = TOTAL_MAX
+#: A Volley's Attack Total adds the weapon's Damage to the Skill Total.
+DEFENSE_MAX = TOTAL_MAX + DAMAGE_MAX
 
 
 def _whole(value: Any, what: str, hi: int) -> int:
@@ -53,7 +62,7 @@ def _whole(value: Any, what: str, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | str):
         raise ValueError(f"{what} {value!r} is not a whole number")
     try:
-        number = int(value.strip()) if isinstance(value, str) else value
+        number = parse_whole(value) if isinstance(value, str) else value
     except ValueError:
         raise ValueError(f"{what} {value!r} is not a whole number") from None
     if not 0 <= number <= hi:
@@ -109,7 +118,8 @@ PARAMS: tuple[Param, ...] = (
     Param("cr", "int", "Challenge Rating (number or name)", default=DEFAULT_CR, lo=0, hi=CR_MAX, names=CR_NAMES),
     Param("declaration", "bool", "the player made a Declaration: +1", default=False),
     Param("retry", "bool", "second attempt after a Complication, same skill: -3", default=False),
-    Param("modifier", "int", "situational modifier added to the total", default=0, lo=-50, hi=50),
+    Param("modifier", "int", "situational modifier added to the total", default=0, lo=-MODIFIER_MAX,
+          hi=MODIFIER_MAX),
     Param(
         "helper", "list", "Coordination: rating of another character rolling the primary skill",
         default=(), item=_rating_item, item_help=f"ratings 0..{RATING_MAX}", max_items=MAX_OTHERS, panel=False,
@@ -125,7 +135,8 @@ PARAMS: tuple[Param, ...] = (
     Param("volley", "bool", "Volley Attack: combine attacks, add weapon Damage, compare with --defense",
           default=False, panel=False),
     Param("damage", "int", "Volley: Damage of the roller's weapon", default=None, lo=0, hi=DAMAGE_MAX, panel=False),
-    Param("defense", "int", "Volley: Defense Rating of the target", default=None, lo=0, hi=400, panel=False),
+    Param("defense", "int", "Volley: Defense Rating of the target", default=None, lo=0,
+          hi=DEFENSE_MAX, panel=False),
     Param(
         "attacker", "list", "Volley: another combat total as RATING:DAMAGE",
         default=(), item=_attacker_item, item_help=f"RATING:DAMAGE, rating 0..{RATING_MAX}, damage 0..{DAMAGE_MAX}",
@@ -211,7 +222,7 @@ def _adjustment(params: Mapping[str, Any]) -> int:
 
 def _roster(params: Mapping[str, Any]) -> list[tuple[str, int, int | None, bool, int]]:
     """``(role, rating, damage, primary, coordination CR)`` in the order the dice are drawn
-    (DESIGN §5): the roller, then helpers (or Volley attackers), then related skills."""
+    (docs/rules/infinity.md): the roller, then helpers (or Volley attackers), then related skills."""
     volley = params["volley"]
     roster: list[tuple[str, int, int | None, bool, int]] = [
         ("roller", effective_rating(params), params["damage"] if volley else None, True, 0)

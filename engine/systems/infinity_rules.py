@@ -13,7 +13,7 @@ from fractions import Fraction
 from types import MappingProxyType
 
 #: Challenge Ratings by name ("Challenge Rating" table). "nearly-impossible" is the text's
-#: own label for 30; "impossible" is the short form DESIGN §5 uses.
+#: own label for 30; "impossible" is a short form of it.
 CR_NAMES: Mapping[str, int] = MappingProxyType(
     {
         "routine": 0,

@@ -18,7 +18,7 @@ from engine.dice import DiceSource, FacesDice
 from engine.errors import ParameterError
 from engine.params import Param, whole_number
 from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
-from hardware.cli import Parser
+from hardware.cli import Parser, UsageError
 from hardware.cli.dice_source import RollBook, add_dice_options, add_state_options
 
 
@@ -34,12 +34,39 @@ def register(sub: argparse._SubParsersAction) -> None:
         p = sub.add_parser(
             name,
             help=helptext,
+            description=helptext,
             add_help=False,
-            usage=f"dicetower {name} SYSTEM [PARAMS] [options]  (dicetower {name} SYSTEM --help)",
+            usage=f"dicetower {name} SYSTEM [PARAMS] [options]",
         )
-        p.add_argument("system", nargs="?", help="one of " + ", ".join(SYSTEM_IDS))
-        p.add_argument("rest", nargs=argparse.REMAINDER)
+        # Only "roll --help" reaches this: after SYSTEM, --help goes to the system's parser.
+        p.add_argument("-h", "--help", action=_SystemsHelp, nargs=0,
+                       help="list the systems and how to see each one's parameters")
+        p.add_argument("system", nargs="?", metavar="SYSTEM", help="one of " + ", ".join(SYSTEM_IDS))
+        p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
         p.set_defaults(func=func, subcommand=name)
+
+
+class _SystemsHelp(argparse.Action):
+    """``roll --help`` / ``odds --help``: the usage, the systems and where each one's
+    parameters are listed (the systems are imported only when help is asked for)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        import textwrap
+
+        command = parser.prog.split()[-1]
+        lines = [parser.format_usage().rstrip(), "", f"{parser.description}.", "", "systems:"]
+        for spec in all_systems():
+            lines += textwrap.wrap(spec.summary, 78, initial_indent=f"  {spec.id:<10}",
+                                   subsequent_indent=" " * 12)
+        lines += [
+            "",
+            f"Each system's parameters: dicetower {command} SYSTEM --help",
+            f"  (e.g. dicetower {command} {SYSTEM_IDS[0]} --help);",
+            "all of them: dicetower systems (--json for programs).",
+        ]
+        print("\n".join(lines))
+        parser.exit()
 
 
 def _system_parser(command: str, spec: SystemSpec) -> Parser:
@@ -80,8 +107,10 @@ def _show(value: Any) -> str:
 
 
 def _parse(args: argparse.Namespace) -> tuple[SystemSpec, argparse.Namespace, dict[str, Any]]:
-    if args.system is None or args.system in ("-h", "--help"):
-        raise ParameterError("system", "name a system: " + ", ".join(SYSTEM_IDS))
+    if args.system is None:
+        command = args.subcommand
+        raise UsageError(f"dicetower {command}: error: name a system: {', '.join(SYSTEM_IDS)} "
+                         f"(dicetower {command} --help)")
     spec = get(args.system)
     parser = _system_parser(args.subcommand, spec)
     opts = parser.parse_args(args.rest)
@@ -188,8 +217,9 @@ def cmd_odds(args: argparse.Namespace) -> int:
     for name, p in odds.outcomes.items():
         print(f"  {name:<14}{float(p):>10.4%}")
     for extra, dist in odds.extra.items():
-        # Rounded to 0.0000% the far tail says nothing; the JSON keeps every value.
-        shown = ", ".join(f"{k} {float(v):.4%}" for k, v in dist.items() if v >= 5e-7)
+        # Rounded to 0.0000% the far tail says nothing; the JSON keeps every value. An exact
+        # 0 is kept: "--auto-success yes 0%" is the point of that line.
+        shown = ", ".join(f"{k} {float(v):.4%}" for k, v in dist.items() if v == 0 or v >= 5e-7)
         print(f"  {extra}: {shown}")
     return 0
 

@@ -169,6 +169,26 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
     return 0
 
 
+#: How to run the simulator where there is no terminal to draw it in.
+SCRIPTED_HINT = ("run it scripted instead: dicetower sim --press mode,field,plus,roll "
+                 "(or --script FILE; see docs/simulator.md)")
+
+#: Where Linux names the board; a Raspberry Pi says so here.
+BOARD_MODEL = Path("/proc/device-tree/model")
+
+
+def has_terminal() -> bool:
+    """Both ends are a terminal: keys come in and screen-control codes may go out."""
+    return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
+
+
+def is_a_raspberry_pi(model: Path = BOARD_MODEL) -> bool:
+    try:
+        return b"Raspberry Pi" in model.read_bytes()
+    except OSError:
+        return False
+
+
 def _twin_pins(bridge: bool) -> Any:
     if not bridge:
         return None
@@ -178,6 +198,12 @@ def _twin_pins(bridge: bool) -> Any:
 
 
 def interactive(config: TowerConfig, *, seed: str | None, kept: Kept | None = None, bridge: bool = False) -> int:
+    from hardware.cli import UsageError
+
+    if not has_terminal():
+        # Screen-control codes into a file or a pipe help nobody: one line instead.
+        raise UsageError("dicetower sim: error: the interactive simulator needs a terminal "
+                         f"(stdin and stdout are not one); {SCRIPTED_HINT}")
     from hardware.network.publisher import publishing
     from hardware.sim import Interactive, Simulator, real_clock
 
@@ -207,10 +233,14 @@ def _run(config: TowerConfig, bridge: Any) -> int:
         # the link only when the board is in use: open_pin_factory's plain form stays as it was
         factory = open_pin_factory(config.gpio_factory, **({"link": bridge.link} if bridge is not None else {}))
     except NoGpioError as exc:
-        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        if not has_terminal():
             # a service (systemd: stdin /dev/null) has nobody to drive a simulator: fail, so
             # that the unit shows failed and Restart= applies, rather than exit 0 at once
-            _stderr(f"{exc}; install a GPIO backend (pip install 'dicetower[pi]') or try `dicetower sim`")
+            if is_a_raspberry_pi():
+                _stderr(f"{exc}; install a GPIO backend (pip install 'dicetower[pi]') or try `dicetower sim`")
+            else:
+                _stderr(f"not a Raspberry Pi (no GPIO), and no terminal here for the simulator "
+                        f"(stdin and stdout are not one); {SCRIPTED_HINT}")
             return 1
         _stderr(f"{exc}; starting the simulator instead (dicetower sim)")
         return interactive(config, seed=None, kept=keep(config))

@@ -173,3 +173,29 @@ def test_a_real_process_prints_no_traceback_for_a_user_mistake() -> None:
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "--cr" in proc.stderr
+
+
+def test_odds_shows_the_chance_with_and_without_automatic_success(capsys) -> None:
+    argv = ["odds", "immortal", "--attribute", "6", "--skill", "5", "--tn", "15", "--hostile", "14:6"]
+    code, out, err = run(capsys, *argv)
+    assert (code, err) == (0, "")
+    assert "chance of success 42.0000%" in out
+    assert "auto_success: yes 30.0000%, no 42.0000%" in out
+    code, out, _ = run(capsys, *argv, "--auto-success", "yes", "--json")
+    assert json.loads(out)["success"] == 0.3 and json.loads(out)["auto_success"] == {"yes": 0.3, "no": 0.42}
+    # An exact 0 is shown, not hidden as a far tail.
+    code, out, _ = run(capsys, "odds", "immortal", "--attribute", "20", "--skill", "10", "--tn", "1",
+                       "--hostile", "31,25,25,25,25,25")
+    assert "auto_success: yes 0.0000%, no 100.0000%" in out
+
+
+def test_roll_says_when_best_rolled_instead_of_declaring(capsys) -> None:
+    argv = ["roll", "immortal", "--attribute", "6", "--skill", "5", "--tn", "15", "--hostile", "14:6"]
+    code, out, err = run(capsys, *argv, "--faces", "9,5")
+    assert code == 0 and "error" not in err
+    assert out.splitlines()[0] == "orange roll (strength): 9 + 6 + 5 = 20 vs TN 15"
+    assert "rolled instead of automatic success" in out
+    code, out, _ = run(capsys, *argv, "--faces", "5", "--auto-success", "yes")
+    assert out.splitlines()[0] == "orange roll (strength): skill 5 x 3 >= TN 15, no roll"
+    code, out, err = run(capsys, *argv, "--auto-success", "maybe")
+    assert code == 2 and err == "dicetower: error: --auto-success: expected one of best, yes, no, got 'maybe'\n"

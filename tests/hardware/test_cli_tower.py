@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 
 import pytest
@@ -50,6 +51,7 @@ def test_run_without_gpio_as_a_service_fails_in_one_line_instead_of_a_simulator(
 
     monkeypatch.setattr(panel_io, "open_pin_factory", no_gpio)
     monkeypatch.setattr(tower, "interactive", no_simulator)
+    monkeypatch.setattr(tower, "is_a_raspberry_pi", lambda: True)
     with open(os.devnull) as devnull:  # what systemd gives a service
         monkeypatch.setattr(sys, "stdin", devnull)
         code = main(["run"])
@@ -57,6 +59,46 @@ def test_run_without_gpio_as_a_service_fails_in_one_line_instead_of_a_simulator(
     assert code == 1 and out == ""
     assert err.startswith("dicetower: no GPIO on this machine (lgpio: No module named 'lgpio'); install a GPIO")
     assert len(err.strip().splitlines()) == 1
+
+
+def test_tower_on_a_laptop_without_a_terminal_says_how_to_run_the_simulator_scripted() -> None:
+    """./tower with no terminal on a laptop used to say "install a GPIO backend"; there the
+    missing piece is the terminal for the simulator."""
+    from hardware.cli.tower import is_a_raspberry_pi
+
+    if is_a_raspberry_pi():
+        pytest.skip("this is a Raspberry Pi: the GPIO backend is what is missing")
+    proc = subprocess.run([sys.executable, "-m", "hardware", "run"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == (
+        "dicetower: not a Raspberry Pi (no GPIO), and no terminal here for the simulator (stdin and "
+        "stdout are not one); run it scripted instead: dicetower sim --press mode,field,plus,roll "
+        "(or --script FILE; see docs/simulator.md)\n")
+
+
+def test_the_board_is_a_pi_only_when_its_model_says_so(tmp_path) -> None:
+    from hardware.cli.tower import is_a_raspberry_pi
+
+    model = tmp_path / "model"
+    assert not is_a_raspberry_pi(model)
+    model.write_bytes(b"Raspberry Pi Zero 2 W Rev 1.0\x00")
+    assert is_a_raspberry_pi(model)
+    model.write_bytes(b"Pine64 RockPro64\x00")
+    assert not is_a_raspberry_pi(model)
+
+
+@pytest.mark.parametrize("piped", [False, True])
+def test_sim_without_a_terminal_writes_no_screen_codes_and_says_how_to_script_it(piped) -> None:
+    stdin = {"input": "m r q"} if piped else {"stdin": subprocess.DEVNULL}  # a pipe, /dev/null
+    proc = subprocess.run([sys.executable, "-m", "hardware", "sim", "--seed", "x"], **stdin,
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert "\x1b" not in proc.stderr
+    assert proc.stderr == (
+        "dicetower sim: error: the interactive simulator needs a terminal (stdin and stdout are "
+        "not one); run it scripted instead: dicetower sim --press mode,field,plus,roll (or "
+        "--script FILE; see docs/simulator.md)\n")
 
 
 def test_run_with_a_busy_pin_is_one_line_naming_the_key(tmp_path, capsys) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 from PIL import Image
@@ -154,7 +155,7 @@ def test_a_script_file(tmp_path, capsys) -> None:
         (["sim", "--script", "/nonexistent/script.txt"], "--script: cannot read"),
         (["sim", "--out", "x"], "--out: needs a script"),
         (["sim", "--press", "roll", "--scale", "0"], "--scale: expected a whole number from 1 to 16"),
-        (["sim", "--press", "roll", "--script", "f"], "not allowed with argument"),
+        (["sim", "--press", "roll", "--script", "f"], "--script: not allowed with --press"),
     ],
 )
 def test_sim_mistakes_are_one_line_exit_2(capsys, argv: list[str], words: str) -> None:
@@ -245,7 +246,7 @@ def interactive():
     from hardware.sim import Interactive
 
     s = sim()
-    return s, Interactive(s, stdout=io.BytesIO(), colour=False, width=140)
+    return s, Interactive(s, stdout=io.BytesIO(), colour=False, size=(140, 45))
 
 
 def drive(s, ui, seconds: float) -> None:
@@ -291,9 +292,72 @@ def test_a_narrow_terminal_draws_quarter_blocks() -> None:
 
     s = sim()
     try:
-        ui = Interactive(s, stdout=io.BytesIO(), colour=True, width=80)
+        ui = Interactive(s, stdout=io.BytesIO(), colour=True, size=(80, 45))
         text = ui.frame_text()
         assert "┌" + "─" * 64 + "┐" in text
         assert "\x1b[38;2;" in text  # the LEDs as coloured dots
+        assert len(text.splitlines()) == 38
     finally:
         s.close()
+
+
+def visible(line: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", line)
+
+
+@pytest.mark.parametrize(("cols", "rows"), [(80, 24), (66, 22), (100, 30)])
+def test_an_80x24_terminal_gets_the_compact_layout_and_every_line_fits(cols, rows) -> None:
+    from hardware.sim import Interactive
+
+    s = sim()
+    try:
+        ui = Interactive(s, stdout=io.BytesIO(), colour=True, size=(cols, rows))
+        lines = ui.frame_text().splitlines()
+        assert len(lines) == 22 <= rows
+        assert all(len(visible(line)) <= cols for line in lines)
+        assert lines[0] == "┌" + "─" * 64 + "┐"
+        assert any("\u2801" <= ch <= "\u28ff" for ch in "".join(lines[1:17]))  # Braille dots
+        assert lines[-3].startswith("screen: infinity")  # the title and odds are there
+        assert lines[-1].startswith("keys: m f d u r")
+        ui.key("?")
+        assert len(ui.frame_text().splitlines()[-1]) <= cols
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize(("cols", "rows"), [(80, 21), (65, 40), (40, 10)])
+def test_a_smaller_terminal_is_told_what_the_simulator_needs(cols, rows) -> None:
+    from hardware.sim import Interactive
+
+    s = sim()
+    try:
+        text = Interactive(s, stdout=io.BytesIO(), colour=False, size=(cols, rows)).frame_text()
+        assert f"This terminal is {cols}x{rows}; the simulator needs at least 66x22" in " ".join(
+            text.splitlines())
+        assert "--press" in text
+        assert all(len(line) <= max(cols, 20) for line in text.splitlines())
+    finally:
+        s.close()
+
+
+def test_braille_keeps_every_pixel() -> None:
+    from PIL import Image
+
+    from hardware.sim import to_braille
+
+    image = Image.new("1", (4, 8))
+    for xy in ((0, 0), (1, 3), (2, 4), (3, 7)):
+        image.putpixel(xy, 1)
+    assert to_braille(image) == [chr(0x2800 + 0x01 + 0x80) + " ", " " + chr(0x2800 + 0x01 + 0x80)]
+
+
+def test_the_screen_line_keeps_the_title_and_the_selected_field_in_view() -> None:
+    from hardware.sim import screen_line
+
+    lines = ["infinity  28%", " rating 8", " cr 10 difficult", " declaration no", " retry no",
+             ">modifier 0"]
+    assert screen_line(lines, 200) == "screen: " + " | ".join(lines)
+    assert screen_line(lines, 60) == "screen: infinity  28% | ... | >modifier 0"
+    assert screen_line(["infinity  28%", ">rating 8", " cr 10"], 30).startswith(
+        "screen: infinity  28% | >rating 8")
+    assert screen_line([], 80) == "screen: -"

@@ -15,9 +15,11 @@ TIMEOUT = 20
 BLOCKS = re.compile("[▀▄█]{3,}")
 
 
-def spawn(*args: str):
+def spawn(*args: str, rows: int = 45, cols: int = 140):
     env = dict(os.environ, NO_COLOR="1", TERM="xterm", PYTHONUNBUFFERED="1")
-    child = pexpect.spawn(sys.executable, ["-m", "hardware", *args], env=env, dimensions=(45, 140),
+    env.pop("COLUMNS", None)
+    env.pop("LINES", None)
+    child = pexpect.spawn(sys.executable, ["-m", "hardware", *args], env=env, dimensions=(rows, cols),
                           encoding="utf-8", timeout=TIMEOUT)
     return child
 
@@ -72,13 +74,57 @@ def test_ctrl_c_quits_cleanly() -> None:
 def test_a_narrow_terminal_gets_quarter_blocks() -> None:
     child = spawn("sim", "--seed", "pty")
     try:
-        child.setwinsize(45, 80)
         child.expect("keys: m mode")
+        child.setwinsize(45, 80)
         child.send("m")  # a fresh frame, drawn at the new width
         child.expect("screen: horizons")
         assert "┌" + "─" * 64 + "┐" in child.before
+        assert re.search("[▘▝▀▖▌▞▛▗▚▐▜▄▙▟█]{3,}", child.before)
         child.send("q")
         child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+
+
+def last_screen(raw: str) -> list[str]:
+    """The lines of the last full redraw (each starts by homing the cursor and clearing)."""
+    text = raw.rsplit("\x1b[H\x1b[J", 1)[-1]
+    return text.replace("\r", "").split("\n")  # the pty turns \n into \r\n once more
+
+
+def test_an_80x24_terminal_shows_the_whole_compact_layout() -> None:
+    child = spawn("sim", "--seed", "pty", rows=24, cols=80)
+    try:
+        child.expect("keys: m f d u r[^\r\n]*q quit")
+        lines = last_screen(child.before + child.after)
+        assert len(lines) == 22 and all(len(line) <= 80 for line in lines)
+        assert lines[0] == "┌" + "─" * 64 + "┐"  # the top of the frame is on screen
+        assert any("\u2801" <= ch <= "\u28ff" for ch in "".join(lines[1:17]))
+        assert lines[19].startswith("screen: infinity")  # title, odds and the selected field
+        assert ">" in lines[19]
+        child.send("m")
+        child.expect("screen: horizons")
+        child.send("q")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0
+    finally:
+        child.close(force=True)
+
+
+def test_a_smaller_terminal_says_what_it_needs_and_redraws_when_enlarged() -> None:
+    child = spawn("sim", "--seed", "pty", rows=20, cols=70)
+    try:
+        child.expect("This terminal is 70x20; the simulator needs at least 66x22")
+        child.expect("--press")
+        assert "┌" not in child.before
+        child.setwinsize(24, 80)
+        child.send("m")  # a key after the resize: the next frame is drawn at the new size
+        child.expect("screen: horizons")
+        child.send("q")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0
     finally:
         child.close(force=True)
 

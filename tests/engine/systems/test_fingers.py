@@ -329,7 +329,8 @@ def test_describe_is_a_few_short_lines():
         ({"chain": "1/5+2", "karma": 2}, "--chain"),
         ({"chain": "1/5,1/3", "guess": [1, 2, 3]}, "--guess"),
         ({"chain": "1/5,1/3", "guess": [1, 4]}, "--guess"),
-        ({"long_term": True, "karma": 1, "spend": 1}, "--spend"),
+        ({"long_term": True, "karma": 0, "spend": 1}, "--spend"),
+        ({"long_term": True, "chain": "1/5+2", "karma": 2}, "--chain"),
         ({"long_term": True, "winners": 0}, "--winners"),
         ({"long_term": True, "chain": "1/2,0/3"}, "--chain"),
         ({"max_tests": 5}, "--max-tests"),
@@ -414,3 +415,21 @@ def test_one_test_and_one_finger_are_singular():
     with pytest.raises(ParameterError) as info:
         engine.roll("fingers", long_term=True, winners=1, choices=2, winners_set=[3], guess=1)
     assert str(info.value) == "--winners-set: test 1 is a 1 of 2: 1 finger from 1 to 2, got 3"
+
+
+def test_long_term_spends_karma_on_each_test_while_it_lasts():
+    # Karma 1 on 1/2+1: the first test is a 2 of 2; the second has no karma left (a 1 of 2),
+    # fails and earns one; the third spends it again.
+    r = engine.roll_result("fingers", chain="1/2+1,1/2+1", long_term=True, karma=1, guess=1,
+                           winners_set=[1, 2, 2, 1, 2])
+    assert [(t.winning, t.choices, t.spent, t.success, t.karma_after) for t in r.tests] == [
+        (2, 2, 1, True, 0), (1, 2, 0, False, 1), (2, 2, 1, True, 0)]
+    assert r.success and r.karma_after == 0
+    # Four 2 of 5 with karma 5, one spent on each: every test is a 3 of 5 (karma lasts).
+    odds = engine.odds("fingers", winners=2, choices=5, long_term=True, karma=5, spend=1,
+                       max_tests=1)
+    assert odds["exact"]["success"] == "3/5"
+    plain = engine.odds("fingers", chain="2/5,2/5,2/5,2/5", long_term=True, max_tests=6)
+    spent = engine.odds("fingers", chain="2/5+1,2/5+1,2/5+1,2/5+1", long_term=True, karma=5,
+                        max_tests=6)
+    assert spent["success"] > plain["success"]

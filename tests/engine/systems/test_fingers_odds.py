@@ -82,6 +82,11 @@ BRUTE_CASES = [
     {"chain": "2/5,1/4", "long_term": True, "max_tests": 4, "karma": 3},
     {"chain": "1/3,2/4", "long_term": True, "max_tests": 5, "karma": 2},
     {"winners": 0, "choices": 2, "long_term": True, "max_tests": 3, "karma": 4},
+    # Long-term challenges spending karma on every test while it lasts.
+    {"winners": 2, "choices": 5, "long_term": True, "max_tests": 4, "karma": 2, "spend": 1},
+    {"chain": "1/4+1,2/5", "long_term": True, "max_tests": 5, "karma": 1},
+    {"chain": "0/3+2,1/2+1", "long_term": True, "max_tests": 4, "karma": 3, "multi_spend": True},
+    {"winners": 0, "choices": 2, "long_term": True, "max_tests": 5, "karma": 1, "spend": 1},
 ]
 
 

@@ -158,7 +158,7 @@ def test_hostile_takes_no_normal_skill():
 def test_legacy_concentration_rank_4_gives_15_or_16_with_the_bonus():
     # "allows him to add 4 to his roll, giving him a total of 15, 16 if he counts his primary
     # bonus" (automatic success switched off to see the roll).
-    r = roll([6, 5], attribute=6, skill=4, tn=15, hostile="12:6:4", auto_success=False)
+    r = roll([6, 5], attribute=6, skill=4, tn=15, hostile="12:6:4", auto_success="no")
     (h,) = r["hostiles"]
     assert (h["total"], h["legacy"], h["automatic"], h["success"]) == (15, 4, False, True)
     # The bonus is not needed, so none of it is spent.
@@ -263,13 +263,13 @@ def test_failed_primary_gives_no_bonus_and_fails_the_roll():
 
 
 def test_automatic_primary_scores_no_bonus_for_hostiles():
-    r = roll([5], attribute=6, skill=5, tn=15, hostile="12:6")
+    r = roll([5], attribute=6, skill=5, tn=15, hostile="12:6", auto_success="yes")
     assert r["automatic"] is True and r["primary_bonus"] == 0
     assert r["hostiles"][0]["total"] == 11 and r["success"] is False
 
 
 def test_automatic_success_rule_can_be_switched_off():
-    r = roll([1], attribute=6, skill=5, tn=15, auto_success=False)
+    r = roll([1], attribute=6, skill=5, tn=15, auto_success="no")
     assert r["automatic"] is False and r["total"] == 12 and r["success"] is False
 
 
@@ -364,7 +364,7 @@ def test_spec_lists_parameters_for_the_panel():
         ({"untrained_rule": "cruel"}, "untrained-rule"),
         ({"bonus_sharing": "split"}, "bonus-sharing"),
         ({"hostile": "0"}, "hostile"),
-        ({"hostile": "61"}, "hostile"),
+        ({"hostile": "80"}, "hostile"),
         ({"hostile": "12:21"}, "hostile"),
         ({"hostile": "12:6:11"}, "hostile"),
         ({"hostile": "12:6:4:pink"}, "hostile"),
@@ -422,7 +422,7 @@ def test_describe_does_not_call_a_failed_hostile_an_automatic_failure():
     # Regression: an automatic primary with a failed hostile was shown "FAILURE (automatic)",
     # which reads as an automatic failure; the verdict now says which part held.
     auto = SPEC.describe(engine.roll_result("immortal", faces=[1], attribute=6, skill=5, tn=15,
-                                            color="red", hostile="12"))
+                                            color="red", hostile="12", auto_success="yes"))
     assert auto[-1] == "FAILURE (primary automatic; a hostile failed)"
     made = SPEC.describe(engine.roll_result("immortal", faces=[7, 1], attribute=6, skill=4,
                                             tn=15, hostile="14"))

@@ -65,12 +65,13 @@ BRUTE_CASES = [
     {"attribute": 0, "tn": 60},
     {"attribute": 20, "skill": 10, "tn": 1},
     {"attribute": 3, "skill": 5, "tn": 15},
-    {"attribute": 3, "skill": 5, "tn": 15, "auto_success": False},
+    {"attribute": 3, "skill": 5, "tn": 15, "auto_success": "no"},
     {"attribute": 6, "tn": 10, "untrained": True},
     {"attribute": 6, "skill": 4, "tn": 15, "hostile": "12:6"},
     {"attribute": 6, "skill": 4, "tn": 15, "hostile": "12:6:4"},
-    {"attribute": 6, "skill": 4, "tn": 15, "hostile": "12:6:4", "auto_success": False},
+    {"attribute": 6, "skill": 4, "tn": 15, "hostile": "12:6:4", "auto_success": "no"},
     {"attribute": 6, "skill": 5, "tn": 15, "hostile": "14:6"},
+    {"attribute": 6, "skill": 5, "tn": 15, "hostile": "14:6", "auto_success": "yes"},
     {"attribute": 8, "tn": 12, "hostile": ["14:3", "12:5"]},
     {"attribute": 8, "tn": 12, "hostile": ["14:3", "12:5"], "bonus_sharing": "each"},
     {"attribute": 8, "tn": 12, "hostile": ["14:3", "12:5"], "bonus_sharing": "none"},
@@ -123,7 +124,7 @@ params_strategy = st.fixed_dictionaries(
         "attribute": st.integers(0, 20),
         "skill": st.integers(0, 10),
         "tn": st.integers(1, 60),
-        "auto_success": st.booleans(),
+        "auto_success": st.sampled_from(["best", "yes", "no"]),
         "bonus_sharing": st.sampled_from(["pool", "each", "none"]),
         "hostile": st.lists(
             st.tuples(st.integers(1, 40), st.one_of(st.none(), st.integers(0, 20)),
@@ -202,10 +203,11 @@ def test_odds_are_monotonic(params, knob):
         hi[knob] = params[knob] + 1
         better, worse = (hi, lo) if knob == "attribute" else (lo, hi)
     elif knob == "skill":
-        # With hostiles an automatic primary scores no bonus, so one more rank that makes
-        # the primary automatic can lower the chance (docs/rules/immortal.md); not checked.
+        # With hostiles an automatic primary scores no bonus, so under --auto-success yes one
+        # more rank that makes the primary automatic can lower the chance
+        # (docs/rules/immortal.md); best and no never do.
         if params["untrained"] or params["skill"] >= 10 or (
-                params["auto_success"] and params["hostile"]):
+                params["auto_success"] == "yes" and params["hostile"]):
             return
         hi["skill"] = params["skill"] + 1
         better, worse = hi, lo
@@ -236,7 +238,7 @@ def test_untrained_is_the_trained_roll_at_tn_plus_5():
     for attribute in (0, 4, 9):
         for tn in (1, 6, 12, 20):
             assert exact(attribute=attribute, tn=tn, untrained=True) == exact(
-                attribute=attribute, tn=min(60, tn + 5), auto_success=False)
+                attribute=attribute, tn=min(60, tn + 5), auto_success="no")
 
 
 def test_chi_square_of_100000_seeded_rolls_agrees_with_the_exact_odds():

@@ -85,7 +85,7 @@ def test_group_needs_two_faces_per_character() -> None:
         ({"rating": -1}, "rating"),
         ({"rating": 151}, "rating"),
         ({"rating": "eight"}, "rating"),
-        ({"cr": 101}, "cr"),
+        ({"cr": 229}, "cr"),
         ({"cr": "tricky"}, "cr"),
         ({"cr": -5}, "cr"),
         ({"modifier": 51}, "modifier"),
@@ -214,7 +214,7 @@ def test_related_at_coordination_cr_0_stays_a_plain_rating() -> None:
         assert r["participants"][1]["coordination_cr"] == 0
 
 
-@pytest.mark.parametrize("item", ["16:", ":5", "a:5", "16:x", "16:101", "16:-1", "151:5", "1:2:3", (1, 2, 3)])
+@pytest.mark.parametrize("item", ["16:", ":5", "a:5", "16:x", "16:229", "16:-1", "151:5", "1:2:3", (1, 2, 3)])
 def test_bad_related_items_name_the_parameter(item: object) -> None:
     err = roll_error(related=[item], faces=[1, 2, 3, 4])
     assert err.param == "related"
