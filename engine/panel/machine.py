@@ -17,9 +17,11 @@ from typing import Any
 from engine import systems
 from engine.dice import DiceSource
 from engine.errors import EngineError, ParameterError
-from engine.panel import fields, looks
+from engine.panel import looks
 from engine.panel import players as slots
+from engine.panel import rows as pages
 from engine.panel import session as sessions
+from engine.panel import setting as setup
 from engine.panel import settings as menu
 from engine.panel.config import PanelConfig
 from engine.panel.model import Button, Effects, Event, EventKind, Sound
@@ -140,20 +142,34 @@ def _input(s: PanelState, event: Event, out: _Out, dice: DiceSource) -> PanelSta
 
 def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> PanelState:
     if button is Button.MODE:
+        if s.mode is Mode.SETUP and s.page != pages.FIRST:
+            # MODE leaves a page: a flow goes back to the advanced page, that to the first
+            back = pages.ADVANCED if s.page.startswith(pages.FLOW) else pages.FIRST
+            return _to_page(s, back)
         count = len(s.config.systems)
         nxt = (s.system_index + 1) % count
-        return replace(s, mode=Mode.SETUP, system_index=nxt, field_index=0, mode_tap_from=s.system_index)
+        return replace(s, mode=Mode.SETUP, system_index=nxt, field_index=0, page=pages.FIRST,
+                       mode_tap_from=s.system_index)
     if button is Button.FIELD:
-        offered = s.fields()
-        if not offered:
-            out.sounds.append(looks.LIMIT_SOUND)
-            return s
-        return replace(s, mode=Mode.SETUP, field_index=(s.field_index + 1) % len(offered))
+        return replace(s, mode=Mode.SETUP, field_index=(s.field_index + 1) % len(s.rows()))
     if button is Button.MINUS:
-        return _nudge(s, -1, out)
+        return _nudge(s, -1, out, press=True)
     if button is Button.PLUS:
-        return _nudge(s, +1, out)
+        return _nudge(s, +1, out, press=True)
     return _roll(s, out, dice, guess=None)
+
+
+def _to_page(s: PanelState, page: str) -> PanelState:
+    """Another setup page, its first row selected (the page just left, when going back)."""
+    offered = pages.rows(s.spec, page, s.field_values())
+    back = [i for i, r in enumerate(offered) if r.moves and (_opens(r) == s.page or r.name == s.page)]
+    index = back[0] if back and page != pages.FIRST else 0
+    return replace(s, mode=Mode.SETUP, page=page, field_index=index)
+
+
+def _opens(row: pages.Row) -> str:
+    """The page a row leads to."""
+    return pages.FLOW + row.name if row.kind == pages.OPEN else row.name
 
 
 def _hold(s: PanelState, button: Button, out: _Out) -> PanelState:
@@ -161,9 +177,10 @@ def _hold(s: PanelState, button: Button, out: _Out) -> PanelState:
         return s
     if button is Button.MODE:
         back = s.system_index if s.mode_tap_from is None else s.mode_tap_from
-        return replace(s, mode=Mode.SETTINGS, system_index=back, field_index=0 if back != s.system_index
-                       else s.field_index, item_index=0, armed=None, note="", held=None,
-                       mode_tap_from=None)
+        moved = back != s.system_index
+        return replace(s, mode=Mode.SETTINGS, system_index=back, field_index=0 if moved else s.field_index,
+                       page=pages.FIRST if moved else s.page, item_index=0, armed=None, note="",
+                       held=None, mode_tap_from=None)
     if button in (Button.MINUS, Button.PLUS) and s.held is not button:
         if s.mode is Mode.ROLLING:
             return s  # the press that started this hold only skipped the animation
@@ -219,21 +236,37 @@ def _change(s: PanelState, steps: int, out: _Out) -> PanelState:
     return _nudge(s, steps, out)
 
 
-def _nudge(s: PanelState, steps: int, out: _Out) -> PanelState:
-    p = s.field()
+def _nudge(s: PanelState, steps: int, out: _Out, *, press: bool = False) -> PanelState:
+    """MINUS/PLUS (or a turn, or a hold's repeat) on the selected row. A row that opens a page
+    acts on a press only, so a held button does not flip pages."""
+    row = s.row()
     s = replace(s, mode=Mode.SETUP)
-    if p is None:
+    if row.moves:
+        if not press:
+            return s
+        return _to_page(s, _opens(row))
+    if row.kind == pages.PARAM:
+        p = s.field()
+        if p is None:
+            return s
+        old = setup.value(s, row.name)
+        new = pages.nudge(p, old, steps)
+        if new == old:
+            out.sounds.append(looks.LIMIT_SOUND)
+            return s
+        return setup.with_value(s, row.name, new)
+    spec = s.spec
+    shape = spec.panel.lists[row.name]
+    old_items = setup.items(s, row.name)
+    if row.kind == pages.COUNT:
+        count = min(pages.most(spec, row.name), max(0, len(old_items) + steps))
+        new_items = pages.resize(shape, old_items, count)
+    else:
+        new_items = pages.set_part(shape, old_items, row.item, row.part, steps)
+    if new_items == old_items:
         out.sounds.append(looks.LIMIT_SOUND)
         return s
-    current = s.field_values()
-    old = current.get(p.name, fields.start_value(p))
-    new = fields.nudge(p, old, steps)
-    if new == old:
-        out.sounds.append(looks.LIMIT_SOUND)
-        return s
-    values = dict(s.values)
-    values[s.system_id] = {**current, p.name: new}
-    return replace(s, values=values)
+    return setup.with_items(s, row.name, new_items)
 
 
 def _adjust_setting(s: PanelState, steps: int, out: _Out) -> PanelState:
@@ -305,28 +338,28 @@ def _session(s: PanelState, news: sessions.News) -> PanelState:
 # --- rolling ------------------------------------------------------------------------------
 
 
-def _roll(s: PanelState, out: _Out, dice: DiceSource, guess: int | None) -> PanelState:
+def _roll(s: PanelState, out: _Out, dice: DiceSource, guess: tuple[int, ...] | None) -> PanelState:
     """Roll the current setting; for fingers the first ROLL only hides the hand."""
     spec = s.spec
-    raw = _raw(s, spec)
-    takes_guess = any(p.name == fields.GUESS for p in spec.params)
-    if takes_guess and guess is None:
-        fingers = _valid_fingers(spec, raw)
+    raw = setup.raw(s, spec)
+    name = spec.panel.guess
+    if name is not None and guess is None:
+        fingers = _valid_fingers(spec, raw, ())
         if not fingers:
-            return _cannot_roll(s, out, _problem(spec, {**raw, fields.GUESS: 1}) or "no finger can be picked")
-        return replace(s, mode=Mode.GUESS, fingers=fingers, note="", result=None, guess=None)
-    if takes_guess:
-        raw[fields.GUESS] = guess
+            return _cannot_roll(s, out, _problem(spec, {**raw, name: (1,)}) or "no finger can be picked")
+        return replace(s, mode=Mode.GUESS, fingers=fingers, note="", result=None, guess=None, guesses=())
+    if name is not None:
+        raw[name] = guess
     try:
         params = spec.resolve(raw)
         result = spec.roll(dice, params)
     except (EngineError, ValueError) as exc:
         return _cannot_roll(s, out, _why(exc))
-    index = (s.settings.player - 1) % len(s.players)
-    players = (*s.players[:index], slots.record(s.players[index], result), *s.players[index + 1 :])
+    s = setup.record(s, spec, result)
     out.rolled = result
     out.sounds.append(looks.ROLL_SOUND)
-    s = replace(s, players=players, result=result, guess=guess, rolled_at=s.now, fingers=(), note="")
+    first = guess[0] if guess else None
+    s = replace(s, result=result, guess=first, guesses=(), rolled_at=s.now, fingers=(), note="")
     seconds = s.settings.animation_seconds
     if seconds > 0:
         return replace(s, mode=Mode.ROLLING, animate_until=s.now + seconds)
@@ -339,7 +372,19 @@ def _finger(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> Panel
         out.sounds.append(looks.ERROR_SOUND)
         return replace(s, note=f"finger {finger} not in play")
     s = replace(s, swallow=button)  # its hold and release belong to the guess
-    return _roll(s, out, dice, guess=finger)
+    guesses = (*s.guesses, finger)
+    spec = s.spec
+    if len(guesses) < _tests(spec, setup.raw(s, spec)):
+        # a chain: one finger per test, the hand of each drawn only when all are picked
+        fingers = _valid_fingers(spec, setup.raw(s, spec), guesses)
+        return replace(s, guesses=guesses, fingers=fingers or s.fingers, note=f"test {len(guesses) + 1}")
+    return _roll(s, out, dice, guess=guesses)
+
+
+def _tests(spec: SystemSpec, raw: Mapping[str, Any]) -> int:
+    """Fingers a guess takes: one per test of a chain (a list the guess is matched with)."""
+    chain = raw.get("chain")
+    return len(chain) if isinstance(chain, tuple) and chain else 1
 
 
 def _show_result(s: PanelState, out: _Out) -> PanelState:
@@ -354,14 +399,11 @@ def _cannot_roll(s: PanelState, out: _Out, why: str) -> PanelState:
     return replace(s, mode=Mode.MESSAGE, message=("cannot roll", why), shown_at=s.now, fingers=())
 
 
-def _valid_fingers(spec: SystemSpec, raw: Mapping[str, Any]) -> tuple[int, ...]:
-    """Fingers the system accepts as a guess for this setting (its own checks decide, so an
-    ailment's extra finger counts)."""
-    return tuple(f for f in range(1, 6) if _problem(spec, {**raw, fields.GUESS: f}) is None)
-
-
-def _raw(s: PanelState, spec: SystemSpec) -> dict[str, Any]:
-    return {**s.field_values(spec.id), **slots.carried(s.slot, spec, s.settings.start_karma)}
+def _valid_fingers(spec: SystemSpec, raw: Mapping[str, Any], before: tuple[int, ...]) -> tuple[int, ...]:
+    """Fingers the system accepts as the next guess for this setting (its own checks decide,
+    so an ailment's extra finger counts)."""
+    name = spec.panel.guess or ""
+    return tuple(f for f in range(1, 6) if _problem(spec, {**raw, name: (*before, f)}) is None)
 
 
 def _problem(spec: SystemSpec, raw: Mapping[str, Any]) -> str | None:
@@ -395,11 +437,12 @@ def _refresh(s: PanelState, before: PanelState | None) -> PanelState:
     changed; odds are exact and can take a moment, so not on every tick."""
     spec = s.spec
     if s.system_id not in s.values:  # first visit to this system
-        s = replace(s, values={**s.values, s.system_id: _start_values(spec)})
-    raw = _raw(s, spec)
-    if any(p.name == fields.GUESS for p in spec.params):
-        raw.setdefault(fields.GUESS, 1)  # the chance is the same whichever finger
-    if before is not None and before.system_id == s.system_id and _raw(before, spec) == _raw(s, spec) \
+        s = replace(s, values={**s.values, s.system_id: setup.start_values(spec)})
+    raw = setup.raw(s, spec)
+    if spec.panel.guess is not None:
+        raw.setdefault(spec.panel.guess, (1,))  # the chance is the same whichever finger
+    if before is not None and before.system_id == s.system_id and before.values == s.values \
+            and before.players == s.players and before.settings == s.settings \
             and (before.odds is not None or before.problem is not None):
         return s
     try:
@@ -408,10 +451,6 @@ def _refresh(s: PanelState, before: PanelState | None) -> PanelState:
     except (EngineError, ValueError) as exc:
         return replace(s, odds=None, problem=_why(exc))
     return replace(s, odds=odds, problem=None)
-
-
-def _start_values(spec: SystemSpec) -> dict[str, Any]:
-    return {p.name: fields.start_value(p) for p in fields.panel_params(spec, slots.player_params(spec))}
 
 
 def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
@@ -435,11 +474,7 @@ def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
         for sid, entries in raw_values.items():
             if sid not in s.config.systems or not isinstance(entries, Mapping):
                 continue
-            spec = systems.get(sid)
-            values.setdefault(sid, _start_values(spec))
-            for p in fields.panel_params(spec, slots.player_params(spec)):
-                if p.name in entries and fields.in_range(p, entries[p.name]):
-                    values[sid][p.name] = entries[p.name]
+            values[sid] = setup.restored(systems.get(sid), entries, s.config.players)
     players = s.players
     raw_players = saved.get("players")
     if isinstance(raw_players, list):

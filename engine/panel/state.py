@@ -14,11 +14,11 @@ from types import MappingProxyType
 from typing import Any
 
 from engine import systems
-from engine.panel import fields
+from engine.panel import rows as pages
 from engine.panel.config import PanelConfig
 from engine.panel.looks import Leds, Rgb
 from engine.panel.model import Button, Screen
-from engine.panel.players import PlayerSlot, player_params
+from engine.panel.players import PlayerSlot
 from engine.panel.settings import ITEMS, Item, Settings
 from engine.params import Param
 from engine.results import RollResult
@@ -55,7 +55,8 @@ class PanelState:
     values: Mapping[str, Mapping[str, Any]]  # per system: field values the panel set
     mode: Mode = Mode.SETUP
     system_index: int = 0
-    field_index: int = 0
+    page: str = pages.FIRST  # the setup page: first, advanced, or a flow's (engine.panel.rows)
+    field_index: int = 0  # the selected row of the page
     item_index: int = 0  # selected settings item
     armed: Item | None = None  # a reset (or the reveal) waiting for its second ROLL
     status: str = ""  # entropy status line from the hardware
@@ -67,7 +68,8 @@ class PanelState:
     odds: float | None = None  # chance of success of the current setting
     problem: str | None = None  # why the current setting cannot roll
     result: RollResult | None = None
-    guess: int | None = None  # the finger pressed for ``result``
+    guess: int | None = None  # the finger pressed for ``result`` (the first test's)
+    guesses: tuple[int, ...] = ()  # fingers pressed so far for a chain's tests
     shown_at: float = 0.0  # when ``result`` (or the message) went up
     rolled_at: float = 0.0
     animate_until: float = 0.0
@@ -107,14 +109,28 @@ class PanelState:
     def item(self) -> Item:
         return ITEMS[self.item_index % len(ITEMS)]
 
+    def rows(self) -> tuple[pages.Row, ...]:
+        """The rows FIELD walks on the current page."""
+        return pages.rows(self.spec, self.page, self.field_values())
+
+    def row(self) -> pages.Row:
+        offered = self.rows()
+        return offered[self.field_index % len(offered)]
+
     def fields(self) -> tuple[Param, ...]:
-        """The current system's parameters FIELD cycles through."""
+        """The parameters of the current page's rows (a list's rows count as its parameter)."""
         spec = self.spec
-        return fields.panel_params(spec, player_params(spec))
+        by_name = pages.params_by_name(spec)
+        names = dict.fromkeys(r.name for r in self.rows() if not r.moves)
+        return tuple(pages.bounded(spec, by_name[n], self.config.players) for n in names)
 
     def field(self) -> Param | None:
-        offered = self.fields()
-        return offered[self.field_index % len(offered)] if offered else None
+        """The parameter the selected row sets (None on a row that opens a page)."""
+        row = self.row()
+        if row.moves:
+            return None
+        spec = self.spec
+        return pages.bounded(spec, pages.params_by_name(spec)[row.name], self.config.players)
 
     def field_values(self, system_id: str | None = None) -> Mapping[str, Any]:
         return self.values.get(system_id or self.system_id, MappingProxyType({}))

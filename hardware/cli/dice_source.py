@@ -17,7 +17,7 @@ from engine.errors import ParameterError
 from engine.systems import SystemSpec
 from hardware.entropy import SessionDice, open_dice
 from hardware.rolllog import RollLog
-from hardware.state import CARRIED, PlayerState, StateError, StateStore, carried_value, check_player
+from hardware.state import PlayerState, StateError, StateStore, carried, carried_value, check_player
 
 
 def add_dice_options(parser: argparse.ArgumentParser) -> None:
@@ -59,7 +59,7 @@ def make_dice(args: argparse.Namespace, *, log: RollLog | None = None) -> Sessio
 class RollBook:
     """The bookkeeping of one ``roll`` command: roll log, player state, the dice's session.
 
-    Parameters the player's state carries (:data:`hardware.state.CARRIED`) and that were not
+    Parameters the player's state carries (:func:`hardware.state.carried`) and that were not
     given on the command line are read from the state before every roll, and the result's
     value is stored back after it, so ``--times 5`` carries karma from roll to roll.
     """
@@ -94,7 +94,7 @@ class RollBook:
         if self.state is None:
             return raw
         out = dict(raw)
-        for param, _ in CARRIED.get(self.spec.id, ()):
+        for param, _ in carried(self.spec.id):
             if out.get(param) is None:
                 value = self.state.get(self.spec.id, param)
                 if value is not None:
@@ -112,7 +112,7 @@ class RollBook:
 
     def params(self, resolved: dict[str, Any]) -> dict[str, Any]:
         """The parameters for the next roll (re-read from state when state carries some)."""
-        if self.state is None or not CARRIED.get(self.spec.id):
+        if self.state is None or not carried(self.spec.id):
             return resolved
         return self.spec.resolve(self._from_state(self._raw))
 
@@ -130,7 +130,7 @@ class RollBook:
         if self.state is not None and self.store is not None:
             data = result.to_dict()
             changed = self.state
-            for param, field_path in CARRIED.get(self.spec.id, ()):
+            for param, field_path in carried(self.spec.id):
                 value = carried_value(data, field_path)
                 if value is not None:
                     changed = changed.with_value(self.spec.id, param, value)
