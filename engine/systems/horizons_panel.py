@@ -55,12 +55,12 @@ TARGET = Param("target", "int", "the defender's player slot: its wound track tak
 PANEL = PanelSpec(
     sides=10,
     labels={"opponent_pool": "opp. pool", "mitigation_mode": "mitig. mode", "damage_tier": "tier",
-            "stability_boxes": "stab. boxes", "stability_loss": "stab. loss"},
+            "stability_boxes": "stab. boxes", "stability_loss": "stab. loss", "target": "defender"},
     flows=(
         Flow("opposed", ("opponent_pool",),
              "an opposed roll: the opponent's pool (0 = unopposed); the tower rolls both pools"),
-        Flow("wounds", ("mitigation", "mitigation_mode", "body", "resolve", "wounds", "damage_tier",
-                        "spill", "target"),
+        Flow("wounds", ("target", "body", "resolve", "wounds", "damage_tier", "spill", "mitigation",
+                        "mitigation_mode"),
              "damage onto a player slot's wound track: pick the defender's slot, its Body, "
              "Resolve and Mitigation; the track's boxes are kept in that slot"),
         Flow("stability", ("stability", "stability_boxes", "stability_loss"),

@@ -53,7 +53,7 @@ PANEL = PanelSpec(
         Flow("volley", ("volley", "damage", "defense", "attacker"),
              "a Volley Attack: the roller's weapon Damage, the target's Defense, and each "
              "other attacker's rating and weapon Damage"),
-        Flow("rating", ("attribute", "skill_points"),
+        Flow("build", ("attribute", "skill_points"),
              "build the rating from an Attribute and Skill Points (the Attribute's skill "
              "bonus is added); leave both at '-' to use the rating as set"),
     ),
