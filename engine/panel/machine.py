@@ -136,13 +136,15 @@ def _input(s: PanelState, event: Event, out: _Out, dice: DiceSource) -> PanelSta
     if s.mode is Mode.SESSION:
         # any button goes back to the menu and does nothing else, nor does its hold
         return replace(s, mode=Mode.SETTINGS, swallow=button, note="")
+    if s.mode is Mode.TURNS:
+        return _next_turn(s, button, out)
     # A result or a message sits over the setup screen: every button does its usual job.
     return _setup_press(replace(s, note=""), button, out, dice)
 
 
 def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> PanelState:
     if button is Button.MODE:
-        if s.mode is Mode.SETUP and s.page != pages.FIRST:
+        if s.page != pages.FIRST:
             # MODE leaves a page: a flow goes back to the advanced page, that to the first
             back = pages.ADVANCED if s.page.startswith(pages.FLOW) else pages.FIRST
             return _to_page(s, back)
@@ -160,10 +162,13 @@ def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> 
 
 
 def _to_page(s: PanelState, page: str) -> PanelState:
-    """Another setup page, its first row selected (the page just left, when going back)."""
+    """Another setup page: going in, its first row selected; going back, the row that leads
+    to the page just left."""
     offered = pages.rows(s.spec, page, s.field_values())
-    back = [i for i, r in enumerate(offered) if r.moves and (_opens(r) == s.page or r.name == s.page)]
-    index = back[0] if back and page != pages.FIRST else 0
+    index = 0
+    if pages.depth(page) < pages.depth(s.page):
+        back = [i for i, r in enumerate(offered) if _opens(r) == s.page]
+        index = back[0] if back else 0
     return replace(s, mode=Mode.SETUP, page=page, field_index=index)
 
 
@@ -390,8 +395,22 @@ def _tests(spec: SystemSpec, raw: Mapping[str, Any]) -> int:
 def _show_result(s: PanelState, out: _Out) -> PanelState:
     if s.result is None:
         return replace(s, mode=Mode.SETUP)
+    if len(s.spec.panel.turns(s.result.to_dict())) > 1:
+        # a group roll: the dice are drawn and logged; each ROLL now shows one participant's
+        return replace(s, mode=Mode.TURNS, turn=0, shown_at=s.now)
     out.sounds.append(looks.outcome_sound(s.result))
     return replace(s, mode=Mode.RESULT, shown_at=s.now)
+
+
+def _next_turn(s: PanelState, button: Button, out: _Out) -> PanelState:
+    """ROLL shows the next participant of a group roll, after the last the combined result;
+    any other button goes straight to the result and does nothing else."""
+    turns = s.spec.panel.turns(s.result.to_dict()) if s.result is not None else []
+    if button is Button.ROLL and s.turn + 1 < len(turns):
+        out.sounds.append(looks.ROLL_SOUND)
+        return replace(s, turn=s.turn + 1, swallow=button)
+    out.sounds.append(looks.outcome_sound(s.result) if s.result is not None else looks.ERROR_SOUND)
+    return replace(s, mode=Mode.RESULT, shown_at=s.now, swallow=button)
 
 
 def _cannot_roll(s: PanelState, out: _Out, why: str) -> PanelState:

@@ -80,7 +80,7 @@ class Screen:
     offset: tuple[int, int] = (0, 0)
     contrast: float = 1.0
     page: int = 0  # which page of ``lines`` a screen too long for the display shows (it wraps round)
-    kind: str = "setup"  # setup | rolling | result | guess | reveal | settings | session | attract | message
+    kind: str = "setup"  # setup | rolling | result | turn | guess | reveal | settings | session | attract | message
 
     def text(self) -> list[str]:
         """Plain text rendering: title, big line, lines (for terminals and transcripts)."""

@@ -102,6 +102,11 @@ def pages(spec: SystemSpec) -> tuple[str, ...]:
     return (FIRST, ADVANCED, *(FLOW + f.name for f in spec.panel.flows if f.page))
 
 
+def depth(page: str) -> int:
+    """0 for the first page, 1 for the advanced page, 2 for a flow's."""
+    return 0 if page == FIRST else (1 if page == ADVANCED else 2)
+
+
 def page_of(spec: SystemSpec, name: str) -> str:
     """The page whose rows set parameter ``name``."""
     if name in first_page(spec):

@@ -149,6 +149,17 @@ def result(result: RollResult, panel: PanelSpec, player: int, carried: str, cont
     )
 
 
+def turn(system: str, who: str, index: int, count: int, lines: Sequence[str], contrast: float) -> Screen:
+    """One participant of a group roll (``helper 2``): their dice and who presses ROLL next."""
+    return Screen(
+        title=spread(system, f"{index + 1}/{count}"),
+        lines=tuple(part for line in lines for part in wrap(line, rows=len(line))),
+        big=who.upper(),
+        contrast=contrast,
+        kind="turn",
+    )
+
+
 def marquee(text: str, width: int, step: int) -> str:
     """``text`` if it fits in ``width``, else the ``width`` characters it has scrolled to at
     ``step`` (a pause at each end, then round again)."""

@@ -33,6 +33,7 @@ class Mode(StrEnum):
     SETTINGS = "settings"  # the menu opened by holding MODE
     MESSAGE = "message"  # a one-line problem (bad parameters, no entropy) until a press
     SESSION = "session"  # the session's commitment in full (from the settings menu)
+    TURNS = "turns"  # a group roll: each participant's dice revealed by a ROLL, then the result
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class PanelState:
     result: RollResult | None = None
     guess: int | None = None  # the finger pressed for ``result`` (the first test's)
     guesses: tuple[int, ...] = ()  # fingers pressed so far for a chain's tests
+    turn: int = 0  # the participant of a group roll on show (Mode.TURNS)
     shown_at: float = 0.0  # when ``result`` (or the message) went up
     rolled_at: float = 0.0
     animate_until: float = 0.0

@@ -42,6 +42,11 @@ def render(s: PanelState) -> View:
         return View(screens.rolling(s.result.system, tumble, contrast), looks.chase_leds(frame), looks.OFF)
     if s.mode is Mode.RESULT and s.result is not None:
         return View(_result(s, contrast), looks.outcome_leds(s.result), looks.outcome_rgb(s.result))
+    if s.mode is Mode.TURNS and s.result is not None:
+        turns = s.spec.panel.turns(s.result.to_dict())
+        who, lines = turns[s.turn % len(turns)]
+        screen = screens.turn(s.result.system, who, s.turn, len(turns), lines, contrast)
+        return View(screen, looks.chase_leds(s.turn), looks.WAITING)
     if s.mode is Mode.GUESS:
         line = s.spec.panel.hidden(s.field_values())
         return View(screens.guess(s.system_id, s.fingers, line, s.note, contrast),

@@ -68,6 +68,7 @@ PANEL = PanelSpec(
                            _chain_text, most=10),
         "winners_set": ListShape((Part("finger", 1, 5, 1),), lambda v: v[0], most=10),
     },
+    needs={"max_tests": "long_term"},
     carried=(Carried("karma", "karma_after"),),
     player=("karma",),
     guess="guess",

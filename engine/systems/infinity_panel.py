@@ -42,6 +42,27 @@ def _details(data: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _turns(data: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """A Coordination or Volley: the leader's dice, then each helper's or attacker's, one per
+    ROLL press, before the combined total (each press shows who is next)."""
+    people = data.get("participants") or []
+    if len(people) < 2:
+        return []
+    out = []
+    for n, p in enumerate(people):
+        who = "leader" if p["role"] == "roller" else f"{p['role']} {n}"
+        lines = [_participant(p)]
+        if p.get("doubles") not in (None, "none"):
+            lines.append(f"DOUBLES: {p['doubles'].upper()}")
+        if n + 1 < len(people):
+            nxt = people[n + 1]
+            lines.append(f"next: {nxt['role']} {n + 1} ROLL")
+        else:
+            lines.append("ROLL: the total")
+        out.append((who, lines))
+    return out
+
+
 PANEL = PanelSpec(
     sides=10,
     dice_names=("hot", "cold"),
@@ -65,9 +86,11 @@ PANEL = PanelSpec(
                               lambda v: f"{v[0]}:{v[1]}", most=9),
     },
     omit={"cr": "volley", "rating": "attribute"},
+    needs={"damage": "volley", "defense": "volley", "attacker": "volley"},
     count="success_rating",
     headline=_headline,
     details=_details,
+    turns=_turns,
 )
 
 __all__ = ["PANEL", "numbers"]

@@ -124,6 +124,8 @@ class PanelSpec:
     hidden: Callable[[Mapping[str, Any]], str] = lambda values: ""  # guess screen: the test as set
     headline: Callable[[Mapping[str, Any]], str] = _plain_headline  # "12 vs 10"
     details: Callable[[Mapping[str, Any]], list[str]] = _no_lines  # result lines, in order
+    #: a group roll revealed one participant per ROLL: (who, their lines) each, in turn
+    turns: Callable[[Mapping[str, Any]], list[tuple[str, list[str]]]] = lambda data: []
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))

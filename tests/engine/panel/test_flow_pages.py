@@ -37,7 +37,7 @@ def _roll_and_check(panel: Panel, system: str, seed: bytes, params: dict[str, An
     panel.press(ROLL)
     expected = _expected(system, seed, **params)
     assert panel.effects[-1].rolled == expected
-    assert panel.screen.kind in ("result", "reveal")
+    assert panel.screen.kind in ("result", "reveal", "turn")  # a group roll: each in turn first
     return expected
 
 
@@ -74,10 +74,26 @@ def test_a_flow_rolls_what_the_library_rolls(system: str, fields: dict, lists: d
     _roll_and_check(panel, system, seed, params)
 
 
-def test_infinity_coordination_result_shows_the_make_up_of_the_total() -> None:
+def test_infinity_coordination_each_helper_presses_roll_in_turn_then_the_total() -> None:
     seed = b"coordination"
     panel = _set_up("infinity", seed, {}, {"helper": [(12,), (9,)]})
-    expected = _roll_and_check(panel, "infinity", seed, {"helper": [12, 9]})
+    params = {"helper": [12, 9]}
+    assert panel.screen.odds == pytest.approx(engine.odds("infinity", **params)["success"])
+    panel.press(ROLL)  # the leader: every die is drawn (and logged) now
+    expected = _expected("infinity", seed, **params)
+    assert panel.effects[-1].rolled == expected
+    calls = panel.dice.calls
+    shown = []
+    for _ in expected["participants"]:
+        assert panel.screen.kind == "turn"
+        shown.append((panel.screen.big, " ".join(panel.screen.lines)))
+        panel.press(ROLL)  # the next helper presses ROLL
+        assert panel.effects[-1].rolled is None  # reveals, never rolls again
+    assert panel.dice.calls == calls
+    assert [big for big, _ in shown] == ["LEADER", "HELPER 1", "HELPER 2"]
+    for (_, text), p in zip(shown, expected["participants"], strict=True):
+        assert f"{p['rating']}: {p['hot']}/{p['cold']} ={p['total']}" in text
+    assert panel.screen.kind == "result"
     text = " ".join(panel.screen.lines)
     for p in expected["participants"]:
         assert f"{p['rating']}: {p['hot']}/{p['cold']} ={p['total']}" in text
