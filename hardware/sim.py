@@ -279,6 +279,7 @@ def screen_dict(screen: Screen | None) -> dict[str, Any] | None:
         "dice": list(screen.dice),
         "odds": screen.odds,
         "selected": screen.selected,
+        "page": screen.page,
     }
 
 

@@ -176,7 +176,7 @@ def guess(system: str, fingers: Sequence[int], setting: str, note: str, contrast
         span = f"1-{max(fingers)}"
     else:
         span = ",".join(str(f) for f in fingers) or "-"
-    lines = [fit(f"{system} {setting}".strip()), "1=thumb .. 5=pinky"]
+    lines = [*wrap(f"{system} {setting}".strip(), rows=2), "1=thumb .. 5=pinky"]
     if note:
         lines.append(fit(note))
     return Screen(title="pick a finger", lines=tuple(lines), big=span, contrast=contrast,

@@ -26,7 +26,9 @@ def _headline(data: Mapping[str, Any]) -> str:
 
 def _details(data: Mapping[str, Any]) -> list[str]:
     net = data.get("net")
-    out = [outcome_line(data, f"{data['successes']} succ.", f"net {net:+d}" if isinstance(net, int) else "")]
+    out = [outcome_line(data, f"{data['successes']} succ.")]
+    if isinstance(net, int):
+        out.append(f"net {net:+d} (opp. {data.get('opponent_successes')})")
     own = data.get("opponent_dice") or []
     mine = data["dice"][: len(data["dice"]) - len(own)]
     out.append(numbers("dice", mine))
