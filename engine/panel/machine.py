@@ -36,6 +36,8 @@ __all__ = ["Mode", "PanelConfig", "PanelState", "initial", "snapshot", "step"]
 _MAX_CATCH_UP = 5
 #: Modes in which MINUS/PLUS change a value (a result or message sits over the setup screen).
 _REPEATING = frozenset({Mode.SETUP, Mode.SETTINGS, Mode.RESULT, Mode.MESSAGE})
+#: Modes whose picture depends on the state only, not on the clock (a tick changes nothing).
+_STILL = frozenset({Mode.SETUP, Mode.SETTINGS, Mode.SESSION, Mode.MESSAGE, Mode.GUESS, Mode.TURNS})
 #: Most encoder steps taken from one TURN event.
 _MAX_TURN = 50
 
@@ -82,7 +84,11 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
     elif kind is EventKind.SESSION:
         s = _session(s, sessions.parse(event.text))
     elif kind is EventKind.TICK:
-        s = _tick(s, out)
+        ticked = _tick(s, out)
+        if ticked is s and s.mode in _STILL and not s.asleep and state.view is not None:
+            # nothing happened and this picture does not move with time: no new view to draw
+            return replace(s, view=state.view), Effects()
+        s = ticked
     elif kind is EventKind.RELEASE:
         s = _release(s, event.button)
     else:

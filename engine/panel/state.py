@@ -87,8 +87,11 @@ class PanelState:
     view: View | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
+        values = self.values
+        if isinstance(values, MappingProxyType) and all(isinstance(v, MappingProxyType) for v in values.values()):
+            return  # already frozen (``replace`` passes the old state's values through)
         object.__setattr__(
-            self, "values", MappingProxyType({k: MappingProxyType(dict(v)) for k, v in self.values.items()})
+            self, "values", MappingProxyType({k: MappingProxyType(dict(v)) for k, v in values.items()})
         )
 
     @property

@@ -7,6 +7,7 @@ that start-up on a Pi Zero pays only for the systems it touches.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,7 +79,9 @@ def get(system_id: str) -> SystemSpec:
     key = str(system_id).strip().lower()
     if key not in SYSTEM_IDS:
         raise UnknownSystemError(str(system_id), SYSTEM_IDS)
-    module = importlib.import_module(f"engine.systems.{key}")
+    name = f"engine.systems.{key}"
+    # sys.modules first: the panel asks for its system on every event, an import call costs more
+    module = sys.modules.get(name) or importlib.import_module(name)
     return module.SYSTEM
 
 

@@ -7,7 +7,7 @@ Roles in one roll: the *actor* rolls the pool; the *opponent* (``--opponent-pool
 against it, and is also the *defender* whose Mitigation, Body, Resolve and Wound Track the
 damage meets; the Stability parameters are the actor's own track.
 
-Rules text: shared/seeds/001_e2ccc5db96b275f5.txt; decisions: docs/rules/horizons.md.
+Rules: the horizons text, cited by section in docs/rules/horizons.md (the decisions).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 cannot disagree: the dice pool, rolling exploding dice, and how successes, an opponent's
 successes, the need, mitigation and damage combine into an outcome.
 
-Rules text: shared/seeds/001_e2ccc5db96b275f5.txt; decisions: docs/rules/horizons.md.
+Rules: the horizons text, cited by section in docs/rules/horizons.md (the decisions).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Stability Track: the text gives no length, so it is a parameter (10 by default);
 "completely filled, your character suffers a mental breakdown". Boxes past the end count as
 ``overflow`` too.
 
-Rules text: shared/seeds/001_e2ccc5db96b275f5.txt; decisions: docs/rules/horizons.md.
+Rules: the horizons text, cited by section in docs/rules/horizons.md (the decisions).
 """
 
 from __future__ import annotations

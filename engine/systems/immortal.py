@@ -7,8 +7,8 @@ TNs) and the primary bonus spent against them.
 
 Dice are drawn in the order ``--faces`` takes them: the primary d10 (not drawn when the
 success is automatic), each hostile's d10 in the order given (not drawn for an automatic
-hostile), then the opponent's d10. Rules text: shared/seeds/003_972ea9d53f74321c.txt;
-readings and parameters: docs/rules/immortal.md.
+hostile), then the opponent's d10. Rules: the immortal text, cited by section in
+docs/rules/immortal.md (readings and parameters).
 """
 
 from __future__ import annotations

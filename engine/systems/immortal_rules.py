@@ -2,7 +2,7 @@
 so that the two cannot disagree: roll colours, hostiles and opponents as parameter items,
 automatic success, the effective target number and how the primary bonus is spent.
 
-Rules text: shared/seeds/003_972ea9d53f74321c.txt; decisions: docs/rules/immortal.md.
+Rules: the immortal text, cited by section in docs/rules/immortal.md (the decisions).
 """
 
 from __future__ import annotations
