@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -98,8 +99,9 @@ class PanelState:
     def system_id(self) -> str:
         return self.config.systems[self.system_index % len(self.config.systems)]
 
-    @property
+    @cached_property
     def spec(self) -> SystemSpec:
+        # kept per state: every row, value and view asks for it, and a state never changes
         return systems.get(self.system_id)
 
     @property
