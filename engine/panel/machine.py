@@ -474,8 +474,28 @@ def _refresh(s: PanelState, before: PanelState | None) -> PanelState:
         params = spec.resolve(raw)
         odds = float(spec.odds(params).success)
     except (EngineError, ValueError) as exc:
-        return replace(s, odds=None, problem=_why(exc))
-    return replace(s, odds=odds, problem=None)
+        return replace(s, odds=None, problem=_why(exc), compared=())
+    return replace(s, odds=odds, problem=None, compared=_compared(spec, raw))
+
+
+def _compared(spec: SystemSpec, raw: Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
+    """The chance with each value of the spec's ``compare`` parameter, when they differ (so
+    the player sees what the choice costs); empty when they are all the same."""
+    name = spec.panel.compare
+    if name is None:
+        return ()
+    p = spec.param(name)
+    values: tuple[Any, ...] = (True, False) if p.kind == "bool" else p.choices
+    out = []
+    for value in values:
+        try:
+            chance = float(spec.odds(spec.resolve({**raw, name: value})).success)
+        except (EngineError, ValueError):
+            continue
+        out.append((pages.show(p, value), chance))
+    if len({round(c, 12) for _, c in out}) < 2:
+        return ()
+    return tuple(out)
 
 
 def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:

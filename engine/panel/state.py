@@ -69,6 +69,7 @@ class PanelState:
     revealing: bool = False  # a reveal was asked for and its new session not yet shown
     odds: float | None = None  # chance of success of the current setting
     problem: str | None = None  # why the current setting cannot roll
+    compared: tuple[tuple[str, float], ...] = ()  # (value, chance) of the spec's ``compare`` parameter
     result: RollResult | None = None
     guess: int | None = None  # the finger pressed for ``result`` (the first test's)
     guesses: tuple[int, ...] = ()  # fingers pressed so far for a chain's tests

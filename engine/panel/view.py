@@ -102,8 +102,19 @@ def _setup(s: PanelState, contrast: float) -> screens.Screen:
             footer: tuple[str, ...] = (screens.spread(player, mark, screens.WIDTH),)
         else:
             footer = screens.wrap(player, rows=2)
+        if s.compared and s.page == pages.FIRST:
+            footer = (*_compared(s), *footer)
     selected = s.field_index % len(offered) if offered else 0
     return screens.setup(_page_title(s), rows, selected, s.odds, footer, contrast)
+
+
+def _compared(s: PanelState) -> tuple[str, ...]:
+    """``auto success: yes 100% no 80.0%``: what each choice of the compared parameter gives."""
+    spec = s.spec
+    name = spec.panel.compare or ""
+    label = spec.panel.label(spec.param(name))
+    text = f"{label}: " + " ".join(f"{value} {screens.percent(chance)}" for value, chance in s.compared)
+    return screens.wrap(text, rows=2)
 
 
 def _page_title(s: PanelState) -> str:

@@ -79,6 +79,7 @@ PANEL = PanelSpec(
     },
     extra=(SKILL_SLOT,),
     colour="color",
+    compare="auto_success",
     locks=(Lock("skill_locked", "skill_locked", "skill_slot"),),
     headline=_headline,
     details=_details,

@@ -116,6 +116,9 @@ class PanelSpec:
     player: tuple[str, ...] = ()  # parameters the player slot supplies (karma)
     omit: Mapping[str, str] = field(default_factory=dict)  # param -> left out while this is set
     needs: Mapping[str, str] = field(default_factory=dict)  # param -> passed only while this is set
+    #: a parameter whose every value's chance the first page shows when they differ (immortal's
+    #: automatic success: the rules make it the player's option, so the player sees both)
+    compare: str | None = None
     target: str | None = None  # panel-only row naming the player slot ``target`` values live in
     guess: str | None = None  # parameter set by pressing a finger button
     hand: str | None = None  # result field with the winning fingers (no dice to show)

@@ -185,3 +185,18 @@ def test_every_page_is_reached_and_left_with_the_buttons() -> None:
                     break
                 panel.press(MODE)
             assert panel.state.system_id == system and panel.state.page == rows.FIRST
+
+
+def test_immortal_shows_both_chances_when_automatic_success_changes_them() -> None:
+    panel = _set_up("immortal", b"auto", {"skill": 4, "tn": 12}, {})
+    yes = engine.odds("immortal", skill=4, tn=12, auto_success=True)["success"]
+    no = engine.odds("immortal", skill=4, tn=12, auto_success=False)["success"]
+    assert yes != no
+    panel.to_page(rows.FIRST)
+    text = " ".join(panel.screen.lines)
+    assert f"auto success: yes {screens.percent(yes)} no {screens.percent(no)}" in text
+    panel.set_field("auto_success", False)  # the player's choice, on the advanced page
+    assert panel.screen.odds == pytest.approx(no)
+    panel.set_field("tn", 20)  # skill x 3 < TN: no automatic success either way, one chance
+    panel.to_page(rows.FIRST)
+    assert "auto success" not in " ".join(panel.screen.lines)
