@@ -134,6 +134,8 @@ class KioskConfig:
 
     state_dir: str = ""  # "" = remember nothing between runs
     tick_hz: float = 25.0  # clock ticks for animations, hold-repeat and idle
+    lock: bool = False  # settings only through the operator buttons (engine.panel.operator)
+    operator_buttons: tuple[str, ...] = ("mode", "roll")  # held together: the settings menu
 
 
 @dataclass(frozen=True)
@@ -303,6 +305,8 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
     kiosk = KioskConfig(
         state_dir=k_t.text("state_dir", k_d.state_dir),
         tick_hz=k_t.number("tick_hz", k_d.tick_hz, 1, 200),
+        lock=k_t.boolean("lock", k_d.lock),
+        operator_buttons=_operator_buttons(k_t, k_d.operator_buttons),
     )
     k_t.done()
     root.done()
@@ -322,6 +326,17 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
     )
     _check_pins(config)
     return config
+
+
+def _operator_buttons(t: _Table, default: tuple[str, ...]) -> tuple[str, ...]:
+    from engine.panel.operator import check_buttons
+
+    names = t.string_list("operator_buttons", default)
+    try:
+        check_buttons(names)
+    except ValueError as exc:
+        raise t.error("operator_buttons", str(exc)) from None
+    return names
 
 
 def _display(t: _Table) -> DisplayConfig:

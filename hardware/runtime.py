@@ -33,8 +33,11 @@ from engine.panel import session as sessions
 from engine.panel.model import Effects, Event, EventKind, Screen
 from engine.panel.state import Mode
 from hardware.config import TowerConfig
+from hardware.daystats import DAY_STATS_EVERY_NS, DayStats
 from hardware.display import ResilientDisplay
 from hardware.panel_io import Clock, PanelIO
+from hardware.sdnotify import Notifier
+from hardware.state import LOG_NAME
 
 PANEL_STATE = "panel.json"
 #: How often the entropy status line is refreshed, and the panel memory saved at most.
@@ -77,6 +80,7 @@ class Tower:
         self.log = log or (lambda message: None)
         self.memory = Path(memory) / PANEL_STATE if memory else None
         self.tick_ns = max(1, round(1e9 / config.kiosk.tick_hz))
+        self._lock = _operator_lock(config)
         self.steps = 0  # state machine steps taken (ticks included)
         self.frames = 0  # screens sent to the display
         self.rolls = 0
@@ -117,6 +121,9 @@ class Tower:
         self._dirty = False
         self._saved_at = now
         self._closed = False
+        self._day = DayStats(Path(memory) / LOG_NAME) if memory else None
+        self._day_at = now - DAY_STATS_EVERY_NS  # counted on the first pass
+        self._day_problem = ""
         self._update_status(now)
         self._sync_session(now)  # the first commitment goes up before the first roll
 
@@ -132,8 +139,9 @@ class Tower:
             for e in edges:
                 self.timing.edge(str(e.button), e.pressed, e.t_ns)
         for event in events:
-            self.step(event, now)
-            taken += 1
+            for passed in self._through_lock(event):
+                self.step(passed, now)
+                taken += 1
         if events and self._busy():
             self._next_tick = min(self._next_tick, now + self.tick_ns)  # an animation starts now
         if now >= self._next_tick:
@@ -147,11 +155,22 @@ class Tower:
         self.display.poll(now)
         if now - self._status_at >= STATUS_EVERY_NS:
             self._update_status(now)
+        if self._day is not None and now - self._day_at >= DAY_STATS_EVERY_NS:
+            self._update_day(now)
         if self._dirty and now - self._saved_at >= SAVE_EVERY_NS:
             self.save(now)
         if not events and not self._warm:
             self._warm_up()
         return taken
+
+    def _through_lock(self, event: Event) -> tuple[Event, ...]:
+        """The kiosk's operator lock (``kiosk.lock``): MODE held alone opens no settings."""
+        if self._lock is None:
+            return (event,)
+        from engine.panel.operator import filter_event
+
+        self._lock, passed = filter_event(self._lock, event)
+        return passed
 
     def _warm_up(self) -> None:
         """Load the other enabled systems on the first idle pass after the first frame, so
@@ -190,13 +209,23 @@ class Tower:
             times.append(self.io.sound.deadline())
         return min(t for t in times if t is not None)
 
-    def run(self, stop: threading.Event) -> None:
-        """The appliance loop: until ``stop`` is set, wait for input or the next deadline."""
+    def run(self, stop: threading.Event, *, each_pass: Callable[[Tower], None] | None = None) -> None:
+        """The appliance loop: until ``stop`` is set, wait for input or the next deadline.
+
+        ``each_pass`` is called after every pass (at least once a second): the service's
+        watchdog is fed from here, so a loop stuck on a dead bus stops feeding it."""
         while not stop.is_set():
             timeout = (self.deadline() - self.clock()) / 1e9
             if timeout > 0:
                 self.io.inputs.wait(min(timeout, 1.0))
             self.pump()
+            if each_pass is not None:
+                each_pass(self)
+
+    def service_status(self) -> str:
+        """One line for ``systemctl status``: the current system and the rolls since start."""
+        rolls = f"{self.rolls} roll" + ("" if self.rolls == 1 else "s")
+        return f"{self.state.system_id}, {rolls} since start"
 
     # --- effects --------------------------------------------------------------------------------
 
@@ -225,6 +254,21 @@ class Tower:
             record(rolled, player=self.state.settings.player, source="panel")
         except Exception as exc:  # the roll is shown either way; a log problem is reported
             self.log(f"roll log: {exc}")
+
+    def _update_day(self, now: int) -> None:
+        """Today's rolls from the roll log, for the attract screen (engine.panel.attract)."""
+        self._day_at = now
+        try:
+            text = self._day.refresh()  # type: ignore[union-attr]
+        except Exception as exc:  # an unreadable log: the attract screen keeps its last figures
+            problem = f"today's rolls: {exc}"
+            if problem != self._day_problem:
+                self._day_problem = problem
+                self.log(problem)
+            return
+        self._day_problem = ""
+        if text is not None:
+            self.step(Event(EventKind.STATS, text=text), now)
 
     def _update_status(self, now: int) -> None:
         self._status_at = now
@@ -394,6 +438,15 @@ class Tower:
                 self.log(f"dice: {exc}")
 
 
+def _operator_lock(config: TowerConfig) -> Any:
+    """The kiosk's operator lock (engine.panel.operator), or None when ``kiosk.lock`` is off."""
+    if not config.kiosk.lock:
+        return None
+    from engine.panel.operator import OperatorLock, check_buttons
+
+    return OperatorLock(check_buttons(config.kiosk.operator_buttons))
+
+
 @contextlib.contextmanager
 def stop_on_signals(signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
                     ) -> Iterator[threading.Event]:
@@ -414,20 +467,37 @@ def stop_on_signals(signals: tuple[int, ...] = (signal.SIGTERM, signal.SIGINT, s
             signal.signal(sig, old)
 
 
-def run_forever(tower: Tower, stop: threading.Event | None = None) -> None:
+def run_forever(tower: Tower, stop: threading.Event | None = None, *, notifier: Notifier | None = None) -> None:
     """Run until ``stop`` is set (by default: until SIGTERM/SIGINT), then shut down cleanly
     (LEDs off, display cleared). Pass the event of a :func:`stop_on_signals` entered before
-    the tower was built, so a signal during start-up also ends in a clean shutdown."""
+    the tower was built, so a signal during start-up also ends in a clean shutdown.
+
+    ``notifier`` (systemd's, under ``Type=notify``) hears READY once the loop starts, the
+    watchdog and the status line from every pass, and STOPPING when shutdown begins."""
     if stop is None:
         with stop_on_signals() as stop:
-            run_forever(tower, stop)
+            run_forever(tower, stop, notifier=notifier)
         return
     waker = threading.Thread(target=_wake_on, args=(stop, tower), daemon=True)
     waker.start()
+    each_pass = None
+    if notifier is not None:
+        notifier.ready(tower.service_status())
+        each_pass = _feeder(notifier)
     try:
-        tower.run(stop)
+        tower.run(stop, each_pass=each_pass)
     finally:
+        if notifier is not None:
+            notifier.stopping(f"stopping after {tower.service_status()}")
         tower.close()
+
+
+def _feeder(notifier: Notifier) -> Callable[[Tower], None]:
+    def feed(tower: Tower) -> None:
+        notifier.watchdog()
+        notifier.status(tower.service_status())
+
+    return feed
 
 
 def _wake_on(stop: threading.Event, tower: Tower) -> None:

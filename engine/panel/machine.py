@@ -23,6 +23,7 @@ from engine.panel import rows as pages
 from engine.panel import session as sessions
 from engine.panel import setting as setup
 from engine.panel import settings as menu
+from engine.panel.attract import decode as decode_day
 from engine.panel.config import PanelConfig
 from engine.panel.model import Button, Effects, Event, EventKind, Sound
 from engine.panel.state import Mode, PanelState
@@ -83,6 +84,8 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
         s = replace(s, status=event.text.strip()[:40])
     elif kind is EventKind.SESSION:
         s = _session(s, sessions.parse(event.text))
+    elif kind is EventKind.STATS:
+        s = replace(s, day=decode_day(event.text))
     elif kind is EventKind.TICK:
         ticked = _tick(s, out)
         if ticked is s and s.mode in _STILL and not s.asleep and state.view is not None:

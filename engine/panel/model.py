@@ -35,6 +35,7 @@ class EventKind(StrEnum):
     TICK = "tick"  # clock tick: animations, hold-repeat, idle timeout
     STATUS = "status"  # the hardware reports a status line (``text``), e.g. entropy health
     SESSION = "session"  # the dice session changed (``text``: see engine.panel.session)
+    STATS = "stats"  # today's rolls per system (``text``: see engine.panel.attract)
 
 
 @dataclass(frozen=True)

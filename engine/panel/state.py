@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import systems
 from engine.panel import rows as pages
@@ -24,6 +24,9 @@ from engine.panel.settings import ITEMS, Item, Settings
 from engine.params import Param
 from engine.results import RollResult
 from engine.systems import SystemSpec
+
+if TYPE_CHECKING:
+    from engine.panel.attract import DayLine
 
 
 class Mode(StrEnum):
@@ -86,6 +89,7 @@ class PanelState:
     swallow: Button | None = None  # hold/release of a press that was used up (wake, finger)
     last_activity: float = 0.0
     asleep_at: float | None = None  # attract screen since
+    day: tuple[DayLine, ...] | None = None  # today's rolls (STATS events); None: no roll log
     view: View | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:

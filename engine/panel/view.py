@@ -164,7 +164,12 @@ def _attract(s: PanelState) -> View:
     since = s.asleep_at if s.asleep_at is not None else s.now
     frame = _frame(s.now - since, s.config.attract_step_seconds)
     contrast = max(0.05, s.settings.contrast * _ATTRACT_DIM)
-    screen = screens.attract(s.config.systems, frame // 4, bounce(frame), s.status, contrast)
+    if s.day is None:
+        screen = screens.attract(s.config.systems, frame // 4, bounce(frame), s.status, contrast)
+    else:  # a tower with a roll log: today's rolls against the odds, and the commitment
+        from engine.panel.attract import screen as day_screen
+
+        screen = day_screen(s.day, s.commitment, frame // 4, bounce(frame), s.status, contrast)
     return View(screen, looks.LEDS_OFF, looks.OFF)
 
 

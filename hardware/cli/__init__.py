@@ -21,6 +21,7 @@ COMMANDS: tuple[str, ...] = (
     "hardware.cli.fairness",
     "hardware.cli.replay",
     "hardware.cli.log",
+    "hardware.cli.stats",
 )
 
 EXIT_USAGE = 2

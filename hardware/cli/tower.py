@@ -138,6 +138,7 @@ def run_tower(config: TowerConfig, factory: Any) -> int:
     from hardware.entropy import ButtonTiming
     from hardware.panel_io import PinSetupError
     from hardware.runtime import Tower, run_forever, stop_on_signals
+    from hardware.sdnotify import SystemdNotifier
 
     timing = ButtonTiming(hold_ns=round(config.buttons.hold_seconds * 1e9)) if config.entropy.button_timing else None
     state_dir = Path(config.kiosk.state_dir).expanduser() if config.kiosk.state_dir else None
@@ -165,6 +166,10 @@ def run_tower(config: TowerConfig, factory: Any) -> int:
             _stderr(f"GPIO: {exc}")
             return 1
         _stderr(f"running ({config.source}; display {config.display.kind}, pins {factory.__class__.__name__})")
-        run_forever(tower, stop)
+        notifier = SystemdNotifier.from_environ(log=_stderr)  # does nothing outside systemd
+        try:
+            run_forever(tower, stop, notifier=notifier)
+        finally:
+            notifier.close()
     _stderr("stopped: LEDs off, display cleared")
     return 0

@@ -1,0 +1,167 @@
+# shellcheck shell=bash disable=SC2034  # the variables are used by the scripts that source this
+# Shared by deploy/install.sh and deploy/uninstall.sh (sourced, not run): options, the root,
+# and how a step is reported and carried out. See docs/deploy.md.
+#
+# Every step first looks at the system (reading only) and then says one of:
+#   ok      the thing is already as it should be (nothing is run)
+#   change  it was not, and the command shown was run
+#   would   (with --dry-run) it is not, and the command shown would be run
+# --dry-run never writes a file or runs a command that changes anything.
+#
+# --root DIR puts every file under DIR instead of / (a test, or an image being prepared) and
+# hands DIR to the commands that take one (useradd/groupadd/usermod/userdel --prefix,
+# dpkg-query --admindir). apt-get, systemctl and udevadm act on the running system: tests
+# put fake ones first on PATH (tests/deploy/fakebin, which log their arguments).
+
+set -euo pipefail
+umask 022
+
+DEPLOY_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+SOURCE_DIR="$(dirname "$DEPLOY_DIR")"
+ROOT="/"
+SHADOW_ROOT=()  # useradd/groupadd/usermod/userdel --prefix ROOT
+DPKG_ROOT=()  # dpkg-query --admindir ROOT/var/lib/dpkg
+DRY_RUN=""
+CHANGES=0
+STEP=0
+
+UNIT_NAME="dicetower.service"
+PREFIX_DIR="/opt/dicetower"
+VENV_DIR="$PREFIX_DIR/venv"
+CONFIG_DIR="/etc/dicetower"
+CONFIG_FILE="$CONFIG_DIR/dicetower.toml"
+STATE_DIR="/var/lib/dicetower"
+UNIT_FILE="/etc/systemd/system/$UNIT_NAME"
+DROP_IN_DIR="/etc/systemd/system/$UNIT_NAME.d"
+DROP_IN_FILE="$DROP_IN_DIR/network.conf"
+UDEV_FILE="/etc/udev/rules.d/70-dicetower.rules"
+MODULES_FILE="/etc/modules-load.d/dicetower.conf"
+SERVICE_USER="dicetower"
+DEVICE_GROUPS=(gpio i2c spi dialout)
+PACKAGES=(python3-venv python3-lgpio i2c-tools)
+I2C_BEGIN="# >>> dicetower: I2C on at 400 kHz (deploy/install.sh; deploy/uninstall.sh removes it)"
+I2C_END="# <<< dicetower"
+
+die() {
+    echo "${0##*/}: $*" >&2
+    exit 2
+}
+
+# The path of an absolute system path under the root.
+at() {
+    if [ "$ROOT" = "/" ]; then printf '%s\n' "$1"; else printf '%s\n' "${ROOT%/}$1"; fi
+}
+
+# set_root DIR: the root every path is under.
+set_root() {
+    [ -n "$1" ] || die "--root needs a directory"
+    [ -d "$1" ] || die "--root: $1 is not a directory"
+    ROOT="$(cd "$1" && pwd)"
+    if [ "$ROOT" != "/" ]; then
+        SHADOW_ROOT=(--prefix "$ROOT")
+        DPKG_ROOT=(--admindir "$ROOT/var/lib/dpkg")
+    fi
+}
+
+need_root_user() {
+    if [ -z "$DRY_RUN" ] && [ "$ROOT" = "/" ] && [ "$(id -u)" != 0 ]; then
+        die "needs root: run it with sudo (or try --dry-run)"
+    fi
+}
+
+step() {
+    STEP=$((STEP + 1))
+    CURRENT="$1"
+}
+
+ok() {
+    printf '%-7s %s%s\n' "ok" "$CURRENT" "${1:+: $1}"
+}
+
+# change [--show TEXT] DESCRIPTION COMMAND...: run the command (or say that it would be run).
+# The command is shown as it is run, or as TEXT where it is one of the functions below.
+change() {
+    local shown=""
+    if [ "$1" = "--show" ]; then
+        shown="$2"
+        shift 2
+    fi
+    local what="$1"
+    shift
+    [ -n "$shown" ] || shown="$(quote "$@")"
+    CHANGES=$((CHANGES + 1))
+    printf '%-7s %s: %s\n' "$([ -n "$DRY_RUN" ] && echo would || echo change)" "$CURRENT" "$what"
+    printf '          $ %s\n' "$shown"
+    if [ -z "$DRY_RUN" ]; then
+        # explicit: set -e does not hold inside a function called from an `if`
+        "$@" || die "$CURRENT: failed: $shown"
+    fi
+    return 0
+}
+
+quote() {
+    local out="" word
+    for word in "$@"; do
+        if [[ "$word" =~ ^[A-Za-z0-9_./:=,+@%-]+$ ]]; then out+="$word "; else out+="$(printf '%q' "$word") "; fi
+    done
+    printf '%s' "${out% }"
+}
+
+# install_file SOURCE TARGET MODE: copy when missing or different.
+install_file() {
+    local source="$1" target mode="$3"
+    target="$(at "$2")"
+    if [ -f "$target" ] && cmp -s "$source" "$target"; then
+        ok "$2"
+        return 1
+    fi
+    change "$2 $([ -e "$target" ] && echo "differs, replaced" || echo "installed")" \
+        install -D -m "$mode" "$source" "$target"
+    return 0
+}
+
+remove_path() {
+    local target
+    target="$(at "$1")"
+    if [ ! -e "$target" ] && [ ! -L "$target" ]; then
+        ok "$1 not there"
+        return 1
+    fi
+    change "$1 removed" rm -rf -- "$target"
+    return 0
+}
+
+has_group() {
+    grep -q "^$1:" "$(at /etc/group)" 2>/dev/null
+}
+
+has_user() {
+    grep -q "^$1:" "$(at /etc/passwd)" 2>/dev/null
+}
+
+# The members of a group, one a line.
+group_members() {
+    awk -F: -v g="$1" '$1 == g { n = split($4, m, ","); for (i = 1; i <= n; i++) print m[i] }' "$(at /etc/group)"
+}
+
+config_txt() {
+    local candidate
+    for candidate in /boot/firmware/config.txt /boot/config.txt; do
+        if [ -f "$(at "$candidate")" ]; then
+            printf '%s\n' "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+
+finish() {
+    local verb="$1"
+    if [ -n "$DRY_RUN" ]; then
+        echo "dry run: $CHANGES change(s) would be made; nothing was touched"
+    elif [ "$CHANGES" -eq 0 ]; then
+        echo "nothing to change: dicetower is already $verb"
+    else
+        echo "done: $CHANGES change(s); dicetower is $verb"
+    fi
+}

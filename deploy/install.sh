@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# Install dicetower as an appliance on Raspberry Pi OS: packages, I2C at 400 kHz, the
+# dicetower user, a venv under /opt/dicetower, the config, the hardened service, the udev rules,
+# and `systemctl enable --now`. Run it again at any time: it changes only what is not as it
+# should be, and says "nothing to change" when all is. docs/deploy.md explains each step.
+#
+#   sudo deploy/install.sh [--dry-run] [--root DIR] [--source DIR]
+#
+#   --dry-run     print every step and what it would run; touch nothing
+#   --root DIR    install under DIR instead of / (an image being prepared, or the tests);
+#                 see deploy/common.sh for what that means for apt-get, systemctl and udevadm
+#   --source DIR  the dicetower source tree to install (default: the one this script is in)
+
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+usage() {
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --dry-run) DRY_RUN=1 ;;
+        --root) [ $# -ge 2 ] || die "--root needs a directory"; set_root "$2"; shift ;;
+        --root=*) set_root "${1#--root=}" ;;
+        --source) [ $# -ge 2 ] || die "--source needs a directory"; SOURCE_DIR="$2"; shift ;;
+        --source=*) SOURCE_DIR="${1#--source=}" ;;
+        -h | --help) usage; exit 0 ;;
+        *) die "unknown option $1 (allowed: --dry-run, --root DIR, --source DIR, --help)" ;;
+    esac
+    shift
+done
+if [ ! -f "$SOURCE_DIR/pyproject.toml" ] || [ ! -d "$SOURCE_DIR/hardware" ]; then
+    die "--source: $SOURCE_DIR is not a dicetower source tree (no pyproject.toml and hardware/)"
+fi
+SOURCE_DIR="$(cd "$SOURCE_DIR" && pwd)"
+need_root_user
+
+echo "dicetower install into $ROOT from $SOURCE_DIR${DRY_RUN:+ (dry run: nothing is changed)}"
+
+# --- 1. distribution packages ---------------------------------------------------------------
+step "packages ${PACKAGES[*]}"
+missing=()
+for package in "${PACKAGES[@]}"; do
+    status="$(dpkg-query "${DPKG_ROOT[@]}" -W -f='${Status}' "$package" 2>/dev/null || true)"
+    [ "$status" = "install ok installed" ] || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    ok "installed"
+else
+    change "refresh the package lists" apt-get update -qq
+    change "install ${missing[*]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# --- 2. groups and the service user -----------------------------------------------------------
+step "groups ${DEVICE_GROUPS[*]}"
+absent=()
+for group in "${DEVICE_GROUPS[@]}"; do
+    has_group "$group" || absent+=("$group")
+done
+if [ ${#absent[@]} -eq 0 ]; then
+    ok "exist"
+else
+    # Raspberry Pi OS has them all; elsewhere SupplementaryGroups= would stop the unit.
+    for group in "${absent[@]}"; do
+        change "create $group" groupadd --system "${SHADOW_ROOT[@]}" "$group"
+    done
+fi
+
+step "user $SERVICE_USER"
+groups_csv="$(IFS=,; echo "${DEVICE_GROUPS[*]}")"
+if ! has_user "$SERVICE_USER"; then
+    change "create the system user (no login, no home)" useradd --system --user-group \
+        --home-dir "$STATE_DIR" --no-create-home --shell /usr/sbin/nologin \
+        --comment "dicetower dice tower" --groups "$groups_csv" "${SHADOW_ROOT[@]}" "$SERVICE_USER"
+else
+    lacking=()
+    for group in "${DEVICE_GROUPS[@]}"; do
+        group_members "$group" | grep -qx "$SERVICE_USER" || lacking+=("$group")
+    done
+    if [ ${#lacking[@]} -eq 0 ]; then
+        ok "exists, in $groups_csv"
+    else
+        change "add to ${lacking[*]}" usermod --append \
+            --groups "$(IFS=,; echo "${lacking[*]}")" "${SHADOW_ROOT[@]}" "$SERVICE_USER"
+    fi
+fi
+
+# --- 3. I2C at 400 kHz --------------------------------------------------------------------------
+i2c_block() {
+    printf '%s\n' "$I2C_BEGIN" "[all]" "dtparam=i2c_arm=on" "dtparam=i2c_arm_baudrate=400000" "$I2C_END"
+}
+
+# Our block, as it is in FILE (empty when there is none).
+i2c_block_in() {
+    awk -v b="$I2C_BEGIN" -v e="$I2C_END" '$0 == b { on = 1 } on { print } $0 == e { on = 0 }' "$1"
+}
+
+# Replace our block in FILE (or add it at the end, where it overrides earlier lines).
+write_i2c_block() {
+    local file="$1" tmp
+    tmp="$(mktemp "$file.dicetower.XXXXXX")"
+    awk -v b="$I2C_BEGIN" -v e="$I2C_END" '$0 == b { skip = 1 } !skip { print } $0 == e { skip = 0 }' "$file" >"$tmp"
+    [ -z "$(tail -c 1 "$tmp")" ] || echo >>"$tmp"
+    i2c_block >>"$tmp"
+    chmod --reference="$file" "$tmp"
+    mv -f "$tmp" "$file"
+}
+
+step "I2C in config.txt"
+REBOOT=""
+if ! boot_config="$(config_txt)"; then
+    ok "no /boot/firmware/config.txt or /boot/config.txt (not Raspberry Pi OS): left alone"
+elif [ "$(i2c_block_in "$(at "$boot_config")")" = "$(i2c_block)" ]; then
+    ok "$boot_config has dtparam=i2c_arm=on, i2c_arm_baudrate=400000"
+else
+    change --show "append to $boot_config: [all] dtparam=i2c_arm=on dtparam=i2c_arm_baudrate=400000" \
+        "turn I2C on at 400 kHz (after a reboot)" write_i2c_block "$(at "$boot_config")"
+    REBOOT=1
+fi
+
+step "i2c-dev module at boot"
+install_file "$DEPLOY_DIR/dicetower-modules.conf" "$MODULES_FILE" 644 || true
+
+# --- 4. the program ---------------------------------------------------------------------------
+# What identifies the source installed: a digest of every file pip installs from.
+source_digest() {
+    (cd "$SOURCE_DIR" &&
+        find engine hardware firmware_bridge pyproject.toml README.md LICENSE -type f \
+            ! -path '*/__pycache__/*' ! -name '*.pyc' -print0 2>/dev/null |
+        LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+}
+
+RESTART=""
+step "venv $VENV_DIR"
+venv="$(at "$VENV_DIR")"
+if [ -x "$venv/bin/python" ]; then
+    ok "exists"
+else
+    # system site packages: Raspberry Pi OS's python3-lgpio, instead of building it
+    change "create (with the system's packages, for python3-lgpio)" \
+        python3 -m venv --system-site-packages "$venv"
+fi
+
+step "dicetower in the venv"
+stamp="$venv/.dicetower-source"
+digest="$(source_digest)"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$digest" ]; then
+    ok "this source is installed"
+else
+    change "install $SOURCE_DIR" "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+        --force-reinstall --no-deps "$SOURCE_DIR"
+    change "install its dependencies" "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+        "$SOURCE_DIR"
+    [ -n "$DRY_RUN" ] || printf '%s\n' "$digest" >"$stamp"
+    RESTART=1
+fi
+
+step "documentation"
+install_file "$SOURCE_DIR/docs/deploy.md" "$PREFIX_DIR/docs/deploy.md" 644 || true
+
+make_link() {  # TARGET LINK
+    mkdir -p "$(dirname "$2")"
+    ln -sfn "$1" "$2"
+}
+
+step "dicetower on PATH"
+link="$(at /usr/local/bin/dicetower)"
+if [ -L "$link" ] && [ "$(readlink "$link")" = "$VENV_DIR/bin/dicetower" ]; then
+    ok "/usr/local/bin/dicetower"
+elif [ -e "$link" ] && [ ! -L "$link" ]; then
+    ok "/usr/local/bin/dicetower is another program: left alone"
+else
+    change --show "ln -sfn $VENV_DIR/bin/dicetower $link" \
+        "link /usr/local/bin/dicetower" make_link "$VENV_DIR/bin/dicetower" "$link"
+fi
+
+# --- 5. configuration -------------------------------------------------------------------------
+write_config() {
+    mkdir -p "$(dirname "$2")"
+    sed "s|^state_dir = .*|state_dir = \"$STATE_DIR\"|" "$1" >"$2.tmp"
+    chmod 644 "$2.tmp"
+    mv -f "$2.tmp" "$2"
+}
+
+step "config $CONFIG_FILE"
+if [ -f "$(at "$CONFIG_FILE")" ]; then
+    ok "kept as it is"
+else
+    change --show "sed 's|^state_dir = .*|state_dir = \"$STATE_DIR\"|' $SOURCE_DIR/hardware/default.toml > $(at "$CONFIG_FILE")" \
+        "the default wiring, keeping its state in $STATE_DIR" \
+        write_config "$SOURCE_DIR/hardware/default.toml" "$(at "$CONFIG_FILE")"
+    RESTART=1
+fi
+
+# Whether the config turns on a network feature: an `mqtt = "..."` under [network].
+wants_network() {
+    local file
+    file="$(at "$CONFIG_FILE")"
+    [ -f "$file" ] || file="$SOURCE_DIR/hardware/default.toml"
+    awk '/^[[:space:]]*\[/ { section = $0; gsub(/[[:space:]]/, "", section) }
+         section == "[network]" && /^[[:space:]]*mqtt[[:space:]]*=[[:space:]]*"[^"]+"/ { found = 1 }
+         END { exit !found }' "$file"
+}
+
+# --- 6. the service and the udev rules ----------------------------------------------------------
+UNIT_CHANGED=""
+step "service unit"
+install_file "$DEPLOY_DIR/dicetower.service" "$UNIT_FILE" 644 && UNIT_CHANGED=1
+
+step "network drop-in"
+if wants_network; then
+    install_file "$DEPLOY_DIR/dicetower-network.conf" "$DROP_IN_FILE" 644 && UNIT_CHANGED=1
+elif [ -e "$(at "$DROP_IN_FILE")" ]; then
+    remove_path "$DROP_IN_FILE" && UNIT_CHANGED=1
+else
+    ok "none ([network] mqtt is not configured: the service has no network)"
+fi
+
+step "udev rules"
+if install_file "$DEPLOY_DIR/70-dicetower.rules" "$UDEV_FILE" 644; then
+    change "reload the rules" udevadm control --reload
+    change "apply them to hwrng and serial ports" udevadm trigger --subsystem-match=misc --subsystem-match=tty
+fi
+
+step "systemd"
+if [ -n "$UNIT_CHANGED" ]; then
+    change "reload the units" systemctl daemon-reload
+fi
+if systemctl is-enabled --quiet "$UNIT_NAME" 2>/dev/null && systemctl is-active --quiet "$UNIT_NAME" 2>/dev/null; then
+    if [ -n "$UNIT_CHANGED$RESTART" ]; then
+        change "restart (new unit, program or config)" systemctl restart "$UNIT_NAME"
+    else
+        ok "$UNIT_NAME enabled and running"
+    fi
+else
+    change "enable and start $UNIT_NAME" systemctl enable --now "$UNIT_NAME"
+fi
+
+finish installed
+if [ -n "$REBOOT" ] && [ -z "$DRY_RUN" ]; then
+    echo "reboot to turn I2C on at 400 kHz (the display needs it): sudo reboot"
+fi

@@ -1,0 +1,241 @@
+"""deploy/install.sh and deploy/uninstall.sh, run for real into a temporary root.
+
+The commands that change the running system (apt-get, dpkg-query, groupadd, useradd, usermod,
+userdel, systemctl, udevadm, and python3 for the venv and pip) are the logging stand-ins in
+tests/deploy/fakebin, first on PATH; everything else (files, config.txt, the unit, the rules)
+is real. The root starts as a Raspberry Pi OS one: the device groups and /boot/firmware/config.txt.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DEPLOY = REPO / "deploy"
+FAKE = Path(__file__).resolve().parent / "fakebin" / "fake-command"
+FAKED = ("apt-get", "dpkg-query", "groupadd", "useradd", "usermod", "userdel", "systemctl", "udevadm", "python3")
+#: What only looks: a dry run or a run with nothing to do calls nothing else.
+READ_ONLY = re.compile(r"^(dpkg-query -|systemctl is-(enabled|active) )")
+STEPS = ["packages", "groups", "user", "I2C in config.txt", "i2c-dev module", "venv", "dicetower in the venv",
+         "documentation", "dicetower on PATH", "config", "service unit", "network drop-in", "udev rules", "systemd"]
+CONFIG_TXT = "# Raspberry Pi OS\ndtparam=audio=on\n#dtparam=i2c_arm=on\n\n[all]\n"
+
+
+@dataclass
+class FakeSystem:
+    root: Path
+    bin: Path
+    log: Path
+    state: Path
+
+    def run(self, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+        env = dict(os.environ, PATH=f"{self.bin}:{os.environ['PATH']}", DICETOWER_FAKE_LOG=str(self.log),
+                   DICETOWER_FAKE_STATE=str(self.state), LC_ALL="C")
+        return subprocess.run(["bash", str(DEPLOY / script), "--root", str(self.root), *args],
+                              capture_output=True, text=True, env=env, timeout=120)
+
+    def install(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return self.run("install.sh", *args)
+
+    def calls(self) -> list[str]:
+        return self.log.read_text().splitlines() if self.log.exists() else []
+
+    def calls_since(self, start: int) -> list[str]:
+        return self.calls()[start:]
+
+    def tree(self) -> dict[str, bytes | str]:
+        """Every file (its bytes) and symlink (its target) under the root."""
+        found: dict[str, bytes | str] = {}
+        for path in sorted(self.root.rglob("*")):
+            rel = str(path.relative_to(self.root))
+            if path.is_symlink():
+                found[rel] = "-> " + os.readlink(path)
+            elif path.is_file():
+                found[rel] = path.read_bytes()
+        return found
+
+
+@pytest.fixture
+def system(tmp_path) -> FakeSystem:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in FAKED:
+        (bin_dir / name).symlink_to(FAKE)
+    root = tmp_path / "root"
+    (root / "etc").mkdir(parents=True)
+    (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/bash\npi:x:1000:1000::/home/pi:/bin/bash\n")
+    (root / "etc/group").write_text("root:x:0:\ndialout:x:20:pi\nspi:x:999:pi\ni2c:x:998:pi\ngpio:x:997:pi\n")
+    (root / "boot/firmware").mkdir(parents=True)
+    (root / "boot/firmware/config.txt").write_text(CONFIG_TXT)
+    return FakeSystem(root, bin_dir, tmp_path / "calls.log", tmp_path / "state")
+
+
+def steps_in(out: str) -> list[str]:
+    """The steps an output reports, in order, each once."""
+    seen: list[str] = []
+    for line in out.splitlines():
+        m = re.match(r"^(?:ok|change|would)\s+(.*?)(?::|$)", line)
+        if m:
+            name = next((s for s in STEPS if m.group(1).startswith(s)), m.group(1))
+            if name not in seen:
+                seen.append(name)
+    return seen
+
+
+def test_dry_run_prints_every_step_and_touches_nothing(system) -> None:
+    before = system.tree()
+    done = system.install("--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert steps_in(done.stdout) == STEPS
+    assert system.tree() == before
+    assert all(READ_ONLY.match(call) for call in system.calls()), system.calls()
+    out = done.stdout
+    assert "would   packages python3-venv python3-lgpio i2c-tools: install python3-venv python3-lgpio i2c-tools" in out
+    assert "$ systemctl enable --now dicetower.service" in out
+    assert out.rstrip().endswith("dry run: 17 change(s) would be made; nothing was touched")
+
+
+def test_install_into_a_root(system) -> None:
+    done = system.install()
+    assert done.returncode == 0, done.stderr
+    root = system.root
+    assert (root / "etc/systemd/system/dicetower.service").read_bytes() == (DEPLOY / "dicetower.service").read_bytes()
+    assert (root / "etc/udev/rules.d/70-dicetower.rules").read_bytes() == (DEPLOY / "70-dicetower.rules").read_bytes()
+    assert not (root / "etc/systemd/system/dicetower.service.d").exists()  # no network configured
+    config = (root / "etc/dicetower/dicetower.toml").read_text()
+    assert '\nstate_dir = "/var/lib/dicetower"\n' in config
+    default = (REPO / "hardware/default.toml").read_text()
+    assert config == re.sub(r"(?m)^state_dir = .*$", 'state_dir = "/var/lib/dicetower"', default)
+    boot = (root / "boot/firmware/config.txt").read_text()
+    assert boot.startswith(CONFIG_TXT)
+    assert boot.endswith("[all]\ndtparam=i2c_arm=on\ndtparam=i2c_arm_baudrate=400000\n# <<< dicetower\n")
+    assert (root / "etc/modules-load.d/dicetower.conf").read_text().splitlines()[-1] == "i2c-dev"
+    assert os.readlink(root / "usr/local/bin/dicetower") == "/opt/dicetower/venv/bin/dicetower"
+    assert (root / "opt/dicetower/docs/deploy.md").read_bytes() == (REPO / "docs/deploy.md").read_bytes()
+    passwd = (root / "etc/passwd").read_text()
+    assert re.search(r"^dicetower:x:\d+:\d+:dicetower dice tower:/var/lib/dicetower:/usr/sbin/nologin$", passwd, re.M)
+    groups = {line.split(":")[0]: line.split(":")[3].split(",") for line in (root / "etc/group").read_text().split()}
+    assert all("dicetower" in groups[g] for g in ("gpio", "i2c", "spi", "dialout"))
+    calls = system.calls()
+    assert "apt-get install -y -qq --no-install-recommends python3-venv python3-lgpio i2c-tools" in calls
+    assert f"python3 -m venv --system-site-packages {root}/opt/dicetower/venv" in calls
+    assert f"venv-python -m pip install --quiet --disable-pip-version-check {REPO}" in calls
+    assert not any(c.startswith("groupadd") for c in calls)  # Raspberry Pi OS has the groups
+    assert calls[-3:] == ["systemctl daemon-reload", "systemctl is-enabled --quiet dicetower.service",
+                          "systemctl enable --now dicetower.service"]
+    assert "udevadm control --reload" in calls
+    assert done.stdout.rstrip().endswith("reboot to turn I2C on at 400 kHz (the display needs it): sudo reboot")
+
+
+def test_a_second_run_changes_nothing_and_says_so(system) -> None:
+    assert system.install().returncode == 0
+    tree, start = system.tree(), len(system.calls())
+    done = system.install()
+    assert done.returncode == 0, done.stderr
+    assert system.tree() == tree
+    assert all(READ_ONLY.match(call) for call in system.calls_since(start))
+    lines = done.stdout.splitlines()
+    assert all(line.startswith("ok ") for line in lines[1:-1]), done.stdout
+    assert steps_in(done.stdout) == STEPS
+    assert lines[-1] == "nothing to change: dicetower is already installed"
+    dry = system.install("--dry-run")
+    assert dry.stdout.splitlines()[-1] == "dry run: 0 change(s) would be made; nothing was touched"
+
+
+def test_new_source_is_installed_and_the_service_restarted(system) -> None:
+    assert system.install().returncode == 0
+    (system.root / "opt/dicetower/venv/.dicetower-source").write_text("an older source\n")
+    start = len(system.calls())
+    done = system.install()
+    assert done.returncode == 0, done.stderr
+    calls = system.calls_since(start)
+    assert f"venv-python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps {REPO}" in calls
+    assert calls[-1] == "systemctl restart dicetower.service"
+    assert "done: 3 change(s); dicetower is installed" in done.stdout
+
+
+def test_a_network_feature_brings_the_drop_in_and_taking_it_out_removes_it(system) -> None:
+    assert system.install().returncode == 0
+    config = system.root / "etc/dicetower/dicetower.toml"
+    plain = config.read_text()
+    config.write_text(plain + '\n[network]\nmqtt = "mqtt://broker.local:1883"\n')
+    drop_in = system.root / "etc/systemd/system/dicetower.service.d/network.conf"
+    start = len(system.calls())
+    assert system.install().returncode == 0
+    assert drop_in.read_bytes() == (DEPLOY / "dicetower-network.conf").read_bytes()
+    assert system.calls_since(start)[-2:] == ["systemctl is-active --quiet dicetower.service",
+                                              "systemctl restart dicetower.service"]
+    config.write_text(plain)
+    assert system.install().returncode == 0
+    assert not drop_in.exists()
+
+
+def test_elsewhere_the_groups_are_made_and_config_txt_left_alone(system) -> None:
+    (system.root / "etc/group").write_text("root:x:0:\ndialout:x:20:\n")
+    (system.root / "boot/firmware/config.txt").unlink()
+    done = system.install()
+    assert done.returncode == 0, done.stderr
+    assert [c for c in system.calls() if c.startswith("groupadd")] == [
+        f"groupadd --system --prefix {system.root} {g}" for g in ("gpio", "i2c", "spi")]
+    assert "ok      I2C in config.txt: no /boot/firmware/config.txt or /boot/config.txt" in done.stdout
+    assert "reboot" not in done.stdout
+
+
+def test_uninstall_reverses_the_install(system) -> None:
+    before = system.tree()
+    assert system.install().returncode == 0
+    state = system.root / "var/lib/dicetower"
+    state.mkdir(parents=True)
+    (state / "rolls.jsonl").write_text("{}\n")  # what the service wrote
+
+    kept = system.run("uninstall.sh")
+    assert kept.returncode == 0, kept.stderr
+    assert (state / "rolls.jsonl").exists()  # the roll log is never removed without --purge
+    assert (system.root / "etc/dicetower/dicetower.toml").exists()
+    assert "systemctl disable --now dicetower.service" in system.calls()
+
+    dry = system.run("uninstall.sh", "--purge", "--dry-run")
+    assert dry.returncode == 0 and (state / "rolls.jsonl").exists()
+    purged = system.run("uninstall.sh", "--purge")
+    assert purged.returncode == 0, purged.stderr
+    assert system.tree() == before
+    assert (system.state / "enabled").read_text() == "" and (system.state / "active").read_text() == ""
+    again = system.run("uninstall.sh", "--purge")
+    assert again.stdout.splitlines()[-1] == "nothing to change: dicetower is already removed"
+
+
+def test_bad_options_are_one_line_and_status_2(system) -> None:
+    for script, args, message in (
+        ("install.sh", ["--frobnicate"], "install.sh: unknown option --frobnicate (allowed: --dry-run, --root DIR"),
+        ("install.sh", ["--source", "/nonexistent"], "install.sh: --source: /nonexistent is not a dicetower source"),
+        ("uninstall.sh", ["--root"], "uninstall.sh: --root needs a directory"),
+    ):
+        done = system.run(script, *args)
+        assert done.returncode == 2
+        assert done.stderr.startswith(message) and len(done.stderr.splitlines()) == 1, done.stderr
+    assert system.calls() == []
+
+
+def test_the_fakes_never_touch_this_machine(system) -> None:
+    """Without --prefix a fake user tool refuses, so a wrong test cannot edit /etc/passwd."""
+    env = dict(os.environ, DICETOWER_FAKE_LOG=str(system.log), DICETOWER_FAKE_STATE=str(system.state))
+    done = subprocess.run([str(system.bin / "useradd"), "--system", "intruder"], env=env, capture_output=True,
+                          text=True)
+    assert done.returncode == 1 and "refusing" in done.stderr
+
+
+def test_the_scripts_pass_shellcheck() -> None:
+    from tests.support import require_command
+
+    tool = require_command("shellcheck")
+    scripts = [*sorted(DEPLOY.glob("*.sh")), FAKE]
+    done = subprocess.run([tool, "-x", "-P", "SCRIPTDIR", *map(str, scripts)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout
