@@ -73,7 +73,9 @@ class HmacDrbg:
     ``entropy`` must hold at least 256 bits of min-entropy; its length is checked (at least
     32 bytes), its quality is the caller's job. ``generate`` serves at most 65536 bytes per
     request and raises :class:`ReseedRequired` once ``reseed_interval`` requests have been
-    served since the last (re)seed. The internal state (Key, V) is never exposed.
+    served since the last (re)seed. The internal state (Key, V) is not shown by ``repr``; it
+    leaves only through :meth:`export_state`, for a session kept in a private file between
+    commands (that file is as secret as the seed).
     """
 
     __slots__ = ("_key", "_reseed_counter", "_reseed_interval", "_v")
@@ -104,6 +106,24 @@ class HmacDrbg:
             f"HmacDrbg(reseed_counter={self._reseed_counter}, "
             f"reseed_interval={self._reseed_interval})"
         )
+
+    def export_state(self) -> tuple[bytes, bytes, int]:
+        """``(Key, V, reseed_counter)``: everything :meth:`from_state` needs to continue."""
+        return self._key, self._v, self._reseed_counter
+
+    @classmethod
+    def from_state(
+        cls, key: bytes, v: bytes, reseed_counter: int, *, reseed_interval: int = MAX_RESEED_INTERVAL
+    ) -> HmacDrbg:
+        """The DRBG :meth:`export_state` described, continuing exactly where it stopped."""
+        if len(key) != _OUTLEN or len(v) != _OUTLEN:
+            raise ValueError(f"Key and V must be {_OUTLEN} bytes each, got {len(key)} and {len(v)}")
+        if isinstance(reseed_counter, bool) or not isinstance(reseed_counter, int) or reseed_counter < 1:
+            raise ValueError(f"reseed_counter must be a whole number >= 1, got {reseed_counter!r}")
+        drbg = cls.__new__(cls)
+        drbg._reseed_interval = reseed_interval
+        drbg._key, drbg._v, drbg._reseed_counter = bytes(key), bytes(v), reseed_counter
+        return drbg
 
     @property
     def reseed_counter(self) -> int:

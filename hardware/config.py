@@ -19,12 +19,13 @@ from typing import Any
 from engine.errors import EngineError
 from engine.panel.config import PanelConfig
 from engine.panel.model import Button
+from hardware import backends
 
 DEFAULT_TOML = Path(__file__).resolve().parent / "default.toml"
 
-#: gpiozero pin factories the config may name; ``auto`` tries the real ones in this order.
-PIN_FACTORIES = ("auto", "lgpio", "rpigpio", "pigpio", "native", "mock")
-DISPLAY_KINDS = ("ssd1306", "sh1106", "serial", "terminal", "dummy", "none")
+#: gpiozero pin factories and display kinds the config may name (the registries' names).
+PIN_FACTORIES = backends.PIN_FACTORIES.names()
+DISPLAY_KINDS = backends.DISPLAY_KINDS.names()
 SERIAL_PROTOCOLS = ("matrix-orbital", "sparkfun", "ansi", "plain")
 BUZZER_KINDS = ("tonal", "active", "none")
 
@@ -128,14 +129,59 @@ class EntropyConfig:
     button_timing: bool = True  # mix button press timings into the pool
 
 
+#: A config file is a few KiB; anything larger (or ``/dev/zero``) is not one.
+MAX_CONFIG_BYTES = 1 << 20
+#: Tables and arrays in a config nest 3 deep; 64 is far beyond any real one.
+MAX_CONFIG_DEPTH = 64
+#: ``kiosk.unrecorded``: what a roll whose log entry cannot be written does.
+UNRECORDED_CHOICES = ("refuse", "show")
+#: ``kiosk.state_dir`` that keeps nothing (no roll log, no memory).
+STATE_DIR_NONE = "none"
+
+
 @dataclass(frozen=True)
 class KioskConfig:
-    """Running unattended: where to remember things, and how often the clock ticks."""
+    """Running unattended: where to remember things, and how often the clock ticks.
 
-    state_dir: str = ""  # "" = remember nothing between runs
+    ``state_dir``: "" is the default state directory ($STATE_DIRECTORY under systemd, else
+    ~/.local/state/dicetower), "none" keeps nothing. ``unrecorded``: "refuse" (a roll that
+    cannot be logged is not shown: "cannot record") or "show" (shown, marked UNRECORDED)."""
+
+    state_dir: str = ""
     tick_hz: float = 25.0  # clock ticks for animations, hold-repeat and idle
+    unrecorded: str = "refuse"
     lock: bool = False  # settings only through the operator buttons (engine.panel.operator)
     operator_buttons: tuple[str, ...] = ("mode", "roll")  # held together: the settings menu
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """Publishing the roll log over MQTT (docs/network.md); ``mqtt = ""`` is off."""
+
+    mqtt: str = ""  # mqtt://HOST[:PORT] or mqtts://HOST[:PORT]
+    store: str = ""
+    tower: str = ""
+    username: str = ""  # "" = the tower id
+    password_file: str = ""  # first line: the broker password ("" = no password)
+    ca_file: str = ""  # mqtts: the CA certificate to trust ("" = the system's)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.mqtt)
+
+
+@dataclass(frozen=True)
+class BridgeConfig:
+    """The companion board (docs/bridge.md): ``port`` "" finds the first Pico by USB VID:PID
+    (and ``serial_number`` if set); a path or pyserial URL; ``twin`` for the firmware twin."""
+
+    port: str = ""
+    serial_number: str = ""
+
+
+#: Pico pins the bridge firmware keeps for itself: its OLED's I2C0 and the safe-boot pin.
+BRIDGE_RESERVED = {8: "Pico I2C0 SDA (the bridge's OLED)", 9: "Pico I2C0 SCL (the bridge's OLED)",
+                   14: "Pico safe-boot"}
 
 
 @dataclass(frozen=True)
@@ -152,6 +198,8 @@ class TowerConfig:
     entropy: EntropyConfig = field(default_factory=EntropyConfig)
     panel: PanelConfig = field(default_factory=PanelConfig)
     kiosk: KioskConfig = field(default_factory=KioskConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    bridge: BridgeConfig = field(default_factory=BridgeConfig)
     source: str = "defaults"
 
     def pin_uses(self) -> dict[str, int]:
@@ -178,6 +226,8 @@ class TowerConfig:
     def reserved_pins(self) -> dict[int, str]:
         """Pins the display's bus takes (not drivable as GPIO while it is in use)."""
         d = self.display
+        if self.gpio_factory == "bridge":
+            return dict(BRIDGE_RESERVED)  # the pins are the Pico's; the Pi's buses are not involved
         if d.kind in ("ssd1306", "sh1106"):
             if d.bus == "i2c" and d.i2c_port == 1:
                 return dict(I2C_PINS)
@@ -192,9 +242,13 @@ def load(path: str | Path | None = None) -> TowerConfig:
     """The config from ``path`` (TOML), or the documented defaults when ``path`` is None."""
     if path is None:
         return from_mapping({}, source="defaults")
+    from hardware.safefile import FileRefused, read_capped
+
     p = Path(path)
     try:
-        data = p.read_bytes()
+        data = read_capped(p, MAX_CONFIG_BYTES)  # /dev/zero or a FIFO is refused, not read for ever
+    except FileRefused as exc:
+        raise ConfigError("file", str(exc.strerror), source=str(p)) from None
     except OSError as exc:
         raise ConfigError("file", f"cannot read {p}: {exc.strerror or exc}", source=str(p)) from None
     try:
@@ -210,9 +264,14 @@ def load(path: str | Path | None = None) -> TowerConfig:
 def loads(text: str, source: str = "config") -> TowerConfig:
     import tomllib  # only when there is a file to read: start-up without one skips it
 
+    from hardware.safefile import FileRefused, check_nesting
+
     try:
+        check_nesting(text, MAX_CONFIG_DEPTH, "the config")  # tomllib recurses: no RecursionError
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except FileRefused as exc:
+        raise ConfigError("toml", str(exc.strerror), source=source) from None
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise ConfigError("toml", f"not valid TOML: {exc}", source=source) from None
     return from_mapping(data, source=source)
 
@@ -305,10 +364,16 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
     kiosk = KioskConfig(
         state_dir=k_t.text("state_dir", k_d.state_dir),
         tick_hz=k_t.number("tick_hz", k_d.tick_hz, 1, 200),
+        unrecorded=k_t.choice("unrecorded", k_d.unrecorded, UNRECORDED_CHOICES),
         lock=k_t.boolean("lock", k_d.lock),
         operator_buttons=_operator_buttons(k_t, k_d.operator_buttons),
     )
     k_t.done()
+
+    br_t = root.table("bridge")
+    bridge = BridgeConfig(port=br_t.text("port", ""), serial_number=br_t.text("serial_number", ""))
+    br_t.done()
+    network = _network(root.table("network"), kiosk)
     root.done()
 
     config = TowerConfig(
@@ -322,6 +387,8 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
         entropy=entropy,
         panel=panel,
         kiosk=kiosk,
+        network=network,
+        bridge=bridge,
         source=source,
     )
     _check_pins(config)
@@ -368,6 +435,30 @@ def _display(t: _Table) -> DisplayConfig:
     _check_display_size(t, cfg)
     if cfg.kind == "serial":
         _check_serial_port(t, cfg.serial_port)
+    return cfg
+
+
+def _network(t: _Table, kiosk: KioskConfig) -> NetworkConfig:
+    """``[network]``: the broker URL and ids are checked here, so a typo stops the tower at
+    start-up with the key named, not silently later in the publisher's thread."""
+    from hardware.network import NetworkError
+    from hardware.network.broker import parse_url
+    from hardware.network.topics import check_id
+
+    d = NetworkConfig()
+    cfg = NetworkConfig(**{f.name: t.text(f.name, getattr(d, f.name)) for f in dataclasses.fields(NetworkConfig)})
+    t.done()
+    if not cfg.enabled:
+        return cfg
+    checks = (("mqtt", lambda: parse_url(cfg.mqtt)), ("store", lambda: check_id("store", cfg.store)),
+              ("tower", lambda: check_id("tower", cfg.tower)))
+    for key, check in checks:
+        try:
+            check()
+        except NetworkError as exc:
+            raise t.error(key, str(exc).partition(": ")[2]) from None
+    if not kiosk.state_dir:
+        raise t.error("mqtt", "needs kiosk.state_dir: the roll log kept there is what is published")
     return cfg
 
 
@@ -450,6 +541,8 @@ def _check_pins(config: TowerConfig) -> None:
     reserved = config.reserved_pins()
     seen: dict[int, str] = {}
     for key, pin in config.pin_uses().items():
+        if pin in reserved and config.gpio_factory == "bridge":
+            raise ConfigError(key, f"GP{pin} is the {reserved[pin]} pin, kept by the bridge firmware", config.source)
         if pin in reserved:
             raise ConfigError(
                 key, f"BCM {pin} is the {reserved[pin]} pin, taken by the {config.display.kind} display", config.source

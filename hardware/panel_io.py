@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.panel.model import Button, Event, EventKind, Sound
+from hardware.backends import AUTO_PIN_FACTORIES
+from hardware.backends import PIN_FACTORIES as PIN_FACTORY_TABLE
 from hardware.config import PIN_FACTORIES, TowerConfig
 
 Clock = Callable[[], int]  # monotonic nanoseconds, like time.monotonic_ns
@@ -43,43 +45,38 @@ class PinSetupError(RuntimeError):
         self.pin = pin
 
 
-def open_pin_factory(name: str = "auto") -> Any:
-    """A gpiozero pin factory by config name; ``auto`` tries lgpio, RPi.GPIO, pigpio, native.
+def open_pin_factory(name: str = "auto", *, link: Any = None) -> Any:
+    """A gpiozero pin factory by config name (:data:`hardware.backends.PIN_FACTORIES`);
+    ``auto`` tries lgpio, RPi.GPIO, pigpio, native.
 
     ``mock`` is gpiozero's :class:`MockFactory` with PWM-capable pins (for PWMLED, RGBLED,
-    TonalBuzzer). Raises :class:`NoGpioError` with one line saying why none could be used.
+    TonalBuzzer); ``bridge`` needs the companion board's ``link``. Raises
+    :class:`NoGpioError` with one line saying why none could be used.
     """
     if name not in PIN_FACTORIES:
         raise ValueError(f"pin factory: one of {', '.join(PIN_FACTORIES)}, got {name!r}")
-    if name == "mock":
-        from gpiozero.pins.mock import MockFactory, MockPWMPin
-
-        return MockFactory(pin_class=MockPWMPin)
-    order = ("lgpio", "rpigpio", "pigpio", "native") if name == "auto" else (name,)
+    backend = PIN_FACTORY_TABLE.get(name)
+    if backend.bridge:
+        return PIN_FACTORY_TABLE.load(name)(link=link)
+    order = AUTO_PIN_FACTORIES if name == "auto" else (name,)
     reasons: list[str] = []
     for candidate in order:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return _factory(candidate)
+                return PIN_FACTORY_TABLE.load(candidate)()
         except Exception as exc:  # every backend fails in its own way off a Pi
             reasons.append(f"{candidate}: {_first_line(exc)}")
     raise NoGpioError("no GPIO on this machine (" + "; ".join(reasons) + ")")
 
 
-def _factory(name: str) -> Any:
-    if name == "lgpio":
-        from gpiozero.pins.lgpio import LGPIOFactory
+def mock_factory() -> Any:
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-        return LGPIOFactory()
-    if name == "rpigpio":
-        from gpiozero.pins.rpigpio import RPiGPIOFactory
+    return MockFactory(pin_class=MockPWMPin)
 
-        return RPiGPIOFactory()
-    if name == "pigpio":
-        from gpiozero.pins.pigpio import PiGPIOFactory
 
-        return PiGPIOFactory()
+def native_factory() -> Any:
     from gpiozero.pins.native import NativeFactory
 
     factory = NativeFactory()

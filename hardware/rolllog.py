@@ -7,21 +7,33 @@ the first). Editing an entry breaks its own hash; editing it and recomputing tha
 the next entry's ``prev``; dropping or reordering entries breaks ``seq`` and ``prev``.
 :func:`verify` names the first entry where any of this happens.
 
-Every append is one ``write`` of a whole line, then flush and ``fsync``, under an exclusive
-``flock`` (the panel runtime and a command line may share a log). A power cut can at worst
-leave the last line incomplete: the next append cuts that torn tail off and records the cut
-in a ``recovered`` entry (its length and SHA-256), so the chain stays whole and the loss is
-visible. An append that fails part way (a full card) puts the file back as it was. Entry
-kinds written by dicetower: ``session``, ``additional``, ``roll``, ``reveal``,
-``source_failed``, ``recovered`` (see docs/fairness.md).
+Every append is one ``write`` of a whole line, then ``fsync``, under an exclusive ``flock``
+on the file (the panel runtime and a command line may share a log). Files are opened with
+``O_NOFOLLOW`` and must be regular files: a symbolic link at the log's path is refused.
+
+A power cut can at worst leave the last line without its newline. If that line is a whole
+entry (it parses and its hash checks) the next append completes it with the newline; only
+what fails to parse or to hash is a torn tail, cut off and recorded in a ``recovered`` entry
+(its length and SHA-256), so the chain stays whole and the loss is visible. An append that
+fails part way (a full card) puts the file back as it was and raises :class:`LogError`.
+
+The log rotates by size: when ``rolls.jsonl`` has reached ``rotate_bytes`` it is renamed
+``rolls.N.jsonl`` (N one more than the highest already there, so ``rolls.1.jsonl`` is the
+oldest) and a new ``rolls.jsonl`` goes on with the chain (``seq`` and ``prev`` continue).
+:func:`read_entries` reads the files in that order, one line at a time, in constant memory.
+Entry kinds written by dicetower: ``session``, ``additional``, ``roll``, ``reveal``,
+``source_failed``, ``recovered`` (docs/fairness.md, docs/roll-log.md).
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
 import os
+import re
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -33,18 +45,33 @@ from engine.errors import EngineError
 from hardware.state import fsync_dir
 
 __all__ = [
-    "GENESIS", "LogError", "LogProblem", "LogReport", "RollLog", "StoredEntry", "entry_hash", "read_entries", "verify",
-    "verify_entries",
+    "GENESIS", "MAX_LINE_BYTES", "ROTATE_BYTES", "LenientLog", "LogError", "LogProblem", "LogReport", "RollLog",
+    "StoredEntry", "chain_files", "entry_hash", "last_entry", "read_entries", "verify", "verify_entries",
 ]
 
 #: ``prev`` of the first entry.
 GENESIS = "0" * 64
 #: Fields every entry has; callers may not set them.
 RESERVED = frozenset({"seq", "prev", "hash", "kind", "time"})
+#: A line longer than this is damage, not an entry (readers never hold more of it).
+MAX_LINE_BYTES = 1 << 20
+#: Default size at which ``rolls.jsonl`` is rotated (a few years of a busy store's rolls).
+ROTATE_BYTES = 64 << 20
+_CHUNK = 1 << 16
 
 
 class LogError(EngineError):
-    """The roll log cannot be appended to (unreadable last entry, I/O error)."""
+    """The roll log cannot be read or appended to (a symbolic link, I/O error, full card).
+
+    ``unrevealed`` is set when a session's reveal is what failed: its seed, so the caller can
+    still hand it to the player (the session's logged rolls cannot be replayed without it)."""
+
+    unrevealed: str | None = None
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        #: a few words for a small display ("No space left on device")
+        self.reason = reason or message
 
 
 def entry_hash(entry: dict[str, Any]) -> str:
@@ -60,43 +87,118 @@ def _iso(t_ns: int) -> str:
     return datetime.fromtimestamp(t_ns / 1e9, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _tail(fd: int) -> tuple[bytes | None, int]:
-    """The last complete line of the file (without newline) and the length of a torn tail
-    (bytes after the last newline)."""
-    size = os.lseek(fd, 0, os.SEEK_END)
-    if size == 0:
-        return None, 0
-    chunk = 8192
-    data = b""
-    pos = size
-    while True:
-        start = max(0, pos - chunk)
-        os.lseek(fd, start, os.SEEK_SET)
-        data = os.read(fd, pos - start) + data
+def _short(exc: OSError) -> str:
+    return "symbolic link refused" if exc.errno == errno.ELOOP else str(exc.strerror or exc)
+
+
+def _why(exc: OSError, path: Path) -> str:
+    if exc.errno == errno.ELOOP:
+        return f"{path}: it is a symbolic link, and the roll log is never followed through one"
+    return f"{path}: {exc.strerror or exc}"
+
+
+def open_regular(path: Path, flags: int, mode: int = 0o644) -> int:
+    """``os.open`` with ``O_NOFOLLOW``, checked to be a regular file (not a FIFO or device,
+    which could block or never end). Raises OSError (ELOOP for a symlink, EINVAL otherwise)."""
+    fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, mode)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+# --- the files of one log --------------------------------------------------------------------
+
+
+def _rotated_pattern(path: Path) -> re.Pattern[str]:
+    stem, suffix = (path.stem, path.suffix) if path.suffix else (path.name, "")
+    return re.compile(rf"^{re.escape(stem)}\.([1-9][0-9]*){re.escape(suffix)}$")
+
+
+def _rotated_name(path: Path, n: int) -> Path:
+    stem, suffix = (path.stem, path.suffix) if path.suffix else (path.name, "")
+    return path.with_name(f"{stem}.{n}{suffix}")
+
+
+def _rotated(path: Path) -> list[tuple[int, Path]]:
+    pattern = _rotated_pattern(path)
+    try:
+        names = os.listdir(path.parent)
+    except FileNotFoundError:
+        return []
+    found = [(int(m.group(1)), path.parent / name) for name in names if (m := pattern.match(name))]
+    return sorted(found)
+
+
+def chain_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The files of the log whose current file is ``path``, oldest first: the rotated
+    ``rolls.1.jsonl``, ``rolls.2.jsonl``, ... then ``rolls.jsonl`` itself (if it exists)."""
+    path = Path(path)
+    files = [p for _, p in _rotated(path)]
+    if os.path.lexists(path):
+        files.append(path)
+    return files
+
+
+# --- reading the end of a file ---------------------------------------------------------------
+
+
+def _last_newline(fd: int, end: int) -> int:
+    """Offset of the last newline before ``end``, or -1; reads backwards in small chunks."""
+    pos = end
+    while pos > 0:
+        start = max(0, pos - _CHUNK)
+        chunk = os.pread(fd, pos - start, start)
+        i = chunk.rfind(b"\n")
+        if i >= 0:
+            return start + i
         pos = start
-        newlines = data.count(b"\n")
-        torn = len(data) - (data.rfind(b"\n") + 1) if newlines else len(data)
-        if newlines >= 2 or (newlines == 1 and pos == 0) or (newlines == 0 and pos == 0):
-            break
-        chunk *= 2
-    if newlines == 0:
+    return -1
+
+
+def _tail(fd: int) -> tuple[bytes | None, int]:
+    """The file's last newline-terminated line (without its newline; None when there is none,
+    b"" standing for an over-long one) and the length of what follows the last newline (the
+    unterminated tail)."""
+    size = os.fstat(fd).st_size
+    nl = _last_newline(fd, size)
+    torn = size - (nl + 1)
+    if nl < 0:
         return None, torn
-    body = data[: len(data) - torn - 1]  # up to, not including, the last newline
-    return body[body.rfind(b"\n") + 1 :], torn
+    before = _last_newline(fd, nl)
+    length = nl - (before + 1)
+    return (os.pread(fd, length, before + 1) if length <= MAX_LINE_BYTES else b""), torn
+
+
+def _whole(raw: bytes) -> dict[str, Any] | None:
+    """The entry on an unterminated line if it is a whole one (parses, and its hash checks)."""
+    entry = _valid(raw)
+    if entry is None or entry.get("hash") != entry_hash(entry):
+        return None
+    return entry
 
 
 class RollLog:
-    """Appends hash-chained entries to one JSON-lines file.
+    """Appends hash-chained entries to one JSON-lines file (rotated by size).
 
     ``clock`` gives wall-clock nanoseconds for the ``time`` field (injected for tests).
     ``fsync=False`` skips the per-entry fsync (only for bulk tests; never on a device).
+    ``rotate_bytes`` is the size at which the current file is rotated (None: never).
+    ``write`` is the seam every byte goes through (``os.write``; tests inject a full disk).
     """
 
     def __init__(self, path: str | os.PathLike[str], *, clock: Callable[[], int] = time.time_ns,
-                 fsync: bool = True) -> None:
+                 fsync: bool = True, rotate_bytes: int | None = ROTATE_BYTES,
+                 write: Callable[[int, bytes], int] = os.write) -> None:
         self.path = Path(path)
         self._clock = clock
         self._fsync = fsync
+        self._rotate_bytes = rotate_bytes
+        self._os_write = write
 
     def __repr__(self) -> str:
         return f"RollLog({str(self.path)!r})"
@@ -108,43 +210,119 @@ class RollLog:
             raise ValueError(f"entry fields {sorted(clash)} are set by the log itself")
         if not kind or not isinstance(kind, str):
             raise ValueError(f"entry kind must be a non-empty string, got {kind!r}")
-        created = not self.path.exists()
-        try:
-            if created:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-        except OSError as exc:  # a LogError, never a bare OSError: the panel shows it and carries on
-            raise LogError(f"cannot open the roll log {self.path}: {exc.strerror or exc}") from None
-        size, lost = None, b""
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            last, torn = _tail(fd)
-            size = os.lseek(fd, 0, os.SEEK_END)
-            prev, seq = self._chain_from(last, fd)
-            if torn:
-                os.lseek(fd, size - torn, os.SEEK_SET)
-                lost = os.read(fd, torn)  # known before anything is cut, so a failure can put it back
-                prev, seq = self._recover(fd, lost, prev, seq)
-            entry = {**fields, "seq": seq, "prev": prev, "kind": kind, "time": _iso(self._clock())}
-            entry["hash"] = entry_hash(entry)
-            self._write(fd, _canonical(entry))
-        except OSError as exc:
-            if size is not None:
-                _roll_back(fd, size, lost)
-            raise LogError(f"cannot write the roll log {self.path}: {exc.strerror or exc}") from None
-        finally:
-            os.close(fd)  # also releases the lock
+        _canonical(fields)  # a value JSON cannot hold fails here, before the file is touched
+        while True:
+            fd, created = self._open_locked()
+            try:
+                entry = self._append_locked(fd, kind, fields)
+            finally:
+                os.close(fd)  # also releases the lock
+            if entry is not None:
+                break
+            # rotated: append to the new current file
         if created and self._fsync:
             fsync_dir(self.path.parent)
         return entry
 
-    def _chain_from(self, last: bytes | None, fd: int) -> tuple[str, int]:
+    def _open_locked(self) -> tuple[int, bool]:
+        """The current file, created if missing, under its exclusive lock. A file that was
+        rotated away while this process waited for the lock is let go, and the new one taken."""
+        while True:
+            created = not os.path.lexists(self.path)
+            try:
+                if created:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd = open_regular(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
+            except OSError as exc:  # a LogError, never a bare OSError: the panel shows it
+                raise LogError(f"cannot open the roll log {_why(exc, self.path)}", _short(exc)) from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                try:
+                    current = os.stat(self.path, follow_symlinks=False)
+                except FileNotFoundError:
+                    current = None
+                mine = os.fstat(fd)
+                if current is not None and (current.st_ino, current.st_dev) == (mine.st_ino, mine.st_dev):
+                    return fd, created
+            except OSError as exc:
+                os.close(fd)
+                raise LogError(f"cannot lock the roll log {_why(exc, self.path)}", _short(exc)) from None
+            os.close(fd)
+
+    def _append_locked(self, fd: int, kind: str, fields: dict[str, Any]) -> dict[str, Any] | None:
+        size, lost = None, b""
+        try:
+            last, torn = _tail(fd)
+            size = os.fstat(fd).st_size
+            if torn and torn <= MAX_LINE_BYTES:
+                unterminated = os.pread(fd, torn, size - torn)
+                if _whole(unterminated) is not None:  # a whole entry that only lacks its newline
+                    self._write(fd, b"\n")
+                    last, torn = unterminated, 0
+                    size += 1
+            if self._rotate_bytes is not None and not torn and last is not None and size >= self._rotate_bytes:
+                self._rotate()
+                return None
+            prev, seq = self._chain_from(fd, last)
+            if torn:
+                lost = os.pread(fd, torn, size - torn)  # known before anything is cut, to put back
+                prev, seq = self._recover(fd, lost, prev, seq)
+            entry = {**fields, "seq": seq, "prev": prev, "kind": kind, "time": _iso(self._clock())}
+            entry["hash"] = entry_hash(entry)
+            self._write(fd, _canonical(entry) + b"\n")
+        except OSError as exc:
+            if size is not None:
+                _roll_back(fd, size, lost)
+            raise LogError(f"cannot write the roll log {_why(exc, self.path)}", _short(exc)) from None
+        return entry
+
+    def _rotate(self) -> None:
+        """Rename the full current file to the next ``rolls.N.jsonl`` (under its lock)."""
+        taken = _rotated(self.path)
+        target = _rotated_name(self.path, (taken[-1][0] if taken else 0) + 1)
+        os.rename(self.path, target)
+        fsync_dir(self.path.parent)
+
+    def _chain_from(self, fd: int, last: bytes | None) -> tuple[str, int]:
         if last is None:
-            return GENESIS, 1
+            return self._chain_from_rotated()
         entry = _valid(last)
         if entry is None:
             return self._bridge_damage(fd)
         return entry_hash(entry), entry["seq"] + 1
+
+    def _chain_from_rotated(self) -> tuple[str, int]:
+        """A new current file goes on from the last entry of the newest rotated file."""
+        taken = _rotated(self.path)
+        if not taken:
+            return GENESIS, 1
+        older = taken[-1][1]
+        rfd = open_regular(older, os.O_RDONLY)
+        try:
+            last, _ = _tail(rfd)
+            entry = _valid(last) if last is not None else None
+            if entry is None:
+                return self._last_valid(rfd)[:2]
+            return entry_hash(entry), entry["seq"] + 1
+        finally:
+            os.close(rfd)
+
+    def _last_valid(self, fd: int) -> tuple[str, int, int, str]:
+        """Chain head after the file's last valid entry, the number of damaged lines
+        after it, and their SHA-256 (joined by newlines); one line at a time."""
+        prev, seq, damaged, digest = GENESIS, 1, 0, hashlib.sha256()
+        for raw, terminated in _lines(fd):
+            if not terminated:
+                break  # the torn tail: the caller's
+            entry = _valid(raw)
+            if entry is not None:
+                prev, seq, damaged, digest = entry_hash(entry), entry["seq"] + 1, 0, hashlib.sha256()
+                continue
+            if damaged:
+                digest.update(b"\n")
+            digest.update(raw)
+            damaged += 1
+        return prev, seq, damaged, digest.hexdigest()
 
     def _bridge_damage(self, fd: int) -> tuple[str, int]:
         """The last line is not an entry (an editor's blank line, a corrupted card sector).
@@ -153,34 +331,20 @@ class RollLog:
         lines are kept in place, and a ``recovered`` entry chains on from the last valid entry,
         so ``log verify`` still names the first damaged line.
         """
-        os.lseek(fd, 0, os.SEEK_SET)
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        lines = b"".join(chunks).split(b"\n")
-        lines.pop()  # the torn tail (or b""): handled by the caller
-        prev, seq, damaged = GENESIS, 1, []
-        for raw in reversed(lines):
-            entry = _valid(raw)
-            if entry is not None:
-                prev, seq = entry_hash(entry), entry["seq"] + 1
-                break
-            damaged.append(raw)
-        damaged.reverse()
-        bad = b"\n".join(damaged)
+        prev, seq, damaged, digest = self._last_valid(fd)
         entry = {
             "seq": seq, "prev": prev, "kind": "recovered", "time": _iso(self._clock()),
-            "damaged_lines": len(damaged), "damaged_sha256": hashlib.sha256(bad).hexdigest(),
+            "damaged_lines": damaged, "damaged_sha256": digest,
             "note": "lines that are not log entries were found at the end; kept in place, the chain goes on "
                     "from the last valid entry",
         }
         entry["hash"] = entry_hash(entry)
-        self._write(fd, _canonical(entry))
+        self._write(fd, _canonical(entry) + b"\n")
         return entry["hash"], seq + 1
 
     def _recover(self, fd: int, lost: bytes, prev: str, seq: int) -> tuple[str, int]:
         """Cut the torn tail ``lost`` off and log the cut; returns the new chain head."""
-        size = os.lseek(fd, 0, os.SEEK_END)
+        size = os.fstat(fd).st_size
         os.ftruncate(fd, size - len(lost))
         entry = {
             "seq": seq, "prev": prev, "kind": "recovered", "time": _iso(self._clock()),
@@ -188,14 +352,16 @@ class RollLog:
             "note": "an incomplete last line (power cut while writing?) was cut off",
         }
         entry["hash"] = entry_hash(entry)
-        self._write(fd, _canonical(entry))
+        self._write(fd, _canonical(entry) + b"\n")
         return entry["hash"], seq + 1
 
-    def _write(self, fd: int, line: bytes) -> None:
-        data = line + b"\n"
-        written = os.write(fd, data)
+    def _write(self, fd: int, data: bytes) -> None:
+        written = 0
         while written < len(data):  # a short write on a full disk or a signal
-            written += os.write(fd, data[written:])
+            n = self._os_write(fd, data[written:])
+            if n <= 0:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            written += n
         if self._fsync:
             os.fsync(fd)
 
@@ -212,9 +378,41 @@ def _roll_back(fd: int, size: int, lost: bytes) -> None:
         pass
 
 
+class LenientLog:
+    """A roll log for ``kiosk.unrecorded = "show"``: an append that fails is counted and
+    remembered instead of raised, so the dice keep rolling without a log. The tower checks
+    :attr:`failures` after each roll and marks the result UNRECORDED."""
+
+    def __init__(self, log: RollLog) -> None:
+        self.log = log
+        self.failures = 0
+        self.last_error = ""
+        self.last_reason = ""
+
+    def __repr__(self) -> str:
+        return f"LenientLog({self.log!r})"
+
+    @property
+    def path(self) -> Path:
+        return self.log.path
+
+    def append(self, kind: str, **fields: Any) -> dict[str, Any]:
+        try:
+            return self.log.append(kind, **fields)
+        except LogError as exc:
+            self.failures += 1
+            self.last_error, self.last_reason = str(exc), exc.reason
+            return {**fields, "kind": kind, "seq": None, "unrecorded": True}
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class StoredEntry:
-    """One line of a log file: its 1-based line number, raw bytes, and parsed entry (or None)."""
+    """One line of a log: its 1-based number in the whole chain (all rotated files), raw bytes
+    (at most :data:`MAX_LINE_BYTES`), parsed entry (or None), and whether it is complete (ends
+    in a newline, or is a whole entry that only lacks it)."""
 
     line_no: int
     raw: bytes
@@ -222,16 +420,88 @@ class StoredEntry:
     complete: bool
 
 
+def _lines(fd: int) -> Iterator[tuple[bytes, bool]]:
+    """Each line of the open file and whether it ended in a newline (only the last may not);
+    a line longer than :data:`MAX_LINE_BYTES` comes as ``b""`` (its bytes are skipped, not held)."""
+    with os.fdopen(os.dup(fd), "rb", buffering=_CHUNK) as f:
+        f.seek(0)
+        while raw := f.readline(MAX_LINE_BYTES + 1):
+            if raw.endswith(b"\n"):
+                yield raw[:-1], True
+            elif len(raw) <= MAX_LINE_BYTES:
+                yield raw, False  # the unterminated end of the file
+            else:
+                more = raw
+                while more and not more.endswith(b"\n"):
+                    more = f.readline(_CHUNK)
+                yield b"", bool(more)
+
+
 def read_entries(path: str | os.PathLike[str]) -> Iterator[StoredEntry]:
-    """Every line of the log, parsed where possible; no chain checks."""
-    with open(path, "rb") as f:
-        data = f.read()
-    lines = data.split(b"\n")
-    torn = lines.pop()  # b"" when the file ends with a newline
-    for i, raw in enumerate(lines, start=1):
-        yield StoredEntry(i, raw, _parse(raw), True)
-    if torn:
-        yield StoredEntry(len(lines) + 1, torn, _parse(torn), False)
+    """Every line of the log whose current file is ``path`` (rotated files first, oldest
+    first), parsed where possible; no chain checks. Streams: one line in memory at a time."""
+    path = Path(path)
+    files = chain_files(path)
+    if not files:
+        raise LogError(f"no roll log at {path}")
+    line_no = 0
+    for file in files:
+        try:
+            fd = open_regular(file, os.O_RDONLY)
+        except OSError as exc:
+            raise LogError(f"cannot read the roll log {_why(exc, file)}", _short(exc)) from None
+        try:
+            for raw, terminated in _lines(fd):
+                line_no += 1
+                entry = _parse(raw)
+                complete = terminated or _whole(raw) is not None
+                yield StoredEntry(line_no, raw, entry, complete)
+        except OSError as exc:
+            raise LogError(f"cannot read the roll log {_why(exc, file)}", _short(exc)) from None
+        finally:
+            os.close(fd)
+
+
+def last_entry(path: str | os.PathLike[str], kind: str, *, max_bytes: int = 1 << 20,
+               where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any] | None:
+    """The last whole entry of ``kind`` (for which ``where`` holds, if given), looking back at
+    most ``max_bytes`` from the end of the log (into rotated files if the current one is
+    shorter); reads backwards, a chunk at a time (the state caches' check after a crash)."""
+    budget = max_bytes
+    for file in reversed(chain_files(path)):
+        found, used = _last_in_file(file, kind, budget, where)
+        budget -= used
+        if found is not None or budget <= 0:
+            return found
+    return None
+
+
+def _last_in_file(path: Path, kind: str, max_bytes: int,
+                  where: Callable[[dict[str, Any]], bool] | None) -> tuple[dict[str, Any] | None, int]:
+    try:
+        fd = open_regular(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None, 0
+    except OSError as exc:
+        raise LogError(f"cannot read the roll log {_why(exc, path)}", _short(exc)) from None
+    try:
+        size = end = os.fstat(fd).st_size
+        floor = max(0, end - max_bytes)
+        while end > floor:
+            nl = _last_newline(fd, end)
+            start = max(nl + 1, floor)
+            if end - start <= MAX_LINE_BYTES:
+                entry = _whole(os.pread(fd, end - start, start).rstrip(b"\n"))
+                if entry is not None and entry.get("kind") == kind and (where is None or where(entry)):
+                    return entry, size - start
+            if nl < 0:
+                break
+            end = nl
+    except OSError as exc:
+        raise LogError(f"cannot read the roll log {_why(exc, path)}", _short(exc)) from None
+    finally:
+        os.close(fd)
+    return None, size - floor
 
 
 def _valid(raw: bytes) -> dict[str, Any] | None:
@@ -244,9 +514,11 @@ def _valid(raw: bytes) -> dict[str, Any] | None:
 
 
 def _parse(raw: bytes) -> dict[str, Any] | None:
+    if not raw or not raw.lstrip().startswith(b"{"):
+        return None
     try:
         entry = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     return entry if isinstance(entry, dict) else None
 

@@ -13,11 +13,19 @@ and again as soon as one closes (a reveal from the settings menu, or the rotatio
 ``session_rolls``), and tells the panel its commitment, so the commitment is on the display
 before the session's first roll (docs/fairness.md). A reveal the panel asks for is carried
 out between rolls, never while a finger guess waits.
+
+The roll log is the truth: a step that rolls runs under the state directory's lock, and its
+entry is appended (and fsynced) before anything of the result reaches the LEDs, the buzzer or
+the display. When the entry cannot be written (a full or read-only card, a removed one) the
+panel shows "cannot record" instead and the dice session that drew the roll is closed, so the
+log stays replayable; with ``kiosk.unrecorded = "show"`` the result is shown anyway, titled
+UNRECORDED on the display and printed as ``UNRECORDED <json>`` (docs/roll-log.md).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 import threading
 import time
@@ -28,10 +36,11 @@ from typing import Any
 
 from engine import systems as engine_systems
 from engine.dice import DiceSource
-from engine.panel import machine
+from engine.panel import looks, machine, players
 from engine.panel import session as sessions
 from engine.panel.model import Effects, Event, EventKind, Screen
-from engine.panel.state import Mode
+from engine.panel.state import Mode, PanelState
+from engine.panel.view import render
 from hardware.config import TowerConfig
 from hardware.daystats import DAY_STATS_EVERY_NS, DayStats
 from hardware.display import ResilientDisplay
@@ -49,14 +58,27 @@ SESSION_RETRY_NS = 5_000_000_000
 #: Ticks while nothing animates: timeouts and the attract screen need no more (and a Pi Zero
 #: idles instead of stepping the machine 25 times a second).
 IDLE_TICK_NS = 250_000_000
+#: Events that may roll (and so run under the state directory's lock).
+ROLLING_EVENTS = frozenset({EventKind.PRESS, EventKind.HOLD, EventKind.TURN})
+#: Screens that show a roll (marked UNRECORDED when the roll could not be logged).
+RESULT_SCREENS = frozenset({"rolling", "result"})
+#: The SESSION text when a session closes and there is no roll log to hold its seed.
+NOT_KEPT = "seed not kept: no roll log (state_dir none)"
+#: Panel memory files are small; anything bigger or deeper is not one.
+MAX_MEMORY_BYTES = 256 * 1024
+MAX_MEMORY_DEPTH = 32
 
 
 class Tower:
     """One dice tower. Build it, :meth:`pump` (or :meth:`run`), then :meth:`close`.
 
     ``timing`` (a :class:`hardware.entropy.ButtonTiming`) hears every debounced button edge.
-    ``memory`` is a directory where the panel remembers its settings and player slots
-    between runs (``kiosk.state_dir``). ``log`` gets one line per notable event.
+    ``memory`` is the state directory (``kiosk.state_dir``): the panel remembers its settings
+    and player slots there, and rolls under its lock. ``roll_log`` is the log the dice write
+    to (a :class:`~hardware.rolllog.LenientLog` for ``unrecorded = "show"``); ``kept=False``
+    says there is none (``state_dir = "none"``), so a reveal is not announced as "in log".
+    ``show`` gets the UNRECORDED lines (standard output). ``log`` gets one line per notable
+    event.
     """
 
     def __init__(
@@ -70,6 +92,9 @@ class Tower:
         timing: Any = None,
         memory: str | Path | None = None,
         log: Callable[[str], None] | None = None,
+        roll_log: Any = None,
+        kept: bool = True,
+        show: Callable[[str], None] | None = None,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -79,6 +104,17 @@ class Tower:
         self._warm = False  # the other systems are loaded on the first idle pass
         self.log = log or (lambda message: None)
         self.memory = Path(memory) / PANEL_STATE if memory else None
+        self.state_dir = Path(memory) if memory else None
+        self.roll_log = roll_log
+        self.kept = kept
+        self.show = show or (lambda line: None)
+        self.unrecorded = 0  # rolls shown without their entry (unrecorded = "show")
+        self.refused = 0  # rolls not shown because their entry could not be written
+        self._marking = False  # the screens of an unrecorded roll are titled UNRECORDED
+        self._lock_problem = ""
+        self._late_reveals: list[dict[str, Any]] = []  # reveals the log could not take yet
+        self._save_after_roll = False
+        self._log_seq = 0  # the log entry the panel memory reflects (the memory is a cache of the log)
         self.tick_ns = max(1, round(1e9 / config.kiosk.tick_hz))
         self._lock = _operator_lock(config)
         self.steps = 0  # state machine steps taken (ticks included)
@@ -97,7 +133,7 @@ class Tower:
         self._session_problem = ""  # the last reason for no session that was logged
         self._memory_problem = ""  # the last panel memory failure that was logged
         now = clock()
-        self.state, fx = machine.initial(config.panel, now / 1e9, saved=self._recall())
+        self.state, fx = machine.initial(config.panel, now / 1e9, saved=self._recall_healed())
         # the first picture goes up before the pins are claimed: the display is what a player
         # sees of start-up, the buttons and LEDs are ready a few milliseconds later
         if fx.screen is not None:
@@ -186,12 +222,25 @@ class Tower:
         return state.mode is Mode.ROLLING or state.held is not None
 
     def step(self, event: Event, now: int | None = None) -> Effects:
-        """One event through the state machine, its effects carried out."""
+        """One event through the state machine, its effects carried out. A roll is recorded
+        (under the state lock) before any of its effects are."""
         now = self.clock() if now is None else now
-        self.state, fx = machine.step(self.state, event, now / 1e9, dice=self.dice)
+        before = self.state
+        dice = _Watched(self.dice)
+        with self._locked(event):
+            if event.kind in ROLLING_EVENTS:
+                self._log_late_reveals()
+            state, fx = machine.step(before, event, now / 1e9, dice=dice)
+            failed = self._record(fx.rolled, state) if fx.rolled is not None else dice.failed
+        if failed is not None:
+            state, fx = self._not_recorded(before, state, fx, failed, now)
+        self.state = state
         self.steps += 1
         self._apply(fx, now)
-        if event.kind in (EventKind.PRESS, EventKind.HOLD, EventKind.TURN):
+        if self._save_after_roll:
+            self._save_after_roll = False
+            self.save(now)
+        if event.kind in ROLLING_EVENTS:
             self._dirty = True
         if fx.request is not None:
             self._request(fx.request)
@@ -201,6 +250,23 @@ class Tower:
         elif event.kind is not EventKind.SESSION:
             self._sync_session(now)
         return fx
+
+    def _locked(self, event: Event) -> contextlib.AbstractContextManager[None]:
+        """The state directory's lock for a step that may roll; none for ticks and news."""
+        if self.state_dir is None or event.kind not in ROLLING_EVENTS:
+            return contextlib.nullcontext()
+        from hardware.locking import LockError, state_lock
+
+        try:
+            lock = state_lock(self.state_dir)
+            lock.__enter__()
+        except LockError as exc:  # no lock file (a read-only card): the log says more at the roll
+            if str(exc) != self._lock_problem:
+                self._lock_problem = str(exc)
+                self.log(f"state lock: {exc}")
+            return contextlib.nullcontext()
+        self._lock_problem = ""
+        return _Entered(lock)
 
     def deadline(self) -> int:
         """When the loop next has something to do without a new button edge."""
@@ -237,23 +303,110 @@ class Tower:
         if fx.sounds and self.io.sound is not None:
             self.io.sound.play(fx.sounds, now)
         if fx.screen is not None:
-            self.display.show(fx.screen, now)
+            self.display.show(self._marked(fx.screen), now)
             self.frames += 1
         if fx.rolled is not None:
             self.rolls += 1
-            self._record(fx.rolled)
         if not fx.empty or fx.rolled is not None:
             self.effects_seen.append(fx)
             del self.effects_seen[:-16]
 
-    def _record(self, rolled: dict) -> None:
+    def _marked(self, screen: Screen) -> Screen:
+        """The screens of a roll that is not in the log say so in their title."""
+        if not self._marking:
+            return screen
+        if screen.kind not in RESULT_SCREENS:
+            self._marking = False
+            return screen
+        return replace(screen, title="UNRECORDED")
+
+    def _record(self, rolled: dict, state: PanelState) -> str | None:
+        """Append the roll (with the slot's state after it); returns why it could not be, or
+        None when it is in the log (or the dice keep no log)."""
         record = getattr(self.dice, "record", None)
         if not callable(record):
-            return
+            return None
+        failures = getattr(self.roll_log, "failures", 0)
+        slot = players.to_json(state.slot)
         try:
-            record(rolled, player=self.state.settings.player, source="panel")
-        except Exception as exc:  # the roll is shown either way; a log problem is reported
+            entry = record(rolled, player=state.settings.player, source="panel", player_state=slot)
+        except Exception as exc:  # a LogError, or anything else the log hit: not recorded
             self.log(f"roll log: {exc}")
+            return getattr(exc, "reason", None) or getattr(exc, "detail", None) or str(exc)
+        if getattr(self.roll_log, "failures", 0) != failures:  # a LenientLog swallowed it
+            self.log(f"roll log: {self.roll_log.last_error}")
+            return str(getattr(self.roll_log, "last_reason", "") or self.roll_log.last_error)
+        seq = entry.get("seq") if isinstance(entry, dict) else None
+        if isinstance(seq, int) and self.memory is not None:
+            self._log_seq = seq
+            self._save_after_roll = True  # saved as soon as the step is done, not a second later
+        return None
+
+    def _not_recorded(self, before: PanelState, state: PanelState, fx: Effects, why: str,
+                      now: int) -> tuple[PanelState, Effects]:
+        """A roll whose entry could not be written: shown as UNRECORDED (``unrecorded =
+        "show"``), or not shown at all, the panel back as it was before the roll with a
+        "cannot record" message. Either way its dice session is closed (its bytes are spent
+        and not in the log, so the session could not be replayed past them)."""
+        self._drop_session()
+        if self.config.kiosk.unrecorded == "show":
+            self.unrecorded += 1
+            self._marking = True
+            self.show("UNRECORDED " + json.dumps(fx.rolled, sort_keys=True))
+            return state, fx
+        self.refused += 1
+        self._marking = False
+        text = f"roll log: {why}; roll not shown"
+        refused = replace(before, now=now / 1e9, mode=Mode.MESSAGE, message=("cannot record", text[:160]),
+                          shown_at=now / 1e9, fingers=(), result=None, view=None)
+        view = render(refused)
+        refused = replace(refused, view=view)
+        return refused, Effects(screen=view.screen, leds=view.leds, rgb=view.rgb, sounds=(looks.ERROR_SOUND,))
+
+    def _drop_session(self) -> None:
+        reveal = getattr(self.dice, "reveal", None)
+        if not self._has_sessions or not callable(reveal):
+            return
+        with contextlib.suppress(Exception):  # said by _revealing
+            self._revealing(reveal)
+
+    def _revealing(self, reveal: Callable[[], Any]) -> None:
+        """Close the session with ``reveal``. If its reveal entry cannot be written (the card
+        is full), its seed is kept and logged as a late ``reveal`` entry as soon as the log
+        takes entries again (and named in the journal meanwhile), so its rolls stay
+        replayable; the exception is raised on."""
+        describe = getattr(self.dice, "describe", None)
+        info = describe() if callable(describe) else {}
+        try:
+            reveal()
+        except Exception as exc:
+            seed = None
+            with contextlib.suppress(Exception):
+                seed = self.dice.reveal()  # type: ignore[attr-defined]  # with none open: the last seed
+            sid = info.get("session") if isinstance(info, dict) else None
+            if seed and sid:
+                self._late_reveals.append({"session": sid, "seed": seed, "rolls": info.get("rolls", 0),
+                                            "end": info.get("end", 0)})
+                self.log(f"reveal: {exc}; session {sid}'s seed goes into the log as soon as it can be written: {seed}")
+            else:
+                self.log(f"reveal: {exc}")
+            raise
+
+    def _log_late_reveals(self) -> None:
+        """Write the reveals the log could not take when their sessions closed."""
+        while self._late_reveals and self.roll_log is not None:
+            late = self._late_reveals[0]
+            failures = getattr(self.roll_log, "failures", 0)
+            try:
+                self.roll_log.append("reveal", session=late["session"], seed=late["seed"], rolls=late["rolls"],
+                                     end=late["end"], reason="late",
+                                     note="the roll log could not take this reveal when the session closed")
+            except Exception:
+                return
+            if getattr(self.roll_log, "failures", 0) != failures:
+                return
+            self._late_reveals.pop(0)
+            self.log(f"reveal: session {late['session']}'s seed is in the log now")
 
     def _update_day(self, now: int) -> None:
         """Today's rolls from the roll log, for the attract screen (engine.panel.attract)."""
@@ -295,9 +448,8 @@ class Tower:
         """Close the session (its seed goes to the roll log), open the next one, tell the panel."""
         self._reveal_wanted = False
         try:
-            self.dice.reveal()  # type: ignore[attr-defined]
-        except Exception as exc:  # the log could not be written: say so, and show what is open
-            self.log(f"reveal: {exc}")
+            self._revealing(self.dice.reveal)  # type: ignore[attr-defined]
+        except Exception as exc:  # the log could not be written: said, and the panel shows what is open
             self._send_session(sessions.unavailable(f"reveal failed: {exc}"), now)
             self._session_id, self._commitment = None, ""
             self._sync_session(now, announce=False)
@@ -317,7 +469,7 @@ class Tower:
             if self._session_id is not None:  # the session the panel shows has closed
                 old, self._session_id, self._commitment = self._commitment, None, ""
                 if announce:
-                    self._send_session(sessions.revealed(old), now)
+                    self._send_session(sessions.revealed(old) if self.kept else sessions.unavailable(NOT_KEPT), now)
             if sid is None and now < self._session_retry_at:
                 return
             try:
@@ -373,18 +525,49 @@ class Tower:
 
     # --- memory and shutdown --------------------------------------------------------------------
 
+    def _recall_healed(self) -> dict | None:
+        """The panel memory, with the slot of the log's last panel roll taken from the log if
+        the memory is older than it (a kill between the roll's append and the save)."""
+        saved = self._recall()
+        seq = saved.get("log_seq") if saved is not None else 0
+        self._log_seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else 0
+        path = getattr(self.roll_log, "path", None)
+        if saved is None or path is None:
+            return saved
+        from hardware.rolllog import last_entry
+
+        try:
+            last = last_entry(path, "roll", where=lambda e: e.get("source") == "panel")
+        except Exception as exc:  # the roll log says why at the first roll
+            self.log(f"panel memory: cannot check it against the roll log: {exc}")
+            return saved
+        slots, player, slot = saved.get("players"), last and last.get("player"), last and last.get("player_state")
+        if last is None or last["seq"] <= self._log_seq or not isinstance(slots, list) or not slots \
+                or not isinstance(player, int) or not isinstance(slot, dict):
+            return saved
+        slots = list(slots)
+        slots[(player - 1) % len(slots)] = slot
+        self._log_seq = last["seq"]
+        self.log(f"panel memory: player {player}'s slot is behind the roll log; taken from entry {last['seq']}")
+        return {**saved, "players": slots, "log_seq": last["seq"]}
+
     def _recall(self, *, quiet: bool = False) -> dict | None:
         if self.memory is None:
             return None
         import json
 
+        from hardware.safefile import check_nesting, read_capped
+
         try:
-            data = json.loads(self.memory.read_text(encoding="utf-8"))
+            text = read_capped(self.memory, MAX_MEMORY_BYTES, follow=False).decode("utf-8")
+            check_nesting(text, MAX_MEMORY_DEPTH, self.memory)
+            data = json.loads(text)
         except FileNotFoundError:
             return None
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             if not quiet:
-                self.log(f"panel memory {self.memory}: {exc}; starting fresh")
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                self.log(f"panel memory {self.memory}: {why}; starting fresh")
             return None
         if not isinstance(data, dict):
             if not quiet:
@@ -404,7 +587,7 @@ class Tower:
 
         from hardware.state import atomic_write_json
 
-        snapshot = machine.snapshot(self.state)
+        snapshot = {**machine.snapshot(self.state), "log_seq": self._log_seq}
         try:
             if self._recall(quiet=True) == json.loads(json.dumps(snapshot)):
                 return
@@ -432,10 +615,46 @@ class Tower:
         self.display.close()
         close = getattr(self.dice, "close", None)
         if callable(close):
-            try:
-                close()
-            except Exception as exc:  # shutting down regardless
-                self.log(f"dice: {exc}")
+            with contextlib.suppress(Exception):  # shutting down regardless; said by _revealing
+                self._log_late_reveals()
+                self._revealing(close)
+
+
+class _Watched:
+    """The dice as the state machine sees them: a roll log that cannot take a new session's
+    entry is noted (the machine itself would only say "cannot roll" with the whole message)."""
+
+    def __init__(self, dice: Any) -> None:
+        self._dice = dice
+        self.failed: str | None = None
+
+    def randbelow(self, n: int) -> int:
+        return self._call(self._dice.randbelow, n)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._dice, name)
+        if name == "sample" and callable(value):
+            return lambda *args: self._call(value, *args)
+        return value
+
+    def _call(self, draw: Callable[..., Any], *args: Any) -> Any:
+        from hardware.rolllog import LogError
+
+        try:
+            return draw(*args)
+        except LogError as exc:
+            self.failed = exc.reason
+            raise
+
+
+class _Entered(contextlib.AbstractContextManager):
+    """A context manager already entered; leaving it leaves the wrapped one."""
+
+    def __init__(self, inner: contextlib.AbstractContextManager[None]) -> None:
+        self._inner = inner
+
+    def __exit__(self, *exc: Any) -> None:
+        self._inner.__exit__(*exc)
 
 
 def _operator_lock(config: TowerConfig) -> Any:

@@ -123,27 +123,34 @@ def sim_config(config: TowerConfig) -> TowerConfig:
 
 
 class Simulator:
-    """A tower on mock pins and a dummy display. ``clock`` defaults to a :class:`SimClock`."""
+    """A tower on mock pins and a dummy display. ``clock`` defaults to a :class:`SimClock`;
+    ``memory`` and ``kiosk`` (``roll_log``, ``kept``, ``show``) go to the :class:`Tower` as
+    ``run`` passes them (:func:`hardware.cli.tower.keep`)."""
 
     def __init__(self, config: TowerConfig, *, dice: Any, clock: Callable[[], int] | None = None,
                  timing: Any = None, memory: str | Path | None = None,
-                 log: Callable[[str], None] | None = None) -> None:
+                 log: Callable[[str], None] | None = None, pins: Any = None, **kiosk: Any) -> None:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
         from luma.core.device import dummy
 
         self.config = sim_config(config)
         self.clock = clock if clock is not None else SimClock()
-        self.factory = MockFactory(pin_class=MockPWMPin)
+        # ``pins``: other simulated pins (the bridge's firmware twin, hardware.bridge.TwinPins)
+        self.pins = pins
+        self.factory = pins.factory if pins is not None else MockFactory(pin_class=MockPWMPin)
         d = self.config.display
         self.device = dummy(width=d.width, height=d.height, rotate=d.rotate, mode="1")
         self.display = ResilientDisplay(opener(d, device=self.device), retry_seconds=d.retry_seconds, log=log)
         self.tower = Tower(self.config, pin_factory=self.factory, display=self.display, dice=dice,
-                           clock=self.clock, timing=timing, memory=memory, log=log)
+                           clock=self.clock, timing=timing, memory=memory, log=log, **kiosk)
         self.start_ns = self.clock()
 
     # --- driving the pins -------------------------------------------------------------------------
 
     def down(self, button: Button) -> None:
+        if self.pins is not None:
+            self.pins.press(self.tower.io.pin(button), down=True, pull_up=self.config.buttons.pull_up)
+            return
         pin = self.tower.io.pin(button)
         if self.config.buttons.pull_up:
             pin.drive_low()
@@ -151,6 +158,9 @@ class Simulator:
             pin.drive_high()
 
     def up(self, button: Button) -> None:
+        if self.pins is not None:
+            self.pins.press(self.tower.io.pin(button), down=False, pull_up=self.config.buttons.pull_up)
+            return
         pin = self.tower.io.pin(button)
         if self.config.buttons.pull_up:
             pin.drive_high()
@@ -251,6 +261,8 @@ class Simulator:
 
     def close(self) -> None:
         self.tower.close()
+        if self.pins is not None:
+            self.pins.close()
 
 
 def selected_field(state: PanelState) -> str | None:

@@ -1,14 +1,26 @@
 """The ``dicetower`` command line: one parser, subcommands in small modules.
 
-Every user mistake ends in one line on stderr and exit status 2 (3 for a failed entropy
-source), never a traceback. Subcommand modules are listed in :data:`COMMANDS`; each has
-``register(subparsers)`` which adds its parser and sets ``func(args) -> int``.
+Every problem ends in one line on stderr and a documented exit status, never a traceback:
+
+- 0: done; 1: a check found a problem (``log verify``, ``replay``);
+- 2: a mistake in what was typed (an option, a value, an argument that is not UTF-8, a
+  damaged or over-deep config or state file);
+- 3: an entropy source failed (no roll);
+- 4: the roll could not be recorded (roll log or state directory not writable: full,
+  read-only, a symbolic link, no permission): nothing is shown that is not in the log;
+- 5: the output could not be written (``> /dev/full``); a closed pipe (``| head``) is 0.
+
+Subcommand modules are listed in :data:`COMMANDS`; each has ``register(subparsers)`` which
+adds its parser and sets ``func(args) -> int``. (docs/roll-log.md lists the statuses too.)
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -20,12 +32,17 @@ COMMANDS: tuple[str, ...] = (
     "hardware.cli.tower",
     "hardware.cli.fairness",
     "hardware.cli.replay",
+    "hardware.cli.session",
     "hardware.cli.log",
     "hardware.cli.stats",
+    "hardware.cli.board",
+    "hardware.cli.bridge",
 )
 
 EXIT_USAGE = 2
 EXIT_ENTROPY = 3
+EXIT_UNRECORDED = 4
+EXIT_OUTPUT = 5
 
 
 class UsageError(Exception):
@@ -53,24 +70,84 @@ def build_parser() -> Parser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    code = _run(args_list)
     try:
+        sys.stdout.flush()
+    except OSError as exc:
+        code = _output_failed(exc)
+    return code
+
+
+def _run(args_list: list[str]) -> int:
+    from hardware.locking import LockError
+    from hardware.rolllog import LogError
+    from hardware.state import StateWriteError
+
+    try:
+        _check_utf8(args_list)
         parser = build_parser()
         args = parser.parse_args(args_list)
         return int(args.func(args) or 0)
     except UsageError as exc:
-        print(str(exc), file=sys.stderr)
-        return EXIT_USAGE
+        return _fail(str(exc), EXIT_USAGE)
     except EntropyError as exc:
-        print(f"dicetower: {exc}", file=sys.stderr)
-        return EXIT_ENTROPY
+        return _fail(f"dicetower: {exc}", EXIT_ENTROPY)
+    except (LogError, LockError, StateWriteError) as exc:
+        doing = "" if str(exc).startswith("cannot read") else "cannot record: "  # verify, replay, show read
+        return _fail(f"dicetower: {doing}{exc}{_unrevealed(exc)}", EXIT_UNRECORDED)
     except EngineError as exc:
-        print(f"dicetower: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return _fail(f"dicetower: error: {exc}", EXIT_USAGE)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        # `dicetower roll ... --times 1000 | head` is fine.
+    except OSError as exc:
+        if exc.filename is None and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EBADF):
+            return _output_failed(exc)  # files are opened with their names: this is the output
+        return _fail(f"dicetower: error: {exc.filename or ''}{': ' if exc.filename else ''}"
+                     f"{exc.strerror or exc}", EXIT_USAGE)
+    except RecursionError:
+        return _fail("dicetower: error: input nested too deeply", EXIT_USAGE)
+
+
+def _check_utf8(args: list[str]) -> None:
+    """An argument that is not UTF-8 (a seed or path in another encoding) is a usage error,
+    not a UnicodeEncodeError deep inside."""
+    for i, arg in enumerate(args, start=1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            bad = os.fsencode(arg)[exc.start:exc.start + 1].hex()
+            raise UsageError(f"dicetower: error: argument {i} is not UTF-8 text (byte 0x{bad}); "
+                             "arguments must be UTF-8") from None
+
+
+def _unrevealed(exc: BaseException) -> str:
+    """The seed of a session whose reveal could not be logged, so its rolls stay checkable."""
+    seed = getattr(exc, "unrevealed", None)
+    if not seed:
+        return ""
+    return ("; the session's seed could not be logged either, so `dicetower replay` cannot check its logged "
+            f"rolls: keep this seed to check them by hand: {seed}")
+
+
+def _fail(message: str, code: int) -> int:
+    with contextlib.suppress(OSError):
+        print(message, file=sys.stderr)
+    return code
+
+
+def _output_failed(exc: OSError) -> int:
+    """Standard output cannot be written: a closed pipe (``| head``) is fine, anything else
+    (``> /dev/full``) one line. Standard output is pointed at /dev/null so that the
+    interpreter's own flush at exit does not print a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    if exc.errno == errno.EPIPE:
         return 0
+    return _fail(f"dicetower: cannot write the output: {exc.strerror or exc}", EXIT_OUTPUT)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,10 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
-from engine.dice import FacesDice
+from engine.dice import DiceSource, FacesDice
 from engine.errors import ParameterError
 from engine.params import Param, whole_number
 from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
@@ -91,40 +92,37 @@ def _parse(args: argparse.Namespace) -> tuple[SystemSpec, argparse.Namespace, di
 def cmd_roll(args: argparse.Namespace) -> int:
     spec, opts, raw = _parse(args)
     with RollBook(opts, spec) as book:  # roll log, player state; reveals the session at the end
-        return _roll(spec, opts, book, spec.resolve(book.fill(raw)))
+        code = _roll(spec, opts, book, spec.resolve(book.fill(raw)))
+    if book.log is None:
+        print("dicetower: note: not recorded (no --state-dir): nobody can verify this roll later", file=sys.stderr)
+    return code
 
 
 def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: dict[str, Any]) -> int:
     times = whole_number("times", opts.times, 1, 10_000_000) if opts.times is not None else None
     if opts.summary and times is None:
         raise ParameterError("summary", "needs --times N")
-    if opts.faces is not None and (opts.seed is not None or opts.entropy is not None):
-        raise ParameterError("faces", "the dice are either typed in (--faces) or rolled (--seed/--entropy), not both")
-    faces = FacesDice.parse(opts.faces) if opts.faces is not None else None
-    dice = faces if faces is not None else book.dice(opts)
+    faces, dice = _entered_or_rolled(opts, book, params)
+    # Every result is printed only after the book has recorded it (appended, fsynced).
+    if faces is not None:
+        results: Iterable[Any] = book.roll_faces(lambda p: spec.roll(faces, p), params, times or 1, faces.finish)
+    else:
+        results = (book.roll(lambda p: spec.roll(dice, p), params) for _ in range(times or 1))
 
-    def one():
-        result = spec.roll(dice, book.params(params))
-        book.record(result)
-        return result
+    def as_json(result) -> str:
+        return json.dumps({**result.to_dict(), "verifiable": book.verifiable})
 
     out = sys.stdout
     if times is None:
-        result = one()
-        if faces is not None:
-            faces.finish()
+        result = next(iter(results))
         if opts.json:
-            print(json.dumps(result.to_dict()), file=out)
+            print(as_json(result), file=out)
         else:
             print("\n".join(spec.describe(result)), file=out)
         return 0
 
     if opts.summary:
-        counts: Counter[str] = Counter()
-        for _ in range(times):
-            counts[one().outcome] += 1
-        if faces is not None:
-            faces.finish()
+        counts: Counter[str] = Counter(r.outcome for r in results)
         if opts.json:
             ordered = {o: counts.get(o, 0) for o in spec.outcomes}
             ordered.update({k: v for k, v in counts.items() if k not in ordered})
@@ -139,15 +137,39 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
                 print(f"{o:<14}{c:>10}{c / times:>9.2%}{p:>9.2%}", file=out)
         return 0
 
-    for _ in range(times):
-        result = one()
+    for result in results:
         if opts.json:
-            print(json.dumps(result.to_dict()), file=out)
+            print(as_json(result), file=out, flush=True)
         else:
-            print(" | ".join(spec.describe(result)), file=out)
-    if faces is not None:
-        faces.finish()
+            print(" | ".join(spec.describe(result)), file=out, flush=True)
     return 0
+
+
+def _entered_or_rolled(opts: argparse.Namespace, book: RollBook,
+                       params: dict[str, Any]) -> tuple[FacesDice | None, DiceSource]:
+    """Typed-in dice (``--faces``; ``--winners-set`` draws none) or the tower's dice.
+
+    A typed-in roll is logged as ``entered``: nothing about it can be verified, so it takes
+    no part in a session and may not be mixed with the options of rolled dice.
+    """
+    typed = "faces" if opts.faces is not None else "winners-set" if params.get("winners_set") else None
+    if typed is None:
+        return None, book.dice(opts)
+    rolled = [f"--{name}" for name in ("seed", "entropy", "mix") if getattr(opts, name, None) is not None]
+    if rolled:
+        raise ParameterError(typed, f"the dice are either typed in (--{typed}) or rolled ({', '.join(rolled)}), "
+                                    "not both")
+    if opts.faces is None:
+        return None, _TypedIn()
+    faces = FacesDice.parse(opts.faces)
+    return faces, faces
+
+
+class _TypedIn:
+    """The dice of a roll whose outcome is typed in (``--winners-set``): it draws nothing."""
+
+    def randbelow(self, n: int) -> int:
+        raise ParameterError("winners-set", f"this roll would still draw a number below {n}; give every hand")
 
 
 def cmd_odds(args: argparse.Namespace) -> int:

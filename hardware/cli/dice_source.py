@@ -9,15 +9,29 @@ revealed seed); ``--player N`` also reads and updates that player's state (finge
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+import contextlib
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from engine.dice import DiceSource
 from engine.errors import ParameterError
 from engine.systems import SystemSpec
-from hardware.entropy import SessionDice, open_dice
-from hardware.rolllog import RollLog
-from hardware.state import PlayerState, StateError, StateStore, carried, carried_value, check_player
+from hardware.backends import ENTROPY_SOURCES
+from hardware.entropy import SessionDice, open_dice, session_file
+from hardware.locking import state_lock
+from hardware.rolllog import LogError, RollLog
+from hardware.state import (
+    PlayerState,
+    StateError,
+    StateStore,
+    StateWriteError,
+    carried,
+    carried_value,
+    check_player,
+    check_state_dir,
+)
 
 
 def add_dice_options(parser: argparse.ArgumentParser) -> None:
@@ -30,8 +44,15 @@ def add_dice_options(parser: argparse.ArgumentParser) -> None:
         "--entropy",
         metavar="SOURCE",
         default=None,
-        help="where the seed comes from: auto (default), kernel, hwrng, file:PATH, buttons, bridge, "
+        help=f"where the seed comes from: auto (default), {', '.join(ENTROPY_SOURCES.names())}, file:PATH, "
         "or a comma list",
+    )
+    parser.add_argument(
+        "--mix",
+        metavar="TEXT",
+        default=None,
+        help="your say in the roll: TEXT goes into the DRBG with the roll and into the log "
+        "(default: the time in nanoseconds; with --seed, nothing)",
     )
 
 
@@ -47,21 +68,34 @@ def add_state_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def make_dice(args: argparse.Namespace, *, log: RollLog | None = None) -> SessionDice:
-    """The dice source the options ask for (call ``close()`` on it when done: that reveals)."""
+def make_dice(args: argparse.Namespace, *, log: RollLog | None = None,
+              resume: session_file.StoredSession | None = None) -> SessionDice:
+    """The dice source the options ask for (call ``close()`` on it when done: that reveals).
+    ``resume`` rolls in the open session of the state directory."""
     seed = getattr(args, "seed", None)
     entropy = getattr(args, "entropy", None)
     if seed is not None and entropy is not None:
         raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
-    return open_dice(entropy or "auto", seed=seed.encode("utf-8") if seed is not None else None, log=log)
+    mix = getattr(args, "mix", None)
+    text = mix.encode("utf-8") if mix is not None else None
+    return open_dice(entropy or "auto", seed=seed.encode("utf-8") if seed is not None else None, log=log,
+                     mix=(lambda: text) if text is not None else None, resume=resume)
 
 
 class RollBook:
     """The bookkeeping of one ``roll`` command: roll log, player state, the dice's session.
 
-    Parameters the player's state carries (:func:`hardware.state.carried`) and that were not
-    given on the command line are read from the state before every roll, and the result's
-    value is stored back after it, so ``--times 5`` carries karma from roll to roll.
+    The whole command runs under the state directory's lock (:func:`hardware.locking.
+    state_lock`), since the state dir's open session (``dicetower session open``) moves on with
+    every roll. Each roll: the player file is brought up to date with the log, the state is
+    read, the dice roll, the entry (with the player's state after the roll) is appended and
+    fsynced, the state file and the open session saved. Only then does the caller print the result, so nothing is shown
+    that is not in the log, and two commands on one player never lose an update. Parameters
+    the player's state carries (:func:`hardware.state.carried`) and that were not given on the
+    command line are re-read from the state before every roll of ``--times``.
+
+    Typed-in faces (``--faces``) are all rolled first and checked (too many faces, a face out
+    of range) before the first entry is appended: a mistake appends nothing.
     """
 
     def __init__(self, args: argparse.Namespace, spec: SystemSpec) -> None:
@@ -70,33 +104,56 @@ class RollBook:
         if player is not None and state_dir is None:
             raise ParameterError("player", "needs --state-dir DIR, the directory that keeps player state")
         self.spec = spec
-        self.store = StateStore(state_dir) if state_dir is not None else None
+        self.store = StateStore(check_state_dir(state_dir)) if state_dir is not None else None
         self.log = RollLog(self.store.log_path) if self.store is not None else None
         self.player = check_player(player) if player is not None else None
-        self.state: PlayerState | None = (
-            self.store.load(self.player) if self.store is not None and self.player is not None else None
-        )
         self._raw: dict[str, Any] = {}
         self._dice: SessionDice | None = None
+        self._kept: str | None = None  # the id of the state dir's open session we roll in
+        self.unrevealed: str | None = None  # the seed of a session whose reveal could not be logged
+        # One writer at a time for the whole command: rolls, player files and the session file.
+        # The lock is not re-entrant: nothing below takes it again.
+        self._lock = contextlib.ExitStack()
+        if self.store is not None:
+            self._lock.enter_context(state_lock(self.store.directory))
+            try:
+                self.store.clean_temp()
+                self.store.heal()
+            except BaseException:
+                self._lock.close()
+                raise
 
     def __enter__(self) -> RollBook:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
+        if exc is not None and self._dice is not None:
+            self._dice.abandon()  # a roll that failed part way was never made
+        try:
+            self.close()
+        except LogError as failed:
+            if exc is None:
+                raise
+            if isinstance(exc, LogError):  # the first error is the one to report, with the seed
+                exc.unrevealed = failed.unrevealed
+
+    def _load(self) -> PlayerState | None:
+        if self.store is None or self.player is None:
+            return None
+        return self.store.load(self.player)
 
     def fill(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """``raw`` with carried parameters taken from the player's state where not given."""
         self._raw = dict(raw)
-        return self._from_state(self._raw)
+        return self._from_state(self._raw, self._load())
 
-    def _from_state(self, raw: dict[str, Any]) -> dict[str, Any]:
-        if self.state is None:
+    def _from_state(self, raw: dict[str, Any], state: PlayerState | None) -> dict[str, Any]:
+        if state is None:
             return raw
         out = dict(raw)
         for param, _ in carried(self.spec.id):
             if out.get(param) is None:
-                value = self.state.get(self.spec.id, param)
+                value = state.get(self.spec.id, param)
                 if value is not None:
                     out[param] = self._checked(param, value)
         return out
@@ -110,35 +167,126 @@ class RollBook:
             raise StateError(f"{path}: stored {self.spec.id} {param} {exc.detail}; correct or delete the file") \
                 from None
 
-    def params(self, resolved: dict[str, Any]) -> dict[str, Any]:
-        """The parameters for the next roll (re-read from state when state carries some)."""
-        if self.state is None or not carried(self.spec.id):
+    def _params(self, resolved: dict[str, Any], state: PlayerState | None) -> dict[str, Any]:
+        if state is None or not carried(self.spec.id):
             return resolved
-        return self.spec.resolve(self._from_state(self._raw))
+        return self.spec.resolve(self._from_state(self._raw, state))
+
+    def _after(self, state: PlayerState | None, result: Any) -> PlayerState | None:
+        """The player's state after ``result`` (carried values stored back)."""
+        if state is None:
+            return None
+        data = result.to_dict()
+        for param, field_path in carried(self.spec.id):
+            value = carried_value(data, field_path)
+            if value is not None:
+                state = state.with_value(self.spec.id, param, value)
+        return state
 
     def dice(self, args: argparse.Namespace) -> DiceSource:
-        self._dice = make_dice(args, log=self.log)
+        """The tower's dice: the state dir's open session if there is one (``--seed`` makes a
+        separate test session), else a session of this command, revealed at its end."""
+        stored = None
+        if self.store is not None and getattr(args, "seed", None) is None:
+            stored = session_file.load(self.store.directory)
+        if stored is not None and getattr(args, "entropy", None) is not None:
+            raise ParameterError("entropy", f"{self.store.directory} has an open session (#{stored.id[:8]}), seeded "
+                                            "when it was opened; close it before choosing another source")
+        self._dice = make_dice(args, log=self.log, resume=stored)
+        self._kept = stored.id if stored is not None else None
         return self._dice
 
-    def record(self, result: Any) -> None:
-        """Log the roll (with its session offsets) and store the carried state."""
+    @property
+    def verifiable(self) -> bool:
+        """Whether the rolls can be checked later: logged, from the tower's dice, not a test."""
+        return self.log is not None and self._dice is not None and self._dice.roll_kind == "rolled"
+
+    def roll(self, roll: Callable[[dict[str, Any]], Any], params: dict[str, Any]) -> Any:
+        """One roll (the lock is held): heal, load, roll, append, save. Returns the result, which
+        is recorded by then and may be shown."""
+        if self.store is not None:
+            self.store.heal()
+        state = self._load()
+        self._check_writable(state)
+        result = roll(self._params(params, state))
+        self._record(result, self._after(state, result))
+        return result
+
+    def roll_faces(self, roll: Callable[[dict[str, Any]], Any], params: dict[str, Any], times: int,
+                   finish: Callable[[], None]) -> list[Any]:
+        """``times`` rolls of typed-in faces, all checked (``finish``) before any is recorded."""
+        if self.store is not None:
+            self.store.heal()
+        state = self._load()
+        self._check_writable(state)
+        rolled = []
+        for _ in range(times):
+            result = roll(self._params(params, state))
+            state = self._after(state, result)
+            rolled.append((result, state))
+        finish()
+        for result, after in rolled:
+            self._record(result, after)
+        return [result for result, _ in rolled]
+
+    def _check_writable(self, state: PlayerState | None) -> None:
+        """Refuse before rolling when the player's state could not be saved after the append
+        (a read-only ``players/``): the roll would be in the log and its state nowhere."""
+        if state is None or self.store is None or not carried(self.spec.id):
+            return
+        self.store.check_writable(state.player)
+
+    def _record(self, result: Any, after: PlayerState | None) -> None:
+        """Append the roll (with the player's state after it), then save that state."""
+        extra: dict[str, Any] = {}
+        if after is not None:
+            extra["player_state"] = after.systems_json()
+        entry = None
         if self._dice is not None:
-            self._dice.record(result, player=self.player)
-        elif self.log is not None:  # typed-in faces: logged, not replayable
-            extra = {"player": self.player} if self.player is not None else {}
-            self.log.append("roll", session=None, faces=True, result=result.to_dict(), **extra)
-        if self.state is not None and self.store is not None:
-            data = result.to_dict()
-            changed = self.state
-            for param, field_path in carried(self.spec.id):
-                value = carried_value(data, field_path)
-                if value is not None:
-                    changed = changed.with_value(self.spec.id, param, value)
-            if changed != self.state:
-                self.store.save(changed)
-                self.state = changed
+            entry = self._dice.record(result, player=self.player, **extra)
+            if self._kept is not None:
+                self._keep()
+        elif self.log is not None:  # typed in (--faces, --winners-set): logged, not replayable
+            if self.player is not None:
+                extra["player"] = self.player
+            entry = self.log.append("roll", session=None, roll_kind="entered", result=result.to_dict(), **extra)
+        if after is not None and self.store is not None and entry is not None:
+            try:
+                self.store.save(replace(after, log_seq=entry["seq"]))
+            except StateWriteError as exc:  # the roll is in the log: shown; the cache heals later
+                print(f"dicetower: warning: {exc}; the roll is in the log, and the state file is rebuilt from "
+                      "it at the next roll", file=sys.stderr)
+
+    def _keep(self) -> None:
+        """Save the open session for the next command (or forget it once it was revealed)."""
+        if self._dice is None or self.store is None:
+            return
+        exported = self._dice.export()
+        if exported is None:
+            session_file.remove(self.store.directory)
+            return
+        if exported.id != self._kept:  # the old one reached its roll limit and was revealed
+            print(f"dicetower: note: session #{self._kept[:8]} reached its roll limit and was revealed; the rolls "
+                  f"go on in a new session, commitment {exported.commitment}", file=sys.stderr)
+            self._kept = exported.id
+        session_file.save(self.store.directory, exported)
 
     def close(self) -> None:
-        """Reveal the session's seed (into the log, if any)."""
-        if self._dice is not None:
-            self._dice.close()
+        """Reveal this command's session (into the log, if any); the state dir's open session
+        stays open. Releases the state dir's lock. If the reveal cannot be written, its seed is
+        kept in :attr:`unrevealed` and :class:`~hardware.rolllog.LogError` raised."""
+        dice, self._dice = self._dice, None
+        try:
+            if dice is not None and self._kept is None:
+                try:
+                    dice.close()
+                except LogError as exc:
+                    self.unrevealed = exc.unrevealed = dice.reveal()
+                    raise
+                if self.log is not None and self.store is not None and dice.roll_kind == "rolled" \
+                        and dice.rolls_recorded:
+                    print(f"dicetower: note: no session open in {self.store.directory}: this command committed to "
+                          "and revealed a session of its own; open one first (dicetower session open DIR) so "
+                          "the commitment is known before the rolls", file=sys.stderr)
+        finally:
+            self._lock.close()

@@ -1,7 +1,12 @@
-"""``dicetower log verify``: check the roll log's hash chain.
+"""``dicetower log verify|show``: check the roll log's hash chain, and read it.
 
-Exit 0 when every entry chains to the one before; 1 naming the first bad entry (edited,
-dropped, reordered, or a torn last line); 2 when there is no log to check.
+The log is named like ``replay`` names it: a state directory or a log file as the positional
+``DIR`` (``--state-dir DIR`` and ``--file LOG`` still work), else the default state directory.
+Both read every file of the log (rotated ones first) one line at a time, in constant memory.
+
+``verify`` exits 0 when every entry chains to the one before; 1 naming the first bad entry
+(edited, dropped, reordered, or a torn last line); 2 when there is no log to check; 4 when it
+cannot be read (docs/roll-log.md).
 """
 
 from __future__ import annotations
@@ -9,33 +14,54 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import deque
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from engine.errors import ParameterError
-from hardware.rolllog import verify
+from engine.params import whole_number
+from hardware.rolllog import StoredEntry, chain_files, read_entries, verify
 from hardware.state import LOG_NAME, default_state_dir
 
 EXIT_BAD_LOG = 1
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("log", help="check the roll log (hash chain)")
+    p = sub.add_parser("log", help="check and read the roll log (hash chain)")
     actions = p.add_subparsers(dest="log_action", metavar="ACTION")
     actions.required = True
     v = actions.add_parser("verify", help="check that no entry was edited, dropped or reordered")
-    v.add_argument("--state-dir", metavar="DIR", help="state directory holding rolls.jsonl (default: "
-                   "$DICETOWER_STATE_DIR or ~/.local/state/dicetower)")
-    v.add_argument("--file", metavar="LOG", help="check this log file instead")
+    _where(v)
     v.add_argument("--json", action="store_true", help="print the result as JSON")
     v.set_defaults(func=cmd_verify)
+    s = actions.add_parser("show", help="print the log's entries, one a line")
+    _where(s)
+    s.add_argument("--last", metavar="N", help="only the last N entries")
+    s.add_argument("--json", action="store_true", help="print the stored JSON lines as they are")
+    s.set_defaults(func=cmd_show)
+
+
+def _where(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", metavar="DIR", nargs="?", help="a state directory, or a roll log file (default: "
+                        "$DICETOWER_STATE_DIR, $STATE_DIRECTORY or ~/.local/state/dicetower)")
+    parser.add_argument("--state-dir", metavar="DIR", help="the state directory holding rolls.jsonl")
+    parser.add_argument("--file", metavar="LOG", help="this log file")
 
 
 def log_path(args: argparse.Namespace) -> Path:
-    if args.file is not None and args.state_dir is not None:
-        raise ParameterError("file", "give either --file LOG or --state-dir DIR, not both")
-    path = Path(args.file) if args.file is not None else Path(args.state_dir or default_state_dir()) / LOG_NAME
-    if not path.is_file():
-        raise ParameterError("file" if args.file is not None else "state-dir", f"no roll log at {path}")
+    given = [(name, value) for name, value in (("DIR", args.dir), ("state-dir", args.state_dir),
+                                               ("file", args.file)) if value is not None]
+    if len(given) > 1:
+        raise ParameterError(given[1][0], "give one of DIR, --state-dir DIR or --file LOG")
+    option, value = given[0] if given else ("state-dir", None)
+    if value is not None and not value.strip():
+        raise ParameterError(option, f"is empty ({value!r}); name a directory or a log file")
+    path = Path(value).expanduser() if value is not None else default_state_dir()
+    if option != "file" and (option == "state-dir" or path.is_dir()):
+        path = path / LOG_NAME
+    if not chain_files(path):
+        raise ParameterError(option, f"no roll log at {path}")
     return path
 
 
@@ -45,12 +71,65 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({
             "log": str(path), "ok": report.ok, "entries": report.entries, "head": report.head,
+            "files": [str(p) for p in chain_files(path)],
             "problem": None if report.problem is None else {"entry": report.problem.line_no,
                                                              "message": report.problem.message},
         }))
     elif report.ok:
-        print(f"roll log {path}: {report.entries} entries, chain intact; head {report.head}")
+        files = len(chain_files(path))
+        more = f" in {files} files" if files > 1 else ""
+        print(f"roll log {path}: {report.entries} entries{more}, chain intact; head {report.head}")
     if report.problem is not None:
         print(f"dicetower: roll log {path}: {report.problem}", file=sys.stderr)
         return EXIT_BAD_LOG
     return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    last = whole_number("last", args.last, 1, 10_000_000) if args.last is not None else None
+    path = log_path(args)
+    entries: Iterable[StoredEntry] = read_entries(path)
+    if last is not None:
+        entries = deque(entries, maxlen=last)
+    for stored in entries:
+        if args.json:
+            sys.stdout.write(stored.raw.decode("utf-8", "replace") + "\n")
+        else:
+            print(describe(stored))
+    return 0
+
+
+def describe(stored: StoredEntry) -> str:
+    """One line for an entry: its number, time, kind and what it says."""
+    e = stored.entry
+    if e is None or not stored.complete:
+        return f"{stored.line_no:>6}  (not an entry: damaged or torn, {len(stored.raw)} bytes)"
+    kind = str(e.get("kind"))
+    head = f"{stored.line_no:>6}  {e.get('time', '?')}  {kind:<13}"
+    return f"{head} {_SUMMARIES.get(kind, _other)(e)}".rstrip()
+
+
+def _roll(e: dict[str, Any]) -> str:
+    result = e.get("result") if isinstance(e.get("result"), dict) else {}
+    who = f"P{e['player']} " if e.get("player") is not None else ""
+    where = "typed-in faces" if e.get("faces") else f"session {e.get('session')}"
+    dice = result.get("dice")
+    shown = f" dice {dice}" if dice else ""
+    return f"{who}{result.get('system', '?')} {result.get('outcome', '?')}{shown} ({where})"
+
+
+def _session(e: dict[str, Any]) -> str:
+    sources = ", ".join(str(s.get("name")) for s in e.get("sources") or [] if isinstance(s, dict))
+    return f"session {e.get('session')} commitment {e.get('commitment')} ({sources or e.get('mode')})"
+
+
+def _reveal(e: dict[str, Any]) -> str:
+    return f"session {e.get('session')} revealed after {e.get('rolls')} roll(s) ({e.get('reason')})"
+
+
+def _other(e: dict[str, Any]) -> str:
+    skip = {"seq", "prev", "hash", "kind", "time"}
+    return " ".join(f"{k}={json.dumps(v)}" for k, v in sorted(e.items()) if k not in skip)[:200]
+
+
+_SUMMARIES = {"roll": _roll, "session": _session, "reveal": _reveal}

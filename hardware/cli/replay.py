@@ -1,7 +1,9 @@
 """``dicetower replay LOG``: recompute every logged roll from its session's revealed seed.
 
-Exit 0 when every revealed roll matches (sessions not yet revealed are listed, not failed);
-1 when a roll, a commitment or the hash chain does not check out, one line per problem.
+Exit 0 when every revealed roll matches (sessions not yet revealed are listed, not failed,
+unless ``--all-revealed``); 1 when a roll, a commitment, the continuity of a session or the
+hash chain does not check out, one line per problem naming the entry. Rolls are counted by
+kind: only ``rolled`` rolls of revealed sessions are *verified*.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import sys
 from pathlib import Path
 
 from engine.errors import ParameterError
-from hardware.entropy.replay import replay_log
+from hardware.entropy.replay import ReplayReport, replay_log
 from hardware.state import LOG_NAME
 
 EXIT_MISMATCH = 1
@@ -22,6 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("replay", help="recompute logged rolls from the revealed seeds")
     p.add_argument("log", metavar="LOG", help="a roll log (rolls.jsonl) or the state directory holding it")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--all-revealed", action="store_true",
+                   help="fail when a session is still open (at the end of a night, every session should be)")
     p.set_defaults(func=cmd_replay)
 
 
@@ -32,16 +36,32 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise ParameterError("LOG", f"no roll log at {path}")
     report = replay_log(path)
+    problems = [str(p) for p in report.problems]
+    if args.all_revealed:
+        problems += [f"entry {o.line_no}: session {o.session} is still open ({o.rolls} roll(s) unchecked)"
+                     for o in report.open_sessions]
     if args.json:
-        print(json.dumps(report.to_dict()))
+        print(json.dumps({**report.to_dict(), "ok": not problems}))
     else:
-        verdict = "all match" if report.ok else f"{len(report.problems)} problem(s)"
-        print(f"replay {path}: {report.entries} entries, {report.sessions} session(s) "
-              f"({report.revealed} revealed), {report.rolls_checked} roll(s) recomputed: {verdict}")
-        for note in report.notes:
-            print(f"  note: {note}")
-        if report.rolls_typed:
-            print(f"  note: {report.rolls_typed} roll(s) with typed-in faces (not from the tower's dice)")
-    for problem in report.problems:
+        print("\n".join(_summary(path, report, problems)))
+    for problem in problems:
         print(f"dicetower: {path}: {problem}", file=sys.stderr)
-    return 0 if report.ok else EXIT_MISMATCH
+    return 0 if not problems else EXIT_MISMATCH
+
+
+def _summary(path: Path, report: ReplayReport, problems: list[str]) -> list[str]:
+    opened = len(report.open_sessions)
+    lines = [f"replay {path}: {report.entries} entries, {report.sessions} session(s) "
+             f"({report.revealed} revealed, {opened} open)",
+             f"  verified: {report.rolls_verified} roll(s) recomputed from revealed seeds"]
+    if report.rolls_entered:
+        lines.append(f"  entered:  {report.rolls_entered} roll(s) typed in (--faces, --winners-set): entered, "
+                     "not rolled; nothing to check")
+    if report.rolls_test:
+        lines.append(f"  test:     {report.rolls_test} test roll(s) from --seed sessions: recomputed, but a test "
+                     "session, not fair")
+    if report.rolls_open:
+        lines.append(f"  open:     {report.rolls_open} roll(s) in sessions not revealed yet: not checked")
+    lines += [f"  note: {note}" for note in report.notes]
+    lines.append("result: all match" if not problems else f"result: {len(problems)} problem(s)")
+    return lines

@@ -3,18 +3,23 @@
 ``run`` without ``--config`` uses the documented default wiring (``hardware/default.toml``); on
 a machine with no GPIO it says so in one line and starts the simulator. SIGTERM (systemd
 stop) and Ctrl-C shut down cleanly: LEDs off, display cleared, the dice session revealed.
+
+What the tower keeps (``[kiosk] state_dir``, ``unrecorded``) is set up by :func:`keep` for
+both: ``sim --config FILE`` keeps its roll log and memory exactly where ``run`` would. ``sim``
+without ``--config`` is a sandbox and keeps nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import ParameterError
+from engine.errors import EngineError, ParameterError
 from engine.params import whole_number
-from hardware.config import TowerConfig, load
+from hardware.config import STATE_DIR_NONE, TowerConfig, load
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,15 +42,64 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", metavar="S", help="deterministic dice from this seed (repeatable runs)")
     p.add_argument("--scale", metavar="N", default="4", help="PNG pixels per OLED pixel (default 4)")
     p.add_argument("--json", action="store_true", help="print the transcript as JSON")
+    p.add_argument("--bridge", action="store_true",
+                   help="the pins on the bridge's firmware twin (a simulated Pico on a pty) instead of mock pins")
     p.set_defaults(func=cmd_sim)
 
 
-def _dice(config: TowerConfig, seed: str | None, *, buttons: Any = None, log: Any = None) -> Any:
+@dataclass(frozen=True)
+class Kept:
+    """Where a tower keeps things: its state directory (None: nothing kept) and roll log."""
+
+    state_dir: Path | None = None
+    roll_log: Any = None
+
+    def tower_options(self, show: Any = None) -> dict[str, Any]:
+        """The :class:`hardware.runtime.Tower` keyword arguments for this."""
+        return {"memory": self.state_dir, "roll_log": self.roll_log, "kept": self.state_dir is not None,
+                "show": show}
+
+
+def keep(config: TowerConfig) -> Kept:
+    """The state directory and roll log ``[kiosk]`` asks for: ``"none"`` keeps nothing, ``""``
+    the default ($STATE_DIRECTORY under systemd, else the XDG state directory). Temp files a
+    killed writer left are removed (under the lock). A directory that cannot be made is said
+    in one line and the tower still starts: the display then says why it cannot roll."""
+    from hardware.locking import state_lock
+    from hardware.rolllog import LenientLog, RollLog
+    from hardware.state import LOG_NAME, StateStore, default_state_dir
+
+    text = config.kiosk.state_dir
+    if text.strip().lower() == STATE_DIR_NONE:
+        return Kept()
+    state_dir = Path(text).expanduser() if text.strip() else default_state_dir()
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        with state_lock(state_dir):
+            StateStore(state_dir).clean_temp()
+    except (OSError, EngineError) as exc:
+        # an unattended tower still starts: the panel forgets between runs and the roll
+        # log (which the dice sessions need) says on the display why it cannot roll
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        _stderr(f"kiosk.state_dir: cannot create {state_dir}: {why}; "
+                "the panel will not remember, and rolls need a writable roll log")
+    log: Any = RollLog(state_dir / LOG_NAME)
+    if config.kiosk.unrecorded == "show":
+        log = LenientLog(log)
+    return Kept(state_dir, log)
+
+
+def _stdout(line: str) -> None:
+    print(line, flush=True)
+
+
+def _dice(config: TowerConfig, seed: str | None, *, buttons: Any = None, log: Any = None, bridge: Any = None) -> Any:
     from hardware.entropy import open_dice
 
     if seed is not None:
         return open_dice(seed=seed.encode("utf-8"), log=log)
-    return open_dice(config.entropy.source, buttons=buttons, log=log)
+    extra = (bridge.entropy_source(),) if bridge is not None else ()
+    return open_dice(config.entropy.source, buttons=buttons, log=log, extra_sources=extra)
 
 
 def _stderr(message: str) -> None:
@@ -55,6 +109,7 @@ def _stderr(message: str) -> None:
 def cmd_sim(args: argparse.Namespace) -> int:
     config = load(args.config)
     scale = _scale(args.scale)
+    kept = keep(config) if args.config is not None else Kept()
     script_text = None
     option = "press"
     if args.press is not None:
@@ -71,8 +126,9 @@ def cmd_sim(args: argparse.Namespace) -> int:
         if args.out is not None or args.json:
             option = "out" if args.out is not None else "json"
             raise ParameterError(option, "needs a script: --press LIST or --script FILE")
-        return interactive(config, seed=args.seed)
-    return scripted(config, script_text, option=option, seed=args.seed, out=args.out, scale=scale, as_json=args.json)
+        return interactive(config, seed=args.seed, kept=kept, bridge=args.bridge)
+    return scripted(config, script_text, option=option, seed=args.seed, out=args.out, scale=scale, as_json=args.json,
+                    kept=kept, bridge=args.bridge)
 
 
 def _scale(text: str) -> int:
@@ -80,9 +136,10 @@ def _scale(text: str) -> int:
 
 
 def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | None, out: str | None,
-             scale: int, as_json: bool) -> int:
+             scale: int, as_json: bool, kept: Kept | None = None, bridge: bool = False) -> int:
     import json
 
+    from hardware.network.publisher import publishing
     from hardware.sim import Simulator, describe_step, parse_script
 
     actions = parse_script(script_text, option=option)
@@ -92,11 +149,16 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
             out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ParameterError("out", f"cannot create {out_dir}: {exc.strerror or exc}") from None
-    sim = Simulator(config, dice=_dice(config, seed), log=_stderr)
-    try:
-        steps = sim.run_script(actions, out=out_dir, scale=scale)
-    finally:
-        sim.close()
+    kept = kept or Kept()
+    # the transcript is standard output here: UNRECORDED lines go to stderr, and the screens
+    # in the transcript carry the UNRECORDED title
+    with publishing(config, log=_stderr):  # [network]: the roll log goes to the broker too
+        sim = Simulator(config, dice=_dice(config, seed, log=kept.roll_log), log=_stderr, pins=_twin_pins(bridge),
+                        **kept.tower_options(show=_stderr))
+        try:
+            steps = sim.run_script(actions, out=out_dir, scale=scale)
+        finally:
+            sim.close()
     if as_json:
         print(json.dumps(steps, indent=2))
     elif out_dir is None:
@@ -107,19 +169,43 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
     return 0
 
 
-def interactive(config: TowerConfig, *, seed: str | None) -> int:
+def _twin_pins(bridge: bool) -> Any:
+    if not bridge:
+        return None
+    from hardware.bridge import TwinPins
+
+    return TwinPins(log=_stderr)
+
+
+def interactive(config: TowerConfig, *, seed: str | None, kept: Kept | None = None, bridge: bool = False) -> int:
+    from hardware.network.publisher import publishing
     from hardware.sim import Interactive, Simulator, real_clock
 
-    sim = Simulator(config, dice=_dice(config, seed), clock=real_clock(), log=None)
-    return Interactive(sim).run()
+    kept = kept or Kept()
+    with publishing(config, log=None):
+        sim = Simulator(config, dice=_dice(config, seed, log=kept.roll_log), clock=real_clock(), log=None,
+                        pins=_twin_pins(bridge), **kept.tower_options())
+        return Interactive(sim).run()
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     config = load(args.config)
+    from hardware.bridge import open_bridge
+
+    bridge = open_bridge(config, log=_stderr)
+    try:
+        return _run(config, bridge)
+    finally:
+        if bridge is not None:
+            bridge.close()
+
+
+def _run(config: TowerConfig, bridge: Any) -> int:
     from hardware.panel_io import NoGpioError, open_pin_factory
 
     try:
-        factory = open_pin_factory(config.gpio_factory)
+        # the link only when the board is in use: open_pin_factory's plain form stays as it was
+        factory = open_pin_factory(config.gpio_factory, **({"link": bridge.link} if bridge is not None else {}))
     except NoGpioError as exc:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             # a service (systemd: stdin /dev/null) has nobody to drive a simulator: fail, so
@@ -127,41 +213,31 @@ def cmd_run(args: argparse.Namespace) -> int:
             _stderr(f"{exc}; install a GPIO backend (pip install 'dicetower[pi]') or try `dicetower sim`")
             return 1
         _stderr(f"{exc}; starting the simulator instead (dicetower sim)")
-        return interactive(config, seed=None)
-    return run_tower(config, factory)
+        return interactive(config, seed=None, kept=keep(config))
+    return run_tower(config, factory, bridge=bridge)
 
 
-def run_tower(config: TowerConfig, factory: Any) -> int:
+def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
     from gpiozero.exc import GPIOZeroError
 
     from hardware.display import ResilientDisplay, opener
     from hardware.entropy import ButtonTiming
+    from hardware.network.publisher import publishing
     from hardware.panel_io import PinSetupError
     from hardware.runtime import Tower, run_forever, stop_on_signals
     from hardware.sdnotify import SystemdNotifier
 
     timing = ButtonTiming(hold_ns=round(config.buttons.hold_seconds * 1e9)) if config.entropy.button_timing else None
-    state_dir = Path(config.kiosk.state_dir).expanduser() if config.kiosk.state_dir else None
-    roll_log = None
-    if state_dir is not None:
-        from hardware.rolllog import RollLog
-        from hardware.state import LOG_NAME
-
-        try:
-            state_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            # an unattended tower still starts: the panel forgets between runs and the roll
-            # log (which the dice sessions need) says on the display why it cannot roll
-            _stderr(f"kiosk.state_dir: cannot create {state_dir}: {exc.strerror or exc}; "
-                    "the panel will not remember, and rolls need a writable roll log")
-        roll_log = RollLog(state_dir / LOG_NAME)
+    kept = keep(config)
     # Signals are caught from here on: a SIGTERM while the tower starts still ends cleanly.
-    with stop_on_signals() as stop:
-        dice = _dice(config, None, buttons=timing, log=roll_log)
-        display = ResilientDisplay(opener(config.display), retry_seconds=config.display.retry_seconds, log=_stderr)
+    with stop_on_signals() as stop, publishing(config, log=_stderr):
+        dice = _dice(config, None, buttons=timing, log=kept.roll_log, bridge=bridge)
+        link = bridge.link if bridge is not None else None
+        display = ResilientDisplay(opener(config.display, link=link), retry_seconds=config.display.retry_seconds,
+                                   log=_stderr)
         try:
             tower = Tower(config, pin_factory=factory, display=display, dice=dice, timing=timing,
-                          memory=state_dir, log=_stderr)
+                          log=_stderr, **kept.tower_options(show=_stdout))
         except (GPIOZeroError, PinSetupError) as exc:
             _stderr(f"GPIO: {exc}")
             return 1

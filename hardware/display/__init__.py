@@ -11,9 +11,11 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
 from engine.panel.model import Screen
+from hardware.backends import DISPLAY_KINDS, LUMA_KINDS
 from hardware.config import DisplayConfig
 
 
@@ -51,41 +53,75 @@ def display_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+@dataclass
+class OpenContext:
+    """What opening a display may use besides its config: test doubles passed in, the luma
+    device opened last (set up again on a retry), the stream, the companion board's link."""
+
+    stream: TextIO | None = None
+    link: Any = None
+    opened: list[Any] = field(default_factory=list)
+
+
+def open_oled(cfg: DisplayConfig, ctx: OpenContext) -> Display:
+    from hardware.display.oled import OledDisplay, open_luma
+
+    luma = open_luma(cfg, reuse=ctx.opened[-1] if ctx.opened else None)
+    ctx.opened[:] = [luma]
+    return OledDisplay(device=luma)
+
+
+def open_serial(cfg: DisplayConfig, ctx: OpenContext, port: Any = None) -> Display:
+    from hardware.display.serial_text import SerialTextDisplay
+
+    return SerialTextDisplay(
+        port=port if port is not None else cfg.serial_port,
+        cols=cfg.cols,
+        rows=cfg.rows,
+        protocol=cfg.protocol,
+        baudrate=cfg.baudrate,
+    )
+
+
+def open_terminal(cfg: DisplayConfig, ctx: OpenContext) -> Display:
+    from hardware.display.terminal import TerminalDisplay
+
+    return TerminalDisplay(stream=ctx.stream or sys.stdout)
+
+
+def open_none(cfg: DisplayConfig, ctx: OpenContext) -> Display:
+    return NullDisplay()
+
+
+def open_bridge(cfg: DisplayConfig, ctx: OpenContext) -> Display:
+    """The companion board's SSD1306, drawn like a local OLED (changed bytes only)."""
+    from firmware_bridge.display import BridgeOled
+    from hardware.display.oled import OledDisplay
+
+    if ctx.link is None:
+        raise OSError("display kind bridge: no companion board link (set [bridge] port)")
+    return OledDisplay(device=BridgeOled(ctx.link, width=cfg.width, height=cfg.height, address=cfg.i2c_address))
+
+
 def opener(cfg: DisplayConfig, *, device: Any = None, port: Any = None,
-           stream: TextIO | None = None) -> Callable[[], Display]:
+           stream: TextIO | None = None, link: Any = None) -> Callable[[], Display]:
     """A function that opens the configured display (called again to retry after a failure).
 
-    ``device`` (a luma device) and ``port`` (a pyserial port) are used instead of opening the
-    configured ones: tests pass luma's ``dummy`` and ``serial_for_url("loop://")``.
+    The kind is looked up in :data:`hardware.backends.DISPLAY_KINDS`. ``device`` (a luma
+    device) and ``port`` (a pyserial port) are used instead of opening the configured ones:
+    tests pass luma's ``dummy`` and ``serial_for_url("loop://")``. ``link`` is the companion
+    board's (kind ``bridge``).
     """
-
-    opened: list[Any] = []  # the luma device opened last (set up again on a retry)
+    ctx = OpenContext(stream=stream, link=link)
 
     def open_display() -> Display:
-        kind = cfg.kind
-        if device is not None or kind in ("ssd1306", "sh1106", "dummy"):
-            from hardware.display.oled import OledDisplay, open_luma
+        if device is not None:
+            from hardware.display.oled import OledDisplay
 
-            if device is not None:
-                return OledDisplay(device=device, owns_device=False)
-            luma = open_luma(cfg, reuse=opened[-1] if opened else None)
-            opened[:] = [luma]
-            return OledDisplay(device=luma)
-        if kind == "serial" or port is not None:
-            from hardware.display.serial_text import SerialTextDisplay
-
-            return SerialTextDisplay(
-                port=port if port is not None else cfg.serial_port,
-                cols=cfg.cols,
-                rows=cfg.rows,
-                protocol=cfg.protocol,
-                baudrate=cfg.baudrate,
-            )
-        if kind == "terminal":
-            from hardware.display.terminal import TerminalDisplay
-
-            return TerminalDisplay(stream=stream or sys.stdout)
-        return NullDisplay()
+            return OledDisplay(device=device, owns_device=False)
+        if port is not None and cfg.kind not in LUMA_KINDS:
+            return open_serial(cfg, ctx, port)
+        return DISPLAY_KINDS.load(cfg.kind)(cfg, ctx)
 
     return open_display
 

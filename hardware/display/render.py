@@ -8,6 +8,11 @@ than fit (a long result) shows page ``Screen.page`` of them, with a track at the
 than fit shows the window that keeps the selected line in view. Seven lines fill the
 screen: then the chance moves to a 1-pixel gauge up the right edge (filled from the bottom).
 
+A session screen that shows a commitment (kind ``session``, its first four lines the 64 hex
+digits) is drawn as a QR code of it on the left, 2 pixels a module with a lit quiet zone, and
+the digits in eight groups of eight on the right, so a player can photograph or scan it; its
+note lines stay on text displays (:meth:`Screen.text`).
+
 Pure drawing: no device, no I/O; the same Screen always gives the same pixels (golden
 images in ``tests/hardware/golden`` hold it to that).
 """
@@ -29,6 +34,19 @@ DIE_W, DIE_H = 15, 13
 DIE_GAP = 2
 BIG_GAP = 6  # between the large word and the dice beside it
 BIG_TRAILING = 2  # blank columns after the last large glyph (10-pixel glyphs in 12-pixel cells)
+
+
+QR_SCALE = 2  # pixels per QR module: about 0.34 mm on a 0.96" OLED, a phone reads it
+QR_BOX = 64  # the QR code's square, quiet zone included (29 modules x 2 + 3 on each side)
+_HEX = frozenset("0123456789abcdef")
+
+
+def session_commitment(screen: Screen) -> str | None:
+    """The 64-hex-digit commitment a session screen shows in its first four lines, if any."""
+    if screen.kind != "session" or len(screen.lines) < 4:
+        return None
+    text = "".join(screen.lines[:4])
+    return text if len(text) == 64 and set(text) <= _HEX else None
 
 
 @dataclass(frozen=True)
@@ -61,6 +79,10 @@ class Renderer:
 
         image = Image.new("1", (self.width, self.height), 0)
         draw = ImageDraw.Draw(image)
+        commitment = session_commitment(screen)
+        if commitment is not None and self.height >= QR_BOX and self.width >= QR_BOX + 8 * self.cw:
+            self._qr_view(draw, commitment)
+            return image
         layout = self.layout(screen)
         self._title(draw, screen.title)
         self._bar(draw, layout, screen.odds)
@@ -80,6 +102,22 @@ class Renderer:
             shifted.paste(image, (int(dx), int(dy)))
             image = shifted
         return image
+
+    def _qr_view(self, draw: ImageDraw, commitment: str) -> None:
+        from hardware.qr import qr_matrix
+
+        modules = qr_matrix(commitment)
+        size = len(modules) * QR_SCALE
+        margin = (QR_BOX - size) // 2
+        draw.rectangle((0, 0, QR_BOX - 1, QR_BOX - 1), fill=1)  # the quiet zone is lit: dark modules show
+        for r, row in enumerate(modules):
+            for c, dark in enumerate(row):
+                if dark:
+                    x, y = margin + c * QR_SCALE, margin + r * QR_SCALE
+                    draw.rectangle((x, y, x + QR_SCALE - 1, y + QR_SCALE - 1), fill=0)
+        x = QR_BOX + (self.width - QR_BOX - 8 * self.cw) // 2
+        for n in range(8):
+            self._text(draw, (x, n * self.ch), commitment[8 * n : 8 * n + 8])
 
     # --- layout -----------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, ButtonTiming
 from hardware.entropy.pipeline import open_dice, parse_spec
-from hardware.entropy.seed import SeedMaterial, SessionStream
+from hardware.entropy.seed import RollStream, SeedMaterial
 from hardware.entropy.session import MIN_CREDIT_BITS, NotEnoughEntropy, SessionDice
 from hardware.entropy.sources import EntropySource, SourceUnavailable
 
@@ -18,9 +18,9 @@ __all__ = [
     "ButtonTiming",
     "EntropySource",
     "NotEnoughEntropy",
+    "RollStream",
     "SeedMaterial",
     "SessionDice",
-    "SessionStream",
     "SourceUnavailable",
     "open_dice",
     "parse_spec",

@@ -1,8 +1,10 @@
 """Button timing: nanosecond timestamps of the panel's button edges as an entropy source.
 
-The panel runtime calls :meth:`ButtonTiming.edge` for every debounced edge. Every edge goes
-into the additional input of the next DRBG generate call (uncredited, so it can only help).
-A few presses also earn credit towards seeding a session: :data:`CREDIT_BITS_PER_PRESS`
+The panel runtime calls :meth:`ButtonTiming.edge` for every debounced edge. Every roll's
+first DRBG generate call takes :meth:`ButtonTiming.roll_mix` as additional input: the
+timestamp of the press that rolled and the intervals between the presses before it, so
+nobody who knows the seed can predict a roll without the press (uncredited, so it can only
+help). A few presses also earn credit towards seeding a session: :data:`CREDIT_BITS_PER_PRESS`
 (2 bits) for a deliberate tap, nothing for anything else. Why 2 bits: a human press lands
 with a timing spread of tens of milliseconds (motor jitter), and even at a coarse 1 ms
 resolution a spread with a standard deviation of 5 ms already has a most likely millisecond
@@ -23,7 +25,8 @@ A press earns nothing when it is (rules in :meth:`ButtonTiming._credit`):
 Health tests: each press's interval in microseconds, low byte, is one sample for an
 SP 800-90B monitor claiming 2 bits per sample (a stuck or coarse clock fails it). The start-
 up test is shortened to 16 presses (SP 800-90B asks 1024 samples, which would mean 1024
-presses before the first roll); until it passes, neither credit nor additional input is used.
+presses before the first roll); until it passes, no credit is given (the roll mix is always
+used: it is the player's say in the roll, not credited entropy).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from collections import deque
 
 from engine.errors import EntropyError
 from engine.health import HealthMonitor
+from hardware.entropy.assessment import EntropyAssessor
 from hardware.entropy.sources import CREDIT_CAP_BITS, Contribution, condition
 
 __all__ = [
@@ -41,6 +45,7 @@ __all__ = [
     "HOLD_NS",
     "MIN_INTERVAL_NS",
     "MIN_TAP_NS",
+    "MIX_INTERVALS",
     "REGULAR_NS",
     "STARTUP_PRESSES",
     "ButtonTiming",
@@ -58,19 +63,14 @@ HOLD_NS = 500_000_000
 REGULAR_NS = 1_000_000
 #: Presses in the shortened start-up health test.
 STARTUP_PRESSES = 16
-#: Pending edges kept for the next additional input (oldest dropped beyond this).
-PENDING_CAP = 4096
+#: Press intervals in a roll's mix (before the rolling press).
+MIX_INTERVALS = 16
 
 _U64 = (1 << 64) - 1
 
 
-def _encode(button: str, pressed: bool, t_ns: int) -> bytes:
-    name = button.encode("utf-8")[:255]
-    return bytes((len(name),)) + name + struct.pack(">BQ", 1 if pressed else 0, t_ns & _U64)
-
-
 class ButtonTiming:
-    """Collects button edges: uncredited additional input, and credit for deliberate taps.
+    """Collects button edges: every roll's mix (uncredited), and credit for deliberate taps.
 
     Thread-safe: gpiozero calls back from its own threads. A failed health test is sticky;
     :meth:`edge` never raises (the panel keeps working), it records the failure, which
@@ -92,10 +92,11 @@ class ButtonTiming:
         self.hold_ns = hold_ns
         self.min_interval_ns = min_interval_ns
         self.min_tap_ns = min_tap_ns
+        self.assessor = EntropyAssessor("buttons", "buttons")
         self.monitor = HealthMonitor("buttons", float(CREDIT_BITS_PER_PRESS), startup_samples=startup_presses,
                                      window=64)
         self._lock = threading.Lock()
-        self._pending: deque[bytes] = deque(maxlen=PENDING_CAP)
+        self._press_times: deque[int] = deque(maxlen=MIX_INTERVALS + 1)
         self._pool: list[bytes] = []
         self._pool_bits = 0
         self._down: dict[str, tuple[int, bool]] = {}  # button -> (press time, eligible for credit)
@@ -115,11 +116,12 @@ class ButtonTiming:
         if isinstance(t_ns, bool) or not isinstance(t_ns, int):
             raise TypeError(f"t_ns must be an int of nanoseconds, got {t_ns!r}")
         with self._lock:
-            if self.monitor.failed:
+            if pressed:
+                self._press_times.append(t_ns)  # the roll mix is the player's, failed timing or not
+            if self.failed:
                 return 0
             backwards = self._last_t is not None and t_ns < self._last_t
             self._last_t = t_ns if not backwards else self._last_t
-            self._pending.append(_encode(str(button), bool(pressed), t_ns))
             if backwards:
                 self._down.clear()  # nothing in flight can be trusted
                 return 0
@@ -139,11 +141,12 @@ class ButtonTiming:
         if self._last_press is not None:
             interval = t - self._last_press
             try:
-                self.monitor.feed(((interval // 1000) & 0xFF,))
+                sample = ((interval // 1000) & 0xFF,)
+                self.monitor.feed(sample)
+                self.assessor.feed(sample)  # an estimate below the floor fails like a health test
             except EntropyError:
                 self._pool.clear()
                 self._pool_bits = 0
-                self._pending.clear()
                 self._down.clear()
                 return
             eligible = self._credit(interval)
@@ -168,7 +171,7 @@ class ButtonTiming:
         if not eligible or not self.min_tap_ns <= duration < self.hold_ns:
             return 0
         if self._pool_bits + CREDIT_BITS_PER_PRESS > CREDIT_CAP_BITS:
-            return 0  # the pool is full; the press still feeds additional input
+            return 0  # the pool is full; the press still goes into the roll mix
         self._pool.append(struct.pack(">QQ", pressed_at & _U64, t & _U64))
         self._pool_bits += CREDIT_BITS_PER_PRESS
         self._credited_presses += 1
@@ -178,31 +181,40 @@ class ButtonTiming:
 
     @property
     def failed(self) -> str | None:
-        return self.monitor.failed
+        return self.monitor.failed or self.assessor.failed
 
     @property
     def ready(self) -> bool:
         """The start-up health test has passed (and nothing failed since)."""
-        return self.monitor.ready
+        return self.monitor.ready and not self.failed
+
+    def _credit_for(self, presses: int) -> int:
+        """The pooled presses' credit: 2 bits each, less if the timing's latest SP 800-90B
+        estimate (times the design factor) is lower."""
+        rate = self.assessor.rate
+        per_press = CREDIT_BITS_PER_PRESS if rate is None else min(float(CREDIT_BITS_PER_PRESS), rate)
+        return min(self._pool_bits, int(presses * per_press))
 
     @property
     def credited_bits(self) -> int:
         """Bits credited and not yet used to seed a session."""
         with self._lock:
-            return self._pool_bits
+            return self._credit_for(len(self._pool))
 
     @property
     def presses(self) -> int:
         return self._presses
 
-    def take_additional(self) -> bytes:
-        """Every edge since the last call, encoded; ``b""`` before start-up or after a failure."""
+    def roll_mix(self) -> bytes:
+        """The mix of a roll made now: ``u64be(t)`` of the latest press (the ROLL press), then
+        ``u64be`` of each interval between the presses before it, newest first (at most
+        :data:`MIX_INTERVALS`); ``b""`` before any press."""
         with self._lock:
-            if not self.monitor.ready:
-                return b""
-            data = b"".join(self._pending)
-            self._pending.clear()
-            return data
+            times = list(self._press_times)
+        if not times:
+            return b""
+        intervals = [(a - b) & _U64 for a, b in zip(reversed(times[1:]), reversed(times[:-1]), strict=True)]
+        return struct.pack(f">{1 + len(intervals)}Q", times[-1] & _U64, *intervals)
 
     def take_credited(self) -> Contribution | None:
         """The pooled taps, conditioned, with their credit; None when there is nothing usable.
@@ -210,26 +222,29 @@ class ButtonTiming:
         Empties the pool: each press is credited to one session only.
         """
         with self._lock:
-            if not self.monitor.ready or not self._pool:
+            if not self.ready or not self._pool:
                 return None
             raw = b"".join(self._pool)
-            bits = self._pool_bits
+            bits = self._credit_for(len(self._pool))
             self._pool.clear()
             self._pool_bits = 0
         return condition(self.name, raw, bits)
 
     def gather(self) -> Contribution:
         """The :class:`~hardware.entropy.sources.EntropySource` form of :meth:`take_credited`."""
-        if self.monitor.failed:
-            raise EntropyError(self.name, self.monitor.failed)
+        if self.failed:
+            raise EntropyError(self.name, self.failed)
         got = self.take_credited()
         if got is None:
             return Contribution(self.name, b"", 0, 0)
         return got
 
     def status(self) -> str:
-        if self.monitor.failed:
-            return "FAILED " + ("RCT" if "repetition" in self.monitor.failed else "APT")
+        failed = self.failed
+        if failed:
+            if "SP 800-90B" in failed:
+                return "FAILED " + failed.split("SP 800-90B ", 1)[1].split(" estimate", 1)[0]
+            return "FAILED " + ("RCT" if "repetition" in failed else "APT")
         if not self.monitor.ready:
             seen = self.monitor.samples_seen
             return f"warming {seen}/{self.monitor.startup_samples}"

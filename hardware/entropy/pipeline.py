@@ -8,11 +8,14 @@ or a comma list of named sources (``hwrng,buttons``: all of them required).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from engine.errors import ParameterError
+from hardware.backends import ENTROPY_SOURCES
 from hardware.entropy.buttons import ButtonTiming
 from hardware.entropy.session import SESSION_ROLLS, SessionDice
+from hardware.entropy.session_file import StoredSession
 from hardware.entropy.sources import (
     HWRNG_PATH,
     EntropySource,
@@ -25,8 +28,39 @@ from hardware.rolllog import RollLog
 
 __all__ = ["NAMED_SOURCES", "open_dice", "parse_spec"]
 
-NAMED_SOURCES = ("kernel", "hwrng", "buttons", "bridge")
-_ALLOWED = "auto, kernel, hwrng, buttons, bridge, file:PATH, or a comma list such as hwrng,kernel"
+NAMED_SOURCES = ENTROPY_SOURCES.names()
+_ALLOWED = f"auto, {', '.join(NAMED_SOURCES)}, file:PATH, or a comma list such as hwrng,kernel"
+
+
+@dataclass(frozen=True)
+class SourceContext:
+    """What building a named source may use (the registry's entries take it)."""
+
+    buttons: ButtonTiming | None
+    hwrng_path: str
+    getrandom: Callable[[int], bytes] | None
+    extras: Mapping[str, EntropySource]
+
+
+def kernel_entry(ctx: SourceContext) -> EntropySource:
+    return kernel_source(getrandom=ctx.getrandom)
+
+
+def hwrng_entry(ctx: SourceContext) -> EntropySource:
+    return hwrng_source(ctx.hwrng_path)
+
+
+def buttons_entry(ctx: SourceContext) -> EntropySource:
+    if ctx.buttons is not None:
+        return ctx.buttons
+    return _Missing("buttons", "no button panel here: button timing is gathered by the tower (dicetower run)")
+
+
+def bridge_entry(ctx: SourceContext) -> EntropySource:
+    source = ctx.extras.get("bridge")
+    if source is not None:
+        return source
+    return _Missing("bridge", "no companion board connected (the tower uses one when its config has [bridge])")
 
 
 def parse_spec(spec: str) -> tuple[str, ...]:
@@ -81,17 +115,22 @@ def open_dice(
     session_rolls: int = SESSION_ROLLS,
     clock_ns: Callable[[], int] = time.time_ns,
     getrandom: Callable[[int], bytes] | None = None,
+    mix: Callable[[], bytes] | None = None,
+    resume: StoredSession | None = None,
 ) -> SessionDice:
     """The tower's dice for ``--entropy spec`` (or ``--seed``).
 
     ``buttons`` is the panel's :class:`ButtonTiming` (its edges are additional input always,
     and it is a credited source in ``auto``); ``extra_sources`` are more sources such as the
-    companion board (``bridge``). Nothing is read until the first roll or ``commitment``.
+    companion board (``bridge``). ``mix`` gives each roll's mix (the command line's ``--mix``;
+    default: see :class:`SessionDice`). ``resume`` continues a session kept in a state directory
+    (the sources then seed only the sessions after it). Nothing is read until the first roll or
+    ``commitment``.
     """
     if seed is not None:
         if parse_spec(spec) != ("auto",):
             raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
-        return SessionDice(seed=bytes(seed), log=log, session_rolls=session_rolls, clock_ns=clock_ns)
+        return SessionDice(seed=bytes(seed), log=log, session_rolls=session_rolls, clock_ns=clock_ns, mix=mix)
     names = parse_spec(spec)
     extras = {s.name: s for s in extra_sources}
     if names == ("auto",):
@@ -100,21 +139,10 @@ def open_dice(
             sources.append(buttons)
         sources.extend(extra_sources)
         return SessionDice(sources, strict=False, label="auto", buttons=buttons, log=log,
-                           session_rolls=session_rolls, clock_ns=clock_ns)
-    chosen: list[EntropySource] = []
-    for name in names:
-        if name == "kernel":
-            chosen.append(kernel_source(getrandom=getrandom))
-        elif name == "hwrng":
-            chosen.append(hwrng_source(hwrng_path))
-        elif name.startswith("file:"):
-            chosen.append(file_source(name[5:]))
-        elif name == "buttons":
-            chosen.append(buttons if buttons is not None else _Missing(
-                "buttons", "no button panel here: button timing is gathered by the tower (dicetower run)"))
-        elif name in extras:
-            chosen.append(extras[name])
-        else:
-            chosen.append(_Missing(name, "no companion board connected"))
+                           session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, resume=resume)
+    ctx = SourceContext(buttons=buttons, hwrng_path=hwrng_path, getrandom=getrandom, extras=extras)
+    chosen: list[EntropySource] = [
+        file_source(name[5:]) if name.startswith("file:") else ENTROPY_SOURCES.load(name)(ctx) for name in names
+    ]
     return SessionDice(chosen, strict=True, label=",".join(names), buttons=buttons, log=log,
-                       session_rolls=session_rolls, clock_ns=clock_ns)
+                       session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, resume=resume)

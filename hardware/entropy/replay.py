@@ -1,11 +1,20 @@
 """Replay a roll log: recompute every logged roll from its session's revealed seed.
 
-For each session the log holds the commitment (before any roll), the additional input of
-each DRBG block, the rolls with the stream offsets where each started and ended, and the
-revealed seed material. The replay checks the seed against the commitment, rebuilds the
-session's byte stream, rolls each logged system with the logged parameters from the logged
-start offset, and compares the whole result (and the end offset) with the log. The hash
-chain is checked too (:func:`hardware.rolllog.verify`).
+For each session the log holds the commitment (before any roll), the rolls (each with its
+mix, the generate calls it used and its kind) and, when the session ends, the revealed seed
+material with the number of rolls and the generate call where the session ended. The replay
+checks the seed against the commitment, rebuilds the session's DRBG, and for every roll in
+order checks that it starts exactly where the previous one ended, recomputes it with the
+logged parameters and mix, and compares the whole result and the end; at the reveal it checks
+the roll count and the end. The hash chain is checked too (:func:`hardware.rolllog.verify`).
+
+Only ``rolled`` rolls of revealed random sessions count as verified; typed-in rolls
+(``entered``), ``--seed`` sessions (``test``) and rolls of sessions still open are counted
+apart. The kind is derived from the log's content (a ``--seed`` seed, a typed-in winners
+set), not only from the label, and a label that claims more than the content is a problem.
+
+The log is read twice (chain, then rolls), each time as a stream: a session's rolls are held
+until its reveal (at most ``SESSION_ROLLS`` of them), then recomputed and dropped.
 """
 
 from __future__ import annotations
@@ -17,12 +26,15 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
-from engine.rng import DrbgDice
 from engine.systems import get
-from hardware.entropy.seed import BLOCK_BYTES, SeedMaterial, SessionStream
+from hardware.entropy.seed import BLOCK_BYTES, RollStream, SeedMaterial
+from hardware.entropy.session import ROLL_KINDS, SESSION_ROLLS, STREAM_VERSION
 from hardware.rolllog import StoredEntry, read_entries, verify_entries
 
-__all__ = ["Finding", "ReplayReport", "replay_entries", "replay_log"]
+__all__ = ["ENTERED_PARAMS", "Finding", "ReplayReport", "replay_entries", "replay_log"]
+
+#: Parameters that, when given, make a roll's outcome typed in rather than drawn.
+ENTERED_PARAMS = ("winners_set",)
 
 
 @dataclass(frozen=True)
@@ -37,14 +49,25 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class OpenSession:
+    """A session with no reveal (yet): its rolls cannot be checked."""
+
+    session: str
+    line_no: int
+    rolls: int
+
+
+@dataclass(frozen=True)
 class ReplayReport:
     path: Path
     entries: int
     sessions: int
     revealed: int
-    rolls_checked: int
-    rolls_unrevealed: int
-    rolls_typed: int
+    rolls_verified: int
+    rolls_entered: int
+    rolls_test: int
+    rolls_open: int
+    open_sessions: tuple[OpenSession, ...]
     problems: tuple[Finding, ...]
     notes: tuple[str, ...]
 
@@ -52,11 +75,28 @@ class ReplayReport:
     def ok(self) -> bool:
         return not self.problems
 
+    # the names of the first version of this report (the board reads them)
+    @property
+    def rolls_checked(self) -> int:
+        return self.rolls_verified
+
+    @property
+    def rolls_unrevealed(self) -> int:
+        return self.rolls_open
+
+    @property
+    def rolls_typed(self) -> int:
+        return self.rolls_entered
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "log": str(self.path), "entries": self.entries, "sessions": self.sessions, "revealed": self.revealed,
-            "rolls_checked": self.rolls_checked, "rolls_unrevealed": self.rolls_unrevealed,
-            "rolls_typed": self.rolls_typed, "ok": self.ok,
+            "rolls": {"verified": self.rolls_verified, "entered": self.rolls_entered, "test": self.rolls_test,
+                      "open": self.rolls_open},
+            "rolls_checked": self.rolls_verified, "rolls_unrevealed": self.rolls_open,
+            "rolls_typed": self.rolls_entered, "ok": self.ok,
+            "open_sessions": [{"session": o.session, "entry": o.line_no, "rolls": o.rolls}
+                              for o in self.open_sessions],
             "problems": [{"entry": p.line_no, "message": p.message} for p in self.problems],
             "notes": list(self.notes),
         }
@@ -64,12 +104,24 @@ class ReplayReport:
 
 @dataclass
 class _Session:
+    sid: str
     line_no: int
     commitment: str
     block_bytes: int
-    additional: dict[int, bytes] = field(default_factory=dict)
     rolls: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    reveal: tuple[int, dict[str, Any]] | None = None
+    overflow: bool = False
+
+
+@dataclass
+class _Tally:
+    verified: int = 0
+    entered: int = 0
+    test: int = 0
+    revealed: int = 0
+    problems: list[Finding] = field(default_factory=list)
+
+    def problem(self, line_no: int, message: str) -> None:
+        self.problems.append(Finding(line_no, message))
 
 
 def replay_log(path: str | Path) -> ReplayReport:
@@ -82,112 +134,147 @@ def replay_entries(entries: Callable[[], Iterable[StoredEntry]], path: str | Pat
     """:func:`replay_log` on entries from anywhere (a file, a broker's stream). ``entries``
     gives a fresh iterable of the log's entries, in order, each time it is called."""
     path = Path(path)
-    problems: list[Finding] = []
-    notes: list[str] = []
+    tally = _Tally()
     chain = verify_entries(entries(), path)
     if chain.problem is not None:
-        problems.append(Finding(chain.problem.line_no, "hash chain broken: " + chain.problem.message))
-    sessions: dict[str, _Session] = {}
-    typed = entries_seen = 0
+        tally.problem(chain.problem.line_no, "hash chain broken: " + chain.problem.message)
+    open_: dict[str, _Session] = {}
+    closed: set[str] = set()
+    count = 0
     for stored in entries():
-        entries_seen += 1
-        e = stored.entry
-        if e is None:
-            continue
-        kind, sid = e.get("kind"), e.get("session")
-        if kind == "session":
-            if sid in sessions:
-                problems.append(Finding(stored.line_no, f"session {sid} started twice"))
-                continue
-            block = e.get("block_bytes", BLOCK_BYTES)
-            if not isinstance(block, int) or block < 1:
-                problems.append(Finding(stored.line_no, f"session {sid} has a bad block size {block!r}"))
-                continue
-            sessions[str(sid)] = _Session(stored.line_no, str(e.get("commitment")), block)
-            continue
-        if kind == "roll" and sid is None and e.get("faces"):
-            typed += 1
-            continue
-        if kind not in ("roll", "additional", "reveal"):
-            continue
-        s = sessions.get(str(sid))
-        if s is None:
-            problems.append(Finding(stored.line_no, f"{kind} for session {sid}, which was never started"))
-            continue
-        if kind == "roll":
-            s.rolls.append((stored.line_no, e))
-        elif kind == "additional":
-            try:
-                s.additional[int(e["block"])] = bytes.fromhex(e["data"])
-            except (KeyError, TypeError, ValueError):
-                problems.append(Finding(stored.line_no, "additional input entry is malformed"))
-        elif s.reveal is not None:
-            problems.append(Finding(stored.line_no, f"session {sid} revealed twice"))
-        else:
-            s.reveal = (stored.line_no, e)
-    checked = unrevealed = revealed = 0
-    for sid, s in sessions.items():
-        if s.reveal is None:
-            unrevealed += len(s.rolls)
-            notes.append(f"session {sid} (entry {s.line_no}) is not revealed yet: {len(s.rolls)} roll(s) unchecked")
-            continue
-        revealed += 1
-        checked += _replay_session(sid, s, *s.reveal, problems)
-    problems.sort(key=lambda f: f.line_no)
-    return ReplayReport(path, entries_seen, len(sessions), revealed, checked, unrevealed, typed, tuple(problems),
-                        tuple(notes))
+        count += 1
+        if stored.entry is not None:
+            _take(stored.line_no, stored.entry, open_, closed, tally)
+    still_open = tuple(OpenSession(s.sid, s.line_no, len(s.rolls)) for s in open_.values())
+    notes = [f"session {o.session} (entry {o.line_no}) is still open: its {o.rolls} roll(s) are not checked "
+             "until it is revealed" for o in still_open]
+    tally.problems.sort(key=lambda f: f.line_no)
+    return ReplayReport(path, count, len(open_) + len(closed), tally.revealed, tally.verified, tally.entered,
+                        tally.test, sum(o.rolls for o in still_open), still_open, tuple(tally.problems), tuple(notes))
 
 
-def _replay_session(sid: str, s: _Session, line_no: int, reveal: dict[str, Any], problems: list[Finding]) -> int:
+def _take(line_no: int, e: dict[str, Any], open_: dict[str, _Session], closed: set[str], tally: _Tally) -> None:
+    """One entry of the log: start, extend or close (and replay) a session."""
+    kind, sid = e.get("kind"), e.get("session")
+    if kind == "session":
+        _start(line_no, e, open_, closed, tally)
+        return
+    if kind == "roll" and sid is None:
+        if e.get("roll_kind") != "entered":
+            tally.problem(line_no, "a roll outside any session must be an entered (typed-in) roll, this one is "
+                                   f"labelled {e.get('roll_kind')!r}")
+        tally.entered += 1
+        return
+    if kind not in ("roll", "reveal"):
+        return
+    s = open_.get(str(sid))
+    if s is None:
+        when = "after that session was revealed" if str(sid) in closed else "for a session that was never started"
+        tally.problem(line_no, f"{kind} of session {sid} {when}")
+        return
+    if kind == "roll":
+        if len(s.rolls) >= SESSION_ROLLS:
+            if not s.overflow:
+                tally.problem(line_no, f"session {sid} has more than {SESSION_ROLLS} rolls; a session is revealed "
+                                       f"after {SESSION_ROLLS}")
+            s.overflow = True
+            return
+        s.rolls.append((line_no, e))
+        return
+    del open_[s.sid]
+    closed.add(s.sid)
+    _replay_session(s, line_no, e, tally)
+
+
+def _start(line_no: int, e: dict[str, Any], open_: dict[str, _Session], closed: set[str], tally: _Tally) -> None:
+    sid = str(e.get("session"))
+    if sid in open_ or sid in closed:
+        tally.problem(line_no, f"session {sid} started twice")
+        return
+    block = e.get("block_bytes", BLOCK_BYTES)
+    if isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= 65536:
+        tally.problem(line_no, f"session {sid} has a bad block size {block!r}")
+        return
+    if e.get("stream") != STREAM_VERSION:
+        tally.problem(line_no, f"session {sid} uses stream format {e.get('stream', 1)!r}, not {STREAM_VERSION}: "
+                               "written by an older dicetower whose rolls took no player input; not verifiable")
+        return
+    open_[sid] = _Session(sid, line_no, str(e.get("commitment")), block)
+
+
+def _replay_session(s: _Session, line_no: int, reveal: dict[str, Any], tally: _Tally) -> None:
+    tally.revealed += 1
     try:
         material = SeedMaterial.from_hex(str(reveal.get("seed", "")))
     except ValueError as exc:
-        problems.append(Finding(line_no, f"session {sid}: the revealed seed cannot be read ({exc})"))
-        return 0
-    if material.commitment != s.commitment:
-        problems.append(Finding(
-            line_no, f"session {sid}: the revealed seed does not match the commitment published in entry {s.line_no}"
-        ))
-        return 0
+        tally.problem(line_no, f"session {s.sid}: the revealed seed cannot be read ({exc})")
+        return
+    if material.commitment != s.commitment or s.commitment[:16] != s.sid:
+        tally.problem(line_no, f"session {s.sid}: the revealed seed does not match the commitment published in "
+                               f"entry {s.line_no}")
+        return
     if reveal.get("rolls") != len(s.rolls):
-        problems.append(Finding(
-            line_no, f"session {sid}: the reveal counts {reveal.get('rolls')} roll(s), the log holds {len(s.rolls)}"
-        ))
-    stream = SessionStream(material, block_bytes=s.block_bytes, additional=lambda j: s.additional.get(j, b""),
-                           keep=True)
-    last_end = 0
-    checked = 0
-    for roll_line, entry in s.rolls:
-        checked += 1
-        problem = _replay_roll(stream, s.block_bytes, entry, last_end)
+        tally.problem(line_no, f"session {s.sid}: the reveal counts {reveal.get('rolls')!r} roll(s), the log "
+                               f"holds {len(s.rolls)}")
+    stream = RollStream(material, block_bytes=s.block_bytes)
+    for i, (roll_line, entry) in enumerate(s.rolls):
+        problem = _check_roll(stream, material, entry)
         if problem is not None:
-            problems.append(Finding(roll_line, problem))
-        end = entry.get("end")
-        last_end = end if isinstance(end, int) else last_end
-    return checked
+            later = len(s.rolls) - i - 1
+            tally.problem(roll_line, problem + (f"; the session's {later} later roll(s) are not checked" if later
+                                                else ""))
+            return  # the DRBG may no longer be where the log says: later rolls prove nothing
+        kind = _kind(material, entry)
+        if kind == "rolled":
+            tally.verified += 1
+        elif kind == "test":
+            tally.test += 1
+        else:
+            tally.entered += 1
+    if reveal.get("end") != stream.blocks:
+        tally.problem(line_no, f"continuity: session {s.sid} reveal says it ended at generate call "
+                               f"{reveal.get('end')!r}, its last roll ended at {stream.blocks}")
 
 
-def _replay_roll(stream: SessionStream, block_bytes: int, entry: dict[str, Any], last_end: int) -> str | None:
-    start, end, logged = entry.get("start"), entry.get("end"), entry.get("result")
-    if not isinstance(start, int) or not isinstance(end, int) or not isinstance(logged, dict):
-        return "roll entry is malformed (start, end or result missing)"
-    if start < last_end:
-        return f"roll starts at byte {start}, inside the previous roll (which ended at {last_end})"
+def _kind(material: SeedMaterial, entry: dict[str, Any]) -> str:
+    """What the roll really is, from its content (the label is checked against this)."""
+    params = (entry.get("result") or {}).get("params") or {}
+    if any(params.get(p) for p in ENTERED_PARAMS):
+        return "entered"
+    return "test" if material.is_test else "rolled"
+
+
+def _check_roll(stream: RollStream, material: SeedMaterial, entry: dict[str, Any]) -> str | None:
+    start, end, logged, mix = entry.get("start"), entry.get("end"), entry.get("result"), entry.get("mix")
+    if not isinstance(start, int) or not isinstance(end, int) or not isinstance(logged, dict) \
+            or not isinstance(mix, str):
+        return "roll entry is malformed (start, end, mix or result missing)"
+    if start != stream.blocks:
+        how = "skipped" if start > stream.blocks else "used twice"
+        return (f"continuity: roll starts at generate call {start}, the previous roll ended at {stream.blocks} "
+                f"(calls {how}: a dropped, moved or re-drawn roll)")
     system = logged.get("system")
     try:
         spec = get(str(system))
         params = spec.resolve(logged.get("params") or {})
-        stream.seek(start)
-        dice = DrbgDice(stream, buffer_bytes=block_bytes)  # type: ignore[arg-type]  # a stream serves generate()
+        dice = stream.begin(bytes.fromhex(mix))
         replayed = json.loads(json.dumps(spec.roll(dice, params).to_dict()))
-        used_to = stream.position - dice.buffered
     except (EngineError, ValueError, TypeError, KeyError) as exc:
         return f"cannot replay the {system} roll: {exc}"
     if replayed != logged:
         return f"{system} roll does not match the revealed seed: {_difference(logged, replayed)}"
-    if used_to != end:
-        return f"{system} roll used stream bytes {start}..{used_to}, the log says {start}..{end}"
-    return None
+    if stream.blocks != end:
+        return f"continuity: {system} roll used generate calls {start}..{stream.blocks}, the log says {start}..{end}"
+    return _check_label(entry.get("roll_kind"), _kind(material, entry))
+
+
+def _check_label(label: Any, kind: str) -> str | None:
+    if label not in ROLL_KINDS:
+        return f"roll kind {label!r} is not one of {', '.join(ROLL_KINDS)}"
+    if label == kind:
+        return None
+    why = {"test": " (the session's seed is a --seed test seed)", "entered": " (its winners were typed in)"}
+    return f"labelled {label} but it is {kind}{why.get(kind, '')}"
 
 
 def _difference(logged: dict[str, Any], replayed: dict[str, Any]) -> str:

@@ -10,26 +10,31 @@ A session is one HMAC_DRBG instantiated from :class:`SeedMaterial`. Its byte enc
 
     commitment = SHA-256(encoding)        reveal = hex(encoding)
 
-:class:`SessionStream` fixes how the DRBG's output becomes one byte stream, so a replay can
-recompute it: ``generate`` calls of exactly ``block_bytes`` bytes, block ``j`` getting the
-additional input ``additional(j)`` (button timing, logged), blocks concatenated. Dice read
-the stream in order; a roll is identified by the stream offsets where it starts and ends.
+:class:`RollStream` fixes how the DRBG's output becomes rolls, so a replay can recompute
+them: every roll starts with a fresh ``generate(block_bytes, mix)`` call whose additional
+input is the roll's *mix* (the player's input, logged with the roll), and takes further
+``generate(block_bytes)`` calls (no additional input) only if it needs more bytes. A roll
+reads the bytes of its own calls in order and the rest of its last block is thrown away, so
+the next roll starts exactly at the next generate call. A roll is identified by the indexes
+of the generate calls it used (``start`` to ``end``, counted from 0 in the session).
 """
 
 from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.rng import FROM_SEED_LABEL, MAX_BYTES_PER_REQUEST, HmacDrbg
+from engine.rng import FROM_SEED_LABEL, MAX_BYTES_PER_REQUEST, DrbgDice, HmacDrbg
 
-__all__ = ["BLOCK_BYTES", "ENCODING_MAGIC", "SeedMaterial", "SessionStream"]
+__all__ = ["BLOCK_BYTES", "ENCODING_MAGIC", "RollStream", "SeedMaterial"]
 
 ENCODING_MAGIC = b"dicetower-seed-v1\n"
-#: Bytes per generate call (the same as ``DrbgDice``'s buffer, so ``--seed`` rolls agree).
-BLOCK_BYTES = 512
+#: Bytes per generate call. A roll draws a few bytes (a d10 one, a rejected byte one more), so
+#: 64 bytes serve almost every roll in one call of 6 HMACs (512 bytes would take 20). The
+#: output's first bytes are the same whatever the request size, so a ``--seed`` session's
+#: first roll still equals ``DrbgDice.from_seed``'s whenever it draws at most 64 bytes.
+BLOCK_BYTES = 64
 
 
 @dataclass(frozen=True)
@@ -93,72 +98,60 @@ class SeedMaterial:
             FROM_SEED_LABEL,
         )
 
+    @property
+    def is_test(self) -> bool:
+        """Whether this is ``--seed`` material (its personalization is the from_seed label):
+        whoever knows the seed text knows every roll, so its rolls are tests, never fair."""
+        return self.personalization == FROM_SEED_LABEL
+
     def drbg(self) -> HmacDrbg:
         return HmacDrbg(self.entropy, self.nonce, self.personalization)
 
 
-class SessionStream:
-    """The DRBG's output as one addressable byte stream (see the module docstring).
+class _Once:
+    """Additional input for a roll's generate calls: the roll's mix first, nothing after."""
 
-    It has the ``generate(n, additional=b"")`` method ``engine.rng.DrbgDice`` calls, so a
-    ``DrbgDice`` can read from it; the ``additional`` argument must be empty (additional input
-    comes per block from the ``additional`` callable). :meth:`seek` moves the read position
-    (a replay jumps to where a logged roll starts); bytes before the block holding the lowest
-    position sought are forgotten.
+    __slots__ = ("_mix",)
+
+    def __init__(self, mix: bytes) -> None:
+        self._mix = mix
+
+    def __call__(self) -> bytes:
+        mix, self._mix = self._mix, b""
+        return mix
+
+
+class RollStream:
+    """One session's DRBG, read roll by roll (see the module docstring).
+
+    :meth:`begin` starts a roll: the dice it returns make ``generate(block_bytes, mix)`` at
+    their first draw and ``generate(block_bytes)`` whenever the roll needs more; bytes a roll
+    leaves unused are never used by anyone. :attr:`blocks` counts every generate call of the
+    session, so a roll is logged as the block indexes ``start..end`` it used.
     """
 
-    def __init__(
-        self,
-        material: SeedMaterial,
-        *,
-        block_bytes: int = BLOCK_BYTES,
-        additional: Callable[[int], bytes] | None = None,
-        keep: bool = False,
-    ) -> None:
+    def __init__(self, material: SeedMaterial, *, block_bytes: int = BLOCK_BYTES,
+                 drbg: HmacDrbg | None = None) -> None:
         if not 1 <= block_bytes <= MAX_BYTES_PER_REQUEST:
             raise ValueError(f"block_bytes must be within 1..{MAX_BYTES_PER_REQUEST}, got {block_bytes}")
-        self._drbg = material.drbg()
+        self.material = material
         self.block_bytes = block_bytes
-        self._additional = additional
-        self._keep = keep
-        self._buf = bytearray()
-        self._base = 0  # stream offset of _buf[0]
-        self._pos = 0
-        self.blocks = 0
+        self.drbg = drbg if drbg is not None else material.drbg()
 
     @property
-    def position(self) -> int:
-        """Offset of the next byte :meth:`generate` hands out."""
-        return self._pos
+    def blocks(self) -> int:
+        """Generate calls made since the session was instantiated."""
+        return self.drbg.reseed_counter - 1
 
-    def _extend(self, until: int) -> None:
-        while self._base + len(self._buf) < until:
-            extra = self._additional(self.blocks) if self._additional is not None else b""
-            self._buf += self._drbg.generate(self.block_bytes, extra)
-            self.blocks += 1
+    def begin(self, mix: bytes) -> DrbgDice:
+        """Dice for one roll, starting at a fresh generate call that takes ``mix``."""
+        return DrbgDice(self.drbg, additional=_Once(bytes(mix)), buffer_bytes=self.block_bytes)
 
-    def generate(self, n_bytes: int, additional: bytes = b"") -> bytes:
-        """The next ``n_bytes`` of the stream."""
-        if additional:
-            raise ValueError("a session stream takes additional input per block, not per call")
-        end = self._pos + n_bytes
-        self._extend(end)
-        out = bytes(self._buf[self._pos - self._base : end - self._base])
-        self._pos = end
-        if not self._keep:
-            self._forget(end)
-        return out
-
-    def seek(self, offset: int) -> None:
-        """Read from ``offset`` next; it may not lie before bytes already forgotten."""
-        if offset < self._base:
-            raise ValueError(f"offset {offset} lies before the retained stream (from {self._base})")
-        self._extend(offset)
-        self._pos = offset
-        self._forget(offset)
-
-    def _forget(self, offset: int) -> None:
-        cut = (offset - self._base) // self.block_bytes * self.block_bytes
-        if cut > 0:
-            del self._buf[:cut]
-            self._base += cut
+    def random_bytes(self, n: int) -> bytes:
+        """``n`` raw bytes for the statistical battery (never logged, never a roll)."""
+        out = []
+        while n > 0:
+            size = min(n, MAX_BYTES_PER_REQUEST)
+            out.append(self.drbg.generate(size))
+            n -= size
+        return b"".join(out)

@@ -9,8 +9,14 @@ commitment (SHA-256 of the seed material) goes into the roll log before any roll
 Reseeding from fresh entropy means closing the session (its seed material is revealed and
 logged) and opening a new one: after ``session_rolls`` recorded rolls, on :meth:`reveal`,
 and when a source that seeded it fails its health tests. Every roll therefore stays
-replayable from a revealed seed. Button timing is mixed into every generate call as
-additional input and logged, so the replay can feed it back.
+replayable from a revealed seed.
+
+Every roll starts at a fresh DRBG generate call whose additional input is the roll's *mix*,
+the player's say in it (the panel: the ROLL press's timestamp and the press intervals
+before it; the command line: ``--mix TEXT``, by default the time in nanoseconds). The mix is
+logged with the roll, and each roll starts exactly where the previous one ended (see
+:class:`~hardware.entropy.seed.RollStream`), so a replay can recompute every roll and notice
+any roll that was skipped, dropped or ground out.
 """
 
 from __future__ import annotations
@@ -23,19 +29,33 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import EntropyError
-from engine.rng import DrbgDice
+from engine.rng import DrbgDice, HmacDrbg
 from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, ButtonTiming
-from hardware.entropy.seed import BLOCK_BYTES, SeedMaterial, SessionStream
+from hardware.entropy.seed import BLOCK_BYTES, RollStream, SeedMaterial
+from hardware.entropy.session_file import StoredSession
 from hardware.entropy.sources import CREDIT_CAP_BITS, Contribution, EntropySource, SourceUnavailable
 from hardware.rolllog import RollLog
 
-__all__ = ["MIN_CREDIT_BITS", "SESSION_ROLLS", "NotEnoughEntropy", "SessionDice"]
+__all__ = [
+    "MIN_CREDIT_BITS", "ROLL_KINDS", "SESSION_ROLLS", "STREAM_VERSION", "NotEnoughEntropy", "SessionDice", "clock_mix",
+]
 
 #: Credited entropy a session needs: HMAC_DRBG-SHA256's security strength.
 MIN_CREDIT_BITS = 256
 #: Rolls per session before the tower reveals and reseeds.
 SESSION_ROLLS = 1000
 PERSONALIZATION = b"dicetower/session/v1"
+#: How rolls use the DRBG (``stream`` in the session entry): 2 = one fresh generate call per
+#: roll with the roll's mix as additional input (docs/fairness.md, "Verify it yourself").
+STREAM_VERSION = 2
+#: What a logged roll is: recomputable from a revealed random seed, typed in by a player
+#: (``--faces``, ``--winners-set``), or from a ``--seed`` test session.
+ROLL_KINDS = ("rolled", "entered", "test")
+
+
+def clock_mix(clock_ns: Callable[[], int] = time.time_ns) -> Callable[[], bytes]:
+    """The default mix of a command-line roll: the time in nanoseconds, as decimal ASCII."""
+    return lambda: str(clock_ns()).encode("ascii")
 
 
 class NotEnoughEntropy(EntropyError):
@@ -45,12 +65,16 @@ class NotEnoughEntropy(EntropyError):
 @dataclass
 class _Session:
     material: SeedMaterial
-    stream: SessionStream
-    dice: DrbgDice
+    stream: RollStream
     sources: tuple[str, ...]
     credited_bits: int | None
+    opened_ns: int
+    mode: str
     rolls: int = 0
-    roll_start: int = 0
+    roll: DrbgDice | None = None  # the dice of the roll in progress
+    roll_start: int = 0  # its first generate call; between rolls, where the last recorded roll ended
+    roll_mix: bytes = b""
+    before_roll: tuple[bytes, bytes, int] | None = None  # the DRBG state at the roll's start
 
     @property
     def id(self) -> str:
@@ -58,7 +82,8 @@ class _Session:
 
     @property
     def position(self) -> int:
-        return self.stream.position - self.dice.buffered
+        """Generate calls made so far: where the next roll starts."""
+        return self.stream.blocks
 
 
 class SessionDice:
@@ -67,10 +92,11 @@ class SessionDice:
     ``sources`` are read at each session start. ``strict`` (a named source list) refuses as
     soon as one of them fails; otherwise (``auto``) a failed or missing source is taken out of
     service and the others carry on if they can still credit 256 bits. ``seed`` makes the
-    dice deterministic, exactly ``DrbgDice.from_seed(seed)`` for the first session (no
-    sources, no button input, no automatic reseeding). ``log`` receives the session, roll,
-    additional-input, reveal and failure entries. Call :meth:`record` after each roll and
-    :meth:`close` at the end (it reveals).
+    dice deterministic: the first session's DRBG is exactly ``DrbgDice.from_seed(seed)``'s (no
+    sources, no automatic reseeding, an empty mix unless ``mix`` is given). ``log`` receives
+    the session, roll, reveal and failure entries. ``mix`` gives each roll's mix (default: the
+    panel's :meth:`ButtonTiming.roll_mix` when there are buttons, else the time in
+    nanoseconds). Call :meth:`record` after each roll and :meth:`close` at the end (it reveals).
     """
 
     def __init__(
@@ -85,9 +111,11 @@ class SessionDice:
         session_rolls: int = SESSION_ROLLS,
         clock_ns: Callable[[], int] = time.time_ns,
         block_bytes: int = BLOCK_BYTES,
+        mix: Callable[[], bytes] | None = None,
+        resume: StoredSession | None = None,
     ) -> None:
-        if seed is None and not sources:
-            raise ValueError("a session needs entropy sources or a seed")
+        if seed is None and not sources and resume is None:
+            raise ValueError("a session needs entropy sources, a seed or a session to resume")
         if session_rolls < 1:
             raise ValueError(f"session_rolls must be at least 1, got {session_rolls}")
         self._sources = tuple(sources)
@@ -99,11 +127,15 @@ class SessionDice:
         self._session_rolls = session_rolls
         self._clock_ns = clock_ns
         self._block_bytes = block_bytes
+        self.mix = mix if mix is not None else self._default_mix()
         self._session: _Session | None = None
         self._opened = 0
         self._last_reveal: str | None = None
         self._logged_failures: set[str] = set()
         self._buttons_failure_handled = False
+        self.rolls_recorded = 0  # by this object, in all its sessions
+        if resume is not None:
+            self._session = self._resumed(resume)
 
     def __repr__(self) -> str:
         return f"SessionDice({self.label!r}, {self.status()})"
@@ -116,11 +148,43 @@ class SessionDice:
 
     # --- dice ----------------------------------------------------------------------------------
 
+    def _default_mix(self) -> Callable[[], bytes]:
+        if self._seed is not None:
+            return lambda: b""  # --seed stays deterministic
+        buttons, clock = self._buttons, clock_mix(self._clock_ns)
+        if buttons is None:
+            return clock
+        return lambda: buttons.roll_mix() or clock()
+
+    @property
+    def roll_kind(self) -> str:
+        """``test`` for ``--seed`` dice, ``rolled`` otherwise (see :data:`ROLL_KINDS`)."""
+        return "test" if self._seed is not None else "rolled"
+
+    def _roll(self) -> DrbgDice:
+        """The dice of the roll in progress; the first draw of a roll starts it."""
+        s = self._session
+        if s is None or s.roll is None or (self._buttons is not None and self._buttons.failed
+                                           and not self._buttons_failure_handled):
+            s = self._current()
+        if s.roll is None:
+            s.roll_mix = bytes(self.mix())
+            s.before_roll = s.stream.drbg.export_state()
+            s.roll = s.stream.begin(s.roll_mix)
+        return s.roll
+
+    def abandon(self) -> None:
+        """Forget a roll that was started and will not be recorded (it failed part way): the
+        DRBG goes back to where the roll started, so the next roll starts there and the
+        session stays continuous in the log."""
+        s = self._session
+        if s is None or s.roll is None or s.before_roll is None:
+            return
+        s.stream.drbg = HmacDrbg.from_state(*s.before_roll)
+        s.roll = s.before_roll = None
+
     def randbelow(self, n: int) -> int:
-        dice = self._session.dice if self._session is not None else None
-        if dice is None or (self._buttons is not None and self._buttons.failed and not self._buttons_failure_handled):
-            dice = self._current().dice
-        return dice.randbelow(n)
+        return self._roll().randbelow(n)
 
     def roll(self, sides: int) -> int:
         if isinstance(sides, bool) or not isinstance(sides, int) or sides < 1:
@@ -128,13 +192,14 @@ class SessionDice:
         return self.randbelow(sides) + 1
 
     def sample(self, n: int, k: int) -> frozenset[int]:
-        return self._current().dice.sample(n, k)
+        return self._roll().sample(n, k)
 
     def random_bytes(self, n: int) -> bytes:
-        """``n`` raw DRBG bytes from the current session (for the statistical battery)."""
+        """``n`` raw DRBG bytes from the current session (for the statistical battery; such a
+        session must not also be logged, its rolls would no longer replay)."""
         session = self._current()
-        session.dice.discard()
-        return session.stream.generate(n)
+        session.roll = None
+        return session.stream.random_bytes(n)
 
     # --- sessions ------------------------------------------------------------------------------
 
@@ -149,7 +214,7 @@ class SessionDice:
 
     @property
     def position(self) -> int:
-        """Stream offset of the next byte a roll would use (0 with no session open)."""
+        """Generate calls the open session has made: where the next roll starts (0 with none)."""
         return self._session.position if self._session is not None else 0
 
     @property
@@ -171,21 +236,27 @@ class SessionDice:
     def record(self, result: Any, *, player: int | None = None, **fields: Any) -> dict[str, Any] | None:
         """Log a roll just made from these dice; rotate the session after ``session_rolls``.
 
-        ``result`` is a ``RollResult`` or its dict. The entry holds the stream offsets where the
-        roll started and ended, so a replay can recompute it. Returns the log entry.
+        ``result`` is a ``RollResult`` or its dict. The entry holds the generate calls the roll
+        used (``start``, ``end``), its mix and its kind, so a replay can recompute it. Returns
+        the log entry.
         """
         # A roll that drew nothing (an automatic success) may come before any session opened.
         s = self._session if self._session is not None else self._current()
         data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
+        if s.roll is None:  # drew nothing: no generate call, no mix
+            s.roll_mix = b""
         end = s.position
+        s.roll = s.before_roll = None
         entry = None
         if self._log is not None:
             extra: dict[str, Any] = dict(fields)
             if player is not None:
                 extra["player"] = player
-            entry = self._log.append("roll", session=s.id, start=s.roll_start, end=end, result=data, **extra)
+            entry = self._log.append("roll", session=s.id, start=s.roll_start, end=end, mix=s.roll_mix.hex(),
+                                     roll_kind=self.roll_kind, result=data, **extra)
         s.roll_start = end
         s.rolls += 1
+        self.rolls_recorded += 1
         if s.rolls >= self._session_rolls and self._seed is None:
             self._close("rolls")
         return entry
@@ -216,7 +287,7 @@ class SessionDice:
         self._log_failure(ButtonTiming.name, failure)
         s = self._session
         if s is not None and ButtonTiming.name in s.sources:
-            mid_roll = s.position != s.roll_start
+            mid_roll = s.roll is not None
             self._close("source failed")
             if mid_roll:
                 raise EntropyError(ButtonTiming.name, failure + "; the roll in progress was abandoned")
@@ -237,12 +308,8 @@ class SessionDice:
             material = SeedMaterial(
                 b"".join(c.block for c in shares), nonce, PERSONALIZATION + b";" + ",".join(names).encode()
             )
-        holder: dict[str, _Session] = {}
-        stream = SessionStream(
-            material, block_bytes=self._block_bytes, additional=lambda j: self._additional(holder["s"], j)
-        )
-        session = _Session(material, stream, DrbgDice(stream, buffer_bytes=self._block_bytes), names, credited)
-        holder["s"] = session
+        session = _Session(material, RollStream(material, block_bytes=self._block_bytes), names, credited,
+                           opened_ns=self._clock_ns(), mode=self.label)
         self._opened += 1
         if self._log is not None:
             self._log.append(
@@ -253,6 +320,7 @@ class SessionDice:
                 sources=[{"name": c.source, "credited_bits": c.credited_bits, "samples": c.samples} for c in shares],
                 credited_bits=credited,
                 block_bytes=self._block_bytes,
+                stream=STREAM_VERSION,
             )
         return session
 
@@ -313,14 +381,6 @@ class SessionDice:
             text += "; " + "; ".join(missing)
         return text
 
-    def _additional(self, session: _Session, block: int) -> bytes:
-        if self._buttons is None or self._buttons.failed:
-            return b""
-        data = self._buttons.take_additional()
-        if data and self._log is not None:
-            self._log.append("additional", session=session.id, block=block, data=data.hex())
-        return data
-
     def _log_failure(self, source: str, message: str) -> None:
         if source in self._logged_failures:
             return
@@ -336,12 +396,31 @@ class SessionDice:
         seed_hex = s.material.encode().hex()
         self._last_reveal = seed_hex
         if self._log is not None:
-            self._log.append("reveal", session=s.id, seed=seed_hex, rolls=s.rolls, end=s.position, reason=reason)
+            # the end of the last recorded roll: a roll abandoned part way was never made
+            self._log.append("reveal", session=s.id, seed=seed_hex, rolls=s.rolls, end=s.roll_start, reason=reason)
+
+    def _resumed(self, stored: StoredSession) -> _Session:
+        drbg = HmacDrbg.from_state(stored.key, stored.v, stored.counter)
+        stream = RollStream(stored.material, block_bytes=stored.block_bytes, drbg=drbg)
+        self._opened += 1
+        return _Session(stored.material, stream, stored.sources, stored.credited_bits, opened_ns=stored.opened_ns,
+                        mode=stored.mode, rolls=stored.rolls, roll_start=stream.blocks)
+
+    def export(self) -> StoredSession | None:
+        """The open session as the state directory keeps it between commands (None if none is
+        open). Secret: it holds the seed. Call it between rolls."""
+        s = self._session
+        if s is None or self._seed is not None:
+            return None
+        key, v, counter = s.before_roll if s.roll is not None and s.before_roll else s.stream.drbg.export_state()
+        return StoredSession(s.material, key, v, counter, s.rolls, s.opened_ns, s.stream.block_bytes, s.mode,
+                             s.sources, s.credited_bits)
 
     def describe(self) -> Mapping[str, Any]:
-        """The current session for a status screen: id, commitment, rolls, sources."""
+        """The current session for a status screen: id, commitment, rolls, sources, and ``end``
+        (where its last recorded roll ended, which a reveal records)."""
         s = self._session
         if s is None:
             return {"session": None, "sources": list(self.sources)}
         return {"session": s.id, "commitment": s.material.commitment, "rolls": s.rolls, "sources": list(s.sources),
-                "credited_bits": s.credited_bits}
+                "credited_bits": s.credited_bits, "end": s.roll_start}

@@ -1,11 +1,12 @@
 """Byte entropy sources: the kernel (``getrandom``), ``/dev/hwrng`` and ``file:PATH``.
 
-Each source reads raw bytes, runs every byte through its SP 800-90B health monitor before
-any of them is used, and conditions the batch with SHA-512 into one 64-byte block. Each
-source claims a min-entropy per byte (:data:`CLAIMS`) that is deliberately below what a
-working source delivers: the claim sets the health-test cutoffs and the credit, and a low
-claim keeps false alarms (which take a source out of service) astronomically rare. See
-docs/fairness.md for the reasoning behind each figure.
+Each source reads raw bytes, runs every byte through its SP 800-90B health monitor and its
+entropy estimators (:mod:`hardware.entropy.assessment`) before any of them is used, and
+conditions the batch with SHA-512 into one 64-byte block. Each source claims a min-entropy
+per byte (:data:`CLAIMS`) that is deliberately below what a working source delivers: the
+claim sets the health-test cutoffs, and a low claim keeps false alarms (which take a source
+out of service) astronomically rare. The credit is what the estimators measured times the
+source's design factor. See docs/fairness.md for the reasoning behind each figure.
 
 Operating-system errors become :class:`SourceUnavailable` (an ``EntropyError``) here, at the
 edge, with one line that says how to fix them.
@@ -24,6 +25,7 @@ from typing import BinaryIO, Protocol
 
 from engine.errors import EntropyError
 from engine.health import HealthMonitor
+from hardware.entropy.assessment import EntropyAssessor
 
 __all__ = [
     "CLAIMS",
@@ -41,7 +43,7 @@ __all__ = [
     "kernel_source",
 ]
 
-#: Claimed min-entropy in bits per raw byte, per source kind (health-test H and credit).
+#: Claimed min-entropy in bits per raw byte, per source kind (the health tests' H).
 CLAIMS = {"kernel": 4.0, "hwrng": 2.0, "file": 1.0}
 #: At most this many bits are credited to one 512-bit conditioned block (SHA-512 output less
 #: a 64-bit margin, SP 800-90B 3.1.5.1.2 / SP 800-90C's full-entropy margin).
@@ -137,6 +139,7 @@ class ByteSource:
         self.bits_per_byte = float(bits_per_byte)
         self.path = path
         self.monitor = HealthMonitor(name, bits_per_byte, window=BYTE_WINDOW)
+        self.assessor = EntropyAssessor(name, name.split(":", 1)[0])
         self._read_fn = read
         self._opener = opener
         self._explain = explain or _explain_file
@@ -151,28 +154,34 @@ class ByteSource:
 
     @property
     def failed(self) -> str | None:
-        return self.monitor.failed
+        return self.monitor.failed or self.assessor.failed
 
     def status(self) -> str:
-        if self.monitor.failed:
-            return "FAILED " + _test_name(self.monitor.failed)
+        if self.failed:
+            return "FAILED " + _test_name(self.failed)
         if self._unavailable:
             return self._unavailable
         return "ok" if self.monitor.ready else "idle"
 
     def samples_needed(self) -> int:
-        """Bytes read per session: enough for the start-up test and for the credit cap."""
+        """Bytes read per session: enough for the start-up test and the first estimate, and
+        for the credit cap at the estimated rate."""
         startup = max(0, self.monitor.startup_samples - self.monitor.samples_seen)
-        return max(startup, math.ceil(CREDIT_CAP_BITS / self.bits_per_byte))
+        rate = self.assessor.rate
+        if rate is None:
+            return max(startup, self.assessor.needed, math.ceil(CREDIT_CAP_BITS / self.bits_per_byte))
+        return max(startup, math.ceil(CREDIT_CAP_BITS / rate))
 
     def gather(self) -> Contribution:
-        if self.monitor.failed:
-            raise EntropyError(self.name, self.monitor.failed)
+        if self.failed:
+            raise EntropyError(self.name, self.failed)
         n = self.samples_needed()
         raw = self._read(n)
         self.monitor.feed(raw)  # raises EntropyError (sticky) before anything is used
+        self.assessor.feed(raw)  # so does an estimate below the floor
         self._unavailable = None
-        return condition(self.name, raw, len(raw) * self.bits_per_byte)
+        rate = self.assessor.rate or 0.0
+        return condition(self.name, raw, len(raw) * rate)
 
     def _read(self, n: int) -> bytes:
         if self._read_fn is not None:
@@ -240,6 +249,8 @@ def _test_name(failure: str) -> str:
         return "RCT"
     if "adaptive proportion" in failure:
         return "APT"
+    if "SP 800-90B" in failure and "estimate" in failure:
+        return failure.split("SP 800-90B ", 1)[1].split(" estimate", 1)[0]
     return "health"
 
 

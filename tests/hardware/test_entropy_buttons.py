@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import EntropyError
-from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, STARTUP_PRESSES, ButtonTiming
+from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, MIX_INTERVALS, STARTUP_PRESSES, ButtonTiming
 from hardware.entropy.sources import CREDIT_CAP_BITS
 
 MS = 1_000_000
@@ -22,11 +24,18 @@ def tap(bt: ButtonTiming, t: int, button: str = "ROLL", hold: int = 93 * MS + 41
     return bt.edge(button, False, t + hold)
 
 
+def human_gap(i: int, start: int) -> int:
+    """A person's press-to-press interval: 180 to 580 ms, scattered (a hash, so no rhythm the
+    entropy estimators could find repeating), never whole milliseconds."""
+    h = int.from_bytes(hashlib.sha256(b"%d/%d" % (start, i)).digest()[:8], "big")
+    return 180 * MS + h % (400 * MS) + 417 + i * 7919
+
+
 def human_taps(bt: ButtonTiming, count: int, start: int = 10**12) -> list[int]:
     t = start
     credits = []
     for i in range(count):
-        t += HUMAN_GAPS[i % len(HUMAN_GAPS)] + i * 7919  # keep every interval distinct
+        t += human_gap(i, start) if i >= len(HUMAN_GAPS) else HUMAN_GAPS[i] + i * 7919
         credits.append(tap(bt, t, button=("MODE", "FIELD", "MINUS", "PLUS", "ROLL")[i % 5]))
     return credits
 
@@ -96,14 +105,13 @@ def test_time_running_backwards_earns_nothing() -> None:
 def test_a_stuck_clock_fails_the_health_test_and_stops_all_use() -> None:
     bt = ButtonTiming()
     human_taps(bt, 18)
-    assert bt.ready and bt.take_additional()
+    assert bt.ready
     t = 10**14
     for i in range(12):  # every interval 256 µs * k + 5 µs: the sampled low byte never changes
         tap(bt, t + i * (256_000 * 1000 + 5_000), hold=50 * MS + 7)
     assert bt.failed and "repetition count" in bt.failed
     assert bt.status() == "FAILED RCT"
     assert bt.credited_bits == 0
-    assert bt.take_additional() == b""
     assert bt.take_credited() is None
     assert tap(bt, t + 10**13) == 0
     with pytest.raises(EntropyError, match="buttons: failed the repetition count test"):
@@ -115,10 +123,10 @@ def test_nothing_is_used_before_the_start_up_test_passes() -> None:
     human_taps(bt, STARTUP_PRESSES)  # 15 intervals: one short
     assert not bt.ready
     assert bt.credited_bits > 0
-    assert bt.take_additional() == b"" and bt.take_credited() is None
+    assert bt.take_credited() is None
+    assert bt.roll_mix()  # the player's say in a roll is not credit: it is used from the first press
     human_taps(bt, 2, start=10**13)
     assert bt.ready
-    assert bt.take_additional()
     pooled = bt.credited_bits
     share = bt.take_credited()
     assert share is not None and share.source == "buttons"
@@ -126,14 +134,18 @@ def test_nothing_is_used_before_the_start_up_test_passes() -> None:
     assert bt.credited_bits == 0 and bt.take_credited() is None  # each press seeds one session only
 
 
-def test_additional_input_holds_every_edge_once() -> None:
+def test_the_roll_mix_is_the_latest_press_and_the_intervals_before_it() -> None:
     bt = ButtonTiming(startup_presses=1)
-    human_taps(bt, 3)
-    data = bt.take_additional()
-    # 6 edges of 1 + len(name) + 1 + 8 bytes each
-    names = ["MODE", "FIELD", "MINUS"]
-    assert len(data) == sum(2 * (1 + len(n) + 9) for n in names)
-    assert bt.take_additional() == b""
+    assert bt.roll_mix() == b""
+    t0 = 10**12
+    times = [t0 + sum(HUMAN_GAPS[:i]) for i in range(20)]
+    for t in times:
+        tap(bt, t)
+    mix = bt.roll_mix()
+    words = [int.from_bytes(mix[i : i + 8], "big") for i in range(0, len(mix), 8)]
+    assert words[0] == times[-1]
+    assert words[1:] == [times[-1 - i] - times[-2 - i] for i in range(MIX_INTERVALS)]
+    assert bt.roll_mix() == mix  # reading it takes nothing away: every roll until the next press gets it
 
 
 def test_the_credit_pool_is_capped() -> None:
@@ -156,3 +168,16 @@ def test_credit_never_exceeds_two_bits_per_press(edges) -> None:
         total += got
         presses += pressed
     assert total <= CREDIT_BITS_PER_PRESS * max(0, presses - 1)
+
+
+def test_real_press_timings_pass_their_estimates_and_a_machine_rhythm_does_not() -> None:
+    bt = ButtonTiming()
+    human_taps(bt, 100)
+    assert not bt.failed and bt.assessor.last is not None
+    assert bt.assessor.last.minimum[1] >= 2  # 64 presses: 2 bits a press are covered
+    machine = ButtonTiming()
+    t = 10**12
+    for i in range(80):  # every 250 ms, give or take a few microseconds: a machine, not a hand
+        t += 250 * MS + 1_000 + (i % 3) * 1_000
+        tap(machine, t)
+    assert machine.failed

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
+
+import pytest
 
 import engine
 from engine.rng import DrbgDice
 from hardware.cli import main
+from hardware.entropy.seed import RollStream, SeedMaterial
 from tests.hardware.test_entropy_sources import good_bytes
 
 D6CV = ["roll", "d6cv", "--stat", "3", "--cv", "7", "--json"]
@@ -68,13 +73,62 @@ def test_a_bad_source_name_is_a_usage_error(capsys) -> None:
     )
 
 
-def test_seed_is_still_drbg_from_seed(capsys) -> None:
+def test_seed_is_still_drbg_from_seed_one_generate_call_per_roll(capsys) -> None:
     code, out, _ = run(capsys, *D6CV, "--seed", "42", "--times", "20")
     assert code == 0
-    expected = [engine.roll("d6cv", rng=dice, stat=3, cv=7) for dice in [DrbgDice.from_seed(b"42")] for _ in range(20)]
-    assert [json.loads(line) for line in out.splitlines()] == expected
+    stream = RollStream(SeedMaterial.from_seed(b"42"))
+    expected = [engine.roll("d6cv", rng=stream.begin(b""), stat=3, cv=7) for _ in range(20)]
+    assert expected[0] == engine.roll("d6cv", rng=DrbgDice.from_seed(b"42"), stat=3, cv=7)
+    printed = [json.loads(line) for line in out.splitlines()]
+    assert all(p.pop("verifiable") is False for p in printed)
+    assert printed == expected
+
+
+def test_a_different_mix_gives_a_different_roll_and_both_replay(tmp_path, capsys) -> None:
+    rolls = {}
+    for mix in ("table 7", "table 8"):
+        state = tmp_path / mix.replace(" ", "")
+        code, out, err = run(capsys, "roll", "horizons", "--pool", "12", "--seed", "same", "--mix", mix,
+                             "--state-dir", str(state), "--json")
+        assert code == 0, err
+        rolls[mix] = json.loads(out)["dice"]
+        (roll,) = [json.loads(line) for line in (state / "rolls.jsonl").read_text().splitlines()
+                   if json.loads(line)["kind"] == "roll"]
+        assert roll["start"] == 0 and bytes.fromhex(roll["mix"]) == mix.encode()
+        code, out, err = run(capsys, "replay", str(state))
+        assert code == 0 and "1 test roll" in out, out + err
+    assert rolls["table 7"] != rolls["table 8"]
 
 
 def test_seed_with_entropy_is_a_usage_error(capsys) -> None:
     code, _, err = run(capsys, *D6CV, "--seed", "1", "--entropy", "kernel")
     assert code == 2 and "--seed" in err
+
+
+ENGLISH = (b"It was the best of times, it was the worst of times, it was the age of wisdom, it was the age "
+           b"of foolishness, it was the epoch of belief, it was the epoch of incredulity, it was the season "
+           b"of Light, it was the season of Darkness, it was the spring of hope, it was the winter of despair. ")
+
+
+@pytest.mark.parametrize(("name", "data"), [
+    ("counter", bytes(i % 256 for i in range(4096))),
+    ("00 ff", b"\x00\xff" * 2048),
+    ("16-byte ASCII pattern", b"dicetower rolls!" * 256),
+    ("English text", ENGLISH * 12),
+])
+def test_predictable_files_exit_3_naming_the_estimator(tmp_path, capsys, name, data) -> None:
+    path = tmp_path / "capture.bin"
+    path.write_bytes(data)
+    code, out, err = run(capsys, *D6CV, "--entropy", f"file:{path}")
+    assert code == 3 and out == "", name
+    (line,) = err.strip().splitlines()
+    assert re.search(r"failed the SP 800-90B (mcv|collision|markov|compression|t-tuple|lrs) estimate", line), line
+    assert "predictable data" in line
+
+
+def test_kernel_and_hwrng_pass_their_estimates(capsys) -> None:
+    sources = ["kernel"] + (["hwrng"] if os.access("/dev/hwrng", os.R_OK) else [])
+    for source in sources:
+        code, out, err = run(capsys, *D6CV, "--entropy", source)
+        assert code == 0, err
+        assert json.loads(out)["system"] == "d6cv"

@@ -14,7 +14,7 @@ from engine.rng import DrbgDice
 from engine.systems import get
 from hardware.entropy import ButtonTiming, NotEnoughEntropy, SeedMaterial, SourceUnavailable, open_dice, parse_spec
 from hardware.entropy.replay import replay_log
-from hardware.entropy.seed import SessionStream
+from hardware.entropy.seed import RollStream
 from hardware.rolllog import RollLog, verify
 from tests.hardware.test_entropy_buttons import human_taps
 from tests.hardware.test_entropy_sources import good_bytes
@@ -103,7 +103,11 @@ def test_buttons_on_the_command_line_is_unavailable() -> None:
 
 def test_seed_dice_are_exactly_drbg_from_seed() -> None:
     dice = open_dice(seed=b"table 7")
-    ref = DrbgDice.from_seed(b"table 7")
+    first = DrbgDice.from_seed(b"table 7")
+    assert [dice.randbelow(6) for _ in range(40)] == [first.randbelow(6) for _ in range(40)]
+    # one roll's draws read generate calls of 64 bytes from the from_seed DRBG
+    dice = open_dice(seed=b"table 7")
+    ref = DrbgDice(SeedMaterial.from_seed(b"table 7").drbg(), buffer_bytes=64)
     for sides in (6, 10, 100, 1000, 2**20):
         assert [dice.randbelow(sides) for _ in range(300)] == [ref.randbelow(sides) for _ in range(300)]
     assert [sample_subset(dice, 5, 2) for _ in range(50)] == [sample_subset(ref, 5, 2) for _ in range(50)]
@@ -138,7 +142,10 @@ def test_commitment_is_sha256_of_the_revealed_seed_and_reveal_starts_a_new_sessi
     material = SeedMaterial.from_hex(seed_hex)
     assert len(material.entropy) == 64 and material.personalization.endswith(b";kernel")
     # The revealed material reproduces the rolls.
-    again = DrbgDice(SessionStream(material))
+    roll = entries(log)[1]
+    assert roll["start"] == 0 and roll["end"] == 1 and roll["roll_kind"] == "rolled"
+    assert int(bytes.fromhex(roll["mix"])) > 0  # the default mix: the time in nanoseconds
+    again = RollStream(material).begin(bytes.fromhex(roll["mix"]))
     assert [again.randbelow(10) + 1 for _ in range(20)] == rolls
     assert dice.reveal() == seed_hex  # nothing open: the last reveal again
     second = dice.commitment
@@ -163,7 +170,7 @@ def test_sessions_rotate_after_the_configured_number_of_rolls(log) -> None:
     assert verify(log.path).ok
 
 
-def test_button_presses_seed_a_session_and_feed_every_block(tmp_path) -> None:
+def test_button_presses_seed_a_session_and_mix_into_every_roll(tmp_path) -> None:
     log = RollLog(tmp_path / "rolls.jsonl", fsync=False)  # 2400 entries; fsync is tested elsewhere
     bt = ButtonTiming()
     human_taps(bt, 30)
@@ -175,7 +182,7 @@ def test_button_presses_seed_a_session_and_feed_every_block(tmp_path) -> None:
     for i in range(4):
         if i:
             human_taps(bt, 3, start=10**13 * (i + 2))
-        for _ in range(600):  # past a 512-byte block, so the next block takes the presses
+        for _ in range(600):
             dice.record(spec.roll(dice, params))
     dice.close()
     log_entries = entries(log)
@@ -184,8 +191,10 @@ def test_button_presses_seed_a_session_and_feed_every_block(tmp_path) -> None:
     assert {s["name"] for s in session["sources"]} == {"kernel", "buttons"}
     assert {s["name"]: s["credited_bits"] for s in session["sources"]}["buttons"] == pooled
     assert bt.credited_bits == 0  # the session took the pool
-    additional = [e for e in log_entries if e["kind"] == "additional"]
-    assert len(additional) >= 4 and all(e["data"] for e in additional)
+    rolls = [e for e in log_entries if e["kind"] == "roll"]
+    mixes = {e["mix"] for e in rolls}
+    assert len(mixes) == 4  # the presses before each batch: the latest press time and 16 intervals
+    assert all(len(bytes.fromhex(m)) == 8 * 17 for m in mixes)
     report = replay_log(log.path)
     assert report.ok, report.problems
     assert report.rolls_checked == 2400
@@ -198,7 +207,8 @@ def test_buttons_alone_need_enough_presses_then_roll() -> None:
     with pytest.raises(NotEnoughEntropy, match=r"only 78 of the 256 bits .*about 89 more deliberate presses"):
         dice.roll(6)
     assert bt.credited_bits == 78  # a refusal does not use up the presses
-    human_taps(bt, 89, start=10**14)
+    # 2 bits a press, or what the timing's SP 800-90B estimate says if that is less
+    human_taps(bt, 89 + 10, start=10**14)
     assert 1 <= dice.roll(6) <= 6
     assert dice.sources == ("buttons",)
 
@@ -217,7 +227,7 @@ def test_a_button_failure_mid_roll_abandons_the_roll_and_reseeds_without_buttons
         dice.roll(6)
     dice.roll(6)  # a fresh session from the kernel alone
     assert dice.sources == ("kernel",)
-    kinds = [e["kind"] for e in entries(log) if e["kind"] != "additional"]
+    kinds = [e["kind"] for e in entries(log)]
     assert kinds == ["session", "source_failed", "reveal", "session"]
     reveal = next(e for e in entries(log) if e["kind"] == "reveal")
     assert reveal["reason"] == "source failed" and reveal["rolls"] == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import math
 import os
 
 import pytest
@@ -39,9 +40,12 @@ def test_file_source_with_good_bytes_passes_and_credits_the_cap(tmp_path) -> Non
     expected = hashlib.sha512(CONDITION_LABEL + b"\x00" + share.source.encode() + b"\x00" + good_bytes(1024)).digest()
     assert share.block == expected
     assert src.monitor.ready and src.status() == "ok"
-    # Later sessions read on from where the last one stopped, only what the credit cap needs.
+    # Later sessions read on from where the last one stopped, only what the credit cap needs at
+    # the estimated rate (the minimum SP 800-90B estimate times the file's design factor 1/4).
+    _, bits = src.assessor.last.minimum
+    assert 3 < bits <= 8 and src.assessor.rate == bits / 4
     second = src.gather()
-    assert second.samples == CREDIT_CAP_BITS / CLAIMS["file"]
+    assert second.samples == math.ceil(CREDIT_CAP_BITS / src.assessor.rate) > CREDIT_CAP_BITS / CLAIMS["file"]
     assert second.block != share.block
 
 

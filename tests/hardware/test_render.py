@@ -72,6 +72,9 @@ SCREENS: dict[str, Screen] = {
                       kind="message"),
     "attract": Screen(title="dicetower", lines=("immortal", "press any button"), offset=(12, 7),
                       contrast=0.25, kind="attract"),
+    "session-qr": Screen(title="commitment", lines=(
+        "3fa2c1d0b4e5f607", "18293a4b5c6d7e8f", "0123456789abcdef", "fedcba9876543210", "SHA-256 of the seed",
+        "any button: back"), kind="session"),
     "unicode": Screen(title="≥3 → ✓ ×2 …", lines=("café naïve", "漢字 ★ ♥ ±1 ≤ ≠", "°C ÷ • ↑↓ ←"), kind="message"),
 }
 
@@ -225,3 +228,21 @@ def test_glyph_source_problems_name_the_line() -> None:
 def test_scale2x_smooths_a_diagonal() -> None:
     assert scale2x(["#.", ".#"]) == ["##..", "###.", ".###", "..##"]
     assert scale2x(["#"]) == ["##", "##"]
+
+
+def test_a_session_screen_shows_its_commitment_as_a_qr_code(renderer: Renderer) -> None:
+    from hardware.display.render import QR_BOX, QR_SCALE
+    from hardware.qr import qr_matrix
+
+    screen = SCREENS["session-qr"]
+    commitment = "".join(screen.lines[:4])
+    image = draw_on_dummy(screen, renderer)
+    modules = qr_matrix(commitment)
+    margin = (QR_BOX - len(modules) * QR_SCALE) // 2
+    read = [[image.getpixel((margin + c * QR_SCALE, margin + r * QR_SCALE)) == 0 for c in range(len(modules))]
+            for r in range(len(modules))]
+    assert read == [list(row) for row in modules]  # dark modules unlit on a lit quiet zone
+    assert all(image.getpixel((x, 1)) for x in range(QR_BOX))  # the quiet zone
+    # not a session screen, or no commitment on it: the ordinary layout
+    plain = Screen(title="commitment", lines=("no session open", "a roll tries again"), kind="session")
+    assert draw_on_dummy(plain, renderer).getpixel((1, 1)) == 0

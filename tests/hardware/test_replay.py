@@ -70,7 +70,8 @@ def write(path, entries: list[dict], rechain: bool) -> None:
 def test_a_recorded_log_replays(recorded, capsys) -> None:
     code, out, err = run(capsys, "replay", str(recorded))
     assert code == 0, err
-    assert "5 session(s) (5 revealed), 15 roll(s) recomputed: all match" in out
+    assert "5 session(s) (5 revealed, 0 open)\n  verified: 15 roll(s) recomputed from revealed seeds\n" in out
+    assert out.endswith("result: all match\n")
     report = replay_log(recorded / "rolls.jsonl")
     assert report.ok and report.rolls_checked == 15 and report.rolls_unrevealed == 0
 
@@ -126,14 +127,15 @@ def test_a_swapped_seed_does_not_match_its_commitment(recorded, capsys) -> None:
     assert all("revealed seed does not match the commitment published in entry" in m for m in messages)
 
 
-def test_a_dropped_roll_is_reported_by_the_reveal_count(recorded) -> None:
+def test_a_dropped_last_roll_is_reported_by_the_reveal_count_and_end(recorded) -> None:
     entries = read(recorded)
     i = max(i for i, e in enumerate(entries) if e["kind"] == "roll")  # the last roll of a session
     del entries[i]
     write(recorded, entries, rechain=True)
     report = replay_log(recorded / "rolls.jsonl")
-    assert [p.line_no for p in report.problems] == [i + 1]  # the reveal, now one line earlier
+    assert {p.line_no for p in report.problems} == {i + 1}  # the reveal, now one line earlier
     assert "the reveal counts 3 roll(s), the log holds 2" in report.problems[0].message
+    assert "continuity" in report.problems[1].message and "reveal says it ended at" in report.problems[1].message
 
 
 def test_a_moved_roll_start_is_reported(recorded) -> None:
@@ -143,6 +145,7 @@ def test_a_moved_roll_start_is_reported(recorded) -> None:
     write(recorded, entries, rechain=True)
     report = replay_log(recorded / "rolls.jsonl")
     assert not report.ok and report.problems[0].line_no == rolls[0] + 1
+    assert report.problems[0].message.startswith("continuity: roll starts at generate call 0")
 
 
 def test_an_unrevealed_session_is_noted_not_failed(recorded, capsys) -> None:
@@ -153,15 +156,17 @@ def test_an_unrevealed_session_is_noted_not_failed(recorded, capsys) -> None:
     code, out, _ = run(capsys, "replay", str(recorded), "--json")
     assert code == 0
     report = json.loads(out)
-    assert report["rolls_checked"] == 12 and report["rolls_unrevealed"] == 3
-    assert "not revealed yet: 3 roll(s) unchecked" in report["notes"][0]
+    assert report["rolls"] == {"verified": 12, "entered": 0, "test": 0, "open": 3}
+    assert report["open_sessions"][0]["rolls"] == 3
+    assert "is still open: its 3 roll(s) are not checked" in report["notes"][0]
 
 
-def test_replay_of_a_seeded_session(tmp_path, capsys) -> None:
+def test_a_seeded_session_replays_as_a_test_not_as_verified(tmp_path, capsys) -> None:
     code, _, _ = run(capsys, "roll", "fingers", "--choices", "4", "--winners", "1", "--guess", "2", "--seed", "s1",
                      "--times", "4", "--state-dir", str(tmp_path), "--json")
     assert code == 0
-    assert replay_log(tmp_path / "rolls.jsonl").rolls_checked == 4
+    report = replay_log(tmp_path / "rolls.jsonl")
+    assert report.ok and report.rolls_test == 4 and report.rolls_verified == 0
 
 
 def test_replay_of_a_missing_log_is_a_usage_error(tmp_path, capsys) -> None:

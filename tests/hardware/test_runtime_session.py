@@ -304,3 +304,26 @@ def test_a_failed_reveal_is_reported_and_the_session_stays_shown() -> None:
         assert messages and messages[0].startswith("reveal: ")
     finally:
         rig.tower.close()
+
+
+def test_a_panel_roll_takes_the_roll_press_time_and_the_intervals_before_it(tmp_path) -> None:
+    log = tmp_path / "rolls.jsonl"
+    timing = ButtonTiming()
+    dice = open_dice("kernel", buttons=timing, log=RollLog(log))
+    rig = Rig(dice=dice, timing=timing)
+    try:
+        for button in (Button.PLUS, Button.MINUS, Button.PLUS):
+            rig.tap(button)
+            rig.run(0.137)
+        press_at = rig.clock.t
+        rig.tap(Button.ROLL)
+        rig.run(1.0)
+    finally:
+        rig.tower.close()
+    (roll,) = [e for e in entries(log) if e["kind"] == "roll"]
+    mix = bytes.fromhex(roll["mix"])
+    words = [int.from_bytes(mix[i : i + 8], "big") for i in range(0, len(mix), 8)]
+    assert len(words) == 4 and words[0] == press_at  # the ROLL press, then three intervals
+    assert all(w > 0 for w in words[1:])
+    report = replay_log(log)
+    assert report.ok and report.rolls_verified == 1

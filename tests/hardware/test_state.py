@@ -135,7 +135,7 @@ def test_typed_in_faces_are_logged_as_such(tmp_path, capsys) -> None:
     code, _, _ = run(capsys, "roll", "d6cv", "--stat", "3", "--cv", "7", "--faces", "4", "--state-dir", str(tmp_path))
     assert code == 0
     (entry,) = [json.loads(line) for line in (tmp_path / "rolls.jsonl").read_text().splitlines()]
-    assert entry["kind"] == "roll" and entry["faces"] is True and entry["session"] is None
+    assert entry["kind"] == "roll" and entry["roll_kind"] == "entered" and entry["session"] is None
     assert entry["result"]["dice"] == [4]
 
 

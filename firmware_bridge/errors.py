@@ -1,0 +1,26 @@
+"""The bridge's exceptions: one base, also a ``ConnectionError`` (an ``OSError``), so code that
+handles a failing device (a display retried later) handles a failing bridge the same way."""
+
+from __future__ import annotations
+
+from engine.errors import EngineError
+
+
+class BridgeError(EngineError, ConnectionError):
+    """The companion board cannot be used: not found, unplugged, refused, not answering."""
+
+
+class BridgeTimeout(BridgeError):
+    """No reply within the time allowed; the message names the port, the request and the time."""
+
+
+class VersionMismatch(BridgeError):
+    """The board speaks another major protocol version; the message says which side to update."""
+
+
+class BoardRefused(BridgeError):
+    """The board answered a request with ERROR; ``code`` is the protocol's error code."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code

@@ -1,0 +1,240 @@
+# The board's side of the protocol (docs/bridge.md): frames in, replies (cached), events with
+# running numbers, heartbeat, safe state when the host is silent, entropy against credits.
+import time
+
+import codec
+import machine
+import oled
+import pins
+import rosc
+
+FIRMWARE = "dicetower-bridge 1.0"
+HEARTBEAT_MS = 250
+SILENT_MS = 3000
+CHUNK = 64  # raw entropy bytes per event: short, so button edges never wait behind entropy
+CHUNK_MAX = 192
+I2C_SDA = 8
+I2C_SCL = 9
+FLAG_WDT_RESET = 1
+FLAG_SAFE = 2
+
+
+class Bridge:
+    def __init__(self, port, wdt=None):
+        self.port = port
+        self.wdt = wdt
+        self.decoder = codec.Decoder()
+        self.pins = pins.Pins()
+        self.rosc = rosc.Rosc()
+        self.display = None
+        self.boot_id = self.rosc.word() ^ (time.ticks_us() & 0xFFFFFFFF)
+        self.started = time.ticks_ms()
+        self.last_rx = self.started
+        self.last_beat = self.started
+        self.session = False
+        self.safe = False
+        self.exit = False
+        self.ev = 0
+        self.credit = 0
+        self.chunk = CHUNK
+        self.tx_dropped = 0
+        self.cache_seq = -1
+        self.cache = b""
+        self.flags = FLAG_WDT_RESET if machine.reset_cause() == machine.WDT_RESET else 0
+        self.handlers = {
+            codec.PING: self.on_ping,
+            codec.PIN_MODE: self.on_pin_mode,
+            codec.PIN_SET: self.on_pin_set,
+            codec.DISPLAY_INIT: self.on_display_init,
+            codec.DISPLAY_PAGES: self.on_display_pages,
+            codec.DISPLAY_TEXT: self.on_display_text,
+            codec.DISPLAY_SHOW: self.on_display_show,
+            codec.GET_STATE: self.on_get_state,
+            codec.ENTROPY_CREDIT: self.on_entropy_credit,
+            codec.EXIT_TO_REPL: self.on_exit,
+        }
+
+    # -- the loop ----------------------------------------------------------------------
+    def run(self):
+        while not self.exit:
+            if not self.step():
+                time.sleep_ms(1)
+
+    def step(self):
+        """One pass: frames in, edges out, safe state, one entropy chunk, heartbeat.
+        True when there was something to do."""
+        busy = False
+        data = self.port.read()
+        if data:
+            busy = True
+            for frame in self.decoder.feed(data):
+                self.last_rx = time.ticks_ms()
+                if self.safe:
+                    self.safe = False
+                self.handle(frame)
+        for n, level, ticks in self.pins.poll():
+            busy = True
+            self.event(codec.EV_EDGE, bytes((n, level)) + codec.put_u32(ticks))
+        now = time.ticks_ms()
+        if not self.safe and time.ticks_diff(now, self.last_rx) >= SILENT_MS:
+            self.safe_state()
+        if self.credit > 0:
+            busy = True
+            n = min(self.credit, self.chunk)
+            self.credit -= n
+            self.event(codec.EV_ENTROPY, self.rosc.read(n))
+        if time.ticks_diff(now, self.last_beat) >= HEARTBEAT_MS:
+            self.last_beat = now
+            self.heartbeat(now)
+        if self.wdt is not None:
+            self.wdt.feed()
+        return busy
+
+    def safe_state(self):
+        self.safe = True
+        self.credit = 0
+        self.pins.all_off()
+
+    # -- sending ---------------------------------------------------------------------------
+    def send(self, kind, seq, payload):
+        wire = codec.encode(kind, seq, payload)
+        try:
+            n = self.port.write(wire)
+        except OSError:
+            n = 0
+        if n is not None and n < len(wire):
+            self.tx_dropped += 1
+        return wire
+
+    def event(self, kind, payload):
+        self.ev = (self.ev + 1) & 0xFFFFFFFF
+        self.send(kind, 0, codec.put_u32(self.ev) + payload)
+
+    def heartbeat(self, now):
+        flags = self.flags | (FLAG_SAFE if self.safe else 0)
+        payload = (codec.put_u32(self.ev) + codec.put_u32(self.boot_id)
+                   + codec.put_u32(time.ticks_diff(now, self.started) & 0xFFFFFFFF)
+                   + codec.put_u16(min(self.decoder.bad, 0xFFFF)) + codec.put_u16(min(self.tx_dropped, 0xFFFF))
+                   + bytes((flags,)))
+        self.send(codec.EV_HEARTBEAT, 0, payload)
+
+    def reply(self, seq, kind, payload):
+        self.cache = self.send(kind, seq, payload)
+        self.cache_seq = seq
+
+    def error(self, seq, code, message):
+        self.reply(seq, codec.ERROR, bytes((code,)) + message.encode())
+
+    # -- requests --------------------------------------------------------------------------
+    def handle(self, frame):
+        version, kind, seq, payload = frame
+        if kind == codec.HELLO:
+            self.hello(seq, payload)
+            return
+        if version != codec.VERSION_MAJOR or seq == 0 or kind & codec.REPLY:
+            self.decoder.bad += 1
+            return
+        if seq == self.cache_seq:
+            self.port.write(self.cache)  # a repeat: answered, not executed again
+            return
+        if not self.session:
+            self.error(seq, codec.E_NO_SESSION, "no session: send HELLO first")
+            return
+        handler = self.handlers.get(kind)
+        if handler is None:
+            self.error(seq, codec.E_UNKNOWN_TYPE, "unknown request type " + str(kind))
+            return
+        try:
+            reply = handler(payload)
+        except pins.BadPin as exc:
+            self.error(seq, codec.E_BAD_PIN, str(exc))
+            return
+        except (ValueError, IndexError, TypeError) as exc:
+            self.error(seq, codec.E_BAD_PAYLOAD, "bad payload for type " + str(kind) + ": " + str(exc))
+            return
+        except OSError as exc:
+            self.error(seq, codec.E_NO_DEVICE, "device not answering: " + str(exc))
+            return
+        self.reply(seq, kind | codec.REPLY, reply)
+
+    def hello(self, seq, payload):
+        if len(payload) < 6:
+            self.error(seq, codec.E_BAD_PAYLOAD, "HELLO needs major, minor, nonce[4]")
+            return
+        major = payload[0]
+        if major != codec.VERSION_MAJOR:
+            self.session = False
+            self.error(seq, codec.E_VERSION, "host speaks protocol " + str(major) + "." + str(payload[1])
+                       + ", this firmware " + str(codec.VERSION_MAJOR) + "." + str(codec.VERSION_MINOR))
+            return
+        self.session = True
+        caps = codec.CAP_PINS | codec.CAP_PWM | codec.CAP_DISPLAY
+        if self.rosc.ok():
+            caps |= codec.CAP_ENTROPY
+        uid = machine.unique_id()
+        self.reply(seq, codec.HELLO | codec.REPLY,
+                   bytes((codec.VERSION_MAJOR, codec.VERSION_MINOR)) + bytes(payload[2:6])
+                   + codec.put_u32(self.boot_id) + codec.put_u16(caps)
+                   + bytes((codec.MAX_PAYLOAD, len(uid))) + uid + FIRMWARE.encode())
+
+    def on_ping(self, payload):
+        return payload
+
+    def on_pin_mode(self, p):
+        level = self.pins.mode(p[0], p[1], p[2], p[3])
+        return bytes((p[0], level))
+
+    def on_pin_set(self, p):
+        if not p or len(p) % 5:
+            raise ValueError("records of 5 bytes expected")
+        for i in range(0, len(p), 5):
+            self.pins.set(p[i], codec.get_u16(p, i + 1), codec.get_u16(p, i + 3))
+        return b""
+
+    def on_display_init(self, p):
+        if p[0] % 8 or p[1] % 8 or not 8 <= p[0] <= 128 or not 8 <= p[1] <= 64:
+            raise ValueError("size " + str(p[0]) + "x" + str(p[1]))
+        i2c = machine.I2C(0, sda=machine.Pin(I2C_SDA), scl=machine.Pin(I2C_SCL), freq=400000)
+        self.display = oled.Oled(i2c, p[0], p[1], p[2])
+        return b""
+
+    def _display(self):
+        if self.display is None:
+            raise OSError("no display: send DISPLAY_INIT first")
+        return self.display
+
+    def on_display_pages(self, p):
+        self._display().pages_write(p[0], p[1], p[2:])
+        return b""
+
+    def on_display_text(self, p):
+        self._display().text(p[0], p[1], bytes(p[2:]).decode())
+        return b""
+
+    def on_display_show(self, p):
+        self._display().show(p[0], p[1])
+        return b""
+
+    def on_get_state(self, p):
+        rows = self.pins.state()
+        out = bytearray(codec.put_u32(self.ev) + codec.put_u32(self.boot_id) + bytes((len(rows),)))
+        for n, mode, value in rows:
+            out.extend(bytes((n, mode)) + codec.put_u16(value))
+        return bytes(out)
+
+    def on_entropy_credit(self, p):
+        if not self.rosc.ok():
+            raise OSError("ring oscillator not running (ROSC STATUS)")
+        self.credit = codec.get_u16(p, 0)
+        if len(p) > 2:
+            self.chunk = max(1, min(p[2], CHUNK_MAX))
+        return codec.put_u16(self.credit)
+
+    def on_exit(self, p):
+        self.exit = True
+        return b""
+
+    def close(self):
+        self.pins.all_off()
+        for n in list(self.pins.inputs) + list(self.pins.outputs):
+            self.pins.release(n)

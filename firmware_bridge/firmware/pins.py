@@ -1,0 +1,136 @@
+# The board's pins for the bridge: debounced inputs that report edges with the first edge's
+# ticks_us, and outputs set (never toggled) to a level or a PWM duty. MicroPython; the host
+# side is firmware_bridge.pins.
+import time
+
+import codec
+import machine
+
+# GP pins a Pico brings out: GP23 (SMPS mode), GP24 (VBUS sense) and GP29 (VSYS/3) are wired
+# on the board itself.
+USABLE = tuple(range(0, 23)) + (25, 26, 27, 28)
+
+
+class BadPin(ValueError):
+    pass
+
+
+class _Input:
+    def __init__(self, pin, debounce_us):
+        self.pin = pin
+        self.debounce_us = debounce_us
+        self.level = pin.value()  # the last level reported to the host
+        self.first = 0  # ticks_us of the first edge of a bounce
+        self.pending = False
+        pin.irq(self._edge, machine.Pin.IRQ_RISING | machine.Pin.IRQ_FALLING)
+
+    def _edge(self, _pin):
+        # IRQ context: only note when the bounce started.
+        if not self.pending:
+            self.first = time.ticks_us()
+            self.pending = True
+
+    def poll(self, now):
+        """The new level if a debounced change is due, else None."""
+        if not self.pending:
+            if self.pin.value() == self.level:
+                return None
+            self.first = now  # a change whose IRQ we missed
+            self.pending = True
+        if time.ticks_diff(now, self.first) < self.debounce_us:
+            return None
+        self.pending = False
+        level = self.pin.value()
+        if level == self.level:
+            return None  # a glitch shorter than the debounce
+        self.level = level
+        return level
+
+    def close(self):
+        self.pin.irq(None)
+
+
+class _Output:
+    def __init__(self, pin, pwm):
+        self.pin = pin
+        self.pwm = pwm
+        self.duty = 0
+
+    def set(self, duty, freq):
+        self.duty = duty
+        if self.pwm is not None:
+            if freq:
+                self.pwm.freq(freq)
+            self.pwm.duty_u16(duty)
+        else:
+            self.pin.value(1 if duty else 0)
+
+    def close(self):
+        self.set(0, 0)
+        if self.pwm is not None:
+            self.pwm.deinit()
+
+
+class Pins:
+    def __init__(self):
+        self.inputs = {}
+        self.outputs = {}
+
+    def mode(self, n, mode, pull, debounce_ms):
+        if n not in USABLE:
+            raise BadPin("GP" + str(n) + " is not a usable Pico pin")
+        self.release(n)
+        Pin = machine.Pin
+        if mode == codec.MODE_INPUT:
+            pulls = {codec.PULL_NONE: None, codec.PULL_UP: Pin.PULL_UP, codec.PULL_DOWN: Pin.PULL_DOWN}
+            if pull not in pulls:
+                raise ValueError("pull " + str(pull))
+            self.inputs[n] = _Input(Pin(n, Pin.IN, pulls[pull]), debounce_ms * 1000)
+            return self.inputs[n].level
+        if mode == codec.MODE_OUTPUT:
+            self.outputs[n] = _Output(Pin(n, Pin.OUT, value=0), None)
+            return 0
+        if mode == codec.MODE_PWM:
+            pwm = machine.PWM(Pin(n, Pin.OUT))
+            pwm.freq(1000)
+            pwm.duty_u16(0)
+            self.outputs[n] = _Output(None, pwm)
+            return 0
+        if mode == codec.MODE_OFF:
+            Pin(n, Pin.IN)
+            return 0
+        raise ValueError("mode " + str(mode))
+
+    def release(self, n):
+        if n in self.inputs:
+            self.inputs.pop(n).close()
+        if n in self.outputs:
+            self.outputs.pop(n).close()
+
+    def set(self, n, duty, freq):
+        out = self.outputs.get(n)
+        if out is None:
+            raise BadPin("GP" + str(n) + " is not an output")
+        out.set(duty, freq)
+
+    def poll(self):
+        """Debounced edges due now: a list of (pin, level, ticks_us of the first edge)."""
+        now = time.ticks_us()
+        edges = []
+        for n, inp in self.inputs.items():
+            level = inp.poll(now)
+            if level is not None:
+                edges.append((n, level, inp.first))
+        return edges
+
+    def all_off(self):
+        for out in self.outputs.values():
+            out.set(0, 0)
+
+    def state(self):
+        rows = []
+        for n, inp in self.inputs.items():
+            rows.append((n, codec.MODE_INPUT, inp.level))
+        for n, out in self.outputs.items():
+            rows.append((n, codec.MODE_PWM if out.pwm is not None else codec.MODE_OUTPUT, out.duty))
+        return rows

@@ -1,0 +1,487 @@
+"""The host side of the bridge protocol over pyserial (docs/bridge.md, sections 2 to 4).
+
+One reader thread decodes frames and dispatches them; one keeper thread finds and opens the
+port, shakes hands (HELLO with backoff, never waiting for a banner), keeps the link alive,
+asks for the whole state after an event gap and reconnects after an unplug. Callers use
+:meth:`Link.request` from any thread (one request outstanding at a time, retried with the
+same sequence number) and subscribe to edges, entropy chunks and (re)connections.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware_bridge.errors import BoardRefused, BridgeError, BridgeTimeout, VersionMismatch
+from firmware_bridge.firmware import codec
+
+PICO_VID_PID = (0x2E8A, 0x0005)  # MicroPython on a Raspberry Pi Pico
+BAUDRATE = 115200
+TOUCH_BAUD = 1200  # opening a Pico's port at this rate reboots it into its bootloader
+HEARTBEAT_LOST_S = 1.0
+KEEPALIVE_S = 0.8
+FIND_EVERY_S = 0.5
+HELLO_BACKOFF = (0.05, 1.0)
+RETRY = (0.05, 0.2)
+MIN_RTO = 0.01
+
+NAMES = {
+    codec.HELLO: "HELLO", codec.PING: "PING", codec.PIN_MODE: "PIN_MODE", codec.PIN_SET: "PIN_SET",
+    codec.DISPLAY_INIT: "DISPLAY_INIT", codec.DISPLAY_PAGES: "DISPLAY_PAGES", codec.DISPLAY_TEXT: "DISPLAY_TEXT",
+    codec.DISPLAY_SHOW: "DISPLAY_SHOW", codec.GET_STATE: "GET_STATE", codec.ENTROPY_CREDIT: "ENTROPY_CREDIT",
+    codec.EXIT_TO_REPL: "EXIT_TO_REPL",
+}
+
+
+class State(enum.Enum):
+    DISCONNECTED = "disconnected"
+    HANDSHAKE = "handshake"
+    UP = "up"
+    DEGRADED = "degraded"
+
+
+@dataclass(frozen=True)
+class Hello:
+    """What the board said about itself in its HELLO reply."""
+
+    major: int
+    minor: int
+    boot_id: int
+    caps: int
+    max_payload: int
+    uid: bytes
+    firmware: str
+
+
+@dataclass
+class Stats:
+    """Counters for the self-test and the bench."""
+
+    frames_rx: int = 0
+    frames_tx: int = 0
+    dropped_bad: int = 0
+    retransmits: int = 0
+    duplicates: int = 0
+    event_gaps: int = 0
+    state_requests: int = 0
+    entropy_discarded: int = 0
+    reconnects: int = 0
+    rtts: list[float] = field(default_factory=list)
+
+
+def find_board(vid_pid: tuple[int, int] = PICO_VID_PID, serial_number: str | None = None) -> str | None:
+    """The device path of the first USB serial port with this VID:PID (and serial number)."""
+    from serial.tools import list_ports
+
+    for info in sorted(list_ports.comports(), key=lambda p: p.device):
+        if (info.vid, info.pid) == vid_pid and (serial_number is None or info.serial_number == serial_number):
+            return info.device
+    return None
+
+
+class _Pending:
+    def __init__(self, seq: int) -> None:
+        self.seq = seq
+        self.done = threading.Event()
+        self.kind = 0
+        self.payload = b""
+
+
+class Link:
+    """A connection to one board. ``find()`` returns the port (a path or pyserial URL) to open,
+    or None while there is none; by default the first Pico by USB VID:PID (and serial number).
+    """
+
+    def __init__(self, port: str | None = None, *, find: Callable[[], str | None] | None = None,
+                 serial_number: str | None = None, baudrate: int = BAUDRATE, timeout: float = 1.0,
+                 log: Callable[[str], None] | None = None) -> None:
+        if baudrate == TOUCH_BAUD:
+            raise BridgeError("1200 baud reboots a Pico into its bootloader; use 115200 (the rate is ignored by USB)")
+        if find is None:
+            find = (lambda: port) if port is not None else (lambda: find_board(serial_number=serial_number))
+        self.find = find
+        self.baudrate = baudrate
+        self.timeout = timeout
+        self.log = log or (lambda message: None)
+        self.stats = Stats()
+        self.state = State.DISCONNECTED
+        self.hello: Hello | None = None
+        self.refused: BridgeError | None = None
+        self.last_error: str | None = None  # the keeper's last failure (for wait_up's message)
+        self.port_name: str | None = None
+        self._serial: Any = None
+        self._decoder = codec.Decoder()
+        self._write_lock = threading.Lock()
+        self._request_lock = threading.Lock()
+        self._changed = threading.Condition()
+        self._pending: _Pending | None = None
+        self._seq = 0
+        self._srtt: float | None = None  # smoothed round trip of requests answered at once
+        self._closing = threading.Event()
+        self._last_heartbeat = 0.0
+        self._last_tx = 0.0
+        self._ev = 0  # the last event number received (per boot)
+        self._gap = False  # an event was lost; GET_STATE is due
+        self._boot_id: int | None = None
+        self._ticks: int | None = None  # the last edge's board time, unwrapped (µs)
+        self._offset_us: float | None = None  # host monotonic µs minus board µs (smallest seen)
+        self._edge_listeners: list[Callable[[int, int, float], None]] = []
+        self._entropy_listeners: list[Callable[[bytes, bool], None]] = []
+        self._connect_listeners: list[Callable[[Hello, bool], None]] = []
+        self._state_listeners: list[Callable[[dict[int, tuple[int, int]]], None]] = []
+        self._threads: list[threading.Thread] = []
+
+    # -- life cycle ----------------------------------------------------------------------------
+    def start(self) -> Link:
+        if not self._threads:
+            for name, target in (("bridge-reader", self._read_loop), ("bridge-keeper", self._keep_loop)):
+                thread = threading.Thread(target=target, name=name, daemon=True)
+                thread.start()
+                self._threads.append(thread)
+        return self
+
+    def close(self) -> None:
+        self._closing.set()
+        with self._changed:
+            self._changed.notify_all()
+        for thread in self._threads:
+            thread.join(timeout=5)
+        self._threads.clear()
+        self._drop_port("closed")
+
+    def __enter__(self) -> Link:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def wait_up(self, timeout: float = 5.0) -> Hello:
+        """Block until the handshake is done; ``BridgeTimeout`` (or the refusal) if it is not."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while self.state not in (State.UP, State.DEGRADED) or self.hello is None:
+                if self.refused is not None:
+                    raise self.refused
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    where = self.port_name or "no port found (is the board plugged in?)"
+                    last = f"; last: {self.last_error}" if self.last_error else ""
+                    raise BridgeTimeout(f"bridge at {where}: no handshake within {timeout:g} s "
+                                        f"(state {self.state.value}{last})")
+                self._changed.wait(left)
+            return self.hello
+
+    # -- subscriptions -------------------------------------------------------------------------
+    def on_edge(self, fn: Callable[[int, int, float], None]) -> None:
+        """``fn(pin, level, host_time_s)``: the host monotonic time of the board's first edge."""
+        self._edge_listeners.append(fn)
+
+    def on_entropy(self, fn: Callable[[bytes, bool], None]) -> None:
+        """``fn(raw, contiguous)``: ``contiguous`` is False for a chunk after an event gap."""
+        self._entropy_listeners.append(fn)
+
+    def on_connect(self, fn: Callable[[Hello, bool], None]) -> None:
+        """``fn(hello, new_boot)`` after every handshake (keeper thread): re-send configuration."""
+        self._connect_listeners.append(fn)
+
+    def on_state(self, fn: Callable[[dict[int, tuple[int, int]]], None]) -> None:
+        """``fn({pin: (mode, value)})`` after a GET_STATE (after an event gap)."""
+        self._state_listeners.append(fn)
+
+    # -- requests ------------------------------------------------------------------------------
+    def request(self, kind: int, payload: bytes = b"", *, timeout: float | None = None,
+                retry: tuple[float, float] = RETRY) -> bytes:
+        """Send one request and return its reply's payload (retried with the same seq)."""
+        timeout = self.timeout if timeout is None else timeout
+        name = NAMES.get(kind, hex(kind))
+        with self._request_lock:
+            self._seq = self._seq % 0xFFFF + 1
+            pending = _Pending(self._seq)
+            wire = codec.encode(kind, pending.seq, payload)
+            self._pending = pending
+            start = time.monotonic()
+            deadline = start + timeout
+            rto, rto_max = retry
+            if self._srtt is not None and retry is RETRY:
+                # as TCP: a few smoothed round trips, so a lost frame costs milliseconds on a fast
+                # link; a slow request sent again is answered from the board's cache
+                rto = min(rto, max(MIN_RTO, 4 * self._srtt))
+            sends = 0
+            try:
+                while True:
+                    self._write(wire)
+                    sends += 1
+                    if sends > 1:
+                        self.stats.retransmits += 1
+                    if pending.done.wait(max(0.0, min(rto, deadline - time.monotonic()))):
+                        break
+                    if self._serial is None:
+                        raise BridgeError(f"bridge at {self.port_name}: port closed during {name} (unplugged?)")
+                    if time.monotonic() >= deadline:
+                        raise BridgeTimeout(f"bridge at {self.port_name}: no reply to {name} within {timeout:g} s "
+                                            f"(sent {sends} times); is the board running the dicetower firmware?")
+                    rto = min(rto * 2, rto_max)
+            finally:
+                self._pending = None
+            rtt = time.monotonic() - start
+            self.stats.rtts.append(rtt)
+            if sends == 1:
+                self._srtt = rtt if self._srtt is None else 0.875 * self._srtt + 0.125 * rtt
+        if pending.kind == codec.ERROR:
+            code = pending.payload[0] if pending.payload else 0
+            text = bytes(pending.payload[1:]).decode("utf-8", "replace")
+            if code == codec.E_NO_SESSION:
+                self._set_state(State.HANDSHAKE)  # the board rebooted: shake hands again
+            raise BoardRefused(code, f"bridge at {self.port_name}: {name} refused: {text}")
+        return pending.payload
+
+    def get_state(self) -> dict[int, tuple[int, int]]:
+        """Every configured pin's (mode, value) now, and the event count resynchronised."""
+        self.stats.state_requests += 1
+        reply = self.request(codec.GET_STATE)
+        ev = codec.get_u32(reply, 0)
+        pins = {reply[9 + 4 * i]: (reply[10 + 4 * i], codec.get_u16(reply, 11 + 4 * i)) for i in range(reply[8])}
+        if ev >= self._ev:
+            self._ev = ev
+        self._gap = False
+        for fn in self._state_listeners:
+            fn(pins)
+        return pins
+
+    # -- wire ----------------------------------------------------------------------------------
+    def _write(self, data: bytes) -> None:
+        with self._write_lock:
+            ser = self._serial
+            if ser is None:
+                raise BridgeError(f"bridge: not connected ({self.state.value}); is the board plugged in?")
+            try:
+                ser.write(data)
+            except Exception as exc:  # pyserial's SerialException, OSError, a closed port
+                self._drop_port(f"write failed: {exc}")
+                raise BridgeError(f"bridge at {self.port_name}: write failed: {exc}") from None
+            self.stats.frames_tx += 1
+            self._last_tx = time.monotonic()
+
+    def _open(self, name: str) -> bool:
+        import serial
+
+        try:
+            ser = serial.serial_for_url(name, do_not_open=True, exclusive=True)
+            ser.baudrate = self.baudrate
+            ser.timeout = 0.05
+            ser.write_timeout = 1.0
+            # set before open(), so the lines are set once: DTR on (MicroPython's CDC sends
+            # only while DTR is asserted; a native-USB Pico does not reset on it), RTS off
+            ser.dtr = True
+            ser.rts = False
+            ser.open()
+            ser.reset_input_buffer()  # stale bytes in the port at open
+        except (serial.SerialException, OSError, ValueError) as exc:
+            if self.port_name != name:
+                self.log(f"bridge: cannot open {name}: {exc}")
+            self.port_name = name
+            return False
+        self.port_name = name
+        self._decoder.reset()
+        self._serial = ser
+        with self._changed:
+            self._changed.notify_all()
+        return True
+
+    def _drop_port(self, why: str) -> None:
+        ser, self._serial = self._serial, None
+        if ser is not None:
+            with contextlib.suppress(Exception):  # the port may be gone already
+                ser.close()
+            self.log(f"bridge: {self.port_name}: {why}")
+        self._set_state(State.DISCONNECTED)
+
+    def _set_state(self, state: State) -> None:
+        with self._changed:
+            if self.state is not state:
+                self.state = state
+                self._changed.notify_all()
+
+    # -- reader thread -------------------------------------------------------------------------
+    def _read_loop(self) -> None:
+        while not self._closing.is_set():
+            ser = self._serial
+            if ser is None:
+                with self._changed:
+                    self._changed.wait(0.05)
+                continue
+            try:
+                data = ser.read(max(1, ser.in_waiting))
+            except Exception as exc:  # unplugged: SerialException, OSError (EIO), TypeError on close
+                if ser is self._serial:
+                    self._drop_port(f"read failed: {exc}")
+                continue
+            if data:
+                bad = self._decoder.bad
+                for frame in self._decoder.feed(data):
+                    self._dispatch(*frame)
+                self.stats.dropped_bad += self._decoder.bad - bad
+
+    def _dispatch(self, version: int, kind: int, seq: int, payload: bytes) -> None:
+        if version != codec.VERSION_MAJOR and kind not in (codec.HELLO | codec.REPLY, codec.ERROR):
+            self.stats.dropped_bad += 1
+            return
+        self.stats.frames_rx += 1
+        if kind in (codec.EV_EDGE, codec.EV_HEARTBEAT, codec.EV_ENTROPY):
+            self._event(kind, payload)
+            return
+        if not kind & codec.REPLY:
+            self.stats.dropped_bad += 1  # a request, not a reply: our own echo on a loopback line
+            return
+        pending = self._pending
+        if pending is None or pending.seq != seq or pending.done.is_set():
+            self.stats.duplicates += 1  # a late reply to a retried request
+            return
+        pending.kind = kind
+        pending.payload = payload
+        pending.done.set()
+
+    def _event(self, kind: int, payload: bytes) -> None:
+        if len(payload) < 4:
+            self.stats.dropped_bad += 1
+            return
+        ev = codec.get_u32(payload, 0)
+        if kind == codec.EV_HEARTBEAT:
+            self._heartbeat(ev, payload)
+            return
+        if ev <= self._ev:
+            self.stats.duplicates += 1
+            return
+        contiguous = ev == self._ev + 1
+        if not contiguous:
+            self.stats.event_gaps += 1
+            self._gap = True
+        self._ev = ev
+        if kind == codec.EV_EDGE and len(payload) >= 10:
+            at = self._host_time(codec.get_u32(payload, 6))
+            for fn in self._edge_listeners:
+                fn(payload[4], payload[5], at)
+        elif kind == codec.EV_ENTROPY:
+            if not contiguous:
+                self.stats.entropy_discarded += 1
+            for fn in self._entropy_listeners:
+                fn(bytes(payload[4:]), contiguous)
+
+    def _heartbeat(self, ev: int, payload: bytes) -> None:
+        if len(payload) < 8:
+            return
+        boot_id = codec.get_u32(payload, 4)
+        self._last_heartbeat = time.monotonic()
+        if self._boot_id is not None and boot_id != self._boot_id:
+            self._set_state(State.HANDSHAKE)  # the board rebooted under us
+            return
+        if ev > self._ev:
+            self.stats.event_gaps += 1
+            self._gap = True  # the last event(s) before this heartbeat were lost
+        if self.state is State.DEGRADED:
+            self._set_state(State.UP)
+
+    def _host_time(self, ticks: int) -> float:
+        """The host monotonic time (s) of a board ``ticks_us`` value: unwrapped against the last
+        edge, shifted by the smallest host-minus-board offset seen (the least delayed event)."""
+        board_us = ticks if self._ticks is None else codec.ticks_unwrap(self._ticks, ticks)
+        self._ticks = board_us
+        offset = time.monotonic() * 1e6 - board_us
+        if self._offset_us is None or offset < self._offset_us:
+            self._offset_us = offset
+        return (board_us + self._offset_us) / 1e6
+
+    # -- keeper thread -------------------------------------------------------------------------
+    def _keep_loop(self) -> None:
+        while not self._closing.is_set():
+            try:
+                self._keep_step()
+            except BridgeError as exc:
+                self.last_error = str(exc)
+                self.log(f"bridge: {exc}")
+                self._closing.wait(0.05)
+
+    def _keep_step(self) -> None:
+        if self._serial is None:
+            self._set_state(State.DISCONNECTED)
+            name = self.find()
+            if name is None or not self._open(name):
+                self._closing.wait(FIND_EVERY_S)
+                return
+            self._set_state(State.HANDSHAKE)
+        if self.state is State.HANDSHAKE:
+            self._handshake()
+            return
+        now = time.monotonic()
+        if now - self._last_heartbeat > HEARTBEAT_LOST_S and self.state is State.UP:
+            self.log(f"bridge: {self.port_name}: no heartbeat for {HEARTBEAT_LOST_S:g} s")
+            self._set_state(State.DEGRADED)
+        if self._gap:
+            self.get_state()
+        if now - self._last_tx > KEEPALIVE_S:
+            self.request(codec.PING)
+        self._closing.wait(0.05)
+
+    def _handshake(self) -> None:
+        self._write(b"\x00")  # ends whatever partial frame the board holds
+        nonce = os.urandom(4)
+        try:
+            reply = self.request(codec.HELLO, bytes((codec.VERSION_MAJOR, codec.VERSION_MINOR)) + nonce,
+                                 timeout=max(self.timeout, 3.0), retry=HELLO_BACKOFF)
+        except BoardRefused as exc:
+            if exc.code == codec.E_VERSION:
+                self._refuse(VersionMismatch(
+                    f"bridge at {self.port_name}: the board refused this host's protocol "
+                    f"{codec.VERSION_MAJOR}.{codec.VERSION_MINOR} ({exc}); update the board's firmware "
+                    "(docs/bridge.md) or dicetower so both speak the same major version"))
+            raise
+        hello = _parse_hello(reply)
+        if hello.major != codec.VERSION_MAJOR:
+            self._refuse(VersionMismatch(
+                f"bridge at {self.port_name}: the board speaks protocol {hello.major}.{hello.minor}, this host "
+                f"{codec.VERSION_MAJOR}.{codec.VERSION_MINOR}; update the board's firmware (docs/bridge.md) or "
+                "dicetower so both speak the same major version"))
+            return
+        if reply[2:6] != nonce:
+            return  # a reply to an older HELLO: ask again
+        new_boot = hello.boot_id != self._boot_id
+        if new_boot:
+            self._ev = 0
+            self._ticks = None
+            self._offset_us = None
+            if self._boot_id is not None:
+                self.stats.reconnects += 1
+        self._boot_id = hello.boot_id
+        self._gap = False
+        self._last_heartbeat = time.monotonic()
+        for fn in self._connect_listeners:
+            fn(hello, new_boot)
+        with self._changed:
+            self.hello = hello
+            self.refused = None
+            self.state = State.UP
+            self._changed.notify_all()
+        self.log(f"bridge: {self.port_name}: up ({hello.firmware}, boot {hello.boot_id:08x})")
+
+    def _refuse(self, error: VersionMismatch) -> None:
+        self.log(str(error))
+        with self._changed:
+            self.refused = error
+            self._changed.notify_all()
+        self._drop_port("refused: protocol version mismatch")
+        self._closing.wait(5.0)  # no point hammering a board that cannot talk to us
+
+
+def _parse_hello(p: bytes) -> Hello:
+    if len(p) < 14:
+        raise BridgeError(f"bridge: HELLO reply of {len(p)} bytes is too short")
+    uid_len = p[13]
+    return Hello(major=p[0], minor=p[1], boot_id=codec.get_u32(p, 6), caps=codec.get_u16(p, 10),
+                 max_payload=p[12], uid=bytes(p[14 : 14 + uid_len]),
+                 firmware=bytes(p[14 + uid_len :]).decode("utf-8", "replace"))

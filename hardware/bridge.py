@@ -1,0 +1,95 @@
+"""The tower's companion board: one link shared by every part the config puts on it.
+
+``open_bridge(config)`` returns None when nothing uses the board (no ``bridge`` pin factory,
+display kind or entropy source), else a :class:`BridgeSession` holding the one link (and the
+firmware twin when ``[bridge] port = "twin"``). The parts are chosen through the registries
+in :mod:`hardware.backends`; this only provides the link they are opened on.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from firmware_bridge.errors import BridgeError
+from firmware_bridge.link import Link
+from firmware_bridge.pins import open_link
+from hardware.backends import DISPLAY_KINDS, ENTROPY_SOURCES, PIN_FACTORIES
+from hardware.config import TowerConfig
+
+#: How long the tower waits for the board at start-up before it carries on without it.
+START_TIMEOUT_S = 10.0
+
+
+def uses_bridge(config: TowerConfig) -> bool:
+    """Whether any part the config chooses runs on the companion board."""
+    from hardware.entropy.pipeline import parse_spec
+
+    sources = parse_spec(config.entropy.source)
+    return (PIN_FACTORIES.get(config.gpio_factory).bridge or DISPLAY_KINDS.get(config.display.kind).bridge
+            or any(name in ENTROPY_SOURCES and ENTROPY_SOURCES.get(name).bridge for name in sources))
+
+
+class BridgeSession:
+    """The link to the board (started: it finds, opens and re-opens the port by itself)."""
+
+    def __init__(self, config: TowerConfig, *, log: Callable[[str], None] | None = None) -> None:
+        cfg = config.bridge
+        if cfg.port:
+            self.link, self.twin = open_link(cfg.port, log=log)
+        else:
+            self.link, self.twin = Link(serial_number=cfg.serial_number or None, log=log).start(), None
+        self._source: Any = None
+
+    def entropy_source(self) -> Any:
+        """The ``bridge`` entropy source on this link (one per session)."""
+        if self._source is None:
+            from hardware.entropy.bridge import BridgeSource
+
+            self._source = BridgeSource(self.link)
+        return self._source
+
+    def close(self) -> None:
+        self.link.close()
+        if self.twin is not None:
+            self.twin.close()
+
+
+def open_bridge(config: TowerConfig, *, log: Callable[[str], None] | None = None) -> BridgeSession | None:
+    return BridgeSession(config, log=log) if uses_bridge(config) else None
+
+
+class TwinPins:
+    """The simulator's pins on the bridge's firmware twin (``dicetower sim --bridge``): a
+    press drives the twin's pin and returns once the host's pin shows it, so a scripted run
+    on the simulated clock sees every press as on mock pins."""
+
+    def __init__(self, *, timeout: float = 5.0, log: Callable[[str], None] | None = None) -> None:
+        from firmware_bridge.pins import BridgeFactory
+
+        self.link, self.twin = open_link("twin", log=log)
+        self.timeout = timeout
+        try:
+            self.factory = BridgeFactory(link=self.link, timeout=timeout, log=log)
+        except Exception:
+            self.close()
+            raise
+
+    def press(self, pin: Any, *, down: bool, pull_up: bool) -> None:
+        gp = int(pin.info.name[4:])
+        level = (0 if pull_up else 1) if down else None
+        self.twin.board.drive(gp, level)
+        want = (0 if pull_up else 1) if down else (1 if pull_up else 0)
+        deadline = time.monotonic() + self.timeout
+        while pin.state != want:
+            if time.monotonic() > deadline:
+                raise BridgeError(f"GP{gp}: the twin's edge did not arrive within {self.timeout:g} s")
+            time.sleep(0.001)
+
+    def close(self) -> None:
+        factory = getattr(self, "factory", None)
+        if factory is not None:
+            factory.close()
+        self.link.close()
+        self.twin.close()

@@ -1,0 +1,17 @@
+"""Many towers, one store: a tower's roll log published over MQTT (docs/network.md).
+
+The roll log is the outbox. :class:`~hardware.network.publisher.Publisher` tails it in its own
+thread and publishes every entry, QoS 1 and in order, to ``dicetower/STORE/TOWER/log``; a
+cursor file remembers the last entry the broker acknowledged, so publishing resumes there
+after an outage or a reboot. Rolling never waits for the network.
+"""
+
+from __future__ import annotations
+
+from engine.errors import EngineError
+
+__all__ = ["NetworkError"]
+
+
+class NetworkError(EngineError, ValueError):
+    """A broker URL, an id or a credentials file cannot be used; the message names it."""

@@ -1,0 +1,117 @@
+"""Where the broker is and how to log in: ``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]``.
+
+One place builds every paho-mqtt client (tower and board alike): protocol, TLS, credentials
+and the reconnect back-off, so both ends behave the same towards the broker.
+"""
+
+from __future__ import annotations
+
+import ssl
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from hardware.network import NetworkError
+
+#: scheme -> (TLS, default port)
+SCHEMES = {"mqtt": (False, 1883), "mqtts": (True, 8883)}
+#: Reconnect back-off: first retry soon (a broker restart), then at most this far apart.
+RECONNECT_MIN_S = 0.2
+RECONNECT_MAX_S = 5
+KEEPALIVE_S = 15
+
+
+@dataclass(frozen=True)
+class BrokerURL:
+    """A parsed broker URL; credentials in the URL are allowed but a password file is better."""
+
+    host: str
+    port: int
+    tls: bool
+    username: str | None = None
+    password: str | None = None
+
+    def __str__(self) -> str:
+        scheme = "mqtts" if self.tls else "mqtt"
+        user = f"{self.username}@" if self.username else ""
+        return f"{scheme}://{user}{self.host}:{self.port}"
+
+
+def parse_url(text: str, *, what: str = "mqtt") -> BrokerURL:
+    """``mqtt://HOST[:PORT]`` or ``mqtts://...``; a :class:`NetworkError` names what is wrong."""
+    allowed = "mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise NetworkError(f"{what}: {exc}: expected {allowed}, got {text!r}") from None
+    if parts.scheme not in SCHEMES:
+        raise NetworkError(f"{what}: expected {allowed}, got {text!r}")
+    if not parts.hostname:
+        raise NetworkError(f"{what}: no host in {text!r}: expected {allowed}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise NetworkError(f"{what}: expected {allowed} with nothing after the port, got {text!r}")
+    tls, default_port = SCHEMES[parts.scheme]
+    return BrokerURL(
+        host=parts.hostname, port=port or default_port, tls=tls,
+        username=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password is not None else None,
+    )
+
+
+def read_password(path: str, *, what: str = "password_file") -> str:
+    """The first line of a password file (the rest of the config may be world-readable)."""
+    try:
+        text = Path(path).expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        raise NetworkError(f"{what}: cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise NetworkError(f"{what}: {path} is not UTF-8 text") from None
+    lines = text.splitlines()
+    if not lines or not lines[0]:
+        raise NetworkError(f"{what}: {path} is empty; put the broker password on its first line")
+    return lines[0]
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """How to log in: user and password (None: anonymous) and the CA file for mqtts (None:
+    the system's trusted certificates)."""
+
+    username: str | None = None
+    password: str | None = None
+    ca_file: str | None = None
+
+
+def make_client(url: BrokerURL, client_id: str, credentials: Credentials, *, ca_what: str = "ca_file") -> Any:
+    """A paho-mqtt client (callback API version 2, MQTT 3.1.1, clean session), not yet connected.
+    ``ca_what`` names the CA file's option in messages."""
+    from paho.mqtt.client import CallbackAPIVersion, Client
+
+    client = Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True)
+    username = credentials.username or url.username
+    password = credentials.password if credentials.password is not None else url.password
+    if username:
+        client.username_pw_set(username, password)
+    if url.tls:
+        ca_file = credentials.ca_file
+        if ca_file and not Path(ca_file).expanduser().is_file():
+            raise NetworkError(f"{ca_what}: no such file {ca_file}")
+        try:
+            client.tls_set(ca_certs=str(Path(ca_file).expanduser()) if ca_file else None,
+                           cert_reqs=ssl.CERT_REQUIRED)
+        except (ssl.SSLError, OSError) as exc:
+            raise NetworkError(f"{ca_what}: cannot use {ca_file}: {exc}") from None
+    client.reconnect_delay_set(RECONNECT_MIN_S, RECONNECT_MAX_S)
+    return client
+
+
+def release(client: Any) -> None:
+    """Disconnect, stop the network thread and close every socket of a paho client now.
+
+    paho keeps a loopback socket pair (to wake its loop) until the client object is garbage
+    collected; ``reinitialise`` is its public way to close them at once."""
+    client.disconnect()
+    client.loop_stop()
+    client.reinitialise()

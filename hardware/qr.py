@@ -1,0 +1,30 @@
+"""The session commitment as a QR code, for a player's phone (segno, pure Python).
+
+The code holds the 64 hex digits in upper case: QR's alphanumeric mode fits them in a
+version 3 symbol (29 x 29 modules, error correction L), small enough to draw at 2 pixels a
+module on a 128 x 64 OLED. Compare case-insensitively with the log's lower-case hex.
+"""
+
+from __future__ import annotations
+
+import io
+
+import segno
+
+__all__ = ["qr_matrix", "terminal_qr"]
+
+
+def _code(commitment: str) -> segno.QRCode:
+    return segno.make(commitment.upper(), error="l", micro=False)
+
+
+def qr_matrix(commitment: str) -> tuple[tuple[bool, ...], ...]:
+    """The QR code's modules, row by row, True for dark; no quiet zone."""
+    return tuple(tuple(bool(m) for m in row) for row in _code(commitment).matrix)
+
+
+def terminal_qr(commitment: str) -> str:
+    """The QR code in Unicode half blocks, two modules per character cell, with a quiet zone."""
+    out = io.StringIO()
+    _code(commitment).terminal(out=out, compact=True, border=2)
+    return out.getvalue()

@@ -1,0 +1,123 @@
+"""The firmware files: each compiles with mpy-cross (MicroPython's own compiler) and the
+board's behaviour the host cannot see directly (safe state, watchdog, safe boot)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge.firmware import codec
+from firmware_bridge.simboard import SimBoard
+from firmware_bridge.twin import FIRMWARE_DIR, PtyPort, load_firmware
+
+FILES = sorted(FIRMWARE_DIR.glob("*.py"))
+
+
+def test_the_firmware_has_its_files() -> None:
+    assert {p.name for p in FILES} >= {"main.py", "bridge.py", "codec.py", "pins.py", "oled.py", "rosc.py",
+                                       "usbport.py"}
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_every_firmware_file_compiles_with_mpy_cross(path: Path, tmp_path: Path) -> None:
+    out = tmp_path / (path.stem + ".mpy")
+    run = subprocess.run([sys.executable, "-m", "mpy_cross", "-o", str(out), str(path)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert out.stat().st_size > 0
+
+
+class _Wire:
+    """A byte port in memory for driving the firmware's loop step by step."""
+
+    def __init__(self) -> None:
+        self.inbox = b""
+        self.sent = codec.Decoder()
+        self.frames: list[tuple[int, int, int, bytes]] = []
+
+    def read(self) -> bytes:
+        data, self.inbox = self.inbox, b""
+        return data
+
+    def write(self, data: bytes) -> int:
+        self.frames += self.sent.feed(data)
+        return len(data)
+
+
+def _board(clock: list[int], **kwargs) -> tuple[SimBoard, object, _Wire]:
+    def now() -> int:
+        clock[0] += 1000  # every reading of the board's clock takes a microsecond
+        return clock[0]
+
+    board = SimBoard(clock_ns=now, **kwargs)
+    modules = load_firmware(board.modules())
+    wire = _Wire()
+    return board, modules["main"].start(wire), wire
+
+
+def test_silent_host_puts_the_board_in_its_safe_state() -> None:
+    clock = [0]
+    board, bridge, wire = _board(clock)
+    wire.inbox = codec.encode(codec.HELLO, 1, bytes((1, 0, 1, 2, 3, 4))) + codec.encode(
+        codec.PIN_MODE, 2, bytes((12, codec.MODE_PWM, 0, 0))) + codec.encode(
+        codec.PIN_SET, 3, bytes((12,)) + codec.put_u16(65535) + codec.put_u16(0)) + codec.encode(
+        codec.ENTROPY_CREDIT, 4, codec.put_u16(1000))
+    bridge.step()
+    assert board.level(12) == 1.0 and bridge.credit > 0
+    clock[0] += 3_100_000_000  # 3.1 s without a frame
+    bridge.step()
+    assert board.level(12) == 0.0 and bridge.credit == 0 and bridge.safe
+    beats = [f for f in wire.frames if f[1] == codec.EV_HEARTBEAT]
+    assert beats[-1][3][-1] & 2  # the heartbeat says so
+    assert board.wdt_timeout_ms is not None and board.wdt_timeout_ms <= 5000 and board.wdt_feeds >= 2
+
+
+def test_a_request_before_hello_is_refused() -> None:
+    clock = [0]
+    _, bridge, wire = _board(clock)
+    wire.inbox = codec.encode(codec.PING, 5, b"x")
+    bridge.step()
+    assert [(f[1], f[3][0]) for f in wire.frames if f[2] == 5] == [(codec.ERROR, codec.E_NO_SESSION)]
+
+
+def test_safe_boot_pin_leaves_the_repl_alone() -> None:
+    board = SimBoard(safe_boot=True)
+    assert load_firmware(board.modules())["main"].start(_Wire()) is None
+    assert board.kbd_intr is None and board.wdt_timeout_ms is None
+
+
+def test_exit_to_repl_ends_the_loop() -> None:
+    clock = [0]
+    _, bridge, wire = _board(clock)
+    wire.inbox = codec.encode(codec.HELLO, 1, bytes((1, 0, 0, 0, 0, 0))) + codec.encode(codec.EXIT_TO_REPL, 2)
+    bridge.step()
+    assert bridge.exit
+
+
+def test_rosc_not_running_means_no_entropy() -> None:
+    clock = [0]
+    board, bridge, wire = _board(clock)
+    board.rosc_status = 0
+    wire.inbox = codec.encode(codec.HELLO, 1, bytes((1, 0, 0, 0, 0, 0))) + codec.encode(
+        codec.ENTROPY_CREDIT, 2, codec.put_u16(10))
+    bridge.step()
+    hello = next(f for f in wire.frames if f[1] == codec.HELLO | codec.REPLY)
+    assert not codec.get_u16(hello[3], 10) & codec.CAP_ENTROPY
+    assert next(f for f in wire.frames if f[2] == 2)[1] == codec.ERROR
+
+
+def test_the_pty_port_drops_what_does_not_fit() -> None:
+    import os
+
+    master, slave = os.openpty()
+    try:
+        os.set_blocking(master, False)
+        port = PtyPort(master, lambda b: b, lambda b: b)
+        sent = [port.write(b"\x01" * 200) for _ in range(2000)]
+        assert 0 in sent  # the pty's buffer filled: writes drop instead of blocking
+    finally:
+        os.close(master)
+        os.close(slave)
