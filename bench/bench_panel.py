@@ -5,9 +5,13 @@
   ``loop`` (the appliance loop running in its thread, woken by the edge: adds the thread
   hand-over). p50/p99 per button, over a cycle of presses that changes the screen each time.
   Goal: at most 2 ms (a full SSD1306 frame at 400 kHz I2C is 23 ms on the wire).
-- Start-up: from process start to the first frame on the dummy device, against a process
-  that only does ``import gpiozero, serial, luma.oled.device``; medians of ``--runs`` runs,
-  with bytecode caches warm (as after ``pip install``). Goal: at most 1.5x.
+- Through the whole process: ``dicetower sim --press`` with 400 presses (FIELD, PLUS, MINUS,
+  MODE and ROLL, rolls included, each press settled on the simulated clock), against the same
+  command with one press; (difference) / 399 per press, wall clock and CPU. Goal: 2 ms.
+- Start-up: from process start to the first frame, and to a rolled frame (ROLL pressed on the
+  mock pins, the result on the dummy device), against a process that only does ``import
+  gpiozero, serial, luma.oled.device, PIL.ImageDraw``; medians of ``--runs`` runs, with
+  bytecode caches warm (as after ``pip install``). Goal: at most 1.5x.
 - Peak RSS of a process that starts the tower and takes 1000 presses. Goal: at most 45 MB.
 
     .venv/bin/python bench/bench_panel.py [--presses 2000] [--runs 15]
@@ -34,9 +38,30 @@ CONFIG = '[gpio]\nfactory = "mock"\n[display]\nkind = "dummy"\n[panel]\nanimatio
 # Child programs for the start-up and memory figures (each prints JSON on its last line).
 BARE = """
 import time, json
-import gpiozero, serial, luma.oled.device
+import gpiozero, serial, luma.oled.device, PIL.ImageDraw
 print(json.dumps({"t": time.time()}))
 """
+ROLLED = """
+import time, json, sys
+sys.path.insert(0, %(root)r)
+from hardware.config import loads
+from hardware.display import ResilientDisplay, opener
+from hardware.panel_io import open_pin_factory
+from hardware.runtime import Tower
+from engine.panel.model import Button
+from engine.rng import DrbgDice
+config = loads(%(config)r)
+factory = open_pin_factory("mock")
+tower = Tower(config, pin_factory=factory, display=ResilientDisplay(opener(config.display)),
+              dice=DrbgDice.from_seed(b"bench"))
+factory.pin(config.buttons.pin(Button.ROLL)).drive_low()
+tower.pump()
+if tower.screen is None or tower.screen.kind != "result":
+    raise SystemExit("no rolled frame")
+print(json.dumps({"t": time.time()}))
+"""
+#: The whole-process press script: every button, a roll in every six presses.
+SIM_CYCLE = ("field", "plus", "minus", "plus", "roll", "mode")
 FIRST_FRAME = """
 import time, json, sys
 sys.path.insert(0, %(root)r)
@@ -181,11 +206,38 @@ def run_child(program: str, env: dict[str, str]) -> tuple[float, dict]:
     return start, json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def startup(runs: int) -> tuple[float, float]:
+def sim_presses(presses: int, runs: int) -> tuple[float, float]:
+    """Per press through the whole ``dicetower sim --press`` process: (wall, CPU) seconds,
+    the one-press run's cost taken off (start-up and the first settle)."""
+    env = child_env()
+    many = ",".join(SIM_CYCLE[i % len(SIM_CYCLE)] for i in range(presses))
+
+    def once(script: str) -> tuple[float, float]:
+        before = os.times()
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "hardware", "sim", "--seed", "bench", "--press", script],
+                       env=env, cwd=ROOT, capture_output=True, check=True)
+        wall = time.perf_counter() - start
+        after = os.times()
+        cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+        return wall, cpu
+
+    once(many)  # warm the bytecode cache
+    walls, cpus = [], []
+    for _ in range(runs):
+        w_many, c_many = once(many)
+        w_one, c_one = once("field")
+        walls.append((w_many - w_one) / (presses - 1))
+        cpus.append((c_many - c_one) / (presses - 1))
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def startup(runs: int) -> tuple[float, float, float]:
     env = child_env()
     programs = {
         "bare": BARE,
         "first": FIRST_FRAME % {"root": str(ROOT), "config": CONFIG},
+        "rolled": ROLLED % {"root": str(ROOT), "config": CONFIG},
     }
     for program in programs.values():
         run_child(program, env)  # warm the bytecode cache
@@ -194,13 +246,14 @@ def startup(runs: int) -> tuple[float, float]:
         for name, program in programs.items():
             start, data = run_child(program, env)
             times[name].append(data["t"] - start)
-    return statistics.median(times["bare"]), statistics.median(times["first"])
+    return statistics.median(times["bare"]), statistics.median(times["first"]), statistics.median(times["rolled"])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--sim-presses", type=int, default=400)
     args = parser.parse_args(argv)
 
     print(f"press-to-frame latency, ms ({args.presses} presses; goal p99 <= 2 ms)")
@@ -216,10 +269,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {'all':<8}{percentile(everything_pump, 50):>10.3f}{percentile(everything_pump, 99):>10.3f}"
           f"{percentile(everything_loop, 50):>10.3f}{percentile(everything_loop, 99):>10.3f}")
 
-    bare, first = startup(args.runs)
+    wall, cpu = sim_presses(args.sim_presses, max(3, args.runs // 3))
+    print(f"through the whole process: dicetower sim --press, {args.sim_presses} presses with rolls "
+          "(goal <= 2 ms/press)")
+    print(f"  per press, wall clock                        {wall * 1000:7.2f} ms")
+    print(f"  per press, CPU                               {cpu * 1000:7.2f} ms")
+
+    bare, first, rolled = startup(args.runs)
     print(f"start-up (median of {args.runs}, warm bytecode caches; goal <= 1.5x)")
-    print(f"  import gpiozero, serial, luma.oled.device   {bare * 1000:7.1f} ms")
+    print(f"  import gpiozero, serial, luma.oled.device, PIL.ImageDraw {bare * 1000:7.1f} ms")
     print(f"  dicetower to its first frame                 {first * 1000:7.1f} ms   ({first / bare:.2f}x)")
+    print(f"  dicetower to a rolled frame                  {rolled * 1000:7.1f} ms   ({rolled / bare:.2f}x)")
 
     _, mem = run_child(MEMORY % {"root": str(ROOT)}, child_env())
     print(f"peak RSS after start-up and 1000 presses       {mem['rss_kb'] / 1024:7.1f} MB   (goal <= 45 MB)")

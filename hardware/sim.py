@@ -32,6 +32,7 @@ from typing import Any, BinaryIO
 
 from engine.errors import ParameterError
 from engine.panel.model import Button, Screen
+from engine.panel.state import PanelState
 from hardware.config import TowerConfig
 from hardware.display import ResilientDisplay, opener
 from hardware.display.render import to_text_blocks
@@ -217,6 +218,7 @@ class Simulator:
         return {
             "event": event,
             "t": round((self.clock() - self.start_ns) / 1e9, 3),
+            "field": selected_field(self.tower.state),
             "screen": screen_dict(screen),
             "leds": [round(v, 3) for v in self.tower.leds()],
             "rgb": None if rgb is None else [round(v, 3) for v in rgb],
@@ -265,6 +267,20 @@ class Simulator:
             self.pins.close()
 
 
+def selected_field(state: PanelState) -> str | None:
+    """The parameter FIELD has selected on a setup page, by its label (``cr``, ``hostile1
+    tn``), so a transcript names every parameter a script reaches; None elsewhere."""
+    from engine.panel import rows
+    from engine.panel.state import Mode
+
+    if state.mode is not Mode.SETUP or state.asleep:
+        return None
+    row = state.row()
+    if row.moves:
+        return None
+    return rows.label(state.spec, row)
+
+
 def screen_dict(screen: Screen | None) -> dict[str, Any] | None:
     """A screen for the transcript: ``lines`` is everything it reads (title, big word, lines)."""
     if screen is None:
@@ -277,6 +293,7 @@ def screen_dict(screen: Screen | None) -> dict[str, Any] | None:
         "dice": list(screen.dice),
         "odds": screen.odds,
         "selected": screen.selected,
+        "page": screen.page,
     }
 
 
@@ -307,7 +324,8 @@ def describe_step(step: dict[str, Any]) -> str:
     leds = "".join("●" if v > 0.5 else ("◐" if v > 0 else "○") for v in step["leds"])
     rgb = step["rgb"]
     colour = "off" if not rgb or max(rgb) == 0 else "#" + "".join(f"{round(v * 255):02x}" for v in rgb)
-    out = [f"[{step['t']:8.3f}] {step['event']}"]
+    chosen = f"  (field: {step['field']})" if step.get("field") else ""
+    out = [f"[{step['t']:8.3f}] {step['event']}{chosen}"]
     out.extend(f"    {line}" for line in screen["lines"])
     sounds = f"  sounds {','.join(step['sounds'])}" if step.get("sounds") else ""
     out.append(f"    LEDs {leds}  RGB {colour}{sounds}")

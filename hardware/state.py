@@ -5,7 +5,8 @@ A state directory holds ``players/N.json`` (one file per player slot) and the ro
 fsynced, then ``os.replace``-d over the old file, and the directory is fsynced: a power cut
 leaves either the old file or the new one, never a half-written one.
 
-Which roll parameters are kept per player is declared in :data:`CARRIED`: a parameter not
+Which roll parameters are kept per player is declared by each system
+(:attr:`engine.systems.panel.PanelSpec.carried`, read by :func:`carried`): a parameter not
 given on the command line is read from the player's state, and the roll's result field is
 stored back (fingers: ``karma`` in, ``karma_after`` out; horizons: the Stability track).
 """
@@ -25,9 +26,9 @@ from typing import Any
 
 from engine.errors import EngineError, ParameterError
 from engine.params import whole_number
+from engine.systems.panel import value_at
 
 __all__ = [
-    "CARRIED",
     "LOG_NAME",
     "MAX_PLAYER",
     "PlayerState",
@@ -36,6 +37,7 @@ __all__ = [
     "StateWriteError",
     "atomic_write_bytes",
     "atomic_write_json",
+    "carried",
     "carried_value",
     "check_player",
     "check_state_dir",
@@ -48,24 +50,19 @@ LOG_NAME = "rolls.jsonl"
 #: Player slots are 1..MAX_PLAYER.
 MAX_PLAYER = 99
 
-#: system -> ((parameter fed from state, result field stored back), ...). A dotted field
-#: reads inside a result object (``stability_after.marked``). Horizons' Stability track is
-#: the roller's own; its wound track belongs to the defender, so it is not the rolling
-#: player's to carry.
-CARRIED: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType({
-    "fingers": (("karma", "karma_after"),),
-    "horizons": (("stability", "stability_after.marked"),),
-})
+def carried(system_id: str) -> tuple[tuple[str, str], ...]:
+    """((parameter fed from state, result field stored back), ...) for a system: the values
+    its spec says the rolling player carries. A dotted field reads inside a result object
+    (``stability_after.marked``). Horizons' wound track belongs to the defender, so it is not
+    the rolling player's to carry."""
+    from engine import systems
+
+    return tuple((c.param, c.field) for c in systems.get(system_id).panel.carried_for("roller"))
 
 
 def carried_value(result: Mapping[str, Any], field_path: str) -> Any:
-    """The value at a :data:`CARRIED` field path in a result's JSON, or None when absent."""
-    value: Any = result
-    for part in field_path.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return None
-        value = value[part]
-    return value
+    """The value at a :func:`carried` field path in a result's JSON, or None when absent."""
+    return value_at(result, field_path)
 
 
 class StateError(EngineError):

@@ -21,14 +21,14 @@ GUESS = "guess"
 #: still accepts anything); a button panel needs ends to stop at.
 OPEN_LO, OPEN_HI = -99, 99
 
-_KINDS = ("int", "bool", "choice")
+KINDS = ("int", "bool", "choice")
 
 
 def panel_params(spec: SystemSpec, tracked: Collection[str] = ()) -> tuple[Param, ...]:
     """The parameters FIELD cycles through, in the spec's order."""
     return tuple(
         p for p in spec.params
-        if p.panel and p.kind in _KINDS and p.name != GUESS and p.name not in tracked
+        if p.panel and p.kind in KINDS and p.name != GUESS and p.name not in tracked
     )
 
 

@@ -9,8 +9,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from engine import systems
 from engine.panel.model import Sound
 from engine.results import RollResult
+from engine.systems.panel import PanelSpec
 
 Rgb = tuple[float, float, float]
 Leds = tuple[float, float, float, float, float]
@@ -27,17 +29,9 @@ LEDS_OFF: Leds = (0.0, 0.0, 0.0, 0.0, 0.0)
 #: Outcomes that are neither success nor failure.
 _MIXED = frozenset({"complication"})
 
-#: Short words for the large type: about 10 characters fit 128 pixels in a double-size 6x8
-#: font; the full outcome name is on a line below.
-BIG: Mapping[str, str] = MappingProxyType(
-    {
-        "failure": "FAILURE",
-        "complication": "COMPLIC.",
-        "success": "SUCCESS",
-        "solid": "SOLID",
-        "spectacular": "SPECTAC.",
-    }
-)
+#: Words for the large type, when not the outcome in capitals. About 10 characters fit 128
+#: pixels in the large font; a longer word scrolls (engine.panel.screens.marquee).
+BIG: Mapping[str, str] = MappingProxyType({})
 
 ROLL_SOUND = Sound("roll", ((880.0, 0.03), (1320.0, 0.03)))
 SUCCESS_SOUND = Sound("success", ((660.0, 0.08), (990.0, 0.12)))
@@ -49,12 +43,13 @@ WAKE_SOUND = Sound("wake", ((523.0, 0.05),))
 
 
 def big_word(outcome: str) -> str:
-    return BIG.get(outcome, outcome.upper()[:10])
+    return BIG.get(outcome, outcome.upper())
 
 
 def outcome_rgb(result: RollResult) -> Rgb:
     """The colour of the roll where the system has one, else green / amber / red."""
-    colour = getattr(result, "color", None) or getattr(result, "colour", None)
+    panel = systems.get(result.system).panel
+    colour = getattr(result, panel.colour, None) if panel.colour else None
     if isinstance(colour, str):
         rgb = colour_rgb(colour)
         if rgb is not None:
@@ -80,13 +75,13 @@ def outcome_leds(result: RollResult) -> Leds:
     infinity Success Rating) lights that many LEDs from the left (at most five); any other
     success lights all five, a failure none.
     """
-    hand = winners(result)
+    panel = systems.get(result.system).panel
+    hand = winners(result, panel)
     if hand is not None:
         return _row(i in hand for i in range(1, 6))
-    for name in ("successes", "success_rating"):
-        count = getattr(result, name, None)
-        if isinstance(count, int) and not isinstance(count, bool):
-            return _row(i < count for i in range(5))
+    count = getattr(result, panel.count, None) if panel.count else None
+    if isinstance(count, int) and not isinstance(count, bool):
+        return _row(i < count for i in range(5))
     return _row(result.success for _ in range(5))
 
 
@@ -107,14 +102,13 @@ def chase_leds(frame: int) -> Leds:
     return _row(i == lit for i in range(5))
 
 
-def winners(result: RollResult) -> frozenset[int] | None:
-    """fingers: the winning fingers, if the result carries them."""
-    for name in ("winners", "winning", "winners_set", "hand"):
-        value = getattr(result, name, None)
-        if isinstance(value, frozenset | set | tuple | list):
-            items = [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
-            if len(items) == len(value):
-                return frozenset(items)
+def winners(result: RollResult, panel: PanelSpec) -> frozenset[int] | None:
+    """The winning fingers of a system whose result is a hand (the field its panel names)."""
+    if panel.hand is None:
+        return None
+    value = getattr(result, panel.hand, None)
+    if isinstance(value, frozenset | set | tuple | list):
+        return frozenset(v for v in value if isinstance(v, int) and not isinstance(v, bool))
     return None
 
 

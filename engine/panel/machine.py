@@ -17,9 +17,11 @@ from typing import Any
 from engine import systems
 from engine.dice import DiceSource
 from engine.errors import EngineError, ParameterError
-from engine.panel import fields, looks
+from engine.panel import looks
 from engine.panel import players as slots
+from engine.panel import rows as pages
 from engine.panel import session as sessions
+from engine.panel import setting as setup
 from engine.panel import settings as menu
 from engine.panel.attract import decode as decode_day
 from engine.panel.config import PanelConfig
@@ -35,6 +37,8 @@ __all__ = ["Mode", "PanelConfig", "PanelState", "initial", "snapshot", "step"]
 _MAX_CATCH_UP = 5
 #: Modes in which MINUS/PLUS change a value (a result or message sits over the setup screen).
 _REPEATING = frozenset({Mode.SETUP, Mode.SETTINGS, Mode.RESULT, Mode.MESSAGE})
+#: Modes whose picture depends on the state only, not on the clock (a tick changes nothing).
+_STILL = frozenset({Mode.SETUP, Mode.SETTINGS, Mode.SESSION, Mode.MESSAGE, Mode.GUESS, Mode.TURNS})
 #: Most encoder steps taken from one TURN event.
 _MAX_TURN = 50
 
@@ -83,7 +87,11 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
     elif kind is EventKind.STATS:
         s = replace(s, day=decode_day(event.text))
     elif kind is EventKind.TICK:
-        s = _tick(s, out)
+        ticked = _tick(s, out)
+        if ticked is s and s.mode in _STILL and not s.asleep and state.view is not None:
+            # nothing happened and this picture does not move with time: no new view to draw
+            return replace(s, view=state.view), Effects()
+        s = ticked
     elif kind is EventKind.RELEASE:
         s = _release(s, event.button)
     else:
@@ -137,26 +145,45 @@ def _input(s: PanelState, event: Event, out: _Out, dice: DiceSource) -> PanelSta
     if s.mode is Mode.SESSION:
         # any button goes back to the menu and does nothing else, nor does its hold
         return replace(s, mode=Mode.SETTINGS, swallow=button, note="")
+    if s.mode is Mode.TURNS:
+        return _next_turn(s, button, out)
     # A result or a message sits over the setup screen: every button does its usual job.
     return _setup_press(replace(s, note=""), button, out, dice)
 
 
 def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> PanelState:
     if button is Button.MODE:
+        if s.page != pages.FIRST:
+            # MODE leaves a page: a flow goes back to the advanced page, that to the first
+            back = pages.ADVANCED if s.page.startswith(pages.FLOW) else pages.FIRST
+            return _to_page(s, back)
         count = len(s.config.systems)
         nxt = (s.system_index + 1) % count
-        return replace(s, mode=Mode.SETUP, system_index=nxt, field_index=0, mode_tap_from=s.system_index)
+        return replace(s, mode=Mode.SETUP, system_index=nxt, field_index=0, page=pages.FIRST,
+                       mode_tap_from=s.system_index)
     if button is Button.FIELD:
-        offered = s.fields()
-        if not offered:
-            out.sounds.append(looks.LIMIT_SOUND)
-            return s
-        return replace(s, mode=Mode.SETUP, field_index=(s.field_index + 1) % len(offered))
+        return replace(s, mode=Mode.SETUP, field_index=(s.field_index + 1) % len(s.rows()))
     if button is Button.MINUS:
-        return _nudge(s, -1, out)
+        return _nudge(s, -1, out, press=True)
     if button is Button.PLUS:
-        return _nudge(s, +1, out)
+        return _nudge(s, +1, out, press=True)
     return _roll(s, out, dice, guess=None)
+
+
+def _to_page(s: PanelState, page: str) -> PanelState:
+    """Another setup page: going in, its first row selected; going back, the row that leads
+    to the page just left."""
+    offered = pages.rows(s.spec, page, s.field_values())
+    index = 0
+    if pages.depth(page) < pages.depth(s.page):
+        back = [i for i, r in enumerate(offered) if _opens(r) == s.page]
+        index = back[0] if back else 0
+    return replace(s, mode=Mode.SETUP, page=page, field_index=index)
+
+
+def _opens(row: pages.Row) -> str:
+    """The page a row leads to."""
+    return pages.FLOW + row.name if row.kind == pages.OPEN else row.name
 
 
 def _hold(s: PanelState, button: Button, out: _Out) -> PanelState:
@@ -164,9 +191,10 @@ def _hold(s: PanelState, button: Button, out: _Out) -> PanelState:
         return s
     if button is Button.MODE:
         back = s.system_index if s.mode_tap_from is None else s.mode_tap_from
-        return replace(s, mode=Mode.SETTINGS, system_index=back, field_index=0 if back != s.system_index
-                       else s.field_index, item_index=0, armed=None, note="", held=None,
-                       mode_tap_from=None)
+        moved = back != s.system_index
+        return replace(s, mode=Mode.SETTINGS, system_index=back, field_index=0 if moved else s.field_index,
+                       page=pages.FIRST if moved else s.page, item_index=0, armed=None, note="",
+                       held=None, mode_tap_from=None)
     if button in (Button.MINUS, Button.PLUS) and s.held is not button:
         if s.mode is Mode.ROLLING:
             return s  # the press that started this hold only skipped the animation
@@ -222,21 +250,37 @@ def _change(s: PanelState, steps: int, out: _Out) -> PanelState:
     return _nudge(s, steps, out)
 
 
-def _nudge(s: PanelState, steps: int, out: _Out) -> PanelState:
-    p = s.field()
+def _nudge(s: PanelState, steps: int, out: _Out, *, press: bool = False) -> PanelState:
+    """MINUS/PLUS (or a turn, or a hold's repeat) on the selected row. A row that opens a page
+    acts on a press only, so a held button does not flip pages."""
+    row = s.row()
     s = replace(s, mode=Mode.SETUP)
-    if p is None:
+    if row.moves:
+        if not press:
+            return s
+        return _to_page(s, _opens(row))
+    if row.kind == pages.PARAM:
+        p = s.field()
+        if p is None:
+            return s
+        old = setup.value(s, row.name)
+        new = pages.nudge(p, old, steps)
+        if new == old:
+            out.sounds.append(looks.LIMIT_SOUND)
+            return s
+        return setup.with_value(s, row.name, new)
+    spec = s.spec
+    shape = spec.panel.lists[row.name]
+    old_items = setup.items(s, row.name)
+    if row.kind == pages.COUNT:
+        count = min(pages.most(spec, row.name), max(0, len(old_items) + steps))
+        new_items = pages.resize(shape, old_items, count)
+    else:
+        new_items = pages.set_part(shape, old_items, row.item, row.part, steps)
+    if new_items == old_items:
         out.sounds.append(looks.LIMIT_SOUND)
         return s
-    current = s.field_values()
-    old = current.get(p.name, fields.start_value(p))
-    new = fields.nudge(p, old, steps)
-    if new == old:
-        out.sounds.append(looks.LIMIT_SOUND)
-        return s
-    values = dict(s.values)
-    values[s.system_id] = {**current, p.name: new}
-    return replace(s, values=values)
+    return setup.with_items(s, row.name, new_items)
 
 
 def _adjust_setting(s: PanelState, steps: int, out: _Out) -> PanelState:
@@ -308,28 +352,28 @@ def _session(s: PanelState, news: sessions.News) -> PanelState:
 # --- rolling ------------------------------------------------------------------------------
 
 
-def _roll(s: PanelState, out: _Out, dice: DiceSource, guess: int | None) -> PanelState:
+def _roll(s: PanelState, out: _Out, dice: DiceSource, guess: tuple[int, ...] | None) -> PanelState:
     """Roll the current setting; for fingers the first ROLL only hides the hand."""
     spec = s.spec
-    raw = _raw(s, spec)
-    takes_guess = any(p.name == fields.GUESS for p in spec.params)
-    if takes_guess and guess is None:
-        fingers = _valid_fingers(spec, raw)
+    raw = setup.raw(s, spec)
+    name = spec.panel.guess
+    if name is not None and guess is None:
+        fingers = _valid_fingers(spec, raw, ())
         if not fingers:
-            return _cannot_roll(s, out, _problem(spec, {**raw, fields.GUESS: 1}) or "no finger can be picked")
-        return replace(s, mode=Mode.GUESS, fingers=fingers, note="", result=None, guess=None)
-    if takes_guess:
-        raw[fields.GUESS] = guess
+            return _cannot_roll(s, out, _problem(spec, {**raw, name: (1,)}) or "no finger can be picked")
+        return replace(s, mode=Mode.GUESS, fingers=fingers, note="", result=None, guess=None, guesses=())
+    if name is not None:
+        raw[name] = guess
     try:
         params = spec.resolve(raw)
         result = spec.roll(dice, params)
     except (EngineError, ValueError) as exc:
         return _cannot_roll(s, out, _why(exc))
-    index = (s.settings.player - 1) % len(s.players)
-    players = (*s.players[:index], slots.record(s.players[index], result), *s.players[index + 1 :])
+    s = setup.record(s, spec, result)
     out.rolled = result
     out.sounds.append(looks.ROLL_SOUND)
-    s = replace(s, players=players, result=result, guess=guess, rolled_at=s.now, fingers=(), note="")
+    first = guess[0] if guess else None
+    s = replace(s, result=result, guess=first, guesses=(), rolled_at=s.now, fingers=(), note="")
     seconds = s.settings.animation_seconds
     if seconds > 0:
         return replace(s, mode=Mode.ROLLING, animate_until=s.now + seconds)
@@ -342,14 +386,40 @@ def _finger(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> Panel
         out.sounds.append(looks.ERROR_SOUND)
         return replace(s, note=f"finger {finger} not in play")
     s = replace(s, swallow=button)  # its hold and release belong to the guess
-    return _roll(s, out, dice, guess=finger)
+    guesses = (*s.guesses, finger)
+    spec = s.spec
+    if len(guesses) < _tests(spec, setup.raw(s, spec)):
+        # a chain: one finger per test, the hand of each drawn only when all are picked
+        fingers = _valid_fingers(spec, setup.raw(s, spec), guesses)
+        return replace(s, guesses=guesses, fingers=fingers or s.fingers, note=f"test {len(guesses) + 1}")
+    return _roll(s, out, dice, guess=guesses)
+
+
+def _tests(spec: SystemSpec, raw: Mapping[str, Any]) -> int:
+    """Fingers a guess takes: one per test of a chain (a list the guess is matched with)."""
+    chain = raw.get("chain")
+    return len(chain) if isinstance(chain, tuple) and chain else 1
 
 
 def _show_result(s: PanelState, out: _Out) -> PanelState:
     if s.result is None:
         return replace(s, mode=Mode.SETUP)
+    if len(s.spec.panel.turns(s.result.to_dict())) > 1:
+        # a group roll: the dice are drawn and logged; each ROLL now shows one participant's
+        return replace(s, mode=Mode.TURNS, turn=0, shown_at=s.now)
     out.sounds.append(looks.outcome_sound(s.result))
     return replace(s, mode=Mode.RESULT, shown_at=s.now)
+
+
+def _next_turn(s: PanelState, button: Button, out: _Out) -> PanelState:
+    """ROLL shows the next participant of a group roll, after the last the combined result;
+    any other button goes straight to the result and does nothing else."""
+    turns = s.spec.panel.turns(s.result.to_dict()) if s.result is not None else []
+    if button is Button.ROLL and s.turn + 1 < len(turns):
+        out.sounds.append(looks.ROLL_SOUND)
+        return replace(s, turn=s.turn + 1, swallow=button)
+    out.sounds.append(looks.outcome_sound(s.result) if s.result is not None else looks.ERROR_SOUND)
+    return replace(s, mode=Mode.RESULT, shown_at=s.now, swallow=button)
 
 
 def _cannot_roll(s: PanelState, out: _Out, why: str) -> PanelState:
@@ -357,14 +427,11 @@ def _cannot_roll(s: PanelState, out: _Out, why: str) -> PanelState:
     return replace(s, mode=Mode.MESSAGE, message=("cannot roll", why), shown_at=s.now, fingers=())
 
 
-def _valid_fingers(spec: SystemSpec, raw: Mapping[str, Any]) -> tuple[int, ...]:
-    """Fingers the system accepts as a guess for this setting (its own checks decide, so an
-    ailment's extra finger counts)."""
-    return tuple(f for f in range(1, 6) if _problem(spec, {**raw, fields.GUESS: f}) is None)
-
-
-def _raw(s: PanelState, spec: SystemSpec) -> dict[str, Any]:
-    return {**s.field_values(spec.id), **slots.carried(s.slot, spec, s.settings.start_karma)}
+def _valid_fingers(spec: SystemSpec, raw: Mapping[str, Any], before: tuple[int, ...]) -> tuple[int, ...]:
+    """Fingers the system accepts as the next guess for this setting (its own checks decide,
+    so an ailment's extra finger counts)."""
+    name = spec.panel.guess or ""
+    return tuple(f for f in range(1, 6) if _problem(spec, {**raw, name: (*before, f)}) is None)
 
 
 def _problem(spec: SystemSpec, raw: Mapping[str, Any]) -> str | None:
@@ -398,23 +465,40 @@ def _refresh(s: PanelState, before: PanelState | None) -> PanelState:
     changed; odds are exact and can take a moment, so not on every tick."""
     spec = s.spec
     if s.system_id not in s.values:  # first visit to this system
-        s = replace(s, values={**s.values, s.system_id: _start_values(spec)})
-    raw = _raw(s, spec)
-    if any(p.name == fields.GUESS for p in spec.params):
-        raw.setdefault(fields.GUESS, 1)  # the chance is the same whichever finger
-    if before is not None and before.system_id == s.system_id and _raw(before, spec) == _raw(s, spec) \
+        s = replace(s, values={**s.values, s.system_id: setup.start_values(spec)})
+    raw = setup.raw(s, spec)
+    if spec.panel.guess is not None:
+        raw.setdefault(spec.panel.guess, (1,))  # the chance is the same whichever finger
+    if before is not None and before.system_id == s.system_id and before.values == s.values \
+            and before.players == s.players and before.settings == s.settings \
             and (before.odds is not None or before.problem is not None):
         return s
     try:
         params = spec.resolve(raw)
         odds = float(spec.odds(params).success)
     except (EngineError, ValueError) as exc:
-        return replace(s, odds=None, problem=_why(exc))
-    return replace(s, odds=odds, problem=None)
+        return replace(s, odds=None, problem=_why(exc), compared=())
+    return replace(s, odds=odds, problem=None, compared=_compared(spec, raw))
 
 
-def _start_values(spec: SystemSpec) -> dict[str, Any]:
-    return {p.name: fields.start_value(p) for p in fields.panel_params(spec, slots.player_params(spec))}
+def _compared(spec: SystemSpec, raw: Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
+    """The chance with each value of the spec's ``compare`` parameter, when they differ (so
+    the player sees what the choice costs); empty when they are all the same."""
+    name = spec.panel.compare
+    if name is None:
+        return ()
+    p = spec.param(name)
+    values: tuple[Any, ...] = spec.panel.compare_values or ((True, False) if p.kind == "bool" else p.choices)
+    out = []
+    for value in values:
+        try:
+            chance = float(spec.odds(spec.resolve({**raw, name: value})).success)
+        except (EngineError, ValueError):
+            continue
+        out.append((pages.show(p, value), chance))
+    if len({round(c, 12) for _, c in out}) < 2:
+        return ()
+    return tuple(out)
 
 
 def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
@@ -438,11 +522,7 @@ def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
         for sid, entries in raw_values.items():
             if sid not in s.config.systems or not isinstance(entries, Mapping):
                 continue
-            spec = systems.get(sid)
-            values.setdefault(sid, _start_values(spec))
-            for p in fields.panel_params(spec, slots.player_params(spec)):
-                if p.name in entries and fields.in_range(p, entries[p.name]):
-                    values[sid][p.name] = entries[p.name]
+            values[sid] = setup.restored(systems.get(sid), entries, s.config.players)
     players = s.players
     raw_players = saved.get("players")
     if isinstance(raw_players, list):

@@ -68,7 +68,8 @@ class Screen:
     screen). ``dice`` are dice to draw as glyphs, ``odds`` a 0..1 chance shown as a bar,
     ``selected`` the index into ``lines`` of the highlighted parameter. ``offset`` shifts the
     whole picture by a few pixels (attract screen, against OLED burn-in); ``contrast`` is
-    0..1 (dimmed when idle).
+    0..1 (dimmed when idle). ``page`` counts up while a result longer than the display is
+    up; a display that cannot show every line shows page ``page`` modulo its page count.
     """
 
     title: str
@@ -79,7 +80,8 @@ class Screen:
     selected: int | None = None
     offset: tuple[int, int] = (0, 0)
     contrast: float = 1.0
-    kind: str = "setup"  # setup | rolling | result | guess | reveal | settings | session | attract | message
+    page: int = 0  # which page of ``lines`` a screen too long for the display shows (it wraps round)
+    kind: str = "setup"  # setup | rolling | result | turn | guess | reveal | settings | session | attract | message
 
     def text(self) -> list[str]:
         """Plain text rendering: title, big line, lines (for terminals and transcripts)."""

@@ -1,12 +1,12 @@
-"""Per-player values the tower carries from roll to roll: karma, wound and stability tracks,
-locked untrained skills.
+"""Per-player values the tower carries from roll to roll: karma, wound and Stability tracks,
+locked skill slots.
 
-Stored generically: after a roll, every result field ``NAME_after`` becomes the player's
-``NAME`` for that system, and the next roll of that system passes it back as parameter
-``NAME`` when the system takes one (a track stored as a mapping passes back its marked
-boxes). So a system that grows a new track needs no panel change. A flag in
-:data:`STICKY_FLAGS` (immortal's ``skill_locked``) is set by the first result that sets it and
-cleared only by resetting the player in the settings menu.
+What is carried is the system's: :attr:`engine.systems.panel.PanelSpec.carried` names each
+parameter fed from the slot and the result field stored back (fingers' ``karma_after``,
+horizons' ``stability_after.marked``), and whose slot it is (the roller's, or the defender's
+slot a flow names). A :class:`~engine.systems.panel.Lock` keeps a result flag per numbered
+slot (immortal: the skill slot whose untrained attempt failed), cleared only by resetting the
+player in the settings menu.
 """
 
 from __future__ import annotations
@@ -19,23 +19,16 @@ from typing import Any
 from engine.params import Param
 from engine.results import RollResult, to_jsonable
 from engine.systems import SystemSpec
-
-_AFTER = "_after"
-
-#: Parameters that are a player's running value rather than a setting at the table; the
-#: panel fills them from the player slot and does not offer them as fields.
-PLAYER_PARAMS: frozenset[str] = frozenset({"karma", "skill_locked"})
-
-#: Result flags kept once set: the immortal skill lock ("may not make a roll requiring that
-#: same skill thereafter until he gains at least 1 rank"); the panel cannot tell skills
-#: apart, so the lock holds for the player's untrained attempts until a reset.
-STICKY_FLAGS: frozenset[str] = frozenset({"skill_locked"})
+from engine.systems.panel import Lock, value_at
 
 #: Tiers of a wound track stored as a mapping, in the order the ``wounds`` list gives them.
 _TIERS = ("minor", "major", "critical")
 
 #: Parameters a fresh or reset slot starts from the "start karma" setting.
 STARTS_FROM_SETTING: frozenset[str] = frozenset({"karma"})
+
+#: Where a slot keeps a lock's locked numbers: ``locked:PARAM``.
+_LOCKED = "locked:"
 
 
 def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -59,47 +52,78 @@ class PlayerSlot:
     def of(self, system: str) -> Mapping[str, Any]:
         return self.values.get(system, MappingProxyType({}))
 
+    def with_value(self, system: str, name: str, value: Any) -> PlayerSlot:
+        """The slot with ``name`` set (``None`` removes it)."""
+        mine = {k: v for k, v in self.of(system).items() if k != name}
+        if value is not None:
+            mine[name] = _storable(value)
+        return PlayerSlot({**self.values, system: mine})
+
 
 def player_params(spec: SystemSpec) -> tuple[str, ...]:
-    """Names of ``spec``'s parameters the player slot supplies."""
-    return tuple(p.name for p in spec.params if p.name in PLAYER_PARAMS)
+    """Names of ``spec``'s parameters a player slot supplies (never a row of their own on the
+    first page): carried values and locks."""
+    names = [c.param for c in spec.panel.carried] + list(spec.panel.player)
+    names += [lock.param for lock in spec.panel.locks]
+    return tuple(dict.fromkeys(names))
 
 
-def carried(slot: PlayerSlot, spec: SystemSpec, start_karma: int) -> dict[str, Any]:
-    """The parameters this player brings to a roll of ``spec``: stored values for the
-    parameters the system takes, the start value for a player value never stored."""
+def stored(slot: PlayerSlot, spec: SystemSpec, name: str) -> Any:
+    """The slot's value for parameter ``name`` as the parameter takes it, or None."""
+    names = {p.name: p for p in spec.params}
+    if name not in names or name not in slot.of(spec.id):
+        return None
+    return _as_param(names[name], slot.of(spec.id)[name])
+
+
+def carried(slot: PlayerSlot, spec: SystemSpec, start_karma: int, who: str = "roller") -> dict[str, Any]:
+    """The parameters this slot brings to a roll of ``spec`` as ``who`` (the roller, or the
+    target a flow names): stored values, and the start value for karma never stored."""
     names = {p.name: p for p in spec.params}
     out: dict[str, Any] = {}
-    for name, value in slot.of(spec.id).items():
-        if name in names:
-            usable = _as_param(names[name], value)
+    for entry in spec.panel.carried_for(who):
+        usable = stored(slot, spec, entry.param)
+        if usable is not None:
+            out[entry.param] = usable
+    if who != "roller":
+        return out
+    for name in spec.panel.player:
+        if name not in out:
+            usable = stored(slot, spec, name)
+            if usable is None and name in STARTS_FROM_SETTING:
+                p = names[name]
+                usable = max(p.lo if p.lo is not None else start_karma,
+                             min(p.hi if p.hi is not None else start_karma, start_karma))
             if usable is not None:
                 out[name] = usable
-    for name in player_params(spec):
-        if name not in out and name in STARTS_FROM_SETTING:
-            p = names[name]
-            value = start_karma
-            if p.hi is not None:
-                value = min(p.hi, value)
-            if p.lo is not None:
-                value = max(p.lo, value)
-            out[name] = value
     return out
 
 
-def record(slot: PlayerSlot, result: RollResult) -> PlayerSlot:
-    """The slot after ``result``: every ``NAME_after`` field stored as ``NAME``."""
+def locked(slot: PlayerSlot, spec: SystemSpec, lock: Lock) -> tuple[int, ...]:
+    """The numbers (skill slots) locked for this player."""
+    value = slot.get(spec.id, _LOCKED + lock.param, ())
+    return tuple(v for v in value if isinstance(v, int)) if isinstance(value, tuple) else ()
+
+
+def record(slot: PlayerSlot, result: RollResult, spec: SystemSpec, keys: Mapping[str, Any],
+           who: str = "roller") -> PlayerSlot:
+    """The slot after ``result``: each carried field stored back, and for the roller each
+    lock whose flag the result set, at the number ``keys`` gives (the skill slot picked)."""
+    data = result.to_dict()
     found: dict[str, Any] = {}
-    for key, value in result.to_dict().items():
-        if key.endswith(_AFTER) and len(key) > len(_AFTER) and value is not None:
-            found[key[: -len(_AFTER)]] = _storable(value)
-        elif key in STICKY_FLAGS and value is True:
-            found[key] = True
+    for entry in spec.panel.carried_for(who):
+        value = value_at(data, entry.field)
+        if value is not None:
+            found[entry.param] = _storable(value)
+    if who == "roller":
+        for lock in spec.panel.locks:
+            key = keys.get(lock.key)
+            if data.get(lock.flag) is True and isinstance(key, int):
+                numbers = locked(slot, spec, lock)
+                found[_LOCKED + lock.param] = tuple(sorted({*numbers, key}))
     if not found:
         return slot
-    merged = dict(slot.values)
-    merged[result.system] = {**slot.of(result.system), **found}
-    return PlayerSlot(merged)
+    return PlayerSlot({**slot.values, spec.id: {**slot.of(spec.id), **found}})
 
 
 def _as_param(p: Param, value: Any) -> Any:

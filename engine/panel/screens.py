@@ -9,13 +9,13 @@ within 16 characters where it can.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from engine.panel.looks import big_word
 from engine.panel.model import Screen
 from engine.panel.session import lines as session_lines
 from engine.panel.session import short as session_short
 from engine.results import RollResult
+from engine.systems.panel import PanelSpec
 
 WIDTH = 21
 LCD_WIDTH = 16
@@ -23,12 +23,12 @@ LCD_WIDTH = 16
 ATTRACT_WIDTH = WIDTH - 3
 ROWS = 7  # below the title
 
-#: Result fields, then parameters, that are the difficulty a total is read against.
-_DIFFICULTY_FIELDS = ("difficulty", "tn", "cv", "opponent_total")
-_DIFFICULTY = ("cr", "cv", "tn", "difficulty")
-
-#: Names of the dice where a system gives them names (infinity: hot, then cold).
-_DICE_NAMES = {"infinity": ("hot", "cold")}
+#: Characters of large type across the screen (12-pixel cells on 128 pixels).
+BIG_WIDTH = 10
+#: Scroll steps a too-wide large word rests at each end.
+_PAUSE = 3
+#: Result lines beyond which the screen pages (the most a result with dice shows at once).
+PAGED_FROM = 3
 
 
 def fit(text: str, width: int = WIDTH) -> str:
@@ -126,40 +126,48 @@ def rolling(system: str, dice: tuple[int, ...], contrast: float) -> Screen:
     )
 
 
-def result(result: RollResult, player: int, carried: str, contrast: float) -> Screen:
-    """Outcome in large type; the title holds the total against the difficulty, then the
-    dice and anything the rules call out (doubles, criticals, automatic success, a lock)."""
+def result(result: RollResult, panel: PanelSpec, player: int, carried: str, contrast: float, *,
+           page: int = 0, step: int = 0) -> Screen:
+    """Outcome in large type; the title holds what was reached against what was needed (the
+    system's ``headline``), then the system's ``details``: the outcome with its degree, the
+    dice, each participant or test, anything the rules call out. Long lines wrap; a result
+    longer than the screen pages by ``page``, a large word wider than it scrolls by ``step``.
+    A system whose result is a hand of fingers shows the reveal (kind ``reveal``)."""
     data = result.to_dict()
-    lines = [_outcome_line(data), _dice_line(result, data), *_callouts(data)]
+    lines = [*panel.details(data)]
     if carried:
-        lines.append(fit(f"P{player} {carried}"))
+        lines.append(f"P{player} {carried}")
+    wrapped = tuple(part for line in lines if line for part in wrap(line, rows=len(line)))
     return Screen(
-        title=spread(result.system, _versus(result, data)),
-        lines=tuple(line for line in lines if line)[:ROWS],
-        big=_big(result.outcome),
+        title=spread(result.system, panel.headline(data)),
+        lines=wrapped,
+        big=marquee(big_word(result.outcome), BIG_WIDTH, step),
         dice=result.dice,
         contrast=contrast,
-        kind="result",
+        kind="reveal" if panel.hand else "result",
+        page=page if len(wrapped) > PAGED_FROM else 0,
     )
 
 
-def reveal(result: RollResult, guess: int | None, winners: Sequence[int], player: int,
-           carried: str, contrast: float) -> Screen:
-    """fingers: the hand opened; the LEDs light the winning fingers."""
-    data = result.to_dict()
-    won = " ".join(str(w) for w in sorted(winners)) or "none"
-    lines = [fit(f"you picked {guess}" if guess is not None else "picked -"),
-             fit(f"winners {won}"), *_callouts(data)]
-    if carried:
-        lines.append(fit(f"P{player} {carried}"))
+def turn(system: str, who: str, index: int, count: int, lines: Sequence[str], contrast: float) -> Screen:
+    """One participant of a group roll (``helper 2``): their dice and who presses ROLL next."""
     return Screen(
-        title=spread(result.system, _versus(result, data)),
-        lines=tuple(lines[:ROWS]),
-        big=_big(result.outcome),
-        dice=result.dice,
+        title=spread(system, f"{index + 1}/{count}"),
+        lines=tuple(part for line in lines for part in wrap(line, rows=len(line))),
+        big=who.upper(),
         contrast=contrast,
-        kind="reveal",
+        kind="turn",
     )
+
+
+def marquee(text: str, width: int, step: int) -> str:
+    """``text`` if it fits in ``width``, else the ``width`` characters it has scrolled to at
+    ``step`` (a pause at each end, then round again)."""
+    if len(text) <= width:
+        return text
+    stops = [0] * _PAUSE + list(range(1, len(text) - width)) + [len(text) - width] * _PAUSE
+    start = stops[step % len(stops)]
+    return text[start : start + width]
 
 
 def guess(system: str, fingers: Sequence[int], setting: str, note: str, contrast: float) -> Screen:
@@ -168,7 +176,7 @@ def guess(system: str, fingers: Sequence[int], setting: str, note: str, contrast
         span = f"1-{max(fingers)}"
     else:
         span = ",".join(str(f) for f in fingers) or "-"
-    lines = [fit(f"{system} {setting}".strip()), "1=thumb .. 5=pinky"]
+    lines = [*wrap(f"{system} {setting}".strip(), rows=2), "1=thumb .. 5=pinky"]
     if note:
         lines.append(fit(note))
     return Screen(title="pick a finger", lines=tuple(lines), big=span, contrast=contrast,
@@ -180,7 +188,7 @@ def settings(rows: Sequence[tuple[str, str]], selected: int, armed: bool, status
     """The menu; the selected item first, so a two-line display shows it under the title.
     The entropy status is the last line, after any ``note`` ("P1 reset", at most two lines)."""
     lines: list[str] = []
-    footer = (*(wrap(note, rows=2) if note else ()), fit(f"entropy {status}" if status else "entropy ?"))
+    footer = (*(wrap(note, rows=2) if note else ()), *wrap(f"entropy {status}" if status else "entropy ?", rows=2))
     room = ROWS - len(footer)
     start = selected % len(rows)
     order = [*range(start, len(rows)), *range(start)]
@@ -229,82 +237,3 @@ def attract(systems: Sequence[str], frame: int, offset: tuple[int, int], status:
         lines = (*lines, fit(status, ATTRACT_WIDTH))
     return Screen(title="dicetower", lines=lines, offset=offset, contrast=contrast,
                   kind="attract")
-
-
-def _big(outcome: str) -> str:
-    return big_word(outcome)
-
-
-def _versus(result: RollResult, data: dict[str, Any]) -> str:
-    """``12 vs 10``: what was reached against what was needed."""
-    total = result.total
-    if isinstance(data.get("opponent_successes"), int) and isinstance(data.get("successes"), int):
-        return f"{data['successes']} vs {data['opponent_successes']}"
-    if isinstance(data.get("successes"), int) and isinstance(result.params.get("need"), int):
-        return f"{data['successes']} vs {result.params['need']}"
-    for name in _DIFFICULTY_FIELDS:
-        if isinstance(data.get(name), int) and total is not None:
-            return f"{total} vs {data[name]}"
-    for name in _DIFFICULTY:
-        value = result.params.get(name)
-        if isinstance(value, int) and total is not None:
-            return f"{total} vs {value}"
-    tests = data.get("tests")
-    if isinstance(tests, list) and tests and isinstance(tests[-1], dict):
-        last = tests[-1]
-        if "winning" in last and "choices" in last:
-            return f"{last['winning']} of {last['choices']}"
-    if total is not None:
-        return f"total {total}"
-    return result.outcome
-
-
-def _outcome_line(data: dict[str, Any]) -> str:
-    """``solid SR2`` / ``success 3 succ. net 2``: the outcome with its degree."""
-    outcome = str(data.get("outcome", ""))
-    extra = []
-    if isinstance(data.get("success_rating"), int):
-        extra.append(f"SR{data['success_rating']}")
-    if isinstance(data.get("successes"), int):
-        extra.append(f"{data['successes']} succ.")
-    if isinstance(data.get("net"), int):
-        extra.append(f"net {data['net']:+d}")
-    return fit(" ".join([outcome, *extra])) if outcome else ""
-
-
-def _dice_line(result: RollResult, data: dict[str, Any]) -> str:
-    names = _DICE_NAMES.get(result.system)
-    if names and len(result.dice) == len(names):
-        text = " ".join(f"{n} {d}" for n, d in zip(names, result.dice, strict=True))
-    else:
-        own = data.get("opponent_dice")
-        mine = result.dice[: len(result.dice) - len(own)] if isinstance(own, list) and own else result.dice
-        text = "dice " + (" ".join(str(d) for d in mine) or "-")
-        if isinstance(own, list) and own:
-            text += " | " + " ".join(str(d) for d in own)
-    if isinstance(data.get("bonus"), int):
-        text += f" {data['bonus']:+d}"
-    return fit(text)
-
-
-def _callouts(data: dict[str, Any]) -> list[str]:
-    """Lines for what the rules single out: doubles, criticals, automatic, a locked skill."""
-    out = []
-    doubles = data.get("doubles")
-    if isinstance(doubles, str) and doubles != "none":
-        out.append(fit(f"DOUBLES: {doubles.upper()}"))
-    critical = data.get("critical")
-    if isinstance(critical, str) and critical != "none":
-        out.append(fit(f"CRITICAL {critical.upper()}"))
-    if data.get("automatic") is True:
-        # immortal: ``automatic`` is the primary's; a failed hostile can still sink the roll.
-        out.append("automatic" if data.get("success") else "primary automatic")
-    if isinstance(data.get("explosions"), int) and data["explosions"]:
-        out.append(fit(f"{data['explosions']} exploded"))
-    colour = data.get("color")
-    if isinstance(colour, str):
-        attribute = data.get("attribute_name")
-        out.append(fit(f"{colour}: {attribute}" if attribute else f"{colour} roll"))
-    if data.get("skill_locked") is True:
-        out.append("skill now LOCKED")
-    return out

@@ -10,15 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from engine import systems
-from engine.panel import fields
+from engine.panel import rows as pages
 from engine.panel.config import PanelConfig
 from engine.panel.looks import Leds, Rgb
 from engine.panel.model import Button, Screen
-from engine.panel.players import PlayerSlot, player_params
+from engine.panel.players import PlayerSlot
 from engine.panel.settings import ITEMS, Item, Settings
 from engine.params import Param
 from engine.results import RollResult
@@ -36,6 +37,7 @@ class Mode(StrEnum):
     SETTINGS = "settings"  # the menu opened by holding MODE
     MESSAGE = "message"  # a one-line problem (bad parameters, no entropy) until a press
     SESSION = "session"  # the session's commitment in full (from the settings menu)
+    TURNS = "turns"  # a group roll: each participant's dice revealed by a ROLL, then the result
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,8 @@ class PanelState:
     values: Mapping[str, Mapping[str, Any]]  # per system: field values the panel set
     mode: Mode = Mode.SETUP
     system_index: int = 0
-    field_index: int = 0
+    page: str = pages.FIRST  # the setup page: first, advanced, or a flow's (engine.panel.rows)
+    field_index: int = 0  # the selected row of the page
     item_index: int = 0  # selected settings item
     armed: Item | None = None  # a reset (or the reveal) waiting for its second ROLL
     status: str = ""  # entropy status line from the hardware
@@ -69,8 +72,11 @@ class PanelState:
     revealing: bool = False  # a reveal was asked for and its new session not yet shown
     odds: float | None = None  # chance of success of the current setting
     problem: str | None = None  # why the current setting cannot roll
+    compared: tuple[tuple[str, float], ...] = ()  # (value, chance) of the spec's ``compare`` parameter
     result: RollResult | None = None
-    guess: int | None = None  # the finger pressed for ``result``
+    guess: int | None = None  # the finger pressed for ``result`` (the first test's)
+    guesses: tuple[int, ...] = ()  # fingers pressed so far for a chain's tests
+    turn: int = 0  # the participant of a group roll on show (Mode.TURNS)
     shown_at: float = 0.0  # when ``result`` (or the message) went up
     rolled_at: float = 0.0
     animate_until: float = 0.0
@@ -87,16 +93,20 @@ class PanelState:
     view: View | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
+        values = self.values
+        if isinstance(values, MappingProxyType) and all(isinstance(v, MappingProxyType) for v in values.values()):
+            return  # already frozen (``replace`` passes the old state's values through)
         object.__setattr__(
-            self, "values", MappingProxyType({k: MappingProxyType(dict(v)) for k, v in self.values.items()})
+            self, "values", MappingProxyType({k: MappingProxyType(dict(v)) for k, v in values.items()})
         )
 
     @property
     def system_id(self) -> str:
         return self.config.systems[self.system_index % len(self.config.systems)]
 
-    @property
+    @cached_property
     def spec(self) -> SystemSpec:
+        # kept per state: every row, value and view asks for it, and a state never changes
         return systems.get(self.system_id)
 
     @property
@@ -111,14 +121,28 @@ class PanelState:
     def item(self) -> Item:
         return ITEMS[self.item_index % len(ITEMS)]
 
+    def rows(self) -> tuple[pages.Row, ...]:
+        """The rows FIELD walks on the current page."""
+        return pages.rows(self.spec, self.page, self.field_values())
+
+    def row(self) -> pages.Row:
+        offered = self.rows()
+        return offered[self.field_index % len(offered)]
+
     def fields(self) -> tuple[Param, ...]:
-        """The current system's parameters FIELD cycles through."""
+        """The parameters of the current page's rows (a list's rows count as its parameter)."""
         spec = self.spec
-        return fields.panel_params(spec, player_params(spec))
+        by_name = pages.params_by_name(spec)
+        names = dict.fromkeys(r.name for r in self.rows() if not r.moves)
+        return tuple(pages.bounded(spec, by_name[n], self.config.players) for n in names)
 
     def field(self) -> Param | None:
-        offered = self.fields()
-        return offered[self.field_index % len(offered)] if offered else None
+        """The parameter the selected row sets (None on a row that opens a page)."""
+        row = self.row()
+        if row.moves:
+            return None
+        spec = self.spec
+        return pages.bounded(spec, pages.params_by_name(spec)[row.name], self.config.players)
 
     def field_values(self, system_id: str | None = None) -> Mapping[str, Any]:
         return self.values.get(system_id or self.system_id, MappingProxyType({}))

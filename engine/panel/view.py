@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.panel import fields, looks, screens
+from engine import systems
+from engine.panel import looks, screens
+from engine.panel import players as slots
+from engine.panel import rows as pages
 from engine.panel import session as sessions
+from engine.panel import setting as setup
 from engine.panel import settings as menu
-from engine.panel.players import carried
 from engine.panel.state import Mode, PanelState, View
 
-#: Faces shown while the dice tumble, per system (the animation never draws real dice).
-_SIDES = {"d6cv": 6}
-_DEFAULT_SIDES = 10
+#: Seconds each page of a result too long for the screen stays up.
+PAGE_SECONDS = 2.0
+#: Seconds per character a large word too wide for the screen scrolls by.
+SCROLL_SECONDS = 0.4
 
 #: Attract picture's travel in pixels: small enough to stay on a 128x64 screen.
 ATTRACT_X, ATTRACT_Y = 16, 12
@@ -31,14 +35,21 @@ def render(s: PanelState) -> View:
         return View(_setup(s, contrast), _ready_leds(s), looks.OFF)
     if s.mode is Mode.ROLLING and s.result is not None:
         frame = _frame(s.now - s.rolled_at, s.config.animation_frame_seconds)
-        sides = _SIDES.get(s.result.system, _DEFAULT_SIDES)
-        shown = 0 if looks.winners(s.result) is not None else len(s.result.dice)  # a hand: no dice
+        panel = systems.get(s.result.system).panel
+        sides = panel.sides
+        shown = 0 if panel.hand is not None else len(s.result.dice)  # a hand: no dice
         tumble = tuple(((frame + 1) * (7 + 2 * i) + 3 * i) % sides + 1 for i in range(shown))
         return View(screens.rolling(s.result.system, tumble, contrast), looks.chase_leds(frame), looks.OFF)
     if s.mode is Mode.RESULT and s.result is not None:
         return View(_result(s, contrast), looks.outcome_leds(s.result), looks.outcome_rgb(s.result))
+    if s.mode is Mode.TURNS and s.result is not None:
+        turns = s.spec.panel.turns(s.result.to_dict())
+        who, lines = turns[s.turn % len(turns)]
+        screen = screens.turn(s.result.system, who, s.turn, len(turns), lines, contrast)
+        return View(screen, looks.chase_leds(s.turn), looks.WAITING)
     if s.mode is Mode.GUESS:
-        return View(screens.guess(s.system_id, s.fingers, _hand(s), s.note, contrast),
+        line = s.spec.panel.hidden(s.field_values())
+        return View(screens.guess(s.system_id, s.fingers, line, s.note, contrast),
                     looks.fingers_leds(s.fingers), looks.WAITING)
     if s.mode is Mode.SETTINGS:
         rows = [(str(item), _setting_value(s, item)) for item in menu.ITEMS]
@@ -54,8 +65,14 @@ def render(s: PanelState) -> View:
 def player_line(s: PanelState) -> str:
     """``karma 3``: what this player carries into the current system's rolls."""
     spec = s.spec
-    values: dict[str, Any] = {**s.slot.of(spec.id), **carried(s.slot, spec, s.settings.start_karma)}
-    return " ".join(f"{name.replace('_', ' ')} {_brief(v)}" for name, v in values.items())
+    values: dict[str, Any] = dict(slots.carried(s.slot, spec, s.settings.start_karma))
+    for lock in spec.panel.locks:
+        numbers = slots.locked(s.slot, spec, lock)
+        if numbers:
+            values[f"{spec.panel.labels.get(lock.key, lock.key)} locked"] = numbers
+    by_name = pages.params_by_name(spec)
+    return " ".join(f"{spec.panel.label(by_name[n]) if n in by_name else n} {_brief(v)}"
+                    for n, v in values.items())
 
 
 def _setting_value(s: PanelState, item: menu.Item) -> str:
@@ -73,9 +90,8 @@ def _brief(value: Any) -> str:
 
 
 def _setup(s: PanelState, contrast: float) -> screens.Screen:
-    offered = s.fields()
-    current = s.field_values()
-    rows = [(fields.label(p), fields.show(p, current.get(p.name, fields.start_value(p)))) for p in offered]
+    offered = s.rows()
+    rows = [_row_text(s, r) for r in offered]
     if s.problem:
         footer = screens.wrap("! " + s.problem, rows=2)
     else:
@@ -83,10 +99,48 @@ def _setup(s: PanelState, contrast: float) -> screens.Screen:
         # the session's commitment at the right, where it fits beside what the player carries
         mark = sessions.short(s.commitment) if s.commitment else ""
         if mark and len(player) + 1 + len(mark) <= screens.WIDTH:
-            player = screens.spread(player, mark, screens.WIDTH)
-        footer = (screens.fit(player),)
+            footer: tuple[str, ...] = (screens.spread(player, mark, screens.WIDTH),)
+        else:
+            footer = screens.wrap(player, rows=2)
+        if s.compared and s.page == pages.FIRST:
+            footer = (*_compared(s), *footer)
     selected = s.field_index % len(offered) if offered else 0
-    return screens.setup(s.system_id, rows, selected, s.odds, footer, contrast)
+    return screens.setup(_page_title(s), rows, selected, s.odds, footer, contrast)
+
+
+def _compared(s: PanelState) -> tuple[str, ...]:
+    """``auto success: yes 100% no 80.0%``: what each choice of the compared parameter gives."""
+    spec = s.spec
+    name = spec.panel.compare or ""
+    label = spec.panel.label(spec.param(name))
+    text = f"{label}: " + " ".join(f"{value} {screens.percent(chance)}" for value, chance in s.compared)
+    return screens.wrap(text, rows=2)
+
+
+def _page_title(s: PanelState) -> str:
+    if s.page == pages.FIRST:
+        return s.system_id
+    if s.page == pages.ADVANCED:
+        return f"{s.system_id} more"
+    return s.page[len(pages.FLOW):]
+
+
+def _row_text(s: PanelState, row: pages.Row) -> tuple[str, str]:
+    """A row as (name, value): ``cr 10 difficult``, ``hostile count 2``, ``hostile1 tn 12``."""
+    spec = s.spec
+    if row.kind == pages.OPEN:
+        return row.name, "..."
+    if row.kind == pages.GO:
+        return ("more", "...") if row.name == pages.ADVANCED and s.page == pages.FIRST else ("back", "")
+    name = pages.label(spec, row)
+    if row.kind == pages.PARAM:
+        p = pages.bounded(spec, pages.params_by_name(spec)[row.name], s.config.players)
+        return name, pages.show(p, setup.value(s, row.name))
+    listed = setup.items(s, row.name)
+    if row.kind == pages.COUNT:
+        return name, str(len(listed))
+    part = spec.panel.lists[row.name].parts[row.part]
+    return name, part.show(listed[row.item][row.part])
 
 
 def _result(s: PanelState, contrast: float) -> screens.Screen:
@@ -94,19 +148,11 @@ def _result(s: PanelState, contrast: float) -> screens.Screen:
     result = s.result
     if result is None:
         return screens.message("note", "no roll yet", contrast)
-    winners = looks.winners(result)
-    if winners is not None:
-        return screens.reveal(result, s.guess, sorted(winners), s.settings.player, line, contrast)
-    return screens.result(result, s.settings.player, line, contrast)
-
-
-def _hand(s: PanelState) -> str:
-    """``2 of 5 +1 karma``: the test as set (the system applies ailment and karma)."""
-    values = s.field_values()
-    winners, choices, spend = values.get("winners"), values.get("choices"), values.get("spend")
-    if not isinstance(winners, int) or not isinstance(choices, int):
-        return ""
-    return f"{winners} of {choices}" + (f" +{spend} karma" if isinstance(spend, int) and spend else "")
+    elapsed = max(0.0, s.now - s.shown_at)
+    page = int(elapsed / PAGE_SECONDS)
+    step = int(elapsed / SCROLL_SECONDS)
+    panel = systems.get(result.system).panel
+    return screens.result(result, panel, s.settings.player, line, contrast, page=page, step=step)
 
 
 def _ready_leds(s: PanelState) -> looks.Leds:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.dice import DiceSource
 from engine.errors import UnknownSystemError
 from engine.params import Param, resolve
 from engine.results import Odds, RollResult
+from engine.systems.panel import PanelSpec
 
 #: Panel and listing order.
 SYSTEM_IDS: tuple[str, ...] = ("infinity", "horizons", "d6cv", "immortal", "fingers")
@@ -26,7 +27,8 @@ class SystemSpec:
 
     ``roll(dice, params)`` and ``odds(params)`` receive parameters already resolved by
     :meth:`resolve` (defaults filled, types checked, cross-checks done by ``check``).
-    ``describe(result)`` gives a few human-readable lines for the terminal.
+    ``describe(result)`` gives a few human-readable lines for the terminal. ``panel`` is
+    everything the button panel knows about the system (:mod:`engine.systems.panel`).
     ``check(params, given)`` gets the resolved parameters and the names the caller actually
     supplied, so a rule like "--pool or --trait, not both" can tell a given value from a default.
     """
@@ -40,6 +42,7 @@ class SystemSpec:
     odds: Callable[[Mapping[str, Any]], Odds]
     describe: Callable[[RollResult], list[str]]
     check: Callable[[dict[str, Any], frozenset[str]], None] | None = None
+    panel: PanelSpec = field(default_factory=PanelSpec)  # how the button panel offers and shows it
 
     def resolve(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """Validated parameters; raises :class:`engine.errors.ParameterError`."""
@@ -62,8 +65,12 @@ class SystemSpec:
             "title": self.title,
             "summary": self.summary,
             "outcomes": list(self.outcomes),
-            "params": [p.describe() for p in self.params],
+            "params": [self._describe_param(p) for p in self.params],
         }
+
+    def _describe_param(self, p: Param) -> dict[str, Any]:
+        """A parameter with its panel route (``field`` or ``flow:NAME``) and screen label."""
+        return {**p.describe(), "panel": self.panel.route(p), "label": self.panel.label(p)}
 
 
 def get(system_id: str) -> SystemSpec:

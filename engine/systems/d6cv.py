@@ -19,6 +19,7 @@ from engine.params import Param
 from engine.results import RollResult, freeze
 from engine.systems import SystemSpec
 from engine.systems.d6cv_odds import odds
+from engine.systems.d6cv_panel import PANEL
 from engine.systems.d6cv_rules import (
     COMPLEXITIES,
     FAILURE,
@@ -234,6 +235,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="d6cv",
+    panel=PANEL,
     title="d6 vs Challenge Value",
     summary="d6 + stat + skill + modifier must beat the CV; 6 critical success, 1 critical "
             "failure; contests, repeat, changing and construction checks",

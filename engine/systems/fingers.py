@@ -20,6 +20,7 @@ from engine.params import Param
 from engine.results import RollResult, freeze
 from engine.systems import SystemSpec
 from engine.systems.fingers_odds import odds
+from engine.systems.fingers_panel import PANEL
 from engine.systems.fingers_rules import (
     FINGER_NAMES,
     MAX_CHOICES,
@@ -297,6 +298,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="fingers",
+    panel=PANEL,
     title="Fingers (k of n)",
     summary="guess one of n fingers, k of them win; karma 0-5 earned on failures and spent "
             "for extra winners; ailments, chains and long-term challenges",

@@ -23,6 +23,7 @@ from engine.params import Param, parse_whole
 from engine.results import Odds, RollResult, freeze, to_jsonable
 from engine.systems import SystemSpec
 from engine.systems.horizons_odds import TRUNCATION, net_counts, opposed_success, pool_counts
+from engine.systems.horizons_panel import PANEL
 from engine.systems.horizons_rules import (
     MITIGATION_MODES,
     chains,
@@ -374,6 +375,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="horizons",
+    panel=PANEL,
     title="Infinite Horizons",
     summary="pool of 1 + Trait + Skill d10s, 7+ succeeds, 10s explode; opposed rolls, "
     "mitigation, wound and stability tracks",

@@ -24,6 +24,7 @@ from engine.params import Param
 from engine.results import RollResult
 from engine.systems import SystemSpec
 from engine.systems.immortal_odds import SIDES, chosen_setup, immortal_odds
+from engine.systems.immortal_panel import PANEL
 from engine.systems.immortal_rules import (
     ATTRIBUTE_MAX,
     AUTO_SUCCESS_CHOICES,
@@ -281,6 +282,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="immortal",
+    panel=PANEL,
     title="Immortal",
     summary="colour-coded d10 + attribute (+ skill) >= target number; hostiles, primary bonus",
     params=PARAMS,

@@ -19,6 +19,7 @@ from engine.params import Param, parse_whole
 from engine.results import Odds, RollResult, freeze
 from engine.systems import SystemSpec
 from engine.systems.infinity_odds import outcome_odds
+from engine.systems.infinity_panel import PANEL
 from engine.systems.infinity_rules import (
     CR_NAMES,
     DECLARATION_BONUS,
@@ -391,6 +392,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="infinity",
+    panel=PANEL,
     title="Infinity",
     summary="hot/cold 2d10 + rating vs Challenge Rating; Success Ratings, Doubles, Coordination, Volleys",
     params=PARAMS,

@@ -23,11 +23,11 @@ from hardware.entropy import SessionDice, open_dice, session_file
 from hardware.locking import state_lock
 from hardware.rolllog import LogError, RollLog
 from hardware.state import (
-    CARRIED,
     PlayerState,
     StateError,
     StateStore,
     StateWriteError,
+    carried,
     carried_value,
     check_player,
     check_state_dir,
@@ -91,7 +91,7 @@ class RollBook:
     read, the dice roll, the entry (with the player's state after the roll) is appended and
     fsynced, the state file and the open session saved. Only then does the caller print the result, so nothing is shown
     that is not in the log, and two commands on one player never lose an update. Parameters
-    the player's state carries (:data:`hardware.state.CARRIED`) and that were not given on the
+    the player's state carries (:func:`hardware.state.carried`) and that were not given on the
     command line are re-read from the state before every roll of ``--times``.
 
     Typed-in faces (``--faces``) are all rolled first and checked (too many faces, a face out
@@ -151,7 +151,7 @@ class RollBook:
         if state is None:
             return raw
         out = dict(raw)
-        for param, _ in CARRIED.get(self.spec.id, ()):
+        for param, _ in carried(self.spec.id):
             if out.get(param) is None:
                 value = state.get(self.spec.id, param)
                 if value is not None:
@@ -168,7 +168,7 @@ class RollBook:
                 from None
 
     def _params(self, resolved: dict[str, Any], state: PlayerState | None) -> dict[str, Any]:
-        if state is None or not CARRIED.get(self.spec.id):
+        if state is None or not carried(self.spec.id):
             return resolved
         return self.spec.resolve(self._from_state(self._raw, state))
 
@@ -177,7 +177,7 @@ class RollBook:
         if state is None:
             return None
         data = result.to_dict()
-        for param, field_path in CARRIED.get(self.spec.id, ()):
+        for param, field_path in carried(self.spec.id):
             value = carried_value(data, field_path)
             if value is not None:
                 state = state.with_value(self.spec.id, param, value)
@@ -232,7 +232,7 @@ class RollBook:
     def _check_writable(self, state: PlayerState | None) -> None:
         """Refuse before rolling when the player's state could not be saved after the append
         (a read-only ``players/``): the roll would be in the log and its state nowhere."""
-        if state is None or self.store is None or not CARRIED.get(self.spec.id):
+        if state is None or self.store is None or not carried(self.spec.id):
             return
         self.store.check_writable(state.player)
 

@@ -2,7 +2,8 @@
 
 Layout, top to bottom: the title; under it the chance of success as a bar (or a plain rule
 when the screen has no odds); the large type and the dice as boxed numbers, side by side
-when they fit; then the text lines, the selected one inverted. Line spacing opens up to
+when they fit; then the text lines, the selected one inverted; a screen with no selection and more lines
+than fit (a long result) shows page ``Screen.page`` of them, with a track at the right edge. Line spacing opens up to
 9 pixels when there is room and closes to 8 when there is not; a screen with more lines
 than fit shows the window that keeps the selected line in view. Seven lines fill the
 screen: then the chance moves to a 1-pixel gauge up the right edge (filled from the bottom).
@@ -57,6 +58,7 @@ class _Layout:
     pitch: int
     lines: tuple[int, ...]  # indices of ``screen.lines`` shown, top to bottom
     glyph_dice: bool
+    paged: tuple[int, int] | None = None  # (first line shown, lines in all) when the lines page
 
 
 class Renderer:
@@ -92,6 +94,8 @@ class Renderer:
         for n, index in enumerate(layout.lines):
             self._line(draw, screen.lines[index], y + n * layout.pitch, index == screen.selected, layout.pitch,
                        right)
+        if layout.paged is not None:
+            self._pager(draw, layout.paged, len(layout.lines), y)
         dx, dy = screen.offset
         if dx or dy:
             shifted = Image.new("1", image.size, 0)
@@ -146,8 +150,12 @@ class Renderer:
             room = self.height - top
         pitch = self.ch + 1 if len(wanted) * (self.ch + 1) - 1 <= room else self.ch
         fits = max(0, (room + (pitch - self.ch)) // pitch)
-        shown = _window(wanted, screen.selected, fits)
-        return _Layout(bar, top, feature, feature_h, pitch, tuple(shown), glyph_dice)
+        if screen.selected is None and len(wanted) > fits > 0:
+            shown, paged = _page(wanted, screen.page, fits), True
+        else:
+            shown, paged = _window(wanted, screen.selected, fits), False
+        return _Layout(bar, top, feature, feature_h, pitch, tuple(shown), glyph_dice,
+                       (wanted.index(shown[0]), len(wanted)) if paged and shown else None)
 
     def _big_width(self, text: str) -> int:
         return max(0, self.big_font.width(text) - BIG_TRAILING)
@@ -186,6 +194,17 @@ class Renderer:
             draw.rectangle((0, top, right, y + self.ch - 1), fill=1)
         self._text(draw, (0, y), text[: self.width // self.cw], fill=0 if selected else 1)
 
+    def _pager(self, draw: ImageDraw, paged: tuple[int, int], shown: int, top: int) -> None:
+        """Where this page is among all of them: a 1-pixel track up the right edge of the
+        text with the page's part filled, so a reader sees there is more and it will turn."""
+        first, total = paged
+        height = self.height - top
+        start = top + first * height // total
+        end = top + min(total, first + shown) * height // total - 1
+        x = self.width - 1
+        draw.point([(x, yy) for yy in range(top, self.height, 2)], fill=1)
+        draw.line((x, start, x, max(start, end)), fill=1)
+
     def _feature(self, draw: ImageDraw, screen: Screen, layout: _Layout, y: int) -> None:
         big = screen.big or ""
         dice = tuple(screen.dice)
@@ -218,6 +237,13 @@ def _die(draw: ImageDraw, x: int, y: int) -> None:
     draw.line((x + 1, b, r - 1, b), fill=1)
     draw.line((x, y + 1, x, b - 1), fill=1)
     draw.line((r, y + 1, r, b - 1), fill=1)
+
+
+def _page(indices: list[int], page: int, fits: int) -> list[int]:
+    """Page ``page`` (going round) of ``indices``, ``fits`` to a page."""
+    count = -(-len(indices) // fits)
+    start = (page % count) * fits
+    return indices[start : start + fits]
 
 
 def _window(indices: list[int], selected: int | None, fits: int) -> list[int]:

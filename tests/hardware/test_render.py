@@ -51,6 +51,13 @@ SCREENS: dict[str, Screen] = {
         title="horizons  2 vs 1", lines=("success 2 succ.", "dice 2 8 6 10 2 4 4 1 9"), big="SUCCESS",
         dice=(2, 8, 6, 10, 2, 4, 4, 1, 9), kind="result",
     ),
+    "result-paged": Screen(
+        title="horizons  6 vs 0", lines=("success 6 succ. net +6", "dice 3 1 9 9 4 2 10 9 5", "10 1 2 8 5 4",
+                                         "opp. 5 4", "2 exploded", "damage 6"),
+        big="SUCCESS", dice=(3, 1, 9, 9, 4, 2, 10, 9, 5, 10, 1, 2, 8, 5, 4), page=1, kind="result",
+    ),
+    "result-scrolled-word": Screen(title="infinity 10 vs 10", lines=("complication SR0", "hot 2 cold 4 +2"),
+                                   big="MPLICATION", dice=(2, 4), kind="result"),
     "rolling": Screen(title="d6cv     rolling", lines=("4 2",), dice=(4, 2), kind="rolling"),
     "guess": Screen(title="pick a finger", lines=("fingers 2 of 5", "1=thumb .. 5=pinky"), big="1-5",
                     kind="guess"),

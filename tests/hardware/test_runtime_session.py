@@ -219,7 +219,7 @@ def test_deterministic_dice_show_their_commitment(tmp_path) -> None:
         assert committed == open_dice(seed=b"table").commitment
         assert rig.tower.screen.lines[-1].endswith("#" + committed[:8])
         open_menu(rig, Item.SESSION)
-        assert rig.tower.screen.lines[-1].startswith("entropy seed")
+        assert " ".join(rig.tower.screen.lines[-2:]).startswith("entropy seed")  # wrapped, not cut
     finally:
         rig.tower.close()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from engine.dice import DiceSource
+from engine.panel import rows, setting
 from engine.panel.machine import PanelConfig, initial, step
 from engine.panel.model import Button, Effects, Event, EventKind, Screen
 from tests.support import seeded_dice
@@ -96,23 +97,71 @@ class Panel:
             self.press(MODE)
         raise AssertionError(f"{system} is not enabled")
 
-    def to_field(self, name: str) -> None:
-        for _ in range(len(self.state.fields())):
-            field = self.state.field()
-            if field is not None and field.name == name:
+    def to_page(self, page: str) -> None:
+        """Go to a setup page with the buttons: MODE back to the first page, PLUS on "more",
+        PLUS on a flow's row."""
+        for _ in range(3):
+            if self.state.page == rows.FIRST or self.state.page == page:
+                break
+            self.press(MODE)
+        if self.state.page == page:
+            return
+        if page != rows.FIRST:
+            self._open(rows.Row(rows.GO, rows.ADVANCED))
+        if page.startswith(rows.FLOW):
+            self._open(rows.Row(rows.OPEN, page[len(rows.FLOW):]))
+        assert self.state.page == page, (self.state.page, page)
+
+    def _open(self, row: rows.Row) -> None:
+        self.to_row(row)
+        self.press(PLUS)
+
+    def to_row(self, row: rows.Row) -> None:
+        for _ in range(len(self.state.rows())):
+            if self.state.row() == row:
                 return
             self.press(FIELD)
-        raise AssertionError(f"{name} is not a field of {self.state.system_id}")
+        raise AssertionError(f"{row} is not on page {self.state.page!r} of {self.state.system_id}")
+
+    def to_field(self, name: str) -> None:
+        spec = self.state.spec
+        self.to_page(rows.page_of(spec, name))
+        self.to_row(rows.Row(rows.PARAM, name))
+
+    def value(self, name: str) -> object:
+        return setting.value(self.state, name)
 
     def set_field(self, name: str, value: object) -> None:
         self.to_field(name)
-        for _ in range(200):
-            if self.state.field_values()[name] == value:
+        for _ in range(400):
+            current = self.value(name)
+            if current == value:
                 return
-            current = self.state.field_values()[name]
-            up = isinstance(value, int) and isinstance(current, int) and value > current
+            up = isinstance(value, int) and (current is None or (isinstance(current, int) and value > current))
             self.press(PLUS if up or not isinstance(value, int) else MINUS)
         raise AssertionError(f"could not set {name} to {value!r}")
+
+    def set_list(self, name: str, items: list[tuple[int, ...]]) -> None:
+        """A list parameter's items (part values) set on its flow page with the buttons."""
+        spec = self.state.spec
+        self.to_page(rows.page_of(spec, name))
+        shape = spec.panel.lists[name]
+        if shape.fixed is None:
+            self.to_row(rows.Row(rows.COUNT, name))
+            for _ in range(20):
+                have = len(setting.items(self.state, name))
+                if have == len(items):
+                    break
+                self.press(PLUS if have < len(items) else MINUS)
+        for i, item in enumerate(items):
+            for k, wanted in enumerate(item):
+                self.to_row(rows.Row(rows.PART, name, i, k))
+                for _ in range(400):
+                    have = setting.items(self.state, name)[i][k]
+                    if have == wanted:
+                        break
+                    self.press(PLUS if wanted > have else MINUS)
+        assert setting.items(self.state, name) == tuple(items)
 
     @property
     def screen(self) -> Screen:

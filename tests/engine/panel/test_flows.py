@@ -21,7 +21,7 @@ def _check_result(panel: Panel, expected: dict) -> None:
     assert rolled == expected
     screen = panel.screen
     assert screen.kind in ("result", "reveal")
-    assert screen.big == looks.big_word(expected["outcome"])
+    assert screen.big == screens.marquee(looks.big_word(expected["outcome"]), screens.BIG_WIDTH, 0)
     assert screen.dice == tuple(expected["dice"])
     result = panel.state.result
     assert result is not None
@@ -82,7 +82,10 @@ def test_infinity_complication_is_amber() -> None:
     panel.set_field("cr", 8)
     panel.press(ROLL)
     assert panel.rgb == looks.AMBER
-    assert panel.screen.big == looks.big_word("complication")
+    assert looks.big_word("complication") == "COMPLICATION"
+    assert panel.screen.big == "COMPLICATI"  # the first of the scrolled views
+    panel.tick(2.0)  # five scroll steps of 0.4 s: past the pause at the start
+    assert panel.screen.big == "MPLICATION"  # scrolled to its end, not cut
 
 
 def test_horizons_flow() -> None:
@@ -151,7 +154,7 @@ def test_immortal_failed_untrained_attempt_locks_the_skill_for_that_player() -> 
     panel.press(ROLL)
     assert panel.state.result is not None and panel.state.result.skill_locked
     assert "skill now LOCKED" in panel.screen.lines
-    assert panel.state.slot.get("immortal", "skill_locked") is True
+    assert panel.state.slot.get("immortal", "locked:skill_locked") == (1,)  # skill slot 1
     calls = panel.dice.calls
     panel.press(ROLL)  # a second untrained attempt is refused, and shown, not crashed
     assert panel.screen.kind == "message"

@@ -6,19 +6,22 @@ exactly when the picture changes."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import EntropyError
-from engine.panel import fields
+from engine.panel import players as slots
+from engine.panel import rows, setting
 from engine.panel import session as sessions
 from engine.panel import settings as menu
 from engine.panel.machine import PanelConfig, initial, step
 from engine.panel.model import Button, Event, EventKind
 from engine.panel.state import Mode, PanelState
 from engine.panel.view import render
-from engine.systems import SYSTEM_IDS, get
+from engine.systems import SYSTEM_IDS, SystemSpec, get
 from tests.engine.panel.driver import CountingDice
 from tests.support import seeded_dice
 
@@ -86,23 +89,38 @@ def _check_state(s: PanelState) -> None:
     assert 0 <= s.item_index < len(menu.ITEMS)
     assert menu.valid(s.settings, cfg.players)
     assert len(s.players) == cfg.players
-    offered = s.fields()
-    assert 0 <= s.field_index < max(1, len(offered))
+    assert s.page in rows.pages(s.spec)
+    assert 0 <= s.field_index < len(s.rows())
     # Systems are loaded on first visit; the one on show always has its values.
     assert s.system_id in s.values
     assert set(s.values) <= set(cfg.systems)
     for sid in s.values:
-        spec = get(sid)
-        values = s.values[sid]
-        params = fields.panel_params(spec, ("karma", "skill_locked"))
-        assert set(values) == {p.name for p in params}
-        for p in params:
-            assert fields.in_range(p, values[p.name]), (sid, p.name, values[p.name])
+        check_values(get(sid), s.values[sid], cfg.players)
+    spec = s.spec
+    for name in slots.player_params(spec):  # what the slots carry is always usable
+        p = spec.param(name)
+        for slot in s.players:
+            stored = slots.stored(slot, spec, name)
+            assert stored is None or p.coerce(stored) == stored
     if s.mode is Mode.GUESS:
         assert s.fingers and set(s.fingers) <= {1, 2, 3, 4, 5}
     assert s.commitment == "" or sessions.is_commitment(s.commitment)
     assert s.revealed == "" or sessions.is_commitment(s.revealed)
     assert s.sessions or not (s.commitment or s.revealed)
+
+
+def check_values(spec: SystemSpec, values: Mapping[str, Any], players: int) -> None:
+    """Every row's value within its range, every list within its shape."""
+    assert set(values) == set(setting.start_values(spec))
+    by_name = rows.params_by_name(spec)
+    for name, value in values.items():
+        shape = spec.panel.lists.get(name)
+        if shape is not None:
+            assert rows.list_items(shape, value) == value, (spec.id, name, value)
+            assert len(value) <= rows.most(spec, name)
+        else:
+            p = rows.bounded(spec, by_name[name], players)
+            assert rows.in_range(p, value), (spec.id, name, value)
 
 
 def _may_request(before: PanelState, event: Event) -> bool:
@@ -126,7 +144,8 @@ def _check_view(s: PanelState) -> None:
     assert s.view == render(s)
     screen = s.view.screen
     assert len(screen.title) <= 21
-    assert len(screen.lines) <= 7
+    # a result longer than the screen pages (the renderer shows page ``screen.page``)
+    assert len(screen.lines) <= 7 or screen.kind in ("result", "reveal")
     assert all(len(line) <= 21 for line in screen.lines), screen.lines
     assert screen.big is None or len(screen.big) <= 10
     assert 0 < screen.contrast <= 1
@@ -240,3 +259,34 @@ def test_attract_lines_fit_beside_the_wander() -> None:
 
     screen = screens.attract(SYSTEM_IDS, 0, (ATTRACT_X, 0), "kernel ok, hwrng ok, buttons 12/128", 1.0)
     assert all(len(line) * 6 + ATTRACT_X <= 128 for line in screen.lines)
+
+
+_PAGES = [(sid, page) for sid in SYSTEM_IDS for page in rows.pages(get(sid))]
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(where=st.sampled_from(_PAGES),
+       script=st.lists(st.tuples(st.one_of(_button_events, _button_events, st.just(Event(EventKind.TICK)),
+                                           st.integers(-30, 30).map(lambda n: Event(EventKind.TURN, steps=n))),
+                                 st.sampled_from([0.0, 0.05, 0.5, 2.0])), min_size=5, max_size=60),
+       players=st.integers(1, 4))
+def test_random_presses_on_every_page_keep_every_value_in_range(
+        where: tuple[str, str], script: list[tuple[Event, float]], players: int) -> None:
+    """Start on a flow's page (lists given items first), then anything: no value, list item
+    or carried track ever leaves its range, and the machine never raises."""
+    from tests.engine.panel.driver import Panel
+
+    system, page = where
+    panel = Panel(PanelConfig(animation_seconds=0, players=players), seed=b"pages")
+    panel.to_system(system)
+    panel.to_page(page)
+    for name in get(system).panel.lists:
+        if rows.page_of(get(system), name) == page and get(system).panel.lists[name].fixed is None:
+            panel.to_row(rows.Row(rows.COUNT, name))
+            for _ in range(12):  # past the most items: the count stops there
+                panel.press(Button.PLUS)
+    _check_state(panel.state)
+    for event, gap in script:
+        panel.send(event, gap)
+        _check_state(panel.state)
+        _check_view(panel.state)

@@ -93,11 +93,11 @@ def test_the_commitment_is_on_the_setup_screen_once_reported() -> None:
 def test_a_long_player_line_keeps_its_words_and_drops_the_commitment() -> None:
     panel = Panel(PanelConfig(systems=("immortal",)))
     _session(panel, A)
-    locked = PlayerSlot(values={"immortal": {"skill_locked": True}})
+    locked = PlayerSlot(values={"immortal": {"locked:skill_locked": (1, 2, 3, 4, 5)}})
     state = replace(panel.state, players=(locked, *panel.state.players[1:]))
-    footer = render(state).screen.lines[-1]
-    assert footer.startswith("P1 skill locked")
-    assert "#" not in footer and "~" not in footer
+    footer = render(state).screen.lines[-2:]
+    assert footer == ("P1 skill slot locked", "1,2,3,4,5")  # wrapped onto two lines, not cut
+    assert "#" not in "".join(footer) and "~" not in "".join(footer)
 
 
 def test_the_settings_menu_shows_it_short_and_roll_shows_it_whole() -> None:

@@ -1,0 +1,79 @@
+"""How the button panel offers and shows fingers (see :mod:`engine.systems.panel`).
+
+The guess is a finger button (one per test of a chain), karma is the player slot's, and
+chains and long-term challenges are flows; the reveal lists every test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.systems.panel import Carried, Flow, ListShape, PanelSpec, Part, numbers, outcome_line
+
+
+def _headline(data: Mapping[str, Any]) -> str:
+    last = data["tests"][-1]
+    return f"{last['winning']} of {last['choices']}"
+
+
+def _test(t: Mapping[str, Any]) -> str:
+    won = " ".join(str(w) for w in t["winners"]) or "-"
+    return f"#{t['number']} {t['challenge']} [{won}] pick {t['guess']} {'ok' if t['success'] else 'fail'}"
+
+
+def _details(data: Mapping[str, Any]) -> list[str]:
+    out = [outcome_line(data), f"you picked {data['guess']}", numbers("winners", data["winners"])]
+    if data.get("automatic"):
+        out.append("automatic")
+    tests = data.get("tests") or []
+    if len(tests) > 1:
+        out.extend(_test(t) for t in tests)
+    return out
+
+
+def _hidden(values: Mapping[str, Any]) -> str:
+    """``2 of 5 +1 karma``: the test as set (the system applies ailment and karma)."""
+    spend = values.get("spend")
+    text = f"{values.get('winners')} of {values.get('choices')}"
+    return text + (f" +{spend} karma" if isinstance(spend, int) and spend else "")
+
+
+def _chain_text(v: tuple[int, ...]) -> str:
+    winning, choices, spend = v
+    return f"{winning}/{choices}" + (f"+{spend}" if spend else "")
+
+
+PANEL = PanelSpec(
+    advanced=("multi_spend",),
+    sides=5,
+    labels={"multi_spend": "multi spend", "long_term": "long term", "max_tests": "max tests",
+            "winners_set": "fixed hand"},
+    flows=(
+        Flow("guess", ("guess",),
+             "ROLL hides the hand; each finger button is a finger (thumb 1 .. pinky 5), one "
+             "press per test of a chain", page=False),
+        Flow("chain", ("chain",),
+             "a chain of challenges that must all succeed: each one's winners of choices and "
+             "the karma spent on it"),
+        Flow("long-term", ("long_term", "max_tests"),
+             "a long-term challenge: failed tests are retried until one passes, within the "
+             "tests the time allows (0: no limit)"),
+        Flow("hand", ("winners_set",),
+             "the game master fixes the hidden winning fingers (each test's in turn) instead "
+             "of the tower drawing them"),
+    ),
+    lists={
+        "chain": ListShape((Part("winners", 0, 5, 1), Part("of", 2, 5, 5), Part("spend", 0, 5, 0, omit=0)),
+                           _chain_text, most=10),
+        "winners_set": ListShape((Part("finger", 1, 5, 1),), lambda v: v[0], most=10),
+    },
+    needs={"max_tests": "long_term"},
+    carried=(Carried("karma", "karma_after"),),
+    player=("karma",),
+    guess="guess",
+    hand="winners",
+    hidden=_hidden,
+    headline=_headline,
+    details=_details,
+)

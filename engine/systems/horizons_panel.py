@@ -1,0 +1,85 @@
+"""How the button panel offers and shows horizons (see :mod:`engine.systems.panel`).
+
+Opposed rolls, damage onto a wound track and the Stability track are flows. The wound track
+is the defender's: the flow names a player slot (``target``), reads that slot's marked boxes
+and stores the roll's track back into it, so damage accumulates on the right character and
+spill-over into the next tier shows as boxes. The Stability track is the roller's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.params import Param
+from engine.systems.panel import Carried, Flow, ListShape, PanelSpec, Part, boxes, numbers, outcome_line
+
+_TIERS = ("minor", "major", "critical")
+
+
+def _headline(data: Mapping[str, Any]) -> str:
+    against = data.get("opponent_successes")
+    if not isinstance(against, int):
+        against = data["params"]["need"]
+    return f"{data['successes']} vs {against}"
+
+
+def _details(data: Mapping[str, Any]) -> list[str]:
+    net = data.get("net")
+    out = [outcome_line(data, f"{data['successes']} succ.")]
+    if isinstance(net, int):
+        out.append(f"net {net:+d} (opp. {data.get('opponent_successes')})")
+    own = data.get("opponent_dice") or []
+    mine = data["dice"][: len(data["dice"]) - len(own)]
+    out.append(numbers("dice", mine))
+    if own:
+        out.append(numbers("opp.", own))
+    if data.get("explosions"):
+        out.append(f"{data['explosions']} exploded")
+    if data.get("damage") is not None:
+        out.append(f"damage {data['damage']}")
+    track = data.get("wounds_after")
+    if isinstance(track, Mapping):
+        out.extend(boxes(t, track[t], track[f"{t}_boxes"]) for t in _TIERS)
+        out.append(f"status {track['status']}")
+    stability = data.get("stability_after")
+    if isinstance(stability, Mapping):
+        out.append(boxes("stab.", stability["marked"], stability["boxes"]))
+        if stability.get("breakdown"):
+            out.append("BREAKDOWN")
+    return out
+
+
+#: The defender's player slot in the wounds flow (a panel row, not a roll parameter).
+TARGET = Param("target", "int", "the defender's player slot: its wound track takes the damage", 1,
+               lo=1, hi=9)
+
+PANEL = PanelSpec(
+    sides=10,
+    labels={"opponent_pool": "opp. pool", "mitigation_mode": "mitig. mode", "damage_tier": "tier",
+            "stability_boxes": "stab. boxes", "stability_loss": "stab. loss", "target": "defender"},
+    flows=(
+        Flow("opposed", ("opponent_pool",),
+             "an opposed roll: the opponent's pool (0 = unopposed); the tower rolls both pools"),
+        Flow("wounds", ("target", "body", "resolve", "wounds", "damage_tier", "spill", "mitigation",
+                        "mitigation_mode"),
+             "damage onto a player slot's wound track: pick the defender's slot, its Body, "
+             "Resolve and Mitigation; the track's boxes are kept in that slot"),
+        Flow("stability", ("stability", "stability_boxes", "stability_loss"),
+             "the roller's Stability track: boxes marked (kept in the player slot), its "
+             "length, and the boxes a failed roll marks"),
+    ),
+    lists={
+        "wounds": ListShape((Part("minor", 0, 10, 0), Part("major", 0, 10, 0), Part("critical", 0, 10, 0)),
+                            lambda v: v, fixed=1),
+    },
+    extra=(TARGET,),
+    target="target",
+    omit={"trait": "pool", "skill": "pool"},
+    needs={"wounds": "body"},
+    carried=(Carried("stability", "stability_after.marked"),
+             Carried("wounds", "wounds_after", who="target")),
+    count="successes",
+    headline=_headline,
+    details=_details,
+)

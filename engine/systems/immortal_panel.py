@@ -1,0 +1,88 @@
+"""How the button panel offers and shows immortal (see :mod:`engine.systems.panel`).
+
+Hostiles (each one's TN, attribute, legacy and colour) with bonus sharing, and opposed rolls,
+are flows. The untrained-skill lock is kept per numbered skill slot: the player picks the
+slot on the first page, and only that slot locks ("may not make a roll requiring that same
+skill thereafter until he gains at least 1 rank", immortal rules, Untrained Skill Use).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.params import Param
+from engine.systems.immortal_rules import COLORS
+from engine.systems.panel import Flow, ListShape, Lock, PanelSpec, Part, outcome_line
+
+
+def _headline(data: Mapping[str, Any]) -> str:
+    return f"{data['total']} vs {data['tn']}"
+
+
+def _hostile(n: int, h: Mapping[str, Any]) -> str:
+    roll = "auto" if h.get("automatic") else f"d{h['die']} ={h['total']}"
+    used = f" +{h['bonus_used']}" if h.get("bonus_used") else ""
+    return f"H{n} tn{h['tn']} {roll}{used} {'ok' if h['success'] else 'fail'}"
+
+
+def _details(data: Mapping[str, Any]) -> list[str]:
+    out = [outcome_line(data)]
+    if data.get("automatic") is True:
+        # ``automatic`` is the primary's; a failed hostile can still sink the roll.
+        out.append("automatic" if data.get("success") else "primary automatic")
+    out.append(f"{data['color']}: {data['attribute_name']}")
+    if data.get("primary_bonus"):
+        out.append(f"bonus {data['primary_bonus']}, left {data.get('bonus_left', 0)}")
+    out.extend(_hostile(n, h) for n, h in enumerate(data.get("hostiles") or [], start=1))
+    opponent = data.get("opponent")
+    if isinstance(opponent, Mapping):
+        out.append(f"opp. {opponent['attribute']}+{opponent['skill']} d{opponent['die']} ={opponent['total']}")
+    if data.get("skill_locked") is True:
+        out.append("skill now LOCKED")
+    return out
+
+
+def _hostile_text(v: tuple[int, ...]) -> str:
+    tn, attribute, legacy, colour = v
+    return ":".join([str(tn), "" if attribute < 0 else str(attribute), str(legacy) if legacy else "",
+                     COLORS[colour - 1] if colour else ""])
+
+
+#: The numbered skill a roll uses: the lock after a failed untrained attempt is per slot.
+SKILL_SLOT = Param("skill_slot", "int", "which of the character's skills this roll uses (1-9): "
+                   "only that slot locks after a failed untrained attempt", 1, lo=1, hi=9)
+
+PANEL = PanelSpec(
+    advanced=("untrained_rule", "auto_success"),
+    sides=10,
+    labels={"untrained_rule": "untr. rule", "auto_success": "auto success", "bonus_sharing": "sharing",
+            "opponent_total": "opp. total", "skill_slot": "skill slot"},
+    flows=(
+        Flow("hostiles", ("hostile", "bonus_sharing"),
+             "hostiles: how many, each one's TN, attribute ('-' = the roller's), legacy and "
+             "colour ('-' = the roll's), and how the bonus is shared among them"),
+        Flow("opposed", ("opponent", "opponent_total"),
+             "an opposed roll: the opponent's attribute and skill (the tower rolls their d10), "
+             "or their total when already known"),
+        Flow("skill-lock", ("skill_locked",),
+             "not set by hand: the player slot locks the skill slot whose untrained attempt "
+             "failed, and passes the lock when that slot is picked again", page=False),
+    ),
+    lists={
+        "hostile": ListShape((Part("tn", 1, 60, 10), Part("attr", -1, 20, -1, omit=-1),
+                              Part("legacy", 0, 10, 0, omit=0),
+                              Part("colour", 0, len(COLORS), 0, omit=0, names=("-", *COLORS))),
+                             _hostile_text, most=6),
+        "opponent": ListShape((Part("attr", 0, 20, 5), Part("skill", 0, 10, 0)),
+                              lambda v: f"{v[0]}+{v[1]}", most=1),
+    },
+    extra=(SKILL_SLOT,),
+    colour="color",
+    compare="auto_success",
+    # "best" is the better of the two, so the line shows what declaring and rolling each give.
+    compare_values=("yes", "no"),
+    locks=(Lock("skill_locked", "skill_locked", "skill_slot"),),
+    headline=_headline,
+    details=_details,
+)

@@ -1,0 +1,96 @@
+"""How the button panel offers and shows infinity (see :mod:`engine.systems.panel`).
+
+Coordination (helpers on the primary skill, characters on a related skill), Volleys and
+building a rating from an Attribute are flows of their own; their results list every
+participant, so the table sees what made the total (infinity rules, Coordination and Volley
+Attacks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.systems.panel import Flow, ListShape, PanelSpec, Part, numbers, outcome_line
+
+_ROLE = {"roller": "you", "helper": "help", "related": "rel.", "attacker": "atk"}
+
+
+def _headline(data: Mapping[str, Any]) -> str:
+    return f"{data['total']} vs {data['difficulty']}"
+
+
+def _participant(p: Mapping[str, Any]) -> str:
+    mark = " base" if p.get("base") else (" +1" if p.get("adds") else "")
+    return f"{_ROLE.get(p['role'], p['role'])} {p['rating']}: {p['hot']}/{p['cold']} ={p['total']}{mark}"
+
+
+def _details(data: Mapping[str, Any]) -> list[str]:
+    sr = data.get("success_rating")
+    out = [outcome_line(data, f"SR{sr}" if isinstance(sr, int) else "")]
+    hot, cold = data["dice"][0], data["dice"][1]
+    out.append(f"hot {hot} cold {cold} {data.get('bonus', 0):+d}")
+    doubles = data.get("doubles")
+    if isinstance(doubles, str) and doubles != "none":
+        out.append(f"DOUBLES: {doubles.upper()}")
+    people = data.get("participants") or []
+    if len(people) > 1:
+        out.extend(_participant(p) for p in people)
+        out.append(f"base {data['base']} +{data.get('coordination', 0)} = {data['total']}")
+    if data.get("damage") is not None:
+        out.append(f"damage {data['damage']}")
+    return out
+
+
+def _turns(data: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """A Coordination or Volley: the leader's dice, then each helper's or attacker's, one per
+    ROLL press, before the combined total (each press shows who is next)."""
+    people = data.get("participants") or []
+    if len(people) < 2:
+        return []
+    out = []
+    for n, p in enumerate(people):
+        who = "leader" if p["role"] == "roller" else f"{p['role']} {n}"
+        lines = [_participant(p)]
+        if p.get("doubles") not in (None, "none"):
+            lines.append(f"DOUBLES: {p['doubles'].upper()}")
+        if n + 1 < len(people):
+            nxt = people[n + 1]
+            lines.append(f"next: {nxt['role']} {n + 1} ROLL")
+        else:
+            lines.append("ROLL: the total")
+        out.append((who, lines))
+    return out
+
+
+PANEL = PanelSpec(
+    sides=10,
+    dice_names=("hot", "cold"),
+    labels={"cr": "cr", "skill_points": "skill pts"},
+    flows=(
+        Flow("coordination", ("helper", "related"),
+             "the leader sets the group: each helper's rating on the primary skill, and any "
+             "characters on a related skill (RATING and their CR); one ROLL rolls everyone"),
+        Flow("volley", ("volley", "damage", "defense", "attacker"),
+             "a Volley Attack: the roller's weapon Damage, the target's Defense, and each "
+             "other attacker's rating and weapon Damage"),
+        Flow("build", ("attribute", "skill_points"),
+             "build the rating from an Attribute and Skill Points (the Attribute's skill "
+             "bonus is added); leave both at '-' to use the rating as set"),
+    ),
+    lists={
+        "helper": ListShape((Part("rating", 0, 150, 8),), lambda v: v[0], most=9),
+        "related": ListShape((Part("rating", 0, 150, 8), Part("cr", 0, 100, 10)),
+                             lambda v: f"{v[0]}:{v[1]}", most=9),
+        "attacker": ListShape((Part("rating", 0, 150, 8), Part("damage", 0, 200, 2)),
+                              lambda v: f"{v[0]}:{v[1]}", most=9),
+    },
+    omit={"cr": "volley", "rating": "attribute"},
+    needs={"damage": "volley", "defense": "volley", "attacker": "volley"},
+    count="success_rating",
+    headline=_headline,
+    details=_details,
+    turns=_turns,
+)
+
+__all__ = ["PANEL", "numbers"]

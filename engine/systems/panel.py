@@ -1,0 +1,198 @@
+"""What the button panel knows about a system, kept on the system's :class:`SystemSpec`.
+
+One value per system (:class:`PanelSpec`) says how its dice look (sides, names), which
+parameters FIELD offers on the first page and which on the "advanced" page, which are set
+in a multi-step flow (:class:`Flow`) and how a list parameter's items are edited
+(:class:`ListShape`), what a player slot carries from roll to roll (:class:`Carried`), and
+how a result reads on the 128x64 screen (``headline`` and ``details``). The panel
+(``engine/panel``) reads only this, so a new system is its own modules plus one registry
+line (docs/architecture.md, "Adding a system").
+
+Every parameter has a route: ``field`` (a row FIELD reaches) or ``flow:NAME``; a test holds
+the registry to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+#: Parameter kinds a panel row can step through with MINUS and PLUS.
+SCALAR_KINDS = ("int", "bool", "choice")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One number of a list item as the panel edits it (a helper's rating, a hostile's TN).
+
+    ``lo..hi`` is the range MINUS/PLUS walk; ``start`` is a new item's value. ``omit`` is a
+    value meaning "left out" (an item's optional tail, e.g. a hostile's legacy 0)."""
+
+    name: str
+    lo: int
+    hi: int
+    start: int
+    omit: int | None = None
+    names: tuple[str, ...] = ()  # how values lo.. read (a colour's name), if not as numbers
+
+    def show(self, value: int) -> str:
+        if value == self.omit:
+            return "-"
+        index = value - self.lo
+        return self.names[index] if 0 <= index < len(self.names) else str(value)
+
+
+@dataclass(frozen=True)
+class ListShape:
+    """How the panel builds a list parameter: up to ``most`` items (``fixed`` for a positional
+    list such as a wound track's three tiers), each of ``parts``; ``text`` turns one item's
+    part values into what the parameter takes (``"12:3"``)."""
+
+    parts: tuple[Part, ...]
+    text: Callable[[tuple[int, ...]], Any]
+    most: int = 6
+    fixed: int | None = None
+
+
+@dataclass(frozen=True)
+class Flow:
+    """A multi-step route: a page of its own (opened from the advanced page) that sets
+    ``params`` together, or, with ``page`` False, a route the panel takes without a page
+    (a finger guess, the player slot's karma, the skill lock) that ``help`` explains."""
+
+    name: str
+    params: tuple[str, ...]
+    help: str
+    page: bool = True
+
+
+@dataclass(frozen=True)
+class Carried:
+    """A value a player slot keeps between rolls: parameter ``param`` is fed from the slot and
+    result field ``field`` (dotted path into the result's JSON) is stored back. ``who`` is
+    ``roller`` (the player rolling) or ``target`` (the slot the flow's ``target`` row names:
+    horizons' defender)."""
+
+    param: str
+    field: str
+    who: str = "roller"
+
+
+@dataclass(frozen=True)
+class Lock:
+    """A result flag kept per numbered slot: when result field ``flag`` is true, the value of
+    panel row ``key`` (a skill slot) is locked for the player; the next roll passes
+    ``param`` true only when that same slot is locked (immortal's untrained-skill lock)."""
+
+    flag: str
+    param: str
+    key: str
+
+
+def _no_lines(data: Mapping[str, Any]) -> list[str]:
+    return []
+
+
+def _plain_headline(data: Mapping[str, Any]) -> str:
+    total = data.get("total")
+    return f"total {total}" if total is not None else str(data.get("outcome", ""))
+
+
+@dataclass(frozen=True)
+class PanelSpec:
+    """The panel's knowledge of one system (see the module docstring)."""
+
+    sides: int = 10  # faces the rolling animation shows
+    dice_names: tuple[str, ...] = ()  # names of the dice, when the rules name them
+    labels: Mapping[str, str] = field(default_factory=dict)  # parameter -> screen label
+    advanced: tuple[str, ...] = ()  # field parameters moved from the first page to the advanced one
+    flows: tuple[Flow, ...] = ()
+    lists: Mapping[str, ListShape] = field(default_factory=dict)
+    extra: tuple[Any, ...] = ()  # panel-only rows (engine.params.Param), never passed to roll
+    carried: tuple[Carried, ...] = ()
+    locks: tuple[Lock, ...] = ()
+    player: tuple[str, ...] = ()  # parameters the player slot supplies (karma)
+    omit: Mapping[str, str] = field(default_factory=dict)  # param -> left out while this is set
+    needs: Mapping[str, str] = field(default_factory=dict)  # param -> passed only while this is set
+    #: a parameter whose every value's chance the first page shows when they differ (immortal's
+    #: automatic success: the rules make it the player's option, so the player sees both)
+    compare: str | None = None
+    #: The values of ``compare`` whose chances are shown (empty: every value it allows).
+    compare_values: tuple[Any, ...] = ()
+    target: str | None = None  # panel-only row naming the player slot ``target`` values live in
+    guess: str | None = None  # parameter set by pressing a finger button
+    hand: str | None = None  # result field with the winning fingers (no dice to show)
+    count: str | None = None  # result field lighting that many LEDs (successes)
+    colour: str | None = None  # result field naming the roll's colour (the RGB LED shows it)
+    hidden: Callable[[Mapping[str, Any]], str] = lambda values: ""  # guess screen: the test as set
+    headline: Callable[[Mapping[str, Any]], str] = _plain_headline  # "12 vs 10"
+    details: Callable[[Mapping[str, Any]], list[str]] = _no_lines  # result lines, in order
+    #: a group roll revealed one participant per ROLL: (who, their lines) each, in turn
+    turns: Callable[[Mapping[str, Any]], list[tuple[str, list[str]]]] = lambda data: []
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))
+        object.__setattr__(self, "lists", MappingProxyType(dict(self.lists)))
+        object.__setattr__(self, "omit", MappingProxyType(dict(self.omit)))
+        object.__setattr__(self, "needs", MappingProxyType(dict(self.needs)))
+
+    def flow(self, name: str) -> Flow:
+        for f in self.flows:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def flow_of(self, param: str) -> Flow | None:
+        for f in self.flows:
+            if param in f.params:
+                return f
+        return None
+
+    def route(self, param: Any) -> str:
+        """``field`` or ``flow:NAME`` for an :class:`engine.params.Param`; ``""`` if none."""
+        owner = self.flow_of(param.name)
+        if owner is not None:
+            return f"flow:{owner.name}"
+        if param.kind in SCALAR_KINDS:
+            return "field"
+        return ""
+
+    def label(self, param: Any) -> str:
+        return self.labels.get(param.name, param.cli_name)
+
+    def carried_for(self, who: str) -> tuple[Carried, ...]:
+        return tuple(c for c in self.carried if c.who == who)
+
+
+def value_at(data: Mapping[str, Any], path: str) -> Any:
+    """The value at a dotted path in a result's JSON (``stability_after.marked``), or None."""
+    value: Any = data
+    for part in path.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+# --- shared wording for the systems' ``details`` -------------------------------------------
+
+#: A marked and an empty box of a track, both in the panel's font.
+MARKED, EMPTY = "\u2588", "\u00b7"
+
+
+def boxes(name: str, marked: int, total: int) -> str:
+    """``minor ██····· 2/7``: a track as boxes, so spill-over into the next tier shows."""
+    marked = max(0, min(marked, total))
+    return f"{name} {MARKED * marked}{EMPTY * (total - marked)} {marked}/{total}"
+
+
+def numbers(label: str, values: Any) -> str:
+    """``dice 3 1 9 9``: a list of numbers in full (the screen wraps or pages a long one)."""
+    items = " ".join(str(v) for v in values) if values else "-"
+    return f"{label} {items}"
+
+
+def outcome_line(data: Mapping[str, Any], *extra: str) -> str:
+    return " ".join([str(data.get("outcome", "")), *(e for e in extra if e)])

@@ -1,0 +1,67 @@
+"""The simulator scripts in docs/screenshots/flows/ reach, for each system, every parameter
+and every flow with the five buttons: the transcript names every field the FIELD button
+selected, shows every flow's page, and is the one committed (so the documented screenshots
+are what the panel shows today).
+
+Regenerate after a deliberate change to the panel (each script's first lines say how):
+    dicetower sim --seed flows --script docs/screenshots/flows/SYSTEM.txt \
+        --out docs/screenshots/flows/SYSTEM --scale 1
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.panel import rows
+from engine.systems import SYSTEM_IDS, get
+from hardware import config as cfg
+from hardware.entropy import open_dice
+from hardware.sim import Simulator, parse_script
+
+FLOWS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "flows"
+
+
+def _labels(system: str) -> set[str]:
+    """What the transcript calls each row that sets a parameter: every field parameter and
+    every row of every flow page (a list's count and the first item's numbers)."""
+    spec = get(system)
+    wanted: set[str] = set()
+    items = {name: ((0,) * len(shape.parts),) for name, shape in spec.panel.lists.items()}
+    for page in rows.pages(spec):
+        for row in rows.rows(spec, page, items):
+            if not row.moves:
+                wanted.add(rows.label(spec, row))
+    return wanted
+
+
+@pytest.mark.parametrize("system", SYSTEM_IDS)
+def test_the_flow_script_reaches_every_parameter_and_every_flow(system: str) -> None:
+    script = FLOWS / f"{system}.txt"
+    sim = Simulator(cfg.load(), dice=open_dice(seed=b"flows"))
+    try:
+        steps = sim.run_script(parse_script(script.read_text(encoding="utf-8"), option="script"))
+    finally:
+        sim.close()
+    selected = {step["field"] for step in steps if step["field"]}
+    missing = _labels(system) - selected
+    assert not missing, f"{script.name} never selects {sorted(missing)}"
+    titles = {step["screen"]["title"].split()[0] for step in steps}
+    spec = get(system)
+    for flow in spec.panel.flows:
+        if flow.page:
+            assert flow.name in titles, f"{script.name} never opens the {flow.name} page"
+    kinds = {step["screen"]["kind"] for step in steps}
+    assert kinds & {"result", "reveal"}, f"{script.name} never rolls"
+    committed = json.loads((FLOWS / system / "transcript.json").read_text(encoding="utf-8"))
+
+    def without_frame(transcript: list[dict]) -> list[dict]:
+        return [{k: v for k, v in step.items() if k != "frame"} for step in transcript]
+
+    assert without_frame(steps) == without_frame(committed), (
+        f"docs/screenshots/flows/{system} is stale: dicetower sim --seed flows --script "
+        f"docs/screenshots/flows/{system}.txt --out docs/screenshots/flows/{system} --scale 1")
+    for step in committed:
+        assert (FLOWS / system / step["frame"]).exists()
