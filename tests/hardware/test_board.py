@@ -13,18 +13,9 @@ import pytest
 from bench.sim_towers import SimTower
 from hardware.network.topics import log_message
 from hardware.rolllog import entry_hash, read_entries
-from tests.hardware.netparts import Collector, running_board, running_broker, wait_for
-from tests.support import require_command
+from tests.hardware.netparts import Collector, running_board, wait_for
 
 STORE = "shop1"
-
-
-@pytest.fixture
-def broker(tmp_path):
-    binary = require_command("mosquitto")
-    (tmp_path / "broker").mkdir()
-    with running_broker(binary, tmp_path / "broker") as b:
-        yield b
 
 
 @pytest.fixture

@@ -19,19 +19,11 @@ from hardware.network.broker import Credentials, parse_url
 from hardware.network.cursor import CURSOR_NAME, load_cursor
 from hardware.network.publisher import Publisher
 from hardware.rolllog import RollLog, read_entries
-from tests.hardware.netparts import Collector, running_broker, wait_for
+from tests.hardware.netparts import Collector, wait_for
 from tests.support import require_command
 
 STORE, TOWER = "shop1", "table3"
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def broker(tmp_path):
-    binary = require_command("mosquitto")
-    (tmp_path / "broker").mkdir()
-    with running_broker(binary, tmp_path / "broker") as b:
-        yield b
 
 
 @pytest.fixture
