@@ -52,6 +52,18 @@ at() {
     if [ "$ROOT" = "/" ]; then printf '%s\n' "$1"; else printf '%s\n' "${ROOT%/}$1"; fi
 }
 
+# take_common_option ARGS...: the options both scripts have (--dry-run, --root DIR, --help).
+# Sets COMMON_TAKEN to how many arguments it used (0: not one of them).
+take_common_option() {
+    COMMON_TAKEN=0
+    case "$1" in
+        --dry-run) DRY_RUN=1; COMMON_TAKEN=1 ;;
+        --root) [ $# -ge 2 ] || die "--root needs a directory"; set_root "$2"; COMMON_TAKEN=2 ;;
+        --root=*) set_root "${1#--root=}"; COMMON_TAKEN=1 ;;
+        -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    esac
+}
+
 # set_root DIR: the root every path is under.
 set_root() {
     [ -n "$1" ] || die "--root needs a directory"

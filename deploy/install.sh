@@ -14,18 +14,12 @@
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-usage() {
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
-}
-
 while [ $# -gt 0 ]; do
+    take_common_option "$@"
+    if [ "$COMMON_TAKEN" -gt 0 ]; then shift "$COMMON_TAKEN"; continue; fi
     case "$1" in
-        --dry-run) DRY_RUN=1 ;;
-        --root) [ $# -ge 2 ] || die "--root needs a directory"; set_root "$2"; shift ;;
-        --root=*) set_root "${1#--root=}" ;;
         --source) [ $# -ge 2 ] || die "--source needs a directory"; SOURCE_DIR="$2"; shift ;;
         --source=*) SOURCE_DIR="${1#--source=}" ;;
-        -h | --help) usage; exit 0 ;;
         *) die "unknown option $1 (allowed: --dry-run, --root DIR, --source DIR, --help)" ;;
     esac
     shift

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,19 +44,18 @@ def create_app(towers: Towers, *, lifespan: Any = None) -> Starlette:
     async def api_towers(request: Request) -> Response:
         return JSONResponse(towers.summaries())
 
-    async def api_tower(request: Request) -> Response:
-        ledger = _one(towers, request)
-        if isinstance(ledger, Response):
-            return ledger
-        with towers.lock:
-            return JSONResponse(ledger.card())
+    def of_one_tower(view: Callable[[Any], Any]) -> Callable[[Request], Awaitable[Response]]:
+        """An endpoint that answers with ``view(ledger)`` of the tower the path names (404 if none)."""
+        async def endpoint(request: Request) -> Response:
+            ledger = _one(towers, request)
+            if isinstance(ledger, Response):
+                return ledger
+            with towers.lock:
+                return JSONResponse(view(ledger))
+        return endpoint
 
-    async def api_rolls(request: Request) -> Response:
-        ledger = _one(towers, request)
-        if isinstance(ledger, Response):
-            return ledger
-        with towers.lock:
-            return JSONResponse(ledger.rolls_list())
+    api_tower = of_one_tower(lambda ledger: ledger.card())
+    api_rolls = of_one_tower(lambda ledger: ledger.rolls_list())
 
     async def api_stats(request: Request) -> Response:
         return JSONResponse(towers.system_stats())
