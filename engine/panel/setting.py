@@ -112,6 +112,16 @@ def _gated(spec: SystemSpec, out: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in out.items() if k not in gone}
 
 
+def left_out(s: PanelState, spec: SystemSpec, name: str) -> bool:
+    """Row ``name`` is set but not passed to the roll (see :func:`_gated`): the screen marks
+    it, so a trait left on the first page under a given pool does not look counted."""
+    other = spec.panel.omit.get(name)
+    if other is not None and _set(value(s, other)):
+        return True
+    other = spec.panel.needs.get(name)
+    return other is not None and not _set(value(s, other))
+
+
 def keys(s: PanelState, spec: SystemSpec) -> Mapping[str, Any]:
     """The numbers a lock is kept under (the skill slot picked), for recording a result."""
     values = s.field_values(spec.id)

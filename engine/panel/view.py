@@ -135,7 +135,8 @@ def _row_text(s: PanelState, row: pages.Row) -> tuple[str, str]:
     name = pages.label(spec, row)
     if row.kind == pages.PARAM:
         p = pages.bounded(spec, pages.params_by_name(spec)[row.name], s.config.players)
-        return name, pages.show(p, setup.value(s, row.name))
+        shown = pages.show(p, setup.value(s, row.name))
+        return name, f"{shown} off" if setup.left_out(s, spec, row.name) else shown
     listed = setup.items(s, row.name)
     if row.kind == pages.COUNT:
         return name, str(len(listed))

@@ -3,9 +3,10 @@ explode without limit; opposed rolls compare successes, Damage Mitigation absorb
 hit, and the damage fills a defender's three-tier Wound Track; a failed roll can cost the
 roller Stability.
 
-Roles in one roll: the *actor* rolls the pool; the *opponent* (``--opponent-pool``) rolls
-against it, and is also the *defender* whose Mitigation, Body, Resolve and Wound Track the
-damage meets; the Stability parameters are the actor's own track.
+Roles in one roll: the *actor* rolls the pool; the *opponent* rolls against it, on the tower
+(``--opponent-pool``) or with their own dice at the table (``--opponent-successes``: the
+successes they counted), and is also the *defender* whose Mitigation, Body, Resolve and Wound
+Track the damage meets; the Stability parameters are the actor's own track.
 
 Rules text: *Infinite Horizons: Game Mechanics*; readings: docs/rules/horizons.md.
 """
@@ -52,6 +53,9 @@ NEED_MAX = POOL_MAX
 #: The text gives Mitigation no scale; up to the largest pool, as net successes go.
 MITIGATION_MAX = POOL_MAX
 STABILITY_MAX = 20
+#: An opponent who rolled at the table can score more successes than dice (10s explode); twice
+#: the largest pool is more than any pool of 30 scores outside odds below 1e-15.
+OPPONENT_SUCCESSES_MAX = 2 * POOL_MAX
 
 
 def _wound_count(value: Any) -> int:
@@ -79,6 +83,12 @@ PARAMS: tuple[Param, ...] = (
     Param(
         "opponent_pool", "int", "the opponent's dice pool in an opposed roll; 0 = unopposed",
         0, 0, POOL_MAX,
+    ),
+    Param(
+        "opponent_successes", "int",
+        "the opponent's successes, counted at the table from their own dice "
+        "(instead of --opponent-pool)",
+        None, 0, OPPONENT_SUCCESSES_MAX,
     ),
     Param(
         "mitigation", "int", "the defender's Damage Mitigation, taken off the net successes",
@@ -154,7 +164,7 @@ def stability_track(params: Mapping[str, Any]) -> StabilityTrack:
 
 
 def check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
-    """Cross-parameter checks: --pool or --trait/--skill, a complete, consistent defender's track
+    """Cross-parameter checks: --pool or --trait/--skill, one kind of opponent, a complete, consistent defender's track
     and Stability track. With --pool, trait and skill become None so ``params`` shows what counted."""
     if "pool" in given:
         clash = [f"--{k} {params[k]}" for k in ("trait", "skill") if k in given]
@@ -165,6 +175,13 @@ def check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
                 f"with {' and '.join(clash)}",
             )
         params["trait"] = params["skill"] = None
+    if params["opponent_successes"] is not None and "opponent_pool" in given:
+        raise ParameterError(
+            "opponent-successes",
+            "give either --opponent-pool (the tower rolls the opponent) or --opponent-successes "
+            f"(the opponent rolled at the table), not both; got --opponent-pool "
+            f"{params['opponent_pool']} with --opponent-successes {params['opponent_successes']}",
+        )
     if wounds_in_play(params):
         for name, other in (("body", "resolve"), ("resolve", "body")):
             if params[name] is None:
@@ -200,7 +217,8 @@ class HorizonsResult(RollResult):
     """One Infinite Horizons roll. ``total`` is the actor's successes.
 
     Fields that do not apply to the roll are None and left out of the JSON: the opponent's
-    for an unopposed roll, ``damage`` when the roll is no attack, the tracks when not given.
+    for an unopposed roll (``opponent_dice`` also when the opponent rolled at the table),
+    ``damage`` when the roll is no attack, the tracks when not given.
     """
 
     pool: int = 0
@@ -237,6 +255,9 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> HorizonsResult:
     if params["opponent_pool"]:
         opponent = tuple(f for chain in roll_pool(dice, params["opponent_pool"]) for f in chain)
         opponent_successes = count_successes(opponent)
+    elif params["opponent_successes"] is not None:
+        opponent_successes = params["opponent_successes"]
+    opposed = opponent_successes is not None
     exchange = judge(
         successes,
         opponent_successes or 0,
@@ -264,8 +285,8 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> HorizonsResult:
         explosions=sum(len(c) - 1 for c in chains(actor)),
         opponent_dice=opponent,
         opponent_successes=opponent_successes,
-        net=exchange.net if opponent is not None else None,
-        winner=exchange.winner if opponent is not None else None,
+        net=exchange.net if opposed else None,
+        winner=exchange.winner if opposed else None,
         damage=exchange.damage if damage_in_play(params) else None,
         wounds_after=wounds,
         stability_after=stability,
@@ -289,15 +310,19 @@ def odds(params: Mapping[str, Any]) -> Odds:
         truncated = Fraction(net.tail, net.denominator)
         high, counts, denominator = net.low + len(net.counts) - 1, net.at, net.denominator
     else:
-        actor = pool_counts(pool, TRUNCATION, at_least=need - 1)
-        # P(S >= need) = 1 - P(S < need): a finite sum, exact whatever the truncation.
-        success = Fraction(actor.at_least(need), actor.denominator)
+        # Unopposed, or against successes counted at the table: net = S - k for a known k.
+        k = params["opponent_successes"] or 0
+        actor = pool_counts(pool, TRUNCATION, at_least=k + need - 1)
+        # P(S - k >= need) = 1 - P(S < k + need): a finite sum, exact whatever the truncation.
+        success = Fraction(actor.at_least(k + need), actor.denominator)
         extra["successes"] = actor.fractions()
+        if params["opponent_successes"] is not None:
+            extra["net"] = {str(n - k): f for n, f in enumerate(actor.fractions().values())}
         truncated = Fraction(actor.tail, actor.denominator)
-        high, denominator = len(actor.counts) - 1, actor.denominator
+        high, denominator = len(actor.counts) - 1 - k, actor.denominator
 
-        def counts(s: int) -> int:
-            return actor.counts[s] if 0 <= s < len(actor.counts) else 0
+        def counts(n: int) -> int:
+            return actor.counts[n + k] if 0 <= n + k < len(actor.counts) else 0
 
     if damage_in_play(params):
         # A success with net n does max(0, n - mitigation) damage; a failure none.
@@ -341,11 +366,14 @@ def describe(result: RollResult) -> list[str]:
     need = f"{p['need']}"
     if p["mitigation"] and p["mitigation_mode"] == "successes":
         need += f" + mitigation {p['mitigation']}"
-    if result.opponent_dice is not None and result.net is not None:
-        lines.append(
-            f"Opponent {p['opponent_pool']}: {_faces_text(result.opponent_dice)} -> "
-            f"{_successes(result.opponent_successes)}"
-        )
+    if result.net is not None:
+        if result.opponent_dice is not None:
+            lines.append(
+                f"Opponent {p['opponent_pool']}: {_faces_text(result.opponent_dice)} -> "
+                f"{_successes(result.opponent_successes)}"
+            )
+        else:
+            lines.append(f"Opponent rolled at the table: {_successes(result.opponent_successes)}")
         if result.winner == "tie":
             lead = "Tie, nobody wins the exchange"
         else:

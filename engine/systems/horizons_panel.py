@@ -1,6 +1,7 @@
 """How the button panel offers and shows horizons (see :mod:`engine.systems.panel`).
 
-Opposed rolls, damage onto a wound track and the Stability track are flows. The wound track
+Opposed rolls (the opponent's pool rolled by the tower, or the successes the opponent
+counted at the table), damage onto a wound track and the Stability track are flows. The wound track
 is the defender's: the flow names a player slot (``target``), reads that slot's marked boxes
 and stores the roll's track back into it, so damage accumulates on the right character and
 spill-over into the next tier shows as boxes. The Stability track is the roller's own.
@@ -56,11 +57,14 @@ TARGET = Param("target", "int", "the defender's player slot: its wound track tak
 
 PANEL = PanelSpec(
     sides=10,
-    labels={"opponent_pool": "opp. pool", "mitigation_mode": "mitig. mode", "damage_tier": "tier",
-            "stability_boxes": "stab. boxes", "stability_loss": "stab. loss", "target": "defender"},
+    labels={"opponent_pool": "opp. pool", "opponent_successes": "opp. succ.",
+            "mitigation_mode": "mitig. mode", "damage_tier": "tier", "stability_boxes": "stab. boxes",
+            "stability_loss": "stab. loss", "target": "defender"},
     flows=(
-        Flow("opposed", ("opponent_pool",),
-             "an opposed roll: the opponent's pool (0 = unopposed); the tower rolls both pools"),
+        Flow("opposed", ("opponent_pool", "opponent_successes"),
+             "an opposed roll: the opponent's pool, which the tower rolls with the roller's "
+             "(0 = unopposed), or the successes the opponent counted from their own dice at the "
+             "table (- = not entered; entered, they replace the opponent's pool)"),
         Flow("wounds", ("target", "body", "resolve", "wounds", "damage_tier", "spill", "mitigation",
                         "mitigation_mode"),
              "damage onto a player slot's wound track: pick the defender's slot, its Body, "
@@ -75,7 +79,7 @@ PANEL = PanelSpec(
     },
     extra=(TARGET,),
     target="target",
-    omit={"trait": "pool", "skill": "pool"},
+    omit={"trait": "pool", "skill": "pool", "opponent_pool": "opponent_successes"},
     needs={"wounds": "body"},
     carried=(Carried("stability", "stability_after.marked"),
              Carried("wounds", "wounds_after", who="target")),

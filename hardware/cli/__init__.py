@@ -180,9 +180,14 @@ def _unrevealed(exc: BaseException) -> str:
             f"rolls: keep this seed to check them by hand: {seed}")
 
 
+#: An error line longer than this is cut in the middle (a path of 100 KB from an OS error is
+#: not echoed in full); long enough that a real message, with a session seed at its end, is whole.
+FAIL_LINE_AT = 1000
+
+
 def _fail(message: str, code: int) -> int:
     with contextlib.suppress(OSError):
-        print(message, file=sys.stderr)
+        print("\n".join(clip(line, FAIL_LINE_AT) for line in message.splitlines()), file=sys.stderr)
     return code
 
 

@@ -148,6 +148,20 @@ def test_a_huge_argument_is_clipped_not_echoed(capsys, argv):
     assert "characters left out" in err
 
 
+@pytest.mark.parametrize("argv", [
+    ["replay", "{long}"],
+    ["log", "show", "{long}"],
+    ["log", "verify", "{deep}"],
+    ["run", "--config", "{long}"],
+])
+def test_a_huge_path_in_an_os_error_is_clipped(capsys, argv):
+    """The OS names the path it refused (too long a name, too deep a path): one line, cut."""
+    values = {"{long}": "a" * 100_000, "{deep}": "a/" * 50_000}
+    err = one_error_line(capsys, *[values.get(a, a) for a in argv])
+    assert len(err) < 1100
+    assert "characters left out" in err
+
+
 def test_a_huge_argument_in_a_real_process_is_clipped():
     proc = process("roll", "d6cv", "--stat", "7" * 100_000)  # near the kernel's per-argument limit
     assert proc.returncode == 2 and proc.stdout == ""

@@ -138,7 +138,9 @@ class Panel:
             if current == value:
                 return
             up = isinstance(value, int) and (current is None or (isinstance(current, int) and value > current))
-            self.press(PLUS if up or not isinstance(value, int) else MINUS)
+            # "-" (None) lies below an optional number's range
+            down = value is None and isinstance(current, int) and not isinstance(current, bool)
+            self.press(MINUS if down else PLUS if up or not isinstance(value, int) else MINUS)
         raise AssertionError(f"could not set {name} to {value!r}")
 
     def set_list(self, name: str, items: list[tuple[int, ...]]) -> None:

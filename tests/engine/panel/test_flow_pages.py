@@ -48,6 +48,9 @@ FLOWS = [
      {"volley": True, "damage": 3, "defense": 20, "attacker": ["9:2", "7:1"]}),
     ("infinity", {"attribute": 7, "skill_points": 3}, {}, {"attribute": 7, "skill_points": 3}),
     ("horizons", {"opponent_pool": 3, "need": 2}, {}, {"opponent_pool": 3, "need": 2}),
+    ("horizons", {"opponent_successes": 2, "need": 1}, {}, {"opponent_successes": 2, "need": 1}),
+    # entered successes replace a pool still set on the page: only the roller's dice roll
+    ("horizons", {"opponent_pool": 4, "opponent_successes": 0}, {}, {"opponent_successes": 0}),
     ("horizons", {"pool": 24}, {}, {"pool": 24}),
     ("horizons", {"mitigation": 1, "mitigation_mode": "successes"}, {},
      {"mitigation": 1, "mitigation_mode": "successes"}),
@@ -200,3 +203,12 @@ def test_immortal_shows_both_chances_when_automatic_success_changes_them() -> No
     panel.set_field("tn", 20)  # skill x 3 < TN: no automatic success either way, one chance
     panel.to_page(rows.FIRST)
     assert "auto success" not in " ".join(panel.screen.lines)
+
+
+def test_horizons_a_row_that_does_not_count_shows_off() -> None:
+    panel = _set_up("horizons", b"off", {"opponent_pool": 3}, {})
+    assert any(line.strip(" >") == "opp. pool 3" for line in panel.screen.lines)
+    panel.set_field("opponent_successes", 2)
+    assert any(line.strip(" >") == "opp. pool 3 off" for line in panel.screen.lines)
+    panel.set_field("opponent_successes", None)
+    assert not any(line.strip().endswith("off") for line in panel.screen.lines)

@@ -405,3 +405,54 @@ def test_describe_counts_mitigation_in_the_need_under_successes_mode():
     plain = SPEC.describe(roll([7, 8, 9], pool=3, mitigation=3))
     assert plain[1] == "3 successes, need 1: SUCCESS"
     assert plain[2] == "Damage 0 (mitigation 3)"
+
+
+# -- the opponent's successes entered -----------------------------------------------------------
+
+
+def test_entered_successes_are_judged_like_a_rolled_opponent():
+    # The text's 4 vs 2 with the opponent's 2 counted at the table: only the actor's dice roll.
+    entered = roll([7, 8, 9, 7, 1], pool=5, opponent_successes=2)
+    rolled = roll([7, 8, 9, 7, 1, 7, 7, 2], pool=5, opponent_pool=3)
+    for name in ("successes", "opponent_successes", "net", "winner", "success", "outcome"):
+        assert getattr(entered, name) == getattr(rolled, name)
+    assert entered.dice == (7, 8, 9, 7, 1) and entered.opponent_dice is None
+    out = entered.to_dict()
+    assert out["opponent_successes"] == 2 and out["net"] == 2 and "opponent_dice" not in out
+
+
+def test_entered_successes_the_texts_second_example_and_a_tie():
+    # "3 successes. Your opponent ... gets 5 successes. Your opponent has 2 net successes"
+    lost = roll([7, 8, 9, 1], pool=4, opponent_successes=5)
+    assert lost.net == -2 and lost.winner == "opponent" and not lost.success
+    tie = roll([7, 8, 1], pool=3, opponent_successes=2)
+    assert tie.net == 0 and tie.winner == "tie" and tie.outcome == "failure"
+    zero = roll([1, 2], pool=2, opponent_successes=0)
+    assert zero.net == 0 and zero.winner == "tie"  # 0 entered is an opposed roll, not "none"
+
+
+def test_entered_successes_with_mitigation_and_a_wound_track():
+    hit = roll([7, 8, 9, 10, 7, 1], pool=5, opponent_successes=1, mitigation=2, body=1, resolve=1)
+    assert hit.net == 4 and hit.damage == 2
+    assert hit.wounds_after is not None and hit.wounds_after.minor == 2
+
+
+def test_entered_successes_describe_names_the_table():
+    lines = engine.get("horizons").describe(roll([7, 8, 1], pool=3, opponent_successes=1))
+    assert lines[1] == "Opponent rolled at the table: 1 success"
+    assert lines[2] == "You win by 1 net (need 1): SUCCESS"
+
+
+@pytest.mark.parametrize("pool_given", [{"opponent_pool": 2}, {"opponent_pool": 0}])
+def test_entered_successes_and_an_opponent_pool_are_one_or_the_other(pool_given):
+    with pytest.raises(ParameterError) as err:
+        engine.roll("horizons", faces=[7, 8, 9], pool=3, opponent_successes=1, **pool_given)
+    assert err.value.param == "opponent-successes"
+    assert f"--opponent-pool {pool_given['opponent_pool']}" in str(err.value)
+
+
+@pytest.mark.parametrize("bad", [-1, 61, "x"])
+def test_entered_successes_out_of_range(bad):
+    with pytest.raises(ParameterError) as err:
+        engine.roll("horizons", faces=[7], pool=1, opponent_successes=bad)
+    assert err.value.param == "opponent-successes"

@@ -281,3 +281,52 @@ def test_more_skill_or_trait_never_hurts():
     assert values == sorted(values) and len(set(values)) == len(values)
     values = [odds(trait=2, skill=s, need=3).success for s in range(11)]
     assert values == sorted(values)
+
+
+# -- the opponent's successes entered -----------------------------------------------------------
+
+
+def test_entered_successes_against_brute_force_over_faces():
+    """Every face sequence of a 2-die pool (up to 3 explosions each) against 1 success
+    entered: success, net and damage as the rolls give them, weighted by their chance."""
+    params = SPEC.resolve({"pool": 2, "opponent_successes": 1, "need": 1, "mitigation": 1})
+    nets: dict[int, Fraction] = {}
+    damage: dict[int, Fraction] = {}
+    success = Fraction(0)
+    for combo in itertools.product(list(chains_up_to(3)), repeat=2):
+        faces = tuple(f for chain, _ in combo for f in chain)
+        weight = combo[0][1] * combo[1][1]
+        result = SPEC.roll(FacesDice(faces), params)
+        nets[result.net] = nets.get(result.net, 0) + weight
+        damage[result.damage] = damage.get(result.damage, 0) + weight
+        success += weight if result.success else 0
+    exact = SPEC.odds(params)
+    missing = 1 - sum(nets.values())
+    assert success <= exact.success <= success + missing
+    for d in (-1, 0, 1, 2, 3):
+        assert nets[d] <= exact.extra["net"][str(d)] <= nets[d] + missing
+    for d in (0, 1, 2):
+        assert damage[d] <= exact.extra["damage"][str(d)] <= damage[d] + missing
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pool=st.integers(1, 30),
+    entered=st.integers(0, 60),
+    need=st.integers(1, 30),
+    mitigation=st.integers(0, 5),
+    mode=st.sampled_from(["damage", "successes"]),
+)
+def test_entered_successes_shift_the_need(pool, entered, need, mitigation, mode):
+    """Against K successes counted at the table the chance is the unopposed chance of
+    reaching K + need; the net distribution is the success distribution shifted by K."""
+    against = odds(pool=pool, opponent_successes=entered, need=need, mitigation=mitigation,
+                   mitigation_mode=mode)
+    bar = need + (mitigation if mode == "successes" else 0)
+    alone = pool_counts(pool, TRUNCATION, at_least=entered + bar - 1)
+    assert against.success == Fraction(alone.at_least(entered + bar), alone.denominator)
+    assert sum(against.outcomes.values()) == 1
+    successes = against.extra["successes"]
+    assert against.extra["net"] == {str(int(s) - entered): p for s, p in successes.items()}
+    for dist in against.extra.values():
+        assert 0 <= 1 - sum(dist.values()) <= against.truncated
