@@ -462,6 +462,30 @@ def read_entries(path: str | os.PathLike[str]) -> Iterator[StoredEntry]:
             os.close(fd)
 
 
+def entries_mentioning(path: str | os.PathLike[str], needles: Iterable[bytes]) -> Iterator[dict[str, Any]]:
+    """The parsed entries of the whole log (rotated files first) whose line contains one of
+    ``needles``; other lines are skipped unparsed, so a search for one session's entries
+    reads a large log at the speed of the disk. A missing log yields nothing."""
+    wanted = tuple(needles)
+    for file in chain_files(path):
+        try:
+            fd = open_regular(file, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise LogError(f"cannot read the roll log {_why(exc, file)}", _short(exc)) from None
+        try:
+            for raw, _ in _lines(fd):
+                if any(n in raw for n in wanted):
+                    entry = _parse(raw)
+                    if entry is not None:
+                        yield entry
+        except OSError as exc:
+            raise LogError(f"cannot read the roll log {_why(exc, file)}", _short(exc)) from None
+        finally:
+            os.close(fd)
+
+
 def last_entry(path: str | os.PathLike[str], kind: str, *, max_bytes: int = 1 << 20,
                where: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any] | None:
     """The last whole entry of ``kind`` (for which ``where`` holds, if given), looking back at

@@ -132,6 +132,7 @@ class Tower:
         self._reveal_wanted = False
         self._session_problem = ""  # the last reason for no session that was logged
         self._memory_problem = ""  # the last panel memory failure that was logged
+        self._reveal_left_open()  # a power cut's session is revealed before anything opens one
         now = clock()
         self.state, fx = machine.initial(config.panel, now / 1e9, saved=self._recall_healed())
         # the first picture goes up before the pins are claimed: the display is what a player
@@ -392,6 +393,32 @@ class Tower:
                 self.log(f"reveal: {exc}")
             raise
 
+    def _open_sessions(self) -> Any:
+        """The state directory's record of open sessions (None when nothing is kept)."""
+        if self.state_dir is None or self.roll_log is None:
+            return None
+        from hardware.entropy.open_sessions import OpenSessions
+
+        return OpenSessions(self.state_dir, log=self.log)
+
+    def _reveal_left_open(self) -> None:
+        """Reveal the sessions a stopped tower left open (hardware.entropy.open_sessions), so
+        the rolls they made stay checkable. Trouble is logged; the files stay for next time."""
+        kept = self._open_sessions()
+        if kept is None or not kept.left_open():
+            return
+        from hardware.locking import state_lock
+
+        current = self.dice.session_id if self._has_sessions else None  # type: ignore[attr-defined]
+        try:
+            with state_lock(self.state_dir):
+                revealed = kept.reveal_left_open(self.roll_log, self.roll_log.path, skip=current)
+        except Exception as exc:  # a full card, a damaged log: play goes on, the reveal waits
+            self.log(f"reveal: the session(s) left open by the last run stay unrevealed for now: {exc}")
+            return
+        for sid in revealed:
+            self.log(f"reveal: session {sid}, left open when the tower last stopped, is revealed in the log")
+
     def _log_late_reveals(self) -> None:
         """Write the reveals the log could not take when their sessions closed."""
         while self._late_reveals and self.roll_log is not None:
@@ -406,6 +433,9 @@ class Tower:
             if getattr(self.roll_log, "failures", 0) != failures:
                 return
             self._late_reveals.pop(0)
+            kept = self._open_sessions()
+            if kept is not None:
+                kept.closed(late["session"])
             self.log(f"reveal: session {late['session']}'s seed is in the log now")
 
     def _update_day(self, now: int) -> None:

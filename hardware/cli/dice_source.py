@@ -189,12 +189,43 @@ class RollBook:
         stored = None
         if self.store is not None and getattr(args, "seed", None) is None:
             stored = session_file.load(self.store.directory)
+        if stored is not None:
+            stored = self._unless_behind_the_log(stored)
         if stored is not None and getattr(args, "entropy", None) is not None:
             raise ParameterError("entropy", f"{self.store.directory} has an open session (#{stored.id[:8]}), seeded "
                                             "when it was opened; close it before choosing another source")
         self._dice = make_dice(args, log=self.log, resume=stored)
         self._kept = stored.id if stored is not None else None
         return self._dice
+
+    def _unless_behind_the_log(self, stored: session_file.StoredSession) -> session_file.StoredSession | None:
+        """The state dir's open session, unless a command was stopped (killed, a power cut)
+        between its log entry and saving the session: the file is then behind the log, and
+        rolling on from it would draw again what a logged roll drew, or roll in a session the
+        log has revealed. Such a session is revealed (if it is not yet) with the rolls the log
+        has of it, and forgotten; this command rolls in a session of its own."""
+        if self.log is None or self.store is None:
+            return stored
+        from hardware.entropy.open_sessions import trace
+        from hardware.rolllog import last_entry
+
+        def same(entry: dict[str, Any]) -> bool:
+            return entry.get("session") == stored.id
+
+        revealed = last_entry(self.log.path, "reveal", max_bytes=1 << 16, where=same) is not None
+        last = last_entry(self.log.path, "roll", where=same)
+        if not revealed and (last is None or last.get("end") == stored.counter - 1):
+            return stored
+        if not revealed:
+            t = trace(self.log.path, [stored.id])[stored.id]
+            self.log.append("reveal", session=stored.id, seed=stored.material.encode().hex(), rolls=t.rolls,
+                            end=t.end, reason="restart",
+                            note="a command stopped between its roll and saving the open session")
+        session_file.remove(self.store.directory)
+        print(f"dicetower: note: the open session #{stored.id[:8]} was behind the roll log (a command was stopped "
+              "between its roll and saving the session); it is revealed and closed: open a new one "
+              "(dicetower session open DIR)", file=sys.stderr)
+        return None
 
     @property
     def verifiable(self) -> bool:

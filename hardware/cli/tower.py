@@ -54,6 +54,14 @@ class Kept:
     state_dir: Path | None = None
     roll_log: Any = None
 
+    def keeper(self) -> Any:
+        """Where the tower keeps its open sessions' seeds against a power cut (None: nowhere)."""
+        if self.state_dir is None or self.roll_log is None:
+            return None
+        from hardware.entropy.open_sessions import OpenSessions
+
+        return OpenSessions(self.state_dir, log=_stderr)
+
     def tower_options(self, show: Any = None) -> dict[str, Any]:
         """The :class:`hardware.runtime.Tower` keyword arguments for this."""
         return {"memory": self.state_dir, "roll_log": self.roll_log, "kept": self.state_dir is not None,
@@ -93,13 +101,16 @@ def _stdout(line: str) -> None:
     print(line, flush=True)
 
 
-def _dice(config: TowerConfig, seed: str | None, *, buttons: Any = None, log: Any = None, bridge: Any = None) -> Any:
+def _dice(config: TowerConfig, seed: str | None, *, buttons: Any = None, kept: Kept | None = None,
+          bridge: Any = None) -> Any:
     from hardware.entropy import open_dice
 
+    log = kept.roll_log if kept is not None else None
     if seed is not None:
         return open_dice(seed=seed.encode("utf-8"), log=log)
     extra = (bridge.entropy_source(),) if bridge is not None else ()
-    return open_dice(config.entropy.source, buttons=buttons, log=log, extra_sources=extra)
+    return open_dice(config.entropy.source, buttons=buttons, log=log, extra_sources=extra,
+                     keeper=kept.keeper() if kept is not None else None)
 
 
 def _stderr(message: str) -> None:
@@ -153,7 +164,7 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
     # the transcript is standard output here: UNRECORDED lines go to stderr, and the screens
     # in the transcript carry the UNRECORDED title
     with publishing(config, log=_stderr):  # [network]: the roll log goes to the broker too
-        sim = Simulator(config, dice=_dice(config, seed, log=kept.roll_log), log=_stderr, pins=_twin_pins(bridge),
+        sim = Simulator(config, dice=_dice(config, seed, kept=kept), log=_stderr, pins=_twin_pins(bridge),
                         **kept.tower_options(show=_stderr))
         try:
             steps = sim.run_script(actions, out=out_dir, scale=scale)
@@ -209,7 +220,7 @@ def interactive(config: TowerConfig, *, seed: str | None, kept: Kept | None = No
 
     kept = kept or Kept()
     with publishing(config, log=None):
-        sim = Simulator(config, dice=_dice(config, seed, log=kept.roll_log), clock=real_clock(), log=None,
+        sim = Simulator(config, dice=_dice(config, seed, kept=kept), clock=real_clock(), log=None,
                         pins=_twin_pins(bridge), **kept.tower_options())
         return Interactive(sim).run()
 
@@ -261,7 +272,7 @@ def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
     kept = keep(config)
     # Signals are caught from here on: a SIGTERM while the tower starts still ends cleanly.
     with stop_on_signals() as stop, publishing(config, log=_stderr):
-        dice = _dice(config, None, buttons=timing, log=kept.roll_log, bridge=bridge)
+        dice = _dice(config, None, buttons=timing, kept=kept, bridge=bridge)
         link = bridge.link if bridge is not None else None
         display = ResilientDisplay(opener(config.display, link=link), retry_seconds=config.display.retry_seconds,
                                    log=_stderr)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from engine.errors import ParameterError
 from hardware.backends import ENTROPY_SOURCES
 from hardware.entropy.buttons import ButtonTiming
+from hardware.entropy.open_sessions import SessionKeeper
 from hardware.entropy.session import SESSION_ROLLS, SessionDice
 from hardware.entropy.session_file import StoredSession
 from hardware.entropy.sources import (
@@ -117,6 +118,7 @@ def open_dice(
     getrandom: Callable[[int], bytes] | None = None,
     mix: Callable[[], bytes] | None = None,
     resume: StoredSession | None = None,
+    keeper: SessionKeeper | None = None,
 ) -> SessionDice:
     """The tower's dice for ``--entropy spec`` (or ``--seed``).
 
@@ -125,7 +127,8 @@ def open_dice(
     companion board (``bridge``). ``mix`` gives each roll's mix (the command line's ``--mix``;
     default: see :class:`SessionDice`). ``resume`` continues a session kept in a state directory
     (the sources then seed only the sessions after it). Nothing is read until the first roll or
-    ``commitment``.
+    ``commitment``. ``keeper`` keeps each open session's seed on disk (the tower's
+    :class:`~hardware.entropy.open_sessions.OpenSessions`).
     """
     if seed is not None:
         if parse_spec(spec) != ("auto",):
@@ -139,10 +142,10 @@ def open_dice(
             sources.append(buttons)
         sources.extend(extra_sources)
         return SessionDice(sources, strict=False, label="auto", buttons=buttons, log=log,
-                           session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, resume=resume)
+                           session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, resume=resume, keeper=keeper)
     ctx = SourceContext(buttons=buttons, hwrng_path=hwrng_path, getrandom=getrandom, extras=extras)
     chosen: list[EntropySource] = [
         file_source(name[5:]) if name.startswith("file:") else ENTROPY_SOURCES.load(name)(ctx) for name in names
     ]
     return SessionDice(chosen, strict=True, label=",".join(names), buttons=buttons, log=log,
-                       session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, resume=resume)
+                       session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, resume=resume, keeper=keeper)

@@ -26,7 +26,7 @@ import struct
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import EntropyError
 from engine.rng import DrbgDice, HmacDrbg
@@ -35,6 +35,9 @@ from hardware.entropy.seed import BLOCK_BYTES, RollStream, SeedMaterial
 from hardware.entropy.session_file import StoredSession
 from hardware.entropy.sources import CREDIT_CAP_BITS, Contribution, EntropySource, SourceUnavailable
 from hardware.rolllog import RollLog
+
+if TYPE_CHECKING:
+    from hardware.entropy.open_sessions import SessionKeeper
 
 __all__ = [
     "MIN_CREDIT_BITS", "ROLL_KINDS", "SESSION_ROLLS", "STREAM_VERSION", "NotEnoughEntropy", "SessionDice", "clock_mix",
@@ -96,7 +99,10 @@ class SessionDice:
     sources, no automatic reseeding, an empty mix unless ``mix`` is given). ``log`` receives
     the session, roll, reveal and failure entries. ``mix`` gives each roll's mix (default: the
     panel's :meth:`ButtonTiming.roll_mix` when there are buttons, else the time in
-    nanoseconds). Call :meth:`record` after each roll and :meth:`close` at the end (it reveals).
+    nanoseconds). ``keeper`` is told of each session opened (with its seed, before its first
+    roll) and of each one whose reveal is in the log, so a session a power cut interrupts can
+    still be revealed (:mod:`hardware.entropy.open_sessions`). Call :meth:`record` after each
+    roll and :meth:`close` at the end (it reveals).
     """
 
     def __init__(
@@ -113,6 +119,7 @@ class SessionDice:
         block_bytes: int = BLOCK_BYTES,
         mix: Callable[[], bytes] | None = None,
         resume: StoredSession | None = None,
+        keeper: SessionKeeper | None = None,
     ) -> None:
         if seed is None and not sources and resume is None:
             raise ValueError("a session needs entropy sources, a seed or a session to resume")
@@ -129,6 +136,7 @@ class SessionDice:
         self._block_bytes = block_bytes
         self.mix = mix if mix is not None else self._default_mix()
         self._session: _Session | None = None
+        self._keeper = keeper if seed is None else None
         self._opened = 0
         self._last_reveal: str | None = None
         self._logged_failures: set[str] = set()
@@ -322,6 +330,8 @@ class SessionDice:
                 block_bytes=self._block_bytes,
                 stream=STREAM_VERSION,
             )
+        if self._keeper is not None:
+            self._keeper.opened(_stored(session))
         return session
 
     def _gather(self) -> list[Contribution]:
@@ -397,7 +407,12 @@ class SessionDice:
         self._last_reveal = seed_hex
         if self._log is not None:
             # the end of the last recorded roll: a roll abandoned part way was never made
-            self._log.append("reveal", session=s.id, seed=seed_hex, rolls=s.rolls, end=s.roll_start, reason=reason)
+            entry = self._log.append("reveal", session=s.id, seed=seed_hex, rolls=s.rolls, end=s.roll_start,
+                                     reason=reason)
+            if entry.get("unrecorded"):  # a lenient log could not write it: the kept seed stays
+                return
+        if self._keeper is not None:
+            self._keeper.closed(s.id)
 
     def _resumed(self, stored: StoredSession) -> _Session:
         drbg = HmacDrbg.from_state(stored.key, stored.v, stored.counter)
@@ -412,9 +427,7 @@ class SessionDice:
         s = self._session
         if s is None or self._seed is not None:
             return None
-        key, v, counter = s.before_roll if s.roll is not None and s.before_roll else s.stream.drbg.export_state()
-        return StoredSession(s.material, key, v, counter, s.rolls, s.opened_ns, s.stream.block_bytes, s.mode,
-                             s.sources, s.credited_bits)
+        return _stored(s)
 
     def describe(self) -> Mapping[str, Any]:
         """The current session for a status screen: id, commitment, rolls, sources, and ``end``
@@ -424,3 +437,10 @@ class SessionDice:
             return {"session": None, "sources": list(self.sources)}
         return {"session": s.id, "commitment": s.material.commitment, "rolls": s.rolls, "sources": list(s.sources),
                 "credited_bits": s.credited_bits, "end": s.roll_start}
+
+
+def _stored(s: _Session) -> StoredSession:
+    """``s`` as a state directory keeps it: mid-roll, the DRBG as it stood at the roll's start."""
+    key, v, counter = s.before_roll if s.roll is not None and s.before_roll else s.stream.drbg.export_state()
+    return StoredSession(s.material, key, v, counter, s.rolls, s.opened_ns, s.stream.block_bytes, s.mode,
+                         s.sources, s.credited_bits)

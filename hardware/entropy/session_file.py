@@ -22,7 +22,8 @@ from engine.errors import EngineError
 from hardware.entropy.seed import SeedMaterial
 from hardware.state import atomic_write_bytes, fsync_dir
 
-__all__ = ["SESSION_FILE", "SessionFileError", "StoredSession", "load", "remove", "save"]
+__all__ = ["SESSION_FILE", "SessionFileError", "StoredSession", "load", "load_file", "remove", "remove_file", "save",
+           "save_file"]
 
 SESSION_FILE = "session.json"
 _VERSION = 1
@@ -89,27 +90,43 @@ def _path(directory: str | os.PathLike[str]) -> Path:
 
 def load(directory: str | os.PathLike[str]) -> StoredSession | None:
     """The open session of ``directory``, or None when no session is open there."""
-    path = _path(directory)
+    return load_file(_path(directory))
+
+
+def save(directory: str | os.PathLike[str], stored: StoredSession) -> None:
+    """Write the session file atomically, mode 0600 (the temp file is created 0600)."""
+    save_file(_path(directory), stored)
+
+
+def remove(directory: str | os.PathLike[str]) -> None:
+    """Forget the open session (after its reveal is in the log)."""
+    remove_file(_path(directory))
+
+
+def load_file(path: Path) -> StoredSession | None:
+    """The session kept in ``path``, or None when there is no such file."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise SessionFileError(f"cannot open the session file {path}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(_MAX_BYTES + 1)
+    try:
+        with os.fdopen(fd, "rb") as f:
+            data = f.read(_MAX_BYTES + 1)
+    except OSError as exc:
+        raise SessionFileError(f"cannot read the session file {path}: {exc.strerror or exc}") from None
     if len(data) > _MAX_BYTES:
         raise SessionFileError(f"{path} is larger than {_MAX_BYTES} bytes: not a session file")
     try:
         return StoredSession.from_json(json.loads(data))
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise SessionFileError(f"{path} is damaged ({exc}); the session cannot go on: move the file away and "
                                "open a new session") from None
 
 
-def save(directory: str | os.PathLike[str], stored: StoredSession) -> None:
-    """Write the session file atomically, mode 0600 (the temp file is created 0600)."""
-    path = _path(directory)
+def save_file(path: Path, stored: StoredSession) -> None:
+    """Write ``path`` atomically, mode 0600 (the temp file is created 0600)."""
     if path.is_symlink():
         raise SessionFileError(f"{path} is a symbolic link; refusing to write the session through it")
     try:
@@ -118,9 +135,8 @@ def save(directory: str | os.PathLike[str], stored: StoredSession) -> None:
         raise SessionFileError(f"cannot write the session file {path}: {exc.strerror or exc}") from None
 
 
-def remove(directory: str | os.PathLike[str]) -> None:
-    """Forget the open session (after its reveal is in the log)."""
-    path = _path(directory)
+def remove_file(path: Path) -> None:
+    """Remove ``path`` (gone already is fine) and make the removal durable."""
     try:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()

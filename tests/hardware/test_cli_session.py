@@ -142,3 +142,36 @@ def test_an_open_session_that_reaches_its_roll_limit_is_revealed_and_the_next_on
     run(capsys, "session", "close", str(tmp_path))
     report = replay_log(tmp_path / "rolls.jsonl")
     assert report.ok and report.sessions == 3 and report.rolls_verified == 7 and not report.open_sessions
+
+
+def test_a_command_stopped_before_it_saved_the_session_does_not_roll_it_on(tmp_path, capsys) -> None:
+    """A roll command killed between its log entry and saving session.json leaves the file a
+    roll behind the log: the next command reveals that session with the rolls the log has (no
+    roll drawn twice) and rolls in a session of its own; the log replays."""
+    assert run(capsys, "session", "open", str(tmp_path))[0] == 0
+    assert run(capsys, *D6CV, "--state-dir", str(tmp_path))[0] == 0
+    behind = (tmp_path / session_file.SESSION_FILE).read_bytes()
+    assert run(capsys, *D6CV, "--state-dir", str(tmp_path))[0] == 0
+    (tmp_path / session_file.SESSION_FILE).write_bytes(behind)  # as if the save never happened
+    code, _, err = run(capsys, *D6CV, "--state-dir", str(tmp_path))
+    assert code == 0, err
+    assert "was behind the roll log" in err and "revealed and closed" in err
+    assert not (tmp_path / session_file.SESSION_FILE).exists()
+    first = entries(tmp_path)[0]["session"]
+    reveal = next(e for e in entries(tmp_path) if e["kind"] == "reveal")
+    assert (reveal["session"], reveal["rolls"], reveal["reason"]) == (first, 2, "restart")
+    report = replay_log(tmp_path / "rolls.jsonl")
+    assert report.ok, [str(p) for p in report.problems]
+    assert report.rolls_checked == 3
+
+
+def test_a_session_closed_before_its_file_went_is_not_rolled_in(tmp_path, capsys) -> None:
+    assert run(capsys, "session", "open", str(tmp_path))[0] == 0
+    assert run(capsys, *D6CV, "--state-dir", str(tmp_path))[0] == 0
+    kept = (tmp_path / session_file.SESSION_FILE).read_bytes()
+    assert run(capsys, "session", "close", str(tmp_path))[0] == 0
+    (tmp_path / session_file.SESSION_FILE).write_bytes(kept)  # the removal never happened
+    code, _, err = run(capsys, *D6CV, "--state-dir", str(tmp_path))
+    assert code == 0 and "was behind the roll log" in err
+    assert [e["kind"] for e in entries(tmp_path)].count("reveal") == 2  # closed once, own session once
+    assert replay_log(tmp_path / "rolls.jsonl").ok

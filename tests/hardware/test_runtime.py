@@ -42,7 +42,7 @@ def seen(monkeypatch) -> list[Event]:
 
 
 class Rig:
-    def __init__(self, text: str = CONFIG, *, dice=None, timing=None, memory=None, log=None) -> None:
+    def __init__(self, text: str = CONFIG, *, dice=None, timing=None, memory=None, log=None, roll_log=None) -> None:
         from luma.core.device import dummy
 
         self.config = cfg.loads(text)
@@ -52,7 +52,7 @@ class Rig:
         self.display = ResilientDisplay(opener(self.config.display, device=self.device))
         self.tower = Tower(self.config, pin_factory=self.factory, display=self.display,
                            dice=dice if dice is not None else seeded_dice(b"runtime"), clock=self.clock,
-                           timing=timing, memory=memory, log=log)
+                           timing=timing, memory=memory, log=log, roll_log=roll_log)
 
     def pin(self, button: Button):
         return self.factory.pin(PINS[button])
