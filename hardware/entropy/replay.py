@@ -5,7 +5,8 @@ mix, the generate calls it used and its kind) and, when the session ends, the re
 material with the number of rolls and the generate call where the session ended. The replay
 checks the seed against the commitment, rebuilds the session's DRBG, and for every roll in
 order checks that it starts exactly where the previous one ended, recomputes it with the
-logged parameters and mix, and compares the whole result and the end; at the reveal it checks
+logged parameters and mix, and compares the whole result and the end (a parameter added by a
+later version, absent from an older entry, is accepted at its default); at the reveal it checks
 the roll count and the end. The hash chain is checked too (:func:`hardware.rolllog.verify`).
 
 Only ``rolled`` rolls of revealed random sessions count as verified; typed-in rolls
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
+from engine.results import to_jsonable
 from engine.systems import get
 from hardware.entropy.seed import BLOCK_BYTES, RollStream, SeedMaterial
 from hardware.entropy.session import ROLL_KINDS, SESSION_ROLLS, STREAM_VERSION
@@ -258,7 +260,7 @@ def _check_roll(stream: RollStream, material: SeedMaterial, entry: dict[str, Any
         spec = get(str(system))
         params = spec.resolve(logged.get("params") or {})
         dice = stream.begin(bytes.fromhex(mix))
-        replayed = json.loads(json.dumps(spec.roll(dice, params).to_dict()))
+        replayed = _as_logged(spec, logged, json.loads(json.dumps(spec.roll(dice, params).to_dict())))
     except (EngineError, ValueError, TypeError, KeyError) as exc:
         return f"cannot replay the {system} roll: {exc}"
     if replayed != logged:
@@ -266,6 +268,24 @@ def _check_roll(stream: RollStream, material: SeedMaterial, entry: dict[str, Any
     if stream.blocks != end:
         return f"continuity: {system} roll used generate calls {start}..{stream.blocks}, the log says {start}..{end}"
     return _check_label(entry.get("roll_kind"), _kind(material, entry))
+
+
+def _as_logged(spec: Any, logged: dict[str, Any], replayed: dict[str, Any]) -> dict[str, Any]:
+    """``replayed`` without the parameters a later dicetower added that the entry's writer did
+    not know, where they hold their default: an older entry lacks them, and the default is the
+    rule that writer rolled by (a new parameter must default to the old behaviour). A parameter
+    the entry has, or one set to anything but its default, is compared as it is."""
+    old = logged.get("params")
+    new = replayed.get("params")
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return replayed
+    known = {p.name: p for p in spec.params}
+    added = [name for name, value in new.items()
+             if name not in old and name in known and not known[name].required
+             and value == json.loads(json.dumps(to_jsonable(known[name].default)))]
+    if not added:
+        return replayed
+    return {**replayed, "params": {k: v for k, v in new.items() if k not in added}}
 
 
 def _check_label(label: Any, kind: str) -> str | None:
