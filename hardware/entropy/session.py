@@ -96,7 +96,7 @@ class SessionDice:
     soon as one of them fails; otherwise (``auto``) a failed or missing source is taken out of
     service and the others carry on if they can still credit 256 bits. ``seed`` makes the
     dice deterministic: the first session's DRBG is exactly ``DrbgDice.from_seed(seed)``'s (no
-    sources, no automatic reseeding, an empty mix unless ``mix`` is given). ``log`` receives
+    sources, an empty mix unless ``mix`` is given), the k-th after it seed + b"#k"'s. ``log`` receives
     the session, roll, reveal and failure entries. ``mix`` gives each roll's mix (default: the
     panel's :meth:`ButtonTiming.roll_mix` when there are buttons, else the time in
     nanoseconds). ``keeper`` is told of each session opened (with its seed, before its first
@@ -265,7 +265,9 @@ class SessionDice:
         s.roll_start = end
         s.rolls += 1
         self.rolls_recorded += 1
-        if s.rolls >= self._session_rolls and self._seed is None:
+        # a --seed session rotates too (to seed S + "#k"): a session of more rolls than a
+        # replay holds could not be checked
+        if s.rolls >= self._session_rolls:
             self._close("rolls")
         return entry
 

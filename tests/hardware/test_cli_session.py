@@ -175,3 +175,15 @@ def test_a_session_closed_before_its_file_went_is_not_rolled_in(tmp_path, capsys
     assert code == 0 and "was behind the roll log" in err
     assert [e["kind"] for e in entries(tmp_path)].count("reveal") == 2  # closed once, own session once
     assert replay_log(tmp_path / "rolls.jsonl").ok
+
+
+def test_a_logged_seed_run_longer_than_a_session_replays(tmp_path, capsys) -> None:
+    """--seed sessions rotate after 1000 rolls like any session (to seed S#1), so a long test
+    run replays session by session instead of overflowing what a replay holds."""
+    code, _, err = run(capsys, *D6CV, "--seed", "long", "--times", "1001", "--summary", "--state-dir", str(tmp_path))
+    assert code == 0, err
+    logged = entries(tmp_path)
+    assert [e["kind"] for e in logged].count("session") == 2
+    report = replay_log(tmp_path / "rolls.jsonl")
+    assert report.ok, [str(p) for p in report.problems]
+    assert report.rolls_test == 1001 and report.rolls_checked == 0
