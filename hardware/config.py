@@ -397,9 +397,11 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
 
 
 def _operator_buttons(t: _Table, default: tuple[str, ...]) -> tuple[str, ...]:
+    names = t.string_list("operator_buttons", default)
+    if names == default:
+        return names  # the shipped combination: no need to load the lock to check it
     from engine.panel.operator import check_buttons
 
-    names = t.string_list("operator_buttons", default)
     try:
         check_buttons(names)
     except ValueError as exc:
@@ -442,15 +444,16 @@ def _display(t: _Table) -> DisplayConfig:
 def _network(t: _Table, kiosk: KioskConfig) -> NetworkConfig:
     """``[network]``: the broker URL and ids are checked here, so a typo stops the tower at
     start-up with the key named, not silently later in the publisher's thread."""
-    from hardware.network import NetworkError
-    from hardware.network.broker import parse_url
-    from hardware.network.topics import check_id
-
     d = NetworkConfig()
     cfg = NetworkConfig(**{f.name: t.text(f.name, getattr(d, f.name)) for f in dataclasses.fields(NetworkConfig)})
     t.done()
     if not cfg.enabled:
         return cfg
+    # imported only for a tower on the network: the broker module loads ssl (start-up time)
+    from hardware.network import NetworkError
+    from hardware.network.broker import parse_url
+    from hardware.network.topics import check_id
+
     checks = (("mqtt", lambda: parse_url(cfg.mqtt)), ("store", lambda: check_id("store", cfg.store)),
               ("tower", lambda: check_id("tower", cfg.tower)))
     for key, check in checks:

@@ -198,6 +198,8 @@ class InputQueue:
         t = self._clock() if t_ns is None else t_ns
         with self._lock:
             for button, deb in self._debounce.items():
+                if deb.raw == deb.pressed and (deb.held or not deb.pressed):
+                    continue  # settled and not waiting for a hold: poll would find nothing
                 for kind in deb.poll(t):
                     self._accept(button, kind, t)
 
@@ -319,8 +321,9 @@ class PanelIO:
     """
 
     def __init__(self, config: TowerConfig, *, pin_factory: Any, clock: Clock) -> None:
-        from gpiozero import PWMLED, RGBLED
-        from gpiozero import Button as GpioButton
+        # DigitalInputDevice, not Button: holds are timed here (Debouncer), and Button starts
+        # a hold thread per button that would only sit idle (five threads on a Pi Zero)
+        from gpiozero import PWMLED, RGBLED, DigitalInputDevice
 
         self.config = config
         self.clock = clock
@@ -339,11 +342,10 @@ class PanelIO:
         try:
             for button in Button:
                 key, pin = f"buttons.{button}", b.pin(button)
-                dev = GpioButton(
+                dev = DigitalInputDevice(
                     pin,
                     pull_up=b.pull_up,
                     bounce_time=b.pin_bounce_seconds or None,
-                    hold_time=b.hold_seconds,
                     pin_factory=pin_factory,
                 )
                 self._devices.append(dev)
@@ -405,7 +407,9 @@ class PanelIO:
     def set_leds(self, levels: Iterable[float]) -> None:
         for led, level in zip(self.leds, levels, strict=False):
             if led is not None:
-                led.value = max(0.0, min(1.0, float(level)))
+                level = max(0.0, min(1.0, float(level)))
+                if led.value != level:  # a PWM write costs more than the read
+                    led.value = level
 
     def led_levels(self) -> tuple[float, ...]:
         return tuple(0.0 if led is None else float(led.value) for led in self.leds)

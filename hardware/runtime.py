@@ -25,14 +25,13 @@ UNRECORDED on the display and printed as ``UNRECORDED <json>`` (docs/roll-log.md
 from __future__ import annotations
 
 import contextlib
-import json
 import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import systems as engine_systems
 from engine.dice import DiceSource
@@ -42,11 +41,14 @@ from engine.panel.model import Effects, Event, EventKind, Screen
 from engine.panel.state import Mode, PanelState
 from engine.panel.view import render
 from hardware.config import TowerConfig
-from hardware.daystats import DAY_STATS_EVERY_NS, DayStats
 from hardware.display import ResilientDisplay
 from hardware.panel_io import Clock, PanelIO
-from hardware.sdnotify import Notifier
-from hardware.state import LOG_NAME
+
+if TYPE_CHECKING:
+    # only where a state directory, the service manager or a roll log is in play: start-up
+    # to the first frame does without them (docs/performance.md)
+    from hardware.daystats import DayStats
+    from hardware.sdnotify import Notifier
 
 PANEL_STATE = "panel.json"
 #: How often the entropy status line is refreshed, and the panel memory saved at most.
@@ -158,8 +160,14 @@ class Tower:
         self._dirty = False
         self._saved_at = now
         self._closed = False
-        self._day = DayStats(Path(memory) / LOG_NAME) if memory else None
-        self._day_at = now - DAY_STATS_EVERY_NS  # counted on the first pass
+        self._day: DayStats | None = None
+        self._day_every = 0
+        if memory:
+            from hardware.daystats import DAY_STATS_EVERY_NS, DayStats
+            from hardware.state import LOG_NAME
+
+            self._day, self._day_every = DayStats(Path(memory) / LOG_NAME), DAY_STATS_EVERY_NS
+        self._day_at = now - self._day_every  # counted on the first pass
         self._day_problem = ""
         self._update_status(now)
         self._sync_session(now)  # the first commitment goes up before the first roll
@@ -192,7 +200,7 @@ class Tower:
         self.display.poll(now)
         if now - self._status_at >= STATUS_EVERY_NS:
             self._update_status(now)
-        if self._day is not None and now - self._day_at >= DAY_STATS_EVERY_NS:
+        if self._day is not None and now - self._day_at >= self._day_every:
             self._update_day(now)
         if self._dirty and now - self._saved_at >= SAVE_EVERY_NS:
             self.save(now)
@@ -270,10 +278,16 @@ class Tower:
         return _Entered(lock)
 
     def deadline(self) -> int:
-        """When the loop next has something to do without a new button edge."""
-        times = [self._next_tick, self.io.inputs.deadline(), self.display.deadline()]
+        """When the loop next has something to do without a new button edge: a pump before
+        then finds nothing due (the simulator skips those passes)."""
+        times = [self._next_tick, self.io.inputs.deadline(), self.display.deadline(),
+                 self._status_at + STATUS_EVERY_NS]
         if self.io.sound is not None:
             times.append(self.io.sound.deadline())
+        if self._day is not None:
+            times.append(self._day_at + self._day_every)
+        if self._dirty:
+            times.append(self._saved_at + SAVE_EVERY_NS)
         return min(t for t in times if t is not None)
 
     def run(self, stop: threading.Event, *, each_pass: Callable[[Tower], None] | None = None) -> None:
@@ -349,6 +363,8 @@ class Tower:
         "show"``), or not shown at all, the panel back as it was before the roll with a
         "cannot record" message. Either way its dice session is closed (its bytes are spent
         and not in the log, so the session could not be replayed past them)."""
+        import json
+
         self._drop_session()
         if self.config.kiosk.unrecorded == "show":
             self.unrecorded += 1
@@ -668,12 +684,13 @@ class _Watched:
         return value
 
     def _call(self, draw: Callable[..., Any], *args: Any) -> Any:
-        from hardware.rolllog import LogError
-
         try:
             return draw(*args)
-        except LogError as exc:
-            self.failed = exc.reason
+        except Exception as exc:
+            from hardware.rolllog import LogError  # not before it is needed: start-up time
+
+            if isinstance(exc, LogError):
+                self.failed = exc.reason
             raise
 
 

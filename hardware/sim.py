@@ -170,14 +170,17 @@ class Simulator:
             pin.drive_low()
 
     def advance(self, seconds: float) -> None:
-        """Run the simulated clock on by ``seconds``, pumping the loop at every tick."""
+        """Run the simulated clock on by ``seconds`` in ticks, pumping the loop at every tick
+        where something is due (as the appliance loop sleeps until its deadline)."""
         clock = self.clock
         if not isinstance(clock, SimClock):
             raise TypeError("advance() needs the simulated clock")
+        tower = self.tower
         end = clock.t + round(seconds * 1e9)
         while clock.t < end:
-            clock.t = min(end, clock.t + self.tower.tick_ns)
-            self.tower.pump()
+            clock.t = min(end, clock.t + tower.tick_ns)
+            if clock.t >= tower.deadline():
+                tower.pump()
 
     def settle(self) -> None:
         """Run on until the roll animation is over and the screen has been still for

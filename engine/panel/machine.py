@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from engine import systems
@@ -23,11 +23,10 @@ from engine.panel import rows as pages
 from engine.panel import session as sessions
 from engine.panel import setting as setup
 from engine.panel import settings as menu
-from engine.panel.attract import decode as decode_day
 from engine.panel.config import PanelConfig
 from engine.panel.model import Button, Effects, Event, EventKind, Sound
-from engine.panel.state import Mode, PanelState
-from engine.panel.view import render
+from engine.panel.state import Mode, PanelState, evolve
+from engine.panel.view import render, rolling_frame
 from engine.results import RollResult
 from engine.systems import SystemSpec
 
@@ -39,6 +38,10 @@ _MAX_CATCH_UP = 5
 _REPEATING = frozenset({Mode.SETUP, Mode.SETTINGS, Mode.RESULT, Mode.MESSAGE})
 #: Modes whose picture depends on the state only, not on the clock (a tick changes nothing).
 _STILL = frozenset({Mode.SETUP, Mode.SETTINGS, Mode.SESSION, Mode.MESSAGE, Mode.GUESS, Mode.TURNS})
+#: Fields no still picture shows (the clock, and what a held or swallowed button is doing);
+#: a step in a still mode that changes only these has nothing new to draw.
+_UNSHOWN = frozenset({"now", "last_activity", "held", "repeat_at", "swallow", "mode_tap_from", "view"})
+_SHOWN = tuple(f.name for f in fields(PanelState) if f.name not in _UNSHOWN)
 #: Most encoder steps taken from one TURN event.
 _MAX_TURN = 50
 
@@ -69,7 +72,7 @@ def initial(config: PanelConfig, now: float, *, saved: Mapping[str, Any] | None 
         state = _restore(state, saved)
     state = _refresh(state, None)
     view = render(state)
-    return replace(state, view=view), Effects(screen=view.screen, leds=view.leds, rgb=view.rgb)
+    return evolve(state, view=view), Effects(screen=view.screen, leds=view.leds, rgb=view.rgb)
 
 
 def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
@@ -77,20 +80,24 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
     """One event. Never raises for any event in any state; a roll that cannot be made
     (bad parameters, no entropy) shows a message instead."""
     now = max(float(now), state.now) if _finite(now) else state.now
-    s = replace(state, now=now)
+    s = evolve(state, now=now)
     out = _Out()
     kind = event.kind
     if kind is EventKind.STATUS:
-        s = replace(s, status=event.text.strip()[:40])
+        s = evolve(s, status=event.text.strip()[:40])
     elif kind is EventKind.SESSION:
         s = _session(s, sessions.parse(event.text))
     elif kind is EventKind.STATS:
-        s = replace(s, day=decode_day(event.text))
+        from engine.panel.attract import decode as decode_day  # kiosks only: start-up time
+
+        s = evolve(s, day=decode_day(event.text))
     elif kind is EventKind.TICK:
         ticked = _tick(s, out)
-        if ticked is s and s.mode in _STILL and not s.asleep and state.view is not None:
-            # nothing happened and this picture does not move with time: no new view to draw
-            return replace(s, view=state.view), Effects()
+        if ticked is s and not s.asleep and state.view is not None and (
+                s.mode in _STILL or (s.mode is Mode.ROLLING and rolling_frame(state) == rolling_frame(s))):
+            # nothing happened and the picture does not move with time, or the animation is
+            # between two of its frames: no new view to draw
+            return evolve(s, view=state.view), Effects()
         s = ticked
     elif kind is EventKind.RELEASE:
         s = _release(s, event.button)
@@ -120,13 +127,13 @@ def snapshot(state: PanelState) -> dict[str, Any]:
 
 def _input(s: PanelState, event: Event, out: _Out, dice: DiceSource) -> PanelState:
     """PRESS, HOLD and TURN: anything a person does."""
-    s = replace(s, last_activity=s.now)
+    s = evolve(s, last_activity=s.now)
     button = event.button
     if s.asleep:
         # The press that wakes the panel does nothing else, nor does its hold or release.
         out.sounds.append(looks.WAKE_SOUND)
         swallow = button if event.kind in (EventKind.PRESS, EventKind.HOLD) else None
-        return replace(s, asleep_at=None, swallow=swallow, held=None, mode_tap_from=None)
+        return evolve(s, asleep_at=None, swallow=swallow, held=None, mode_tap_from=None)
     if event.kind is EventKind.TURN:
         return _turn(s, max(-_MAX_TURN, min(_MAX_TURN, event.steps)), out)
     if button is None:
@@ -134,21 +141,21 @@ def _input(s: PanelState, event: Event, out: _Out, dice: DiceSource) -> PanelSta
     if event.kind is EventKind.HOLD:
         return s if button is s.swallow else _hold(s, button, out)
     # a new press ends any hold-repeat and anything left from the last used-up press
-    s = replace(s, swallow=None, held=None, mode_tap_from=None)
+    s = evolve(s, swallow=None, held=None, mode_tap_from=None)
     if s.mode is Mode.GUESS:
         return _finger(s, button, out, dice)
     if s.mode is Mode.ROLLING:
         # a press skips the animation and does nothing else, nor does its hold
-        return _show_result(replace(s, swallow=button), out)
+        return _show_result(evolve(s, swallow=button), out)
     if s.mode is Mode.SETTINGS:
         return _settings_press(s, button, out)
     if s.mode is Mode.SESSION:
         # any button goes back to the menu and does nothing else, nor does its hold
-        return replace(s, mode=Mode.SETTINGS, swallow=button, note="")
+        return evolve(s, mode=Mode.SETTINGS, swallow=button, note="")
     if s.mode is Mode.TURNS:
         return _next_turn(s, button, out)
     # A result or a message sits over the setup screen: every button does its usual job.
-    return _setup_press(replace(s, note=""), button, out, dice)
+    return _setup_press(evolve(s, note=""), button, out, dice)
 
 
 def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> PanelState:
@@ -159,10 +166,10 @@ def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> 
             return _to_page(s, back)
         count = len(s.config.systems)
         nxt = (s.system_index + 1) % count
-        return replace(s, mode=Mode.SETUP, system_index=nxt, field_index=0, page=pages.FIRST,
+        return evolve(s, mode=Mode.SETUP, system_index=nxt, field_index=0, page=pages.FIRST,
                        mode_tap_from=s.system_index)
     if button is Button.FIELD:
-        return replace(s, mode=Mode.SETUP, field_index=(s.field_index + 1) % len(s.rows()))
+        return evolve(s, mode=Mode.SETUP, field_index=(s.field_index + 1) % len(s.rows()))
     if button is Button.MINUS:
         return _nudge(s, -1, out, press=True)
     if button is Button.PLUS:
@@ -178,7 +185,7 @@ def _to_page(s: PanelState, page: str) -> PanelState:
     if pages.depth(page) < pages.depth(s.page):
         back = [i for i, r in enumerate(offered) if _opens(r) == s.page]
         index = back[0] if back else 0
-    return replace(s, mode=Mode.SETUP, page=page, field_index=index)
+    return evolve(s, mode=Mode.SETUP, page=page, field_index=index)
 
 
 def _opens(row: pages.Row) -> str:
@@ -192,7 +199,7 @@ def _hold(s: PanelState, button: Button, out: _Out) -> PanelState:
     if button is Button.MODE:
         back = s.system_index if s.mode_tap_from is None else s.mode_tap_from
         moved = back != s.system_index
-        return replace(s, mode=Mode.SETTINGS, system_index=back, field_index=0 if moved else s.field_index,
+        return evolve(s, mode=Mode.SETTINGS, system_index=back, field_index=0 if moved else s.field_index,
                        page=pages.FIRST if moved else s.page, item_index=0, armed=None, note="",
                        held=None, mode_tap_from=None)
     if button in (Button.MINUS, Button.PLUS) and s.held is not button:
@@ -200,12 +207,12 @@ def _hold(s: PanelState, button: Button, out: _Out) -> PanelState:
             return s  # the press that started this hold only skipped the animation
         sign = 1 if button is Button.PLUS else -1
         s = _change(s, sign, out)
-        return replace(s, held=button, repeat_at=s.now + s.config.hold_repeat_delay)
+        return evolve(s, held=button, repeat_at=s.now + s.config.hold_repeat_delay)
     return s
 
 
 def _release(s: PanelState, button: Button | None) -> PanelState:
-    return replace(
+    return evolve(
         s,
         held=None if s.held is button else s.held,
         swallow=None if s.swallow is button else s.swallow,
@@ -231,13 +238,13 @@ def _tick(s: PanelState, out: _Out) -> PanelState:
         # after a stall, repeat from now rather than racing to catch up
         nxt = s.repeat_at + behind * cfg.hold_repeat_delay if behind <= _MAX_CATCH_UP \
             else s.now + cfg.hold_repeat_delay
-        s = replace(s, repeat_at=nxt, last_activity=s.now)
+        s = evolve(s, repeat_at=nxt, last_activity=s.now)
     if (s.mode is Mode.RESULT and cfg.result_hold_seconds > 0
             and s.now - s.shown_at >= cfg.result_hold_seconds and not s.asleep):
-        s = replace(s, mode=Mode.SETUP)
+        s = evolve(s, mode=Mode.SETUP)
     if (not s.asleep and s.held is None and s.mode is not Mode.ROLLING
             and s.now - s.last_activity >= cfg.idle_seconds):
-        s = replace(s, asleep_at=s.now, armed=None, note="")
+        s = evolve(s, asleep_at=s.now, armed=None, note="")
     return s
 
 
@@ -254,7 +261,7 @@ def _nudge(s: PanelState, steps: int, out: _Out, *, press: bool = False) -> Pane
     """MINUS/PLUS (or a turn, or a hold's repeat) on the selected row. A row that opens a page
     acts on a press only, so a held button does not flip pages."""
     row = s.row()
-    s = replace(s, mode=Mode.SETUP)
+    s = evolve(s, mode=Mode.SETUP)
     if row.moves:
         if not press:
             return s
@@ -287,38 +294,38 @@ def _adjust_setting(s: PanelState, steps: int, out: _Out) -> PanelState:
     new = menu.adjust(s.settings, s.item, steps, s.config.players)
     if new == s.settings:
         out.sounds.append(looks.LIMIT_SOUND)
-        return replace(s, armed=None)
-    return replace(s, settings=new, armed=None, note="")
+        return evolve(s, armed=None)
+    return evolve(s, settings=new, armed=None, note="")
 
 
 def _settings_press(s: PanelState, button: Button, out: _Out) -> PanelState:
     if button is Button.MODE:
-        return replace(s, mode=Mode.SETUP, armed=None, note="", mode_tap_from=None)
+        return evolve(s, mode=Mode.SETUP, armed=None, note="", mode_tap_from=None)
     if button is Button.FIELD:
-        return replace(s, item_index=(s.item_index + 1) % len(menu.ITEMS), armed=None, note="")
+        return evolve(s, item_index=(s.item_index + 1) % len(menu.ITEMS), armed=None, note="")
     if button in (Button.MINUS, Button.PLUS):
         return _adjust_setting(s, -1 if button is Button.MINUS else 1, out)
     item = s.item
     if item is menu.Item.EXIT:
-        return replace(s, mode=Mode.SETUP, armed=None, note="")
+        return evolve(s, mode=Mode.SETUP, armed=None, note="")
     if item not in menu.ACTIONS:
         out.sounds.append(looks.LIMIT_SOUND)
         return s
     if item in (menu.Item.SESSION, menu.Item.REVEAL) and not s.sessions:
         out.sounds.append(looks.LIMIT_SOUND)
-        return replace(s, armed=None, note="dice have no sessions")
+        return evolve(s, armed=None, note="dice have no sessions")
     if item is menu.Item.SESSION:  # the commitment in full, or why no session is open
-        return replace(s, mode=Mode.SESSION, armed=None, note="")
+        return evolve(s, mode=Mode.SESSION, armed=None, note="")
     if item is menu.Item.REVEAL and not s.commitment:
         out.sounds.append(looks.LIMIT_SOUND)
-        return replace(s, armed=None, note="no session open")
+        return evolve(s, armed=None, note="no session open")
     if item in menu.CONFIRMED and s.armed is not item:
-        return replace(s, armed=item, note="")
+        return evolve(s, armed=item, note="")
     if item is menu.Item.REVEAL:
         # The menu cannot be open during a roll (a hidden hand takes every button), so this
         # is always between rolls; the hardware reveals and answers with SESSION events.
         out.request = sessions.REVEAL
-        return replace(s, armed=None, note="revealing...", revealing=True)
+        return evolve(s, armed=None, note="revealing...", revealing=True)
     if item is menu.Item.RESET:
         index = (s.settings.player - 1) % len(s.players)
         players = (*s.players[:index], slots.PlayerSlot(), *s.players[index + 1 :])
@@ -326,27 +333,27 @@ def _settings_press(s: PanelState, button: Button, out: _Out) -> PanelState:
     else:
         players = tuple(slots.PlayerSlot() for _ in s.players)
         note = "all players reset"
-    return replace(s, players=players, armed=None, note=note)
+    return evolve(s, players=players, armed=None, note=note)
 
 
 def _session(s: PanelState, news: sessions.News) -> PanelState:
     """A SESSION event: a new commitment, a reveal, or no session open. Like a status line it
     does not wake the panel; after a reveal the player asked for, the new session's
     commitment is shown in full (if the menu is still open)."""
-    s = replace(s, sessions=True)
+    s = evolve(s, sessions=True)
     if news.commitment:
-        s = replace(s, commitment=news.commitment, session_why="")
+        s = evolve(s, commitment=news.commitment, session_why="")
         if s.revealing:
-            s = replace(s, revealing=False)
+            s = evolve(s, revealing=False)
             if s.mode is Mode.SETTINGS:
-                s = replace(s, mode=Mode.SESSION, armed=None)
+                s = evolve(s, mode=Mode.SESSION, armed=None)
         return s
     if news.revealed:
         note = "seed revealed: in log" if s.revealing else s.note
-        return replace(s, commitment="", revealed=news.revealed, session_why="", note=note)
+        return evolve(s, commitment="", revealed=news.revealed, session_why="", note=note)
     # no session open (it could not be opened, or a reveal failed): say why on the menu
     note = news.why[:80] if s.revealing else s.note
-    return replace(s, commitment="", session_why=news.why[:200], note=note, revealing=False)
+    return evolve(s, commitment="", session_why=news.why[:200], note=note, revealing=False)
 
 
 # --- rolling ------------------------------------------------------------------------------
@@ -361,7 +368,7 @@ def _roll(s: PanelState, out: _Out, dice: DiceSource, guess: tuple[int, ...] | N
         fingers = _valid_fingers(spec, raw, ())
         if not fingers:
             return _cannot_roll(s, out, _problem(spec, {**raw, name: (1,)}) or "no finger can be picked")
-        return replace(s, mode=Mode.GUESS, fingers=fingers, note="", result=None, guess=None, guesses=())
+        return evolve(s, mode=Mode.GUESS, fingers=fingers, note="", result=None, guess=None, guesses=())
     if name is not None:
         raw[name] = guess
     try:
@@ -373,10 +380,10 @@ def _roll(s: PanelState, out: _Out, dice: DiceSource, guess: tuple[int, ...] | N
     out.rolled = result
     out.sounds.append(looks.ROLL_SOUND)
     first = guess[0] if guess else None
-    s = replace(s, result=result, guess=first, guesses=(), rolled_at=s.now, fingers=(), note="")
+    s = evolve(s, result=result, guess=first, guesses=(), rolled_at=s.now, fingers=(), note="")
     seconds = s.settings.animation_seconds
     if seconds > 0:
-        return replace(s, mode=Mode.ROLLING, animate_until=s.now + seconds)
+        return evolve(s, mode=Mode.ROLLING, animate_until=s.now + seconds)
     return _show_result(s, out)
 
 
@@ -384,14 +391,14 @@ def _finger(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> Panel
     finger = button.finger
     if finger not in s.fingers:
         out.sounds.append(looks.ERROR_SOUND)
-        return replace(s, note=f"finger {finger} not in play")
-    s = replace(s, swallow=button)  # its hold and release belong to the guess
+        return evolve(s, note=f"finger {finger} not in play")
+    s = evolve(s, swallow=button)  # its hold and release belong to the guess
     guesses = (*s.guesses, finger)
     spec = s.spec
     if len(guesses) < _tests(spec, setup.raw(s, spec)):
         # a chain: one finger per test, the hand of each drawn only when all are picked
         fingers = _valid_fingers(spec, setup.raw(s, spec), guesses)
-        return replace(s, guesses=guesses, fingers=fingers or s.fingers, note=f"test {len(guesses) + 1}")
+        return evolve(s, guesses=guesses, fingers=fingers or s.fingers, note=f"test {len(guesses) + 1}")
     return _roll(s, out, dice, guess=guesses)
 
 
@@ -403,12 +410,12 @@ def _tests(spec: SystemSpec, raw: Mapping[str, Any]) -> int:
 
 def _show_result(s: PanelState, out: _Out) -> PanelState:
     if s.result is None:
-        return replace(s, mode=Mode.SETUP)
+        return evolve(s, mode=Mode.SETUP)
     if len(s.spec.panel.turns(s.result.to_dict())) > 1:
         # a group roll: the dice are drawn and logged; each ROLL now shows one participant's
-        return replace(s, mode=Mode.TURNS, turn=0, shown_at=s.now)
+        return evolve(s, mode=Mode.TURNS, turn=0, shown_at=s.now)
     out.sounds.append(looks.outcome_sound(s.result))
-    return replace(s, mode=Mode.RESULT, shown_at=s.now)
+    return evolve(s, mode=Mode.RESULT, shown_at=s.now)
 
 
 def _next_turn(s: PanelState, button: Button, out: _Out) -> PanelState:
@@ -417,14 +424,14 @@ def _next_turn(s: PanelState, button: Button, out: _Out) -> PanelState:
     turns = s.spec.panel.turns(s.result.to_dict()) if s.result is not None else []
     if button is Button.ROLL and s.turn + 1 < len(turns):
         out.sounds.append(looks.ROLL_SOUND)
-        return replace(s, turn=s.turn + 1, swallow=button)
+        return evolve(s, turn=s.turn + 1, swallow=button)
     out.sounds.append(looks.outcome_sound(s.result) if s.result is not None else looks.ERROR_SOUND)
-    return replace(s, mode=Mode.RESULT, shown_at=s.now, swallow=button)
+    return evolve(s, mode=Mode.RESULT, shown_at=s.now, swallow=button)
 
 
 def _cannot_roll(s: PanelState, out: _Out, why: str) -> PanelState:
     out.sounds.append(looks.ERROR_SOUND)
-    return replace(s, mode=Mode.MESSAGE, message=("cannot roll", why), shown_at=s.now, fingers=())
+    return evolve(s, mode=Mode.MESSAGE, message=("cannot roll", why), shown_at=s.now, fingers=())
 
 
 def _valid_fingers(spec: SystemSpec, raw: Mapping[str, Any], before: tuple[int, ...]) -> tuple[int, ...]:
@@ -447,8 +454,8 @@ def _problem(spec: SystemSpec, raw: Mapping[str, Any]) -> str | None:
 
 def _finish(before: PanelState, s: PanelState, out: _Out) -> tuple[PanelState, Effects]:
     s = _refresh(s, before)
-    view = render(s)
     old = before.view
+    view = old if old is not None and _same_picture(before, s) else render(s)
     effects = Effects(
         screen=view.screen if old is None or view.screen != old.screen else None,
         leds=view.leds if old is None or view.leds != old.leds else None,
@@ -457,7 +464,16 @@ def _finish(before: PanelState, s: PanelState, out: _Out) -> tuple[PanelState, E
         rolled=out.rolled.to_dict() if out.rolled is not None else None,
         request=out.request,
     )
-    return replace(s, view=view), effects
+    return evolve(s, view=view), effects
+
+
+def _same_picture(before: PanelState, s: PanelState) -> bool:
+    """Whether ``s`` looks exactly like ``before``: a still picture (see ``_STILL``) and no
+    field it shows changed. Most releases and many presses change nothing on screen, and
+    drawing the view is most of what such a step would cost."""
+    if s.mode not in _STILL or s.asleep or before.asleep:
+        return False
+    return all(getattr(before, name) == getattr(s, name) for name in _SHOWN)
 
 
 def _refresh(s: PanelState, before: PanelState | None) -> PanelState:
@@ -465,20 +481,20 @@ def _refresh(s: PanelState, before: PanelState | None) -> PanelState:
     changed; odds are exact and can take a moment, so not on every tick."""
     spec = s.spec
     if s.system_id not in s.values:  # first visit to this system
-        s = replace(s, values={**s.values, s.system_id: setup.start_values(spec)})
-    raw = setup.raw(s, spec)
-    if spec.panel.guess is not None:
-        raw.setdefault(spec.panel.guess, (1,))  # the chance is the same whichever finger
+        s = evolve(s, values={**s.values, s.system_id: setup.start_values(spec)})
     if before is not None and before.system_id == s.system_id and before.values == s.values \
             and before.players == s.players and before.settings == s.settings \
             and (before.odds is not None or before.problem is not None):
         return s
+    raw = setup.raw(s, spec)
+    if spec.panel.guess is not None:
+        raw.setdefault(spec.panel.guess, (1,))  # the chance is the same whichever finger
     try:
         params = spec.resolve(raw)
-        odds = float(spec.odds(params).success)
+        odds = float(spec.known_odds(params).success)
     except (EngineError, ValueError) as exc:
-        return replace(s, odds=None, problem=_why(exc), compared=())
-    return replace(s, odds=odds, problem=None, compared=_compared(spec, raw))
+        return evolve(s, odds=None, problem=_why(exc), compared=())
+    return evolve(s, odds=odds, problem=None, compared=_compared(spec, raw))
 
 
 def _compared(spec: SystemSpec, raw: Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
@@ -492,7 +508,7 @@ def _compared(spec: SystemSpec, raw: Mapping[str, Any]) -> tuple[tuple[str, floa
     out = []
     for value in values:
         try:
-            chance = float(spec.odds(spec.resolve({**raw, name: value})).success)
+            chance = float(spec.known_odds(spec.resolve({**raw, name: value})).success)
         except (EngineError, ValueError):
             continue
         out.append((pages.show(p, value), chance))
@@ -528,7 +544,7 @@ def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
     if isinstance(raw_players, list):
         loaded = [slots.from_json(p) for p in raw_players[: len(players)]]
         players = (*loaded, *players[len(loaded) :])
-    return replace(s, system_index=index, settings=settings, values=values, players=players)
+    return evolve(s, system_index=index, settings=settings, values=values, players=players)
 
 
 def _why(exc: Exception) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any
 
 from engine.panel import fields
@@ -43,8 +44,13 @@ class Row:
         return self.kind in (OPEN, GO)
 
 
-def params_by_name(spec: SystemSpec) -> dict[str, Param]:
-    return {**{p.name: p for p in spec.params}, **{p.name: p for p in spec.panel.extra}}
+def params_by_name(spec: SystemSpec) -> Mapping[str, Param]:
+    """The spec's parameters and the panel's own rows (``panel.extra``), by name."""
+    return spec.derived("params_by_name", _params_by_name)
+
+
+def _params_by_name(spec: SystemSpec) -> Mapping[str, Param]:
+    return MappingProxyType({**{p.name: p for p in spec.params}, **{p.name: p for p in spec.panel.extra}})
 
 
 def _flow_param_names(spec: SystemSpec) -> set[str]:
@@ -58,6 +64,10 @@ def _scalar(p: Param) -> bool:
 def first_page(spec: SystemSpec) -> tuple[str, ...]:
     """Parameter names on the first page: the spec's ``panel`` parameters and panel-only rows
     that no flow takes, except values a player slot carries."""
+    return spec.derived("first_page", _first_page)
+
+
+def _first_page(spec: SystemSpec) -> tuple[str, ...]:
     in_flows = _flow_param_names(spec)
     carried = {c.param for c in spec.panel.carried} | set(spec.panel.player)
     names = [p.name for p in spec.params
@@ -69,6 +79,10 @@ def first_page(spec: SystemSpec) -> tuple[str, ...]:
 
 def advanced_page(spec: SystemSpec) -> tuple[str, ...]:
     """Field parameters not on the first page: the rest of the ``field`` routes."""
+    return spec.derived("advanced_page", _advanced_page)
+
+
+def _advanced_page(spec: SystemSpec) -> tuple[str, ...]:
     first = set(first_page(spec))
     return tuple(p.name for p in spec.params
                  if spec.panel.route(p) == "field" and p.name not in first)

@@ -10,12 +10,11 @@ into the parameter's items at roll time (:mod:`engine.panel.rows`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from engine.panel import players as slots
 from engine.panel import rows as pages
-from engine.panel.state import PanelState
+from engine.panel.state import PanelState, evolve
 from engine.systems import SystemSpec
 
 
@@ -48,10 +47,10 @@ def with_value(s: PanelState, name: str, new: Any) -> PanelState:
     if entry is not None or name in spec.panel.player:
         index = slot_index(s, entry.who if entry is not None else "roller")
         slot = s.players[index].with_value(spec.id, name, new)
-        return replace(s, players=(*s.players[:index], slot, *s.players[index + 1:]))
+        return evolve(s, players=(*s.players[:index], slot, *s.players[index + 1:]))
     values = dict(s.values)
     values[spec.id] = {**s.field_values(), name: new}
-    return replace(s, values=values)
+    return evolve(s, values=values)
 
 
 def items(s: PanelState, name: str) -> tuple[tuple[int, ...], ...]:
@@ -137,7 +136,7 @@ def record(s: PanelState, spec: SystemSpec, result: Any) -> PanelState:
     if spec.panel.target and spec.panel.carried_for("target"):
         t = _target_index(s, spec)
         players[t] = slots.record(players[t], result, spec, {}, who="target")
-    return replace(s, players=tuple(players))
+    return evolve(s, players=tuple(players))
 
 
 def start_values(spec: SystemSpec) -> dict[str, Any]:

@@ -34,7 +34,7 @@ def render(s: PanelState) -> View:
     if s.mode is Mode.SETUP:
         return View(_setup(s, contrast), _ready_leds(s), looks.OFF)
     if s.mode is Mode.ROLLING and s.result is not None:
-        frame = _frame(s.now - s.rolled_at, s.config.animation_frame_seconds)
+        frame = rolling_frame(s)
         panel = systems.get(s.result.system).panel
         sides = panel.sides
         shown = 0 if panel.hand is not None else len(s.result.dice)  # a hand: no dice
@@ -172,6 +172,11 @@ def _attract(s: PanelState) -> View:
 
         screen = day_screen(s.day, s.commitment, frame // 4, bounce(frame), s.status, contrast)
     return View(screen, looks.LEDS_OFF, looks.OFF)
+
+
+def rolling_frame(s: PanelState) -> int:
+    """The roll animation's frame at ``s.now``: the picture changes only when this does."""
+    return _frame(s.now - s.rolled_at, s.config.animation_frame_seconds)
 
 
 def _frame(elapsed: float, period: float) -> int:

@@ -7,15 +7,21 @@ that start-up on a Pi Zero pays only for the systems it touches.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.dice import DiceSource
 from engine.errors import UnknownSystemError
 from engine.params import Param, resolve
 from engine.results import Odds, RollResult
 from engine.systems.panel import PanelSpec
+
+T = TypeVar("T")
+
+#: Settings whose odds a spec keeps (:meth:`SystemSpec.known_odds`).
+ODDS_KEPT = 64
 
 #: Panel and listing order.
 SYSTEM_IDS: tuple[str, ...] = ("infinity", "horizons", "d6cv", "immortal", "fingers")
@@ -43,6 +49,10 @@ class SystemSpec:
     describe: Callable[[RollResult], list[str]]
     check: Callable[[dict[str, Any], frozenset[str]], None] | None = None
     panel: PanelSpec = field(default_factory=PanelSpec)  # how the button panel offers and shows it
+    # values computed from the spec alone, and recent odds (see derived, known_odds); not
+    # copied by dataclasses.replace, so a changed spec starts with an empty one
+    _memo: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    _odds: dict[Any, Odds] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def resolve(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """Validated parameters; raises :class:`engine.errors.ParameterError`."""
@@ -51,6 +61,30 @@ class SystemSpec:
             given = frozenset(str(k).replace("-", "_") for k, v in raw.items() if v is not None)
             self.check(params, given)
         return params
+
+    def derived(self, key: str, make: Callable[[SystemSpec], T]) -> T:
+        """``make(self)``, made once per spec: what the panel derives from the spec alone (its
+        pages, its parameters by name). The spec never changes, and the panel asks on every
+        press."""
+        memo = self._memo
+        if key not in memo:
+            memo[key] = make(self)
+        return memo[key]
+
+    def known_odds(self, params: Mapping[str, Any]) -> Odds:
+        """``odds(params)``, kept for the last ODDS_KEPT settings. Exact odds can take
+        milliseconds (a large exploding pool), and the panel asks again for the setting a
+        player steps back to, and for each choice it compares."""
+        key = tuple(sorted(params.items()))
+        try:
+            got = self._odds.get(key)
+        except TypeError:  # a value that cannot be a key: nothing kept
+            return self.odds(params)
+        if got is None:
+            if len(self._odds) >= ODDS_KEPT:
+                self._odds.clear()  # bounded: start again rather than track use
+            got = self._odds[key] = self.odds(params)
+        return got
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -78,7 +112,9 @@ def get(system_id: str) -> SystemSpec:
     key = str(system_id).strip().lower()
     if key not in SYSTEM_IDS:
         raise UnknownSystemError(str(system_id), SYSTEM_IDS)
-    module = importlib.import_module(f"engine.systems.{key}")
+    name = f"engine.systems.{key}"
+    # sys.modules first: the panel asks on every step, and import_module's lookup costs more
+    module = sys.modules.get(name) or importlib.import_module(name)
     return module.SYSTEM
 
 

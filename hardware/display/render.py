@@ -36,6 +36,13 @@ BIG_GAP = 6  # between the large word and the dice beside it
 BIG_TRAILING = 2  # blank columns after the last large glyph (10-pixel glyphs in 12-pixel cells)
 
 
+#: Texts kept drawn (:meth:`Renderer._stamp`): a screen has about ten, an animation cycles a few
+#: dozen; at most 512 bytes each.
+STAMPS_KEPT = 256
+
+#: Pictures kept by screen (:meth:`Renderer.render`): 1 KB each on a 128x64 display.
+FRAMES_KEPT = 48
+
 QR_SCALE = 2  # pixels per QR module: about 0.34 mm on a 0.96" OLED, a phone reads it
 QR_BOX = 64  # the QR code's square, quiet zone included (29 modules x 2 + 3 on each side)
 _HEX = frozenset("0123456789abcdef")
@@ -73,8 +80,24 @@ class Renderer:
         self.big_font = big_font or load("tower12x16")
         self.cw, self.ch = self.font.cell
         self.bw, self.bh = self.big_font.cell
+        self._stamps: dict[tuple[str, bool], Image.Image | None] = {}
+        self._frames: dict[Screen, Image.Image] = {}
 
     def render(self, screen: Screen) -> Image.Image:
+        """``screen``'s picture (a new image the caller may keep or change).
+
+        A screen equal to one of the last FRAMES_KEPT is copied from its kept picture rather
+        than drawn again: the roll animation cycles through a few frames, and a player stepping
+        a value up and down sees the same setup screens again."""
+        kept = self._frames.get(screen)
+        if kept is None:
+            kept = self._draw(screen)
+            if len(self._frames) >= FRAMES_KEPT:
+                self._frames.clear()  # bounded: start again rather than track use
+            self._frames[screen] = kept
+        return kept.copy()
+
+    def _draw(self, screen: Screen) -> Image.Image:
         from PIL import Image, ImageDraw
 
         image = Image.new("1", (self.width, self.height), 0)
@@ -166,8 +189,31 @@ class Renderer:
     # --- drawing ----------------------------------------------------------------------------
 
     def _text(self, draw: ImageDraw, xy: tuple[int, int], text: str, fill: int = 1, big: bool = False) -> None:
-        font = self.big_font if big else self.font
-        draw.text(xy, font.encode(text), font=font.font, fill=fill)
+        stamp = self._stamp(text, big)
+        if stamp is not None:
+            draw.bitmap(xy, stamp, fill=fill)
+
+    def _stamp(self, text: str, big: bool) -> Image.Image | None:
+        """``text`` drawn once as a 1-bit mask, kept for the next frame that shows it.
+
+        Screens repeat most of their text from frame to frame (titles, row names, the dice
+        of an animation), and stamping a kept mask costs a fifth of laying the glyphs out
+        again. The same pixels as ``ImageDraw.text`` (a property test holds it to that)."""
+        key = (text, big)
+        stamp = self._stamps.get(key)
+        if stamp is None and key not in self._stamps:
+            from PIL import Image, ImageDraw
+
+            font = self.big_font if big else self.font
+            encoded = font.encode(text)
+            _, _, w, h = font.font.getbbox(encoded)
+            if w > 0 and h > 0:
+                stamp = Image.new("1", (w, h), 0)
+                ImageDraw.Draw(stamp).text((0, 0), encoded, font=font.font, fill=1)
+            if len(self._stamps) >= STAMPS_KEPT:
+                self._stamps.clear()  # a bounded cache: start again rather than track use
+            self._stamps[key] = stamp
+        return stamp
 
     def _title(self, draw: ImageDraw, title: str) -> None:
         self._text(draw, (0, 0), title[: self.width // self.cw])

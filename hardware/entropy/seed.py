@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from dataclasses import dataclass
+from functools import cached_property
 
 from engine.rng import FROM_SEED_LABEL, MAX_BYTES_PER_REQUEST, DrbgDice, HmacDrbg
 
@@ -84,9 +85,10 @@ class SeedMaterial:
             raise ValueError("revealed seed is not hexadecimal") from None
         return cls.decode(data)
 
-    @property
+    @cached_property
     def commitment(self) -> str:
-        """SHA-256 of the encoding, hex: published before the first roll of the session."""
+        """SHA-256 of the encoding, hex: published before the first roll of the session.
+        Kept once computed (the material never changes): the tower asks on every step."""
         return hashlib.sha256(self.encode()).hexdigest()
 
     @classmethod

@@ -176,3 +176,11 @@ def test_a_serial_port_that_can_never_open_is_refused_at_load(port: str, words: 
         cfg.loads(f'[display]\nkind = "serial"\nserial_port = "{port}"\n')
     assert err.value.key == "display.serial_port" and words in err.value.detail
     assert cfg.loads('[display]\nkind = "serial"\nserial_port = "loop://"\n').display.serial_port == "loop://"
+
+
+def test_the_shipped_operator_combination_is_one_the_lock_accepts() -> None:
+    # the config takes the default without loading the lock to check it (start-up time)
+    from engine.panel.operator import check_buttons
+
+    check_buttons(cfg.KioskConfig().operator_buttons)
+    assert cfg.loads("").kiosk.operator_buttons == cfg.KioskConfig().operator_buttons

@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
 from engine.panel.model import Screen
@@ -246,3 +248,36 @@ def test_a_session_screen_shows_its_commitment_as_a_qr_code(renderer: Renderer) 
     # not a session screen, or no commitment on it: the ordinary layout
     plain = Screen(title="commitment", lines=("no session open", "a roll tries again"), kind="session")
     assert draw_on_dummy(plain, renderer).getpixel((1, 1)) == 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(max_size=24), big=st.booleans(), fill=st.sampled_from([0, 1]),
+       ground=st.sampled_from([0, 1]), x=st.integers(-20, 130), y=st.integers(-20, 70))
+def test_stamped_text_has_exactly_the_pixels_of_draw_text(renderer: Renderer, text: str, big: bool, fill: int,
+                                                          ground: int, x: int, y: int) -> None:
+    stamped = Image.new("1", (128, 64), ground)
+    renderer._text(ImageDraw.Draw(stamped), (x, y), text, fill=fill, big=big)
+    font = renderer.big_font if big else renderer.font
+    drawn = Image.new("1", (128, 64), ground)
+    ImageDraw.Draw(drawn).text((x, y), font.encode(text), font=font.font, fill=fill)
+    assert stamped.tobytes() == drawn.tobytes()
+
+
+def test_a_kept_frame_is_handed_out_as_a_copy() -> None:
+    renderer = Renderer()
+    screen = SCREENS["setup"]
+    first = renderer.render(screen)
+    first.paste(1, (0, 0, 128, 64))  # a caller drawing over its picture
+    again = renderer.render(screen)
+    assert again.tobytes() == Renderer().render(screen).tobytes()
+    assert again.tobytes() != first.tobytes()
+
+
+def test_the_kept_frames_and_stamps_stay_bounded() -> None:
+    from hardware.display.render import FRAMES_KEPT, STAMPS_KEPT
+
+    renderer = Renderer()
+    for n in range(3 * max(FRAMES_KEPT, STAMPS_KEPT)):
+        renderer.render(Screen(title=f"t{n}", lines=(f"line {n}",)))
+    assert len(renderer._frames) <= FRAMES_KEPT
+    assert len(renderer._stamps) <= STAMPS_KEPT
