@@ -7,7 +7,6 @@ that start-up on a Pi Zero pays only for the systems it touches.
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -112,9 +111,7 @@ def get(system_id: str) -> SystemSpec:
     key = str(system_id).strip().lower()
     if key not in SYSTEM_IDS:
         raise UnknownSystemError(str(system_id), SYSTEM_IDS)
-    name = f"engine.systems.{key}"
-    # sys.modules first: the panel asks on every step, and import_module's lookup costs more
-    module = sys.modules.get(name) or importlib.import_module(name)
+    module = importlib.import_module(f"engine.systems.{key}")
     return module.SYSTEM
 
 
