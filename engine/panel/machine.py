@@ -36,8 +36,6 @@ __all__ = ["Mode", "PanelConfig", "PanelState", "initial", "snapshot", "step"]
 _MAX_CATCH_UP = 5
 #: Modes in which MINUS/PLUS change a value (a result or message sits over the setup screen).
 _REPEATING = frozenset({Mode.SETUP, Mode.SETTINGS, Mode.RESULT, Mode.MESSAGE})
-#: Modes whose picture depends on the state only, not on the clock (a tick changes nothing).
-_STILL = frozenset({Mode.SETUP, Mode.SETTINGS, Mode.SESSION, Mode.MESSAGE, Mode.GUESS, Mode.TURNS})
 #: Fields no still picture shows (the clock, and what a held or swallowed button is doing);
 #: a step in a still mode that changes only these has nothing new to draw.
 _UNSHOWN = frozenset({"now", "last_activity", "held", "repeat_at", "swallow", "mode_tap_from", "view"})
@@ -94,7 +92,7 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
     elif kind is EventKind.TICK:
         ticked = _tick(s, out)
         if ticked is s and not s.asleep and state.view is not None and (
-                s.mode in _STILL or (s.mode is Mode.ROLLING and rolling_frame(state) == rolling_frame(s))):
+                not state.view.moving or (s.mode is Mode.ROLLING and rolling_frame(state) == rolling_frame(s))):
             # nothing happened and the picture does not move with time, or the animation is
             # between two of its frames: no new view to draw
             return evolve(s, view=state.view), Effects()
@@ -468,10 +466,10 @@ def _finish(before: PanelState, s: PanelState, out: _Out) -> tuple[PanelState, E
 
 
 def _same_picture(before: PanelState, s: PanelState) -> bool:
-    """Whether ``s`` looks exactly like ``before``: a still picture (see ``_STILL``) and no
+    """Whether ``s`` looks exactly like ``before``: a still picture (``View.moving``) and no
     field it shows changed. Most releases and many presses change nothing on screen, and
     drawing the view is most of what such a step would cost."""
-    if s.mode not in _STILL or s.asleep or before.asleep:
+    if before.view is None or before.view.moving or s.asleep or before.asleep:
         return False
     return all(getattr(before, name) == getattr(s, name) for name in _SHOWN)
 

@@ -29,6 +29,9 @@ BIG_WIDTH = 10
 _PAUSE = 3
 #: Result lines beyond which the screen pages (the most a result with dice shows at once).
 PAGED_FROM = 3
+#: Lines the text under a setup screen's fields (a problem, what the player carries) or the
+#: settings menu's notes take at most: a longer text turns its pages rather than being cut.
+FOOTER_ROWS = 3
 
 
 def fit(text: str, width: int = WIDTH) -> str:
@@ -58,6 +61,22 @@ def wrap(text: str, width: int = WIDTH, rows: int = 3) -> tuple[str, ...]:
     if len(lines) > rows:
         lines = [*lines[: rows - 1], fit(" ".join(lines[rows - 1 :]), width)]
     return tuple(lines)
+
+
+def wrap_all(text: str, width: int = WIDTH) -> tuple[str, ...]:
+    """Word-wrapped into as many lines as it needs: nothing is cut."""
+    return wrap(text, width, rows=len(text) + 1)
+
+
+def page_of(lines: Sequence[str], rows: int, page: int) -> tuple[str, ...]:
+    """Page ``page`` (counting round) of ``lines`` split into pages of ``rows``."""
+    count = pages_in(lines, rows)
+    start = (page % count) * rows
+    return tuple(lines[start : start + rows])
+
+
+def pages_in(lines: Sequence[str], rows: int) -> int:
+    return max(1, -(-len(lines) // rows))
 
 
 def spread(left: str, right: str, width: int = LCD_WIDTH) -> str:
@@ -94,7 +113,7 @@ def setup(
     MINUS will change.
     """
     title = spread(system, percent(odds) if odds is not None else "--")
-    footer = tuple(fit(f) for f in footer)[:ROWS]
+    footer = tuple(fit(f) for f in footer)[: ROWS - 1]  # the selected field always shows
     room = ROWS - len(footer)
     lines: list[str] = []
     if rows:
@@ -119,7 +138,7 @@ def setup(
 def rolling(system: str, dice: tuple[int, ...], contrast: float) -> Screen:
     return Screen(
         title=spread(system, "rolling"),
-        lines=(fit(" ".join(str(d) for d in dice)) if dice else "...",),
+        lines=wrap_all(" ".join(str(d) for d in dice)) if dice else ("...",),
         dice=dice,
         contrast=contrast,
         kind="rolling",
@@ -183,12 +202,17 @@ def guess(system: str, fingers: Sequence[int], setting: str, note: str, contrast
                   kind="guess")
 
 
-def settings(rows: Sequence[tuple[str, str]], selected: int, armed: bool, status: str,
-             note: str, contrast: float) -> Screen:
+def settings_footer(note: str, status: str) -> tuple[str, ...]:
+    """The settings menu's notes, whole: ``note`` ("P1 reset"), then the entropy status."""
+    return (*(wrap_all(note) if note else ()), *wrap_all(f"entropy {status}" if status else "entropy ?"))
+
+
+def settings(rows: Sequence[tuple[str, str]], selected: int, armed: bool, footer: Sequence[str],
+             contrast: float) -> Screen:
     """The menu; the selected item first, so a two-line display shows it under the title.
-    The entropy status is the last line, after any ``note`` ("P1 reset", at most two lines)."""
+    ``footer`` is a page of :func:`settings_footer` (the entropy status last)."""
     lines: list[str] = []
-    footer = (*(wrap(note, rows=2) if note else ()), *wrap(f"entropy {status}" if status else "entropy ?", rows=2))
+    footer = tuple(footer)[:FOOTER_ROWS]
     room = ROWS - len(footer)
     start = selected % len(rows)
     order = [*range(start, len(rows)), *range(start)]
@@ -223,9 +247,11 @@ def session(commitment: str, revealed: str, why: str, note: str, contrast: float
     return Screen(title="commitment", lines=tuple(lines), contrast=contrast, kind="session")
 
 
-def message(title: str, text: str, contrast: float) -> Screen:
-    return Screen(title=fit(title, LCD_WIDTH), lines=wrap(text, rows=ROWS - 1),
-                  contrast=contrast, kind="message")
+def message(title: str, text: str, contrast: float, *, page: int = 0) -> Screen:
+    """A title and a text, whole: a text longer than the screen pages by ``page``."""
+    lines = wrap_all(text)
+    return Screen(title=fit(title, LCD_WIDTH), lines=lines, contrast=contrast, kind="message",
+                  page=page if len(lines) > ROWS else 0)
 
 
 def attract(systems: Sequence[str], frame: int, offset: tuple[int, int], status: str,
@@ -233,7 +259,7 @@ def attract(systems: Sequence[str], frame: int, offset: tuple[int, int], status:
     """Idle: a small moving picture (against OLED burn-in) naming one system at a time."""
     shown = systems[frame % len(systems)] if systems else ""
     lines = (fit(shown, ATTRACT_WIDTH), "press any button")
-    if status:
-        lines = (*lines, fit(status, ATTRACT_WIDTH))
+    if status:  # a long status scrolls by, as the picture moves anyway
+        lines = (*lines, marquee(status, ATTRACT_WIDTH, frame))
     return Screen(title="dicetower", lines=lines, offset=offset, contrast=contrast,
                   kind="attract")

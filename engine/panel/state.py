@@ -42,11 +42,14 @@ class Mode(StrEnum):
 
 @dataclass(frozen=True)
 class View:
-    """What the world currently shows; effects are the differences between two views."""
+    """What the world currently shows; effects are the differences between two views.
+    ``moving``: the picture changes with the clock alone (an animation, pages that turn), so
+    a tick must draw it again; a still one is drawn again only when the state changes."""
 
     screen: Screen
     leds: Leds
     rgb: Rgb
+    moving: bool = False
 
 
 @dataclass(frozen=True)

@@ -32,16 +32,19 @@ def render(s: PanelState) -> View:
     if s.asleep:
         return _attract(s)
     if s.mode is Mode.SETUP:
-        return View(_setup(s, contrast), _ready_leds(s), looks.OFF)
+        screen, moving = _setup(s, contrast)
+        return View(screen, _ready_leds(s), looks.OFF, moving)
     if s.mode is Mode.ROLLING and s.result is not None:
         frame = rolling_frame(s)
         panel = systems.get(s.result.system).panel
         sides = panel.sides
         shown = 0 if panel.hand is not None else len(s.result.dice)  # a hand: no dice
         tumble = tuple(((frame + 1) * (7 + 2 * i) + 3 * i) % sides + 1 for i in range(shown))
-        return View(screens.rolling(s.result.system, tumble, contrast), looks.chase_leds(frame), looks.OFF)
+        return View(screens.rolling(s.result.system, tumble, contrast), looks.chase_leds(frame), looks.OFF,
+                    moving=True)
     if s.mode is Mode.RESULT and s.result is not None:
-        return View(_result(s, contrast), looks.outcome_leds(s.result), looks.outcome_rgb(s.result))
+        return View(_result(s, contrast), looks.outcome_leds(s.result), looks.outcome_rgb(s.result),
+                    moving=True)
     if s.mode is Mode.TURNS and s.result is not None:
         turns = s.spec.panel.turns(s.result.to_dict())
         who, lines = turns[s.turn % len(turns)]
@@ -53,13 +56,16 @@ def render(s: PanelState) -> View:
                     looks.fingers_leds(s.fingers), looks.WAITING)
     if s.mode is Mode.SETTINGS:
         rows = [(str(item), _setting_value(s, item)) for item in menu.ITEMS]
-        screen = screens.settings(rows, s.item_index, s.armed is not None, s.status, s.note, contrast)
-        return View(screen, looks.LEDS_OFF, looks.OFF)
+        notes = screens.settings_footer(s.note, s.status)
+        page = screens.page_of(notes, screens.FOOTER_ROWS, _page(s, s.last_activity))
+        screen = screens.settings(rows, s.item_index, s.armed is not None, page, contrast)
+        return View(screen, looks.LEDS_OFF, looks.OFF, screens.pages_in(notes, screens.FOOTER_ROWS) > 1)
     if s.mode is Mode.SESSION:
         screen = screens.session(s.commitment, s.revealed, s.session_why, s.note, contrast)
         return View(screen, looks.LEDS_OFF, looks.OFF)
     title, text = s.message
-    return View(screens.message(title or "note", text, contrast), looks.LEDS_OFF, looks.ERROR)
+    screen = screens.message(title or "note", text, contrast, page=_page(s, s.shown_at))
+    return View(screen, looks.LEDS_OFF, looks.ERROR, len(screen.lines) > screens.ROWS)
 
 
 def player_line(s: PanelState) -> str:
@@ -89,11 +95,13 @@ def _brief(value: Any) -> str:
     return str(value)
 
 
-def _setup(s: PanelState, contrast: float) -> screens.Screen:
+def _setup(s: PanelState, contrast: float) -> tuple[screens.Screen, bool]:
+    """The setup screen, and whether its footer turns pages (a problem or what the player
+    carries longer than FOOTER_ROWS lines: shown whole, a page at a time, never cut)."""
     offered = s.rows()
     rows = [_row_text(s, r) for r in offered]
     if s.problem:
-        footer = screens.wrap("! " + s.problem, rows=2)
+        footer = screens.wrap_all("! " + s.problem)
     else:
         player = f"P{s.settings.player} {player_line(s)}".rstrip()
         # the session's commitment at the right, where it fits beside what the player carries
@@ -101,11 +109,18 @@ def _setup(s: PanelState, contrast: float) -> screens.Screen:
         if mark and len(player) + 1 + len(mark) <= screens.WIDTH:
             footer: tuple[str, ...] = (screens.spread(player, mark, screens.WIDTH),)
         else:
-            footer = screens.wrap(player, rows=2)
+            footer = screens.wrap_all(player)
         if s.compared and s.page == pages.FIRST:
             footer = (*_compared(s), *footer)
     selected = s.field_index % len(offered) if offered else 0
-    return screens.setup(_page_title(s), rows, selected, s.odds, footer, contrast)
+    shown = screens.page_of(footer, screens.FOOTER_ROWS, _page(s, s.last_activity))
+    moving = screens.pages_in(footer, screens.FOOTER_ROWS) > 1
+    return screens.setup(_page_title(s), rows, selected, s.odds, shown, contrast), moving
+
+
+def _page(s: PanelState, since: float) -> int:
+    """Which page of a text too long for its place is up: they turn every PAGE_SECONDS."""
+    return int(max(0.0, s.now - since) / PAGE_SECONDS)
 
 
 def _compared(s: PanelState) -> tuple[str, ...]:
@@ -114,7 +129,7 @@ def _compared(s: PanelState) -> tuple[str, ...]:
     name = spec.panel.compare or ""
     label = spec.panel.label(spec.param(name))
     text = f"{label}: " + " ".join(f"{value} {screens.percent(chance)}" for value, chance in s.compared)
-    return screens.wrap(text, rows=2)
+    return screens.wrap_all(text)
 
 
 def _page_title(s: PanelState) -> str:
@@ -171,7 +186,7 @@ def _attract(s: PanelState) -> View:
         from engine.panel.attract import screen as day_screen
 
         screen = day_screen(s.day, s.commitment, frame // 4, bounce(frame), s.status, contrast)
-    return View(screen, looks.LEDS_OFF, looks.OFF)
+    return View(screen, looks.LEDS_OFF, looks.OFF, moving=True)
 
 
 def rolling_frame(s: PanelState) -> int:

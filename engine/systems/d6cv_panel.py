@@ -44,8 +44,9 @@ def _details(data: Mapping[str, Any]) -> list[str]:
 
 PANEL = PanelSpec(
     sides=6,
-    labels={"opponent_stat": "opp. stat", "opponent_skill": "opp. skill", "opponent_modifier": "opp. mod",
-            "cv_step": "cv step", "construction": "build"},
+    # each label fits beside its longest value on a 21-character line (vs skill 0 untrained)
+    labels={"opponent_stat": "vs stat", "opponent_skill": "vs skill", "opponent_modifier": "vs mod",
+            "cv_step": "cv step", "construction": "build", "complexity": "complex."},
     flows=(
         Flow("contest", ("contest", "opponent_stat", "opponent_skill", "opponent_modifier"),
              "a Dice Contest: targeted (the target wins ties) or untargeted, and the opponent's "

@@ -58,7 +58,7 @@ TARGET = Param("target", "int", "the defender's player slot: its wound track tak
 PANEL = PanelSpec(
     sides=10,
     labels={"opponent_pool": "opp. pool", "opponent_successes": "opp. succ.",
-            "mitigation_mode": "mitig. mode", "damage_tier": "tier", "stability_boxes": "stab. boxes",
+            "mitigation_mode": "mit. mode", "damage_tier": "tier", "stability_boxes": "stab. boxes",
             "stability_loss": "stab. loss", "target": "defender"},
     flows=(
         Flow("opposed", ("opponent_pool", "opponent_successes"),

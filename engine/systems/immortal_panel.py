@@ -72,7 +72,7 @@ PANEL = PanelSpec(
     lists={
         "hostile": ListShape((Part("tn", 1, 60, 10), Part("attr", -1, 20, -1, omit=-1),
                               Part("legacy", 0, 10, 0, omit=0),
-                              Part("colour", 0, len(COLORS), 0, omit=0, names=("-", *COLORS))),
+                              Part("col", 0, len(COLORS), 0, omit=0, names=("-", *COLORS))),
                              _hostile_text, most=6),
         "opponent": ListShape((Part("attr", 0, 20, 5), Part("skill", 0, 10, 0)),
                               lambda v: f"{v[0]}+{v[1]}", most=1),

@@ -92,7 +92,7 @@ def test_spending_more_karma_than_held_is_a_message_not_a_roll() -> None:
     panel = _fingers_panel((1, 2))
     panel.set_field("spend", 1)
     assert panel.screen.odds is None
-    assert " ".join(panel.screen.lines[-2:]).startswith("! spend: cannot spend 1 karma")
+    assert " ".join(panel.screen.lines[-3:]).startswith("! spend: cannot spend 1 karma")
     panel.press(ROLL)
     assert panel.screen.kind == "message"
     assert panel.dice.calls == 0
