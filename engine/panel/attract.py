@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from engine.panel import session as sessions
 from engine.panel.model import Screen
-from engine.panel.screens import ATTRACT_WIDTH, ROWS, fit
+from engine.panel.screens import ATTRACT_WIDTH, ROWS, fit, status_part
 
 
 @dataclass(frozen=True)
@@ -82,11 +82,11 @@ def pages(day: Sequence[DayLine], commitment: str) -> tuple[tuple[str, tuple[str
 
 
 def screen(day: Sequence[DayLine], commitment: str, page: int, offset: tuple[int, int], status: str,
-           contrast: float) -> Screen:
+           contrast: float, *, step: int = 0) -> Screen:
     """Page ``page`` (it goes round) of :func:`pages` as the attract screen, with the status line."""
     shown = pages(day, commitment)
     title, lines = shown[page % len(shown)]
     rows = tuple(fit(line, ATTRACT_WIDTH) for line in lines[: ROWS - 1])
     if status:
-        rows = (*rows, fit(status, ATTRACT_WIDTH))
+        rows = (*rows, status_part(status, step))
     return Screen(title=fit(title, ATTRACT_WIDTH), lines=rows, offset=offset, contrast=contrast, kind="attract")

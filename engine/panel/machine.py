@@ -40,6 +40,9 @@ _REPEATING = frozenset({Mode.SETUP, Mode.SETTINGS, Mode.RESULT, Mode.MESSAGE})
 #: a step in a still mode that changes only these has nothing new to draw.
 _UNSHOWN = frozenset({"now", "last_activity", "held", "repeat_at", "swallow", "mode_tap_from", "view"})
 _SHOWN = tuple(f.name for f in fields(PanelState) if f.name not in _UNSHOWN)
+#: Most characters of a status line kept (against a runaway source; the screens page or
+#: scroll a long one, so a real status is never cut).
+STATUS_MOST = 200
 #: Most encoder steps taken from one TURN event.
 _MAX_TURN = 50
 
@@ -82,7 +85,7 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
     out = _Out()
     kind = event.kind
     if kind is EventKind.STATUS:
-        s = evolve(s, status=event.text.strip()[:40])
+        s = evolve(s, status=event.text.strip()[:STATUS_MOST])
     elif kind is EventKind.SESSION:
         s = _session(s, sessions.parse(event.text))
     elif kind is EventKind.STATS:

@@ -254,12 +254,19 @@ def message(title: str, text: str, contrast: float, *, page: int = 0) -> Screen:
                   page=page if len(lines) > ROWS else 0)
 
 
+def status_part(status: str, step: int) -> str:
+    """The part of the status line the attract screen shows at ``step``: a long status is
+    shown a line's worth at a time, in turn, rather than cut."""
+    return page_of(wrap_all(status, ATTRACT_WIDTH), 1, step)[0]
+
+
 def attract(systems: Sequence[str], frame: int, offset: tuple[int, int], status: str,
-            contrast: float) -> Screen:
-    """Idle: a small moving picture (against OLED burn-in) naming one system at a time."""
+            contrast: float, *, step: int = 0) -> Screen:
+    """Idle: a small moving picture (against OLED burn-in) naming one system at a time, and
+    the entropy status a part at a time (``step`` counts the picture's moves)."""
     shown = systems[frame % len(systems)] if systems else ""
     lines = (fit(shown, ATTRACT_WIDTH), "press any button")
-    if status:  # a long status scrolls by, as the picture moves anyway
-        lines = (*lines, marquee(status, ATTRACT_WIDTH, frame))
+    if status:
+        lines = (*lines, status_part(status, step))
     return Screen(title="dicetower", lines=lines, offset=offset, contrast=contrast,
                   kind="attract")

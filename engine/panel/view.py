@@ -181,11 +181,11 @@ def _attract(s: PanelState) -> View:
     frame = _frame(s.now - since, s.config.attract_step_seconds)
     contrast = max(0.05, s.settings.contrast * _ATTRACT_DIM)
     if s.day is None:
-        screen = screens.attract(s.config.systems, frame // 4, bounce(frame), s.status, contrast)
+        screen = screens.attract(s.config.systems, frame // 4, bounce(frame), s.status, contrast, step=frame)
     else:  # a tower with a roll log: today's rolls against the odds, and the commitment
         from engine.panel.attract import screen as day_screen
 
-        screen = day_screen(s.day, s.commitment, frame // 4, bounce(frame), s.status, contrast)
+        screen = day_screen(s.day, s.commitment, frame // 4, bounce(frame), s.status, contrast, step=frame)
     return View(screen, looks.LEDS_OFF, looks.OFF, moving=True)
 
 

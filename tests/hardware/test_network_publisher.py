@@ -317,6 +317,8 @@ def test_tower_with_session_dice_publishes_its_rolls(broker, collector, tmp_path
             sim.run_script(parse_script("roll,roll"))
         finally:
             sim.close()
+    # the publisher has handed the last entry to the broker; the collector's copy follows
+    wait_for(lambda: all_arrived(collector, 4), what="the session, two rolls and the reveal")
     entries = collector.unique()
     kinds = [entries[s]["kind"] for s in sorted(entries)]
     assert kinds == ["session", "roll", "roll", "reveal"]  # the reveal at shutdown went out too

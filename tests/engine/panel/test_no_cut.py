@@ -111,3 +111,21 @@ def test_a_long_problem_or_message_is_shown_whole_a_page_at_a_time(seed: int) ->
         assert set(text) <= _lines_over_time(state), (state.mode, text)
         if state.mode is Mode.SETUP and len(text) > screens.FOOTER_ROWS:
             assert state.view.moving  # the ticks turn its pages
+
+
+def test_a_long_entropy_status_is_read_whole_in_the_settings_menu_and_scrolls_when_idle() -> None:
+    dice = DrbgDice.from_seed(b"status")
+    status = "hwrng ok, kernel ok, buttons 37/256 bits, bridge reconnecting (serial timeout)"
+    state, _ = initial(PanelConfig(idle_seconds=40.0), 0.0)
+    state, _ = step(state, Event(EventKind.STATUS, text=status), 0.0, dice=dice)
+    state, _ = step(state, Event(EventKind.HOLD, Button.MODE), 0.1, dice=dice)  # the settings menu
+    state, _ = step(state, Event(EventKind.RELEASE, Button.MODE), 0.2, dice=dice)
+    assert state.mode is Mode.SETTINGS
+    assert set(screens.wrap_all(f"entropy {status}")) <= _lines_over_time(state)
+    windows = []
+    for k in range(400):  # asleep: the attract screen scrolls the status by
+        state, _ = step(state, Event(EventKind.TICK), 41.0 + k * 0.5, dice=dice)
+        windows.append(state.view.screen.lines[-1])
+    assert state.asleep
+    assert all("~" not in w for w in windows)
+    assert all(any(word in w for w in windows) for word in status.split())
