@@ -198,8 +198,6 @@ class InputQueue:
         t = self._clock() if t_ns is None else t_ns
         with self._lock:
             for button, deb in self._debounce.items():
-                if deb.raw == deb.pressed and (deb.held or not deb.pressed):
-                    continue  # settled and not waiting for a hold: poll would find nothing
                 for kind in deb.poll(t):
                     self._accept(button, kind, t)
 

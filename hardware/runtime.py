@@ -46,7 +46,7 @@ from hardware.panel_io import Clock, PanelIO
 
 if TYPE_CHECKING:
     # only where a state directory, the service manager or a roll log is in play: start-up
-    # to the first frame does without them (docs/performance.md)
+    # to the first frame does without them (docs/architecture.md)
     from hardware.daystats import DayStats
     from hardware.sdnotify import Notifier
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine import systems
@@ -26,7 +26,7 @@ from engine.panel import settings as menu
 from engine.panel.config import PanelConfig
 from engine.panel.model import Button, Effects, Event, EventKind, Sound
 from engine.panel.state import Mode, PanelState, evolve
-from engine.panel.view import render, rolling_frame
+from engine.panel.view import looks_the_same, render, rolling_frame
 from engine.results import RollResult
 from engine.systems import SystemSpec
 
@@ -36,10 +36,6 @@ __all__ = ["Mode", "PanelConfig", "PanelState", "initial", "snapshot", "step"]
 _MAX_CATCH_UP = 5
 #: Modes in which MINUS/PLUS change a value (a result or message sits over the setup screen).
 _REPEATING = frozenset({Mode.SETUP, Mode.SETTINGS, Mode.RESULT, Mode.MESSAGE})
-#: Fields no still picture shows (the clock, and what a held or swallowed button is doing);
-#: a step in a still mode that changes only these has nothing new to draw.
-_UNSHOWN = frozenset({"now", "last_activity", "held", "repeat_at", "swallow", "mode_tap_from", "view"})
-_SHOWN = tuple(f.name for f in fields(PanelState) if f.name not in _UNSHOWN)
 #: Most characters of a status line kept (against a runaway source; the screens page or
 #: scroll a long one, so a real status is never cut).
 STATUS_MOST = 200
@@ -456,7 +452,7 @@ def _problem(spec: SystemSpec, raw: Mapping[str, Any]) -> str | None:
 def _finish(before: PanelState, s: PanelState, out: _Out) -> tuple[PanelState, Effects]:
     s = _refresh(s, before)
     old = before.view
-    view = old if old is not None and _same_picture(before, s) else render(s)
+    view = old if old is not None and looks_the_same(before, s) else render(s)
     effects = Effects(
         screen=view.screen if old is None or view.screen != old.screen else None,
         leds=view.leds if old is None or view.leds != old.leds else None,
@@ -466,15 +462,6 @@ def _finish(before: PanelState, s: PanelState, out: _Out) -> tuple[PanelState, E
         request=out.request,
     )
     return evolve(s, view=view), effects
-
-
-def _same_picture(before: PanelState, s: PanelState) -> bool:
-    """Whether ``s`` looks exactly like ``before``: a still picture (``View.moving``) and no
-    field it shows changed. Most releases and many presses change nothing on screen, and
-    drawing the view is most of what such a step would cost."""
-    if before.view is None or before.view.moving or s.asleep or before.asleep:
-        return False
-    return all(getattr(before, name) == getattr(s, name) for name in _SHOWN)
 
 
 def _refresh(s: PanelState, before: PanelState | None) -> PanelState:

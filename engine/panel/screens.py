@@ -156,7 +156,7 @@ def result(result: RollResult, panel: PanelSpec, player: int, carried: str, cont
     lines = [*panel.details(data)]
     if carried:
         lines.append(f"P{player} {carried}")
-    wrapped = tuple(part for line in lines if line for part in wrap(line, rows=len(line)))
+    wrapped = tuple(part for line in lines if line for part in wrap_all(line))
     return Screen(
         title=spread(result.system, panel.headline(data)),
         lines=wrapped,
@@ -172,7 +172,7 @@ def turn(system: str, who: str, index: int, count: int, lines: Sequence[str], co
     """One participant of a group roll (``helper 2``): their dice and who presses ROLL next."""
     return Screen(
         title=spread(system, f"{index + 1}/{count}"),
-        lines=tuple(part for line in lines for part in wrap(line, rows=len(line))),
+        lines=tuple(part for line in lines for part in wrap_all(line)),
         big=who.upper(),
         contrast=contrast,
         kind="turn",

@@ -158,10 +158,10 @@ _SPEC_FROM = frozenset({"config", "system_index"})
 
 
 def evolve(state: PanelState, /, **changes: Any) -> PanelState:
-    """``dataclasses.replace`` for a PanelState, about ten times faster.
+    """``dataclasses.replace`` for a PanelState, several times faster.
 
     A panel step makes several new states, and ``replace`` re-runs the 40-field ``__init__``
-    each time: a quarter of a press's CPU on a Pi Zero. This copies the old state's fields
+    each time: measured, a quarter of a press's CPU. This copies the old state's fields
     and sets the changed ones; the cached ``spec`` is kept unless the system can have changed,
     and new ``values`` are frozen as ``__init__`` would. Checked against ``replace`` by a
     property test (tests/engine/panel/test_state.py)."""

@@ -6,6 +6,7 @@ view before and after a step, and the picture after waking is exactly the one be
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from engine import systems
@@ -25,6 +26,20 @@ SCROLL_SECONDS = 0.4
 #: Attract picture's travel in pixels: small enough to stay on a 128x64 screen.
 ATTRACT_X, ATTRACT_Y = 16, 12
 _ATTRACT_DIM = 0.25  # of the set brightness
+
+
+#: Fields no still picture shows (the clock, and what a held or swallowed button is doing).
+_UNSHOWN = frozenset({"now", "last_activity", "held", "repeat_at", "swallow", "mode_tap_from", "view"})
+_SHOWN = tuple(f.name for f in fields(PanelState) if f.name not in _UNSHOWN)
+
+
+def looks_the_same(before: PanelState, s: PanelState) -> bool:
+    """Whether ``render(s)`` would be ``before``'s view: a still picture (``View.moving``)
+    and no field it shows changed. Most releases and many presses change nothing on screen,
+    and drawing the view is most of what such a step would cost."""
+    if before.view is None or before.view.moving or s.asleep or before.asleep:
+        return False
+    return all(getattr(before, name) == getattr(s, name) for name in _SHOWN)
 
 
 def render(s: PanelState) -> View:
@@ -164,9 +179,8 @@ def _result(s: PanelState, contrast: float) -> screens.Screen:
     result = s.result
     if result is None:
         return screens.message("note", "no roll yet", contrast)
-    elapsed = max(0.0, s.now - s.shown_at)
-    page = int(elapsed / PAGE_SECONDS)
-    step = int(elapsed / SCROLL_SECONDS)
+    page = _page(s, s.shown_at)
+    step = int(max(0.0, s.now - s.shown_at) / SCROLL_SECONDS)
     panel = systems.get(result.system).panel
     return screens.result(result, panel, s.settings.player, line, contrast, page=page, step=step)
 
