@@ -135,8 +135,9 @@ class EntropyConfig:
 class SoundConfig:
     """Spoken results and setup pages (docs/speech.md). ``speak`` starts with speech on (the
     settings menu's "speech" switch changes it, and the panel remembers); ``language`` picks
-    the phrase table and, with ``voice`` "", eSpeak NG's voice; ``card`` an ALSA card ("" =
-    the default); ``still_seconds`` how long the buttons are still before a page is said."""
+    the phrase table and, with ``voice`` "", eSpeak NG's voice; ``device`` the ALSA device
+    (``aplay -L``; "" = the default); ``still_seconds`` how long the buttons are still before
+    a page is said."""
 
     speak: bool = False
     speaker: str = "espeak"
@@ -144,14 +145,15 @@ class SoundConfig:
     voice: str = ""
     rate: int = 175  # words per minute (espeak-ng -s)
     volume: int = 100  # espeak-ng -a, 0..200
-    card: str = ""
+    device: str = ""
     still_seconds: float = 1.0
 
 
-#: eSpeak NG voice names (``en-us``, ``de``, ``en+f3``) and ALSA card names or numbers: letters,
-#: digits and ``_+-.``, not starting with ``-`` (they go on espeak-ng's command line).
-SOUND_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-.")
-SOUND_NAME_MOST = 40
+#: eSpeak NG voice names (``en-us``, ``de``, ``en+f3``) and ALSA device names
+#: (``plughw:CARD=Headphones,DEV=0``): letters, digits and ``_+-.:=,``, not starting with ``-``
+#: (they go on espeak-ng's command line).
+SOUND_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-.:=,")
+SOUND_NAME_MOST = 80
 
 
 #: A config file is a few KiB; anything larger (or ``/dev/zero``) is not one.
@@ -505,7 +507,7 @@ def _sound(t: _Table) -> SoundConfig:
         voice=_sound_name(t, "voice", d.voice),
         rate=t.integer("rate", d.rate, 80, 450),
         volume=t.integer("volume", d.volume, 0, 200),
-        card=_sound_name(t, "card", d.card),
+        device=_sound_name(t, "device", d.device),
         still_seconds=t.number("still_seconds", d.still_seconds, 0.2, 10),
     )
     t.done()
@@ -522,7 +524,7 @@ def _sound(t: _Table) -> SoundConfig:
 def _sound_name(t: _Table, name: str, default: str) -> str:
     value = t.text(name, default)
     if value and (value.startswith("-") or len(value) > SOUND_NAME_MOST or not set(value) <= SOUND_NAME_CHARS):
-        raise t.error(name, f"expected a name of letters, digits and _+-. (not starting with -, at most "
+        raise t.error(name, f"expected a name of letters, digits and _+-.:=, (not starting with -, at most "
                             f"{SOUND_NAME_MOST}), got {value!r}")
     return value
 

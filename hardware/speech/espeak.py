@@ -2,8 +2,8 @@
 
 A process, not a binding: nothing to import at start-up (a Pi Zero pays ~10x a laptop's
 import time), any Raspberry Pi OS has the program, and a press cuts a sentence short by
-killing it. :class:`EspeakSpeaker` plays on the sound card (ALSA; ``[sound] card`` picks one
-through ``ALSA_CARD``), from a thread of its own, so even starting the process costs the
+killing it. :class:`EspeakSpeaker` plays on the sound card (ALSA; ``[sound] device`` picks
+one, ``espeak-ng -d``), from a thread of its own, so even starting the process costs the
 panel's loop nothing. :class:`WavSpeaker` writes each sentence to a WAV file instead
 (``espeak-ng -w``), for the simulator's ``--out``. docs/speech.md.
 """
@@ -33,23 +33,18 @@ ERROR_MOST = 200
 STOP_WAIT_S = 2.0
 
 
-def command(text: str, sound: SoundConfig, voice: str, *, wav: Path | None = None, stdout: bool = False) -> list[str]:
+def command(text: str, sound: SoundConfig, voice: str, *, program: str = PROGRAM, wav: Path | None = None,
+            stdout: bool = False) -> list[str]:
     """The ``espeak-ng`` command line that says ``text``: to the sound card, into ``wav``, or
     (``stdout``) as a WAV stream on standard output (the latency bench reads it)."""
-    args = [PROGRAM, "-v", sound.voice or voice, "-s", str(sound.rate), "-a", str(sound.volume)]
+    args = [program, "-v", sound.voice or voice, "-s", str(sound.rate), "-a", str(sound.volume)]
     if wav is not None:
         args += ["-w", str(wav)]
     elif stdout:
         args.append("--stdout")
+    elif sound.device:
+        args += ["-d", sound.device]
     return [*args, "--", text]  # "--": a sentence is never taken for an option
-
-
-def environment(sound: SoundConfig) -> dict[str, str]:
-    """The process environment: ``ALSA_CARD`` names the card when the config does."""
-    env = dict(os.environ)
-    if sound.card:
-        env["ALSA_CARD"] = sound.card
-    return env
 
 
 def find_program() -> str | None:
@@ -155,8 +150,9 @@ class EspeakSpeaker:
     def _start(self, text: str) -> None:
         try:
             self._process = subprocess.Popen(
-                command(text, self.sound, self.voice), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE, env=environment(self.sound), start_new_session=True)
+                command(text, self.sound, self.voice, program=self.program or PROGRAM), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE, start_new_session=True)
             self.started += 1
         except OSError as exc:
             self._problem = f"espeak-ng: {exc.strerror or exc}"
@@ -216,8 +212,8 @@ class WavSpeaker:
         if self.program is not None and self.directory is not None:
             count = self._counts[self.stem] = self._counts.get(self.stem, 0) + 1
             path = self.directory / (f"{self.stem}.wav" if count == 1 else f"{self.stem}-{count}.wav")
-            process = subprocess.Popen(command(text, self.sound, self.voice, wav=path), stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            process = subprocess.Popen(command(text, self.sound, self.voice, program=self.program, wav=path),
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             self._writing.append((process, path))
         self.written.append(path)
 
