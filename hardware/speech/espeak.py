@@ -31,6 +31,8 @@ NO_CARD = "no sound card (aplay -l lists none; docs/speech.md)"
 ERROR_MOST = 200
 #: How long closing waits for a process that was told to stop.
 STOP_WAIT_S = 2.0
+#: WAV files written at once at most (a long simulator script says hundreds of sentences).
+WRITING_MOST = 4
 
 
 def command(text: str, sound: SoundConfig, voice: str, *, program: str = PROGRAM, wav: Path | None = None,
@@ -97,7 +99,8 @@ class EspeakSpeaker:
         self._closed = False
         self._thread: threading.Thread | None = None
         self._process: subprocess.Popen[bytes] | None = None
-        self.started = 0  # processes started (tests, the bench)
+        self.started = 0  # processes started, and those that came to their end (tests, the bench)
+        self.ended = 0
 
     @property
     def problem(self) -> str:
@@ -176,6 +179,7 @@ class EspeakSpeaker:
                 process.stderr.close()
         if process.returncode is not None and process.returncode < 0:
             return  # cut short: says nothing about the card
+        self.ended += 1
         self._problem = failure(process.returncode, errors)
 
 
@@ -200,6 +204,7 @@ class WavSpeaker:
         self._counts: dict[str, int] = {}
         self.written: list[Path | None] = []  # each sentence's file (None: not written)
         self._writing: list[tuple[subprocess.Popen[bytes], Path]] = []
+        self._problems: list[str] = []
 
     @property
     def problem(self) -> str:
@@ -212,6 +217,8 @@ class WavSpeaker:
         if self.program is not None and self.directory is not None:
             count = self._counts[self.stem] = self._counts.get(self.stem, 0) + 1
             path = self.directory / (f"{self.stem}.wav" if count == 1 else f"{self.stem}-{count}.wav")
+            while len(self._writing) >= WRITING_MOST:
+                self._wait(*self._writing.pop(0))
             process = subprocess.Popen(command(text, self.sound, self.voice, program=self.program, wav=path),
                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             self._writing.append((process, path))
@@ -227,15 +234,17 @@ class WavSpeaker:
 
     def close(self) -> list[str]:
         """Wait for every file; the problems, a line each (a file not written)."""
-        problems = []
-        for process, path in self._writing:
-            try:
-                _, errors = process.communicate(timeout=60)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                _, errors = process.communicate()
-            why = failure(process.returncode, errors)
-            if why:
-                problems.append(f"{path}: {why}")
-        self._writing.clear()
+        while self._writing:
+            self._wait(*self._writing.pop(0))
+        problems, self._problems = self._problems, []
         return problems
+
+    def _wait(self, process: subprocess.Popen[bytes], path: Path) -> None:
+        try:
+            _, errors = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, errors = process.communicate()
+        why = failure(process.returncode, errors)
+        if why:
+            self._problems.append(f"{path}: {why}")
