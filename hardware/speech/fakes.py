@@ -4,11 +4,15 @@ which keeps what another speaker was given."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from typing import NamedTuple
 
 from hardware.config import SoundConfig
 from hardware.speech import Speaker
+
+#: Sentences :class:`Heard` keeps between two takes at most.
+HEARD_MOST = 1000
 
 
 class Said(NamedTuple):
@@ -85,11 +89,12 @@ class LogSpeaker:
 
 
 class Heard:
-    """Another speaker, with every sentence kept as it passes (the simulator's transcript)."""
+    """Another speaker, with the sentences kept as they pass (the simulator's transcript takes
+    them at each step; the interactive simulator only shows the last)."""
 
     def __init__(self, speaker: Speaker) -> None:
         self.speaker = speaker
-        self.said: list[str] = []
+        self.said: deque[str] = deque(maxlen=HEARD_MOST)
         self.last = ""
 
     @property
@@ -107,7 +112,8 @@ class Heard:
 
     def take(self) -> list[str]:
         """The sentences said since the last take."""
-        taken, self.said = self.said, []
+        taken = list(self.said)
+        self.said.clear()
         return taken
 
     def close(self) -> None:
