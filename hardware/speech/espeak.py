@@ -4,8 +4,9 @@ A process, not a binding: nothing to import at start-up (a Pi Zero pays ~10x a l
 import time), Debian and Raspberry Pi OS package the program (deploy/install.sh installs
 it), and a press cuts a sentence short by killing it. :class:`EspeakSpeaker` plays on the
 sound card (ALSA; ``[sound] device`` picks one, ``espeak-ng -d``), from a thread of its own,
-so even starting the process costs the panel's loop nothing. :class:`WavSpeaker` writes each sentence to a WAV file instead
-(``espeak-ng -w``), for the simulator's ``--out``. docs/speech.md.
+so even starting the process costs the panel's loop nothing. :class:`WavSpeaker` writes
+each sentence to a WAV file instead (``espeak-ng -w``), for the simulator's ``--out``.
+docs/speech.md.
 """
 
 from __future__ import annotations
