@@ -66,7 +66,10 @@ def render(s: PanelState) -> View:
         screen = screens.turn(s.result.system, who, s.turn, len(turns), lines, contrast)
         return View(screen, looks.chase_leds(s.turn), looks.WAITING)
     if s.mode is Mode.GUESS:
-        line = s.spec.panel.hidden(s.field_values())
+        spec = s.spec
+        given = setup.raw(s, spec)
+        params = {p.name: given.get(p.name, p.default) for p in spec.params if p.name in given or not p.required}
+        line = spec.panel.hidden(params, len(s.guesses))
         return View(screens.guess(s.system_id, s.fingers, line, s.note, contrast),
                     looks.fingers_leds(s.fingers), looks.WAITING)
     if s.mode is Mode.SETTINGS:

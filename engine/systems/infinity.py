@@ -21,12 +21,19 @@ from engine.systems import SystemSpec
 from engine.systems.infinity_odds import outcome_odds
 from engine.systems.infinity_panel import PANEL
 from engine.systems.infinity_rules import (
+    CR_MAX,
     CR_NAMES,
+    DAMAGE_MAX,
     DECLARATION_BONUS,
+    DEFENSE_MAX,
     DIE_SIDES,
     DOUBLES_ODDS,
+    MAX_OTHERS,
+    MODIFIER_MAX,
     OUTCOMES,
+    RATING_MAX,
     RETRY_PENALTY,
+    TOTAL_MAX,
     Attacker,
     Participant,
     Related,
@@ -34,28 +41,17 @@ from engine.systems.infinity_rules import (
     combine,
     doubles_of,
     hot_cold_bonus,
+    make_up,
     outcome_of,
     skill_bonus,
     success_rating,
 )
 
-__all__ = ["SYSTEM", "Attacker", "InfinityResult", "Participant", "Related", "effective_rating", "skill_bonus"]
+__all__ = ["CR_MAX", "DAMAGE_MAX", "DEFENSE_MAX", "RATING_MAX", "SYSTEM", "TOTAL_MAX", "Attacker", "InfinityResult",
+           "Participant", "Related", "effective_rating", "skill_bonus"]
 
-RATING_MAX = 150
 DEFAULT_RATING = 8  # "A skill of 8 (Average)"
 DEFAULT_CR = 10
-DAMAGE_MAX = 200  # the text's Death Star cannon is 170
-MAX_OTHERS = 9  # a whole table: the roller and up to nine other characters of each kind
-MODIFIER_MAX = 50
-#: The highest Skill Total a roll reaches: the highest rating, the best hot die (+9), a
-#: Declaration, +1 from every other character (helpers or attackers, and related skills)
-#: and the highest modifier. The text caps no scale ("There is no cap on the Attribute
-#: scale"), so a CR or Defense is allowed up to what a total can reach: every outcome of
-#: every setting can be entered.
-TOTAL_MAX = RATING_MAX + (DIE_SIDES - 1) + DECLARATION_BONUS + 2 * MAX_OTHERS + MODIFIER_MAX
-CR_MAX = TOTAL_MAX
-#: A Volley's Attack Total adds the weapon's Damage to the Skill Total.
-DEFENSE_MAX = TOTAL_MAX + DAMAGE_MAX
 
 
 def _whole(value: Any, what: str, hi: int) -> int:
@@ -354,18 +350,10 @@ def _other(p: Participant) -> str:
 def _breakdown(result: InfinityResult) -> str:
     """How the final total is built, when it is more than the roller's own total."""
     params = result.params
-    parts = [str(result.base)]
-    if len(result.participants) > 1:
-        parts.append(f"+{result.coordination} coordinating")
-    if params["declaration"]:
-        parts.append(f"+{DECLARATION_BONUS} declaration")
-    if params["retry"]:
-        parts.append(f"-{RETRY_PENALTY} retry")
-    if params["modifier"]:
-        parts.append(f"{params['modifier']:+d} modifier")
-    if result.weapon_damage is not None:
-        parts.append(f"+{result.weapon_damage} weapon")
-    return "" if len(parts) == 1 else " = " + " ".join(parts)
+    group = result.coordination if len(result.participants) > 1 else None
+    terms = make_up(result.base, group, params["declaration"], params["retry"], params["modifier"],
+                    result.weapon_damage)
+    return " = " + " ".join([str(result.base), *(f"{n:+d} {what}" for n, what in terms)]) if terms else ""
 
 
 def describe(result: RollResult) -> list[str]:

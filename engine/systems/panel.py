@@ -126,7 +126,9 @@ class PanelSpec:
     hand: str | None = None  # result field with the winning fingers (no dice to show)
     count: str | None = None  # result field lighting that many LEDs (successes)
     colour: str | None = None  # result field naming the roll's colour (the RGB LED shows it)
-    hidden: Callable[[Mapping[str, Any]], str] = lambda values: ""  # guess screen: the test as set
+    #: guess screen: the test whose finger is picked, from the roll's parameters as set and
+    #: the test's number (from 0; one per test of a chain)
+    hidden: Callable[[Mapping[str, Any], int], str] = lambda params, test: ""
     headline: Callable[[Mapping[str, Any]], str] = _plain_headline  # "12 vs 10"
     details: Callable[[Mapping[str, Any]], list[str]] = _no_lines  # result lines, in order
     #: a group roll revealed one participant per ROLL: (who, their lines) each, in turn
