@@ -491,10 +491,12 @@ def _refresh(s: PanelState, before: PanelState | None) -> PanelState:
         raw.setdefault(spec.panel.guess, (1,))  # the chance is the same whichever finger
     try:
         params = spec.resolve(raw)
-        odds = float(spec.known_odds(params).success)
+        exact = spec.known_odds(params)
     except (EngineError, ValueError) as exc:
-        return evolve(s, odds=None, problem=_why(exc), compared=())
-    return evolve(s, odds=odds, problem=None, compared=_compared(spec, raw))
+        return evolve(s, odds=None, problem=_why(exc), compared=(), no_roll="")
+    advice = exact.advice
+    no_roll = advice.short if advice is not None and not advice.needed else ""
+    return evolve(s, odds=float(exact.success), problem=None, compared=_compared(spec, raw), no_roll=no_roll)
 
 
 def _compared(spec: SystemSpec, raw: Mapping[str, Any]) -> tuple[tuple[str, float], ...]:

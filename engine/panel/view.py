@@ -130,6 +130,10 @@ def _setup(s: PanelState, contrast: float) -> tuple[screens.Screen, bool]:
             footer = screens.wrap_all(player)
         if s.compared and s.page == pages.FIRST:
             footer = (*_compared(s), *footer)
+        if s.no_roll:
+            # the rules assume the outcome here; ROLL still rolls (the player chose to, or the
+            # GM calls it adverse)
+            footer = ("no roll needed:", *screens.wrap_all(s.no_roll), *footer)
     selected = s.field_index % len(offered) if offered else 0
     shown = screens.page_of(footer, screens.FOOTER_ROWS, _page(s, s.last_activity))
     moving = screens.pages_in(footer, screens.FOOTER_ROWS) > 1

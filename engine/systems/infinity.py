@@ -16,7 +16,7 @@ from typing import Any
 from engine.dice import DiceSource, FacesDice, roll_die
 from engine.errors import FacesError, ParameterError
 from engine.params import Param, parse_whole
-from engine.results import Odds, RollResult, freeze
+from engine.results import Odds, RollAdvice, RollResult, freeze
 from engine.systems import SystemSpec
 from engine.systems.infinity_odds import outcome_odds
 from engine.systems.infinity_panel import PANEL
@@ -314,6 +314,37 @@ def odds(params: Mapping[str, Any]) -> Odds:
         success=success,
         outcomes=freeze(probs),
         extra=DOUBLES_ODDS,
+        advice=when_to_roll(params),
+    )
+
+
+#: The rule the advice rests on, cited as the docs cite rules.
+WHEN_TO_ROLL = "Infinity, When to Roll"
+
+
+def when_to_roll(params: Mapping[str, Any]) -> RollAdvice:
+    """Whether the rules call for a roll: *"You roll, you only ever roll, when ... The CR is
+    equal or greater than the character's skill"*; *"The rest of the time, assume Success"*,
+    unless the player chooses to roll or significant adverse conditions apply (the tower
+    cannot know those, so it says so and still rolls on ROLL). A CR equal to the rating
+    calls for a roll; only a CR below it does not. The rating is the Skill Rating (built from
+    an Attribute when given), not the total with a Declaration or modifier; in a
+    Coordination it is the highest primary-skill rating of the group (that character alone
+    would succeed). A Volley meets a Defense, not a CR: always rolled. docs/rules/infinity.md."""
+    if params["volley"]:
+        return RollAdvice(True, f"a Volley Attack is compared with a Defense, not a CR: roll ({WHEN_TO_ROLL})",
+                          "volley: roll")
+    ratings = [rating for _, rating, _, primary, _ in _roster(params) if primary]
+    rating, cr = max(ratings), params["cr"]
+    whose = "the rating" if len(ratings) == 1 else "the highest primary-skill rating of the group,"
+    if cr >= rating:
+        return RollAdvice(True, f"CR {cr} is equal to or greater than {whose} {rating}: roll ({WHEN_TO_ROLL})",
+                          f"cr {cr} >= rating {rating}")
+    return RollAdvice(
+        False,
+        f"CR {cr} is below {whose} {rating}: no roll is needed unless the player chooses to roll or significant "
+        f"adverse conditions apply; the rest of the time, assume Success ({WHEN_TO_ROLL})",
+        f"cr {cr} < rating {rating}",
     )
 
 
@@ -375,6 +406,9 @@ def describe(result: RollResult) -> list[str]:
     if result.doubles != "none":
         verdict += "; " + _DOUBLES_TEXT[result.doubles].format(f=me.hot)
     lines.append(verdict)
+    advice = when_to_roll(result.params)
+    if not advice.needed:
+        lines.append(f"rolled anyway: {advice.reason}")
     return lines
 
 

@@ -221,6 +221,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
         # 0 is kept: "--auto-success yes 0%" is the point of that line.
         shown = ", ".join(f"{k} {float(v):.4%}" for k, v in dist.items() if v == 0 or v >= 5e-7)
         print(f"  {extra}: {shown}")
+    if odds.advice is not None:  # the rules' own word on whether to roll at all
+        print(f"  when to roll: {odds.advice.reason}")
     return 0
 
 
