@@ -20,6 +20,7 @@ from engine.systems import SYSTEM_IDS, get
 from hardware import config as cfg
 from hardware.entropy import open_dice
 from hardware.sim import Simulator, parse_script
+from tests.engine.panel.words import check_lines
 
 FLOWS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "flows"
 
@@ -53,6 +54,8 @@ def test_the_flow_script_reaches_every_parameter_and_every_flow(system: str) -> 
     for flow in spec.panel.flows:
         if flow.page:
             assert flow.name in titles, f"{script.name} never opens the {flow.name} page"
+    for step in steps:  # no screen of the flow says None, nan, { or a Python repr
+        check_lines(step["screen"]["lines"], f"{script.name}, step {step['event']!r} at {step['t']} s")
     kinds = {step["screen"]["kind"] for step in steps}
     assert kinds & {"result", "reveal"}, f"{script.name} never rolls"
     committed = json.loads((FLOWS / system / "transcript.json").read_text(encoding="utf-8"))
