@@ -236,7 +236,7 @@ def test_the_readme_screenshots_show_every_system_and_are_up_to_date() -> None:
         return [{k: v for k, v in step.items() if k != "frame"} for step in transcript]
 
     assert without_frame(steps) == without_frame(committed), (
-        "docs/screenshots is stale: dicetower sim --seed screenshots --script docs/screenshots/tour.txt "
+        "docs/screenshots is stale: .venv/bin/dicetower sim --seed screenshots --script docs/screenshots/tour.txt "
         "--out docs/screenshots --scale 2")
     for step in committed:
         assert (docs / step["frame"]).is_file()

@@ -4,7 +4,7 @@ selected, shows every flow's page, and is the one committed (so the documented s
 are what the panel shows today).
 
 Regenerate after a deliberate change to the panel (each script's first lines say how):
-    dicetower sim --seed flows --script docs/screenshots/flows/SYSTEM.txt \
+    .venv/bin/dicetower sim --seed flows --script docs/screenshots/flows/SYSTEM.txt \
         --out docs/screenshots/flows/SYSTEM --scale 1
 """
 
@@ -64,7 +64,7 @@ def test_the_flow_script_reaches_every_parameter_and_every_flow(system: str) -> 
         return [{k: v for k, v in step.items() if k != "frame"} for step in transcript]
 
     assert without_frame(steps) == without_frame(committed), (
-        f"docs/screenshots/flows/{system} is stale: dicetower sim --seed flows --script "
+        f"docs/screenshots/flows/{system} is stale: .venv/bin/dicetower sim --seed flows --script "
         f"docs/screenshots/flows/{system}.txt --out docs/screenshots/flows/{system} --scale 1")
     for step in committed:
         assert (FLOWS / system / step["frame"]).exists()
