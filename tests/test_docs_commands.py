@@ -212,7 +212,6 @@ CALLS = [(line, command, args) for line in ALL_LINES for command, args in _calls
 #: the merge say so: delete the entry then.
 PENDING = {
     ("bridge", "repl"): "dicetower bridge repl (DESIGN's firmware bridge): the bridge branch adds it",
-    ("session", "seed"): "dicetower session seed DIR TEXT: the verify branch adds it",
 }
 
 
