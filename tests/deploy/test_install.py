@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import require_command
+
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 FAKE = Path(__file__).resolve().parent / "fakebin" / "fake-command"
@@ -24,6 +26,11 @@ FAKED = ("apt-get", "dpkg-query", "groupadd", "useradd", "usermod", "userdel", "
 READ_ONLY = re.compile(r"^(dpkg-query -|systemctl is-(enabled|active) )")
 STEPS = ["packages", "groups", "user", "I2C in config.txt", "i2c-dev module", "venv", "dicetower in the venv",
          "documentation", "dicetower on PATH", "config", "service unit", "network drop-in", "udev rules", "systemd"]
+#: An image's steps: the same, then what the device needs for its first boot.
+IMAGE_STEPS = [*STEPS, "source for first boot", "first-boot unit"]
+#: What preparing an image may run on this machine: looking into the image's dpkg database,
+#: and the user tools, which edit the image's /etc/passwd and /etc/group (--prefix).
+IMAGE_CALLS = re.compile(r"^(dpkg-query --admindir \S+/var/lib/dpkg |(groupadd|useradd|usermod) .*--prefix )")
 CONFIG_TXT = "# Raspberry Pi OS\ndtparam=audio=on\n#dtparam=i2c_arm=on\n\n[all]\n"
 
 
@@ -34,14 +41,20 @@ class FakeSystem:
     log: Path
     state: Path
 
-    def run(self, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    def run(self, script: str, *args: str, image: bool = False,
+            scripts: Path = DEPLOY) -> subprocess.CompletedProcess[str]:
+        """Run a script on a device whose / is the root (the commands are the stand-ins), or
+        with ``image`` as it prepares an image (--root alone: nothing may run here)."""
         env = dict(os.environ, PATH=f"{self.bin}:{os.environ['PATH']}", DICETOWER_FAKE_LOG=str(self.log),
                    DICETOWER_FAKE_STATE=str(self.state), LC_ALL="C")
-        return subprocess.run(["bash", str(DEPLOY / script), "--root", str(self.root), *args],
+        env.pop("DICETOWER_INSTALL_LIVE", None)
+        if not image:
+            env["DICETOWER_INSTALL_LIVE"] = "1"
+        return subprocess.run(["bash", str(scripts / script), "--root", str(self.root), *args],
                               capture_output=True, text=True, env=env, timeout=120)
 
-    def install(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return self.run("install.sh", *args)
+    def install(self, *args: str, image: bool = False) -> subprocess.CompletedProcess[str]:
+        return self.run("install.sh", *args, image=image)
 
     def calls(self) -> list[str]:
         return self.log.read_text().splitlines() if self.log.exists() else []
@@ -80,7 +93,7 @@ def steps_in(out: str) -> list[str]:
     """The steps an output reports, in order, each once."""
     seen: list[str] = []
     for line in out.splitlines():
-        m = re.match(r"^(?:ok|change|would)\s+(.*?)(?::|$)", line)
+        m = re.match(r"^(?:ok|change|would|boot)\s+(.*?)(?::|$)", line)
         if m:
             name = next((s for s in STEPS if m.group(1).startswith(s)), m.group(1))
             if name not in seen:
@@ -232,10 +245,113 @@ def test_the_fakes_never_touch_this_machine(system) -> None:
 
 
 def test_the_scripts_pass_shellcheck() -> None:
-    from tests.support import require_command
-
     tool = require_command("shellcheck")
     scripts = [*sorted(DEPLOY.glob("*.sh")), FAKE]
     done = subprocess.run([tool, "-x", "-P", "SCRIPTDIR", *map(str, scripts)], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stdout
+
+
+# --- preparing an image (--root without DICETOWER_INSTALL_LIVE) -----------------------------
+
+
+def test_preparing_an_image_runs_nothing_on_this_machine_and_says_what_runs_at_first_boot(system) -> None:
+    done = system.install(image=True)
+    assert done.returncode == 0, done.stderr
+    calls = system.calls()
+    assert calls and all(IMAGE_CALLS.match(call) for call in calls), calls  # no apt-get, venv, pip, systemctl, udevadm
+    out = done.stdout
+    assert steps_in(out) == IMAGE_STEPS
+    assert "(an image: nothing is run on this machine)" in out.splitlines()[0]
+    for later in ("apt-get install python3-venv python3-lgpio i2c-tools (needs the network)",
+                  "python3 -m venv --system-site-packages /opt/dicetower/venv",
+                  "pip install /opt/dicetower/src into the venv",
+                  "systemctl enable --now dicetower.service"):
+        assert f": at first boot on the device: {later}" in out, later
+        assert f"  - {later}" in out  # the summary at the end
+    assert "at first boot, dicetower-firstboot.service will run /opt/dicetower/src/deploy/install.sh" in out
+    assert "sudo reboot" not in out  # the device boots anyway
+    root = system.root
+    # what the image needs: its files, the source, and the first-boot unit, enabled
+    assert (root / "etc/systemd/system/dicetower.service").read_bytes() == (DEPLOY / "dicetower.service").read_bytes()
+    assert (root / "etc/udev/rules.d/70-dicetower.rules").is_file()
+    assert (root / "etc/dicetower/dicetower.toml").is_file()
+    assert re.search(r"^dicetower:", (root / "etc/passwd").read_text(), re.M)
+    firstboot = root / "etc/systemd/system/dicetower-firstboot.service"
+    assert firstboot.read_bytes() == (DEPLOY / "dicetower-firstboot.service").read_bytes()
+    wants = root / "etc/systemd/system/multi-user.target.wants/dicetower-firstboot.service"
+    assert os.readlink(wants) == "/etc/systemd/system/dicetower-firstboot.service"
+    src = root / "opt/dicetower/src"
+    assert os.access(src / "deploy/install.sh", os.X_OK)
+    assert (src / "pyproject.toml").read_bytes() == (REPO / "pyproject.toml").read_bytes()
+    assert (src / "hardware/default.toml").is_file() and not list(src.rglob("__pycache__"))
+    assert not (root / "opt/dicetower/venv").exists()  # the device makes its own
+    assert not (root / "etc/systemd/system/multi-user.target.wants/dicetower.service").exists()
+
+
+def test_an_image_dry_run_touches_nothing_and_a_second_run_changes_nothing(system) -> None:
+    before = system.tree()
+    dry = system.install("--dry-run", image=True)
+    assert dry.returncode == 0, dry.stderr
+    assert system.tree() == before and all(IMAGE_CALLS.match(c) or READ_ONLY.match(c) for c in system.calls())
+    assert system.install(image=True).returncode == 0
+    tree = system.tree()
+    again = system.install(image=True)
+    assert again.returncode == 0, again.stderr
+    assert system.tree() == tree
+    reported = [line for line in again.stdout.splitlines() if re.match(r"^(ok|boot|change|would) ", line)]
+    assert steps_in(again.stdout) == IMAGE_STEPS
+    assert all(line.startswith(("ok ", "boot ")) for line in reported), again.stdout
+    assert "nothing to change: dicetower is already installed" in again.stdout
+
+
+def test_at_first_boot_the_device_finishes_the_install_from_the_image(system) -> None:
+    """What dicetower-firstboot.service does on the device: the install.sh the image carries,
+    on its own source, with the device's commands (here the stand-ins)."""
+    assert system.install(image=True).returncode == 0
+    start = len(system.calls())
+    src = system.root / "opt/dicetower/src"
+    done = system.run("install.sh", "--source", str(src), scripts=src / "deploy")
+    assert done.returncode == 0, done.stderr
+    calls = system.calls_since(start)
+    assert "apt-get install -y -qq --no-install-recommends python3-venv python3-lgpio i2c-tools" in calls
+    assert f"python3 -m venv --system-site-packages {system.root}/opt/dicetower/venv" in calls
+    assert f"venv-python -m pip install --quiet --disable-pip-version-check {src}" in calls
+    assert calls[-1] == "systemctl enable --now dicetower.service"
+    assert not any(c.startswith("udevadm") for c in calls)  # the rules were read at boot
+    assert "boot " not in done.stdout  # nothing is left for later
+    assert system.run("install.sh", "--source", str(src), scripts=src / "deploy").stdout.splitlines()[-1] == \
+        "nothing to change: dicetower is already installed"
+
+
+def test_the_first_boot_unit_runs_the_install_script_the_image_carries(tmp_path) -> None:
+    unit = (DEPLOY / "dicetower-firstboot.service").read_text()
+    assert "ExecStart=/opt/dicetower/src/deploy/install.sh --source /opt/dicetower/src\n" in unit
+    assert "ExecStartPost=/bin/systemctl disable dicetower-firstboot.service\n" in unit
+    assert "After=network-online.target\n" in unit and "WantedBy=multi-user.target\n" in unit
+    tool = require_command("systemd-analyze")
+    root = tmp_path / "root"
+    (root / "etc/systemd/system").mkdir(parents=True)
+    (root / "etc/systemd/system/dicetower-firstboot.service").write_text(unit)
+    for exe in (root / "opt/dicetower/src/deploy/install.sh", root / "bin/systemctl"):  # ExecStart, ExecStartPost
+        exe.parent.mkdir(parents=True)
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
+    (root / "usr/lib/systemd").mkdir(parents=True)
+    system_units = next(p for p in (Path("/usr/lib/systemd/system"), Path("/lib/systemd/system")) if p.is_dir())
+    (root / "usr/lib/systemd/system").symlink_to(system_units)
+    done = subprocess.run([tool, "verify", f"--root={root}", "dicetower-firstboot.service"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [line for line in done.stderr.splitlines()
+            if "dicetower" in line and "Failed to resolve symlink" not in line] == []
+
+
+def test_uninstalling_from_an_image_runs_nothing_here(system) -> None:
+    before = system.tree()
+    assert system.install(image=True).returncode == 0
+    start = len(system.calls())
+    done = system.run("uninstall.sh", "--purge", image=True)
+    assert done.returncode == 0, done.stderr
+    assert all(IMAGE_CALLS.match(c) or c.startswith("userdel --prefix") for c in system.calls_since(start))
+    assert system.tree() == before
