@@ -130,7 +130,7 @@ def _setup(s: PanelState, contrast: float) -> tuple[screens.Screen, bool]:
             footer = screens.wrap_all(player)
         if s.compared and s.page == pages.FIRST:
             footer = (*_compared(s), *footer)
-        if s.no_roll:
+        if s.no_roll and s.page == pages.FIRST:
             # the rules assume the outcome here; ROLL still rolls (the player chose to, or the
             # GM calls it adverse)
             footer = ("no roll needed:", *screens.wrap_all(s.no_roll), *footer)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.systems.infinity_rules import CR_MAX, DAMAGE_MAX, RATING_MAX, make_up
-from engine.systems.panel import Flow, ListShape, PanelSpec, Part, numbers, outcome_line
+from engine.systems.panel import Flow, ListShape, PanelSpec, Part, numbers, outcome_line, pack
 
 _ROLE = {"roller": "you", "helper": "help", "related": "rel.", "attacker": "atk"}
 
@@ -37,27 +37,26 @@ def _details(data: Mapping[str, Any]) -> list[str]:
     people = data.get("participants") or []
     if len(people) > 1:
         out.extend(_participant(p) for p in people)
-    line = _make_up(data, group=len(people) > 1)
-    if line:
-        out.append(line)
+    out.extend(_make_up(data, group=len(people) > 1))
     if data.get("damage") is not None:
         out.append(f"damage {data['damage']}")
     return out
 
 
-#: How the make-up line names each part on the 21-character screen.
+#: How the make-up names each part on the 21-character screen.
 _SHORT = {"coordinating": "", "declaration": " decl.", "retry": " retry", "modifier": " mod.", "weapon": " weapon"}
 
 
-def _make_up(data: Mapping[str, Any], group: bool) -> str:
-    """``base 21 +2 +18 weapon = 41``: the total's parts when it is more than the roller's own
-    total (the command line's ``41 = 21 +2 coordinating +18 weapon``)."""
+def _make_up(data: Mapping[str, Any], group: bool) -> list[str]:
+    """``41 = base 21 +2`` ``+18 weapon``: how the total is made when it is more than the
+    roller's own total (the command line's ``41 = 21 +2 coordinating +18 weapon``), in lines
+    that never break a part."""
     params = data.get("params") or {}
     terms = make_up(data["base"], data.get("coordination", 0) if group else None, bool(params.get("declaration")),
                     bool(params.get("retry")), params.get("modifier") or 0, data.get("weapon_damage"))
     if not terms:
-        return ""
-    return " ".join([f"base {data['base']}", *(f"{n:+d}{_SHORT[what]}" for n, what in terms), f"= {data['total']}"])
+        return []
+    return pack([f"{data['total']} = base {data['base']}", *(f"{n:+d}{_SHORT[what]}" for n, what in terms)])
 
 
 def _turns(data: Mapping[str, Any]) -> list[tuple[str, list[str]]]:

@@ -14,7 +14,7 @@ the registry to it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -194,6 +194,24 @@ def numbers(label: str, values: Any) -> str:
     """``dice 3 1 9 9``: a list of numbers in full (the screen wraps or pages a long one)."""
     items = " ".join(str(v) for v in values) if values else "-"
     return f"{label} {items}"
+
+
+#: Characters on a line of the 128x64 screen (engine.panel.screens.WIDTH), for a system that
+#: packs its own terms into lines.
+LINE = 21
+
+
+def pack(terms: Sequence[str], width: int = LINE) -> list[str]:
+    """``terms`` joined by spaces into lines of at most ``width``, never breaking a term
+    inside (``+18 weapon`` stays whole); a term longer than a line is a line of its own,
+    which the screen wraps as any long line."""
+    lines: list[str] = []
+    for term in terms:
+        if lines and len(lines[-1]) + 1 + len(term) <= width:
+            lines[-1] += " " + term
+        else:
+            lines.append(term)
+    return lines
 
 
 def outcome_line(data: Mapping[str, Any], *extra: str) -> str:

@@ -34,7 +34,7 @@ def test_the_check_finds_what_it_looks_for() -> None:
                 "(1, 2)", "[3, 4]", "Related(rating=8, cr=0)", "()", "Fraction(1, 3)"):
         assert wrong_words(bad), bad
     for good in ("immortal auto vs 15", "#1 1/3 [1] pick 1 ok", "hot 3 cold 7 +3", "winners 1 3",
-                 "cannot roll: '6/5' is not a challenge", "base 21 +2 +18 weapon = 41", "opp. total 13"):
+                 "cannot roll: '6/5' is not a challenge", "41 = base 21 +2", "+18 weapon", "opp. total 13"):
         assert not wrong_words(good), good
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import engine
 from engine.dice import FacesDice
+from engine.panel import rows as pages
 from engine.panel import screens
 from engine.panel.machine import PanelConfig
 from engine.panel.state import Mode
@@ -80,8 +81,9 @@ def test_a_volley_make_up_line_names_the_weapon_damage() -> None:
     assert p.effects[-1].rolled == expected
     while p.state.mode is Mode.TURNS:
         p.press(ROLL)
-    text = " ".join(_text(p))
-    assert f"base 14 +2 +1 decl. +18 weapon = {expected['total']}" in text, text
+    lines = _text(p)
+    at = lines.index(f"{expected['total']} = base 14 +2")
+    assert lines[at + 1] == "+1 decl. +18 weapon", lines  # a part is never broken between lines
     assert expected["total"] == 14 + 2 + 1 + 18
 
 
@@ -130,6 +132,11 @@ def test_the_setup_screen_says_when_the_rules_call_for_no_roll() -> None:
     p = _panel("infinity")
     p.set_field("cr", 8)  # equal: the rules call for a roll
     assert "no roll needed:" not in _text(p)
+    p = _panel("infinity")
+    p.set_list("helper", [(12,)])  # a group goes by its best primary rating, on the first page
+    assert "no roll needed:" not in _text(p)  # the coordination page keeps its rows
+    p.to_page(pages.FIRST)
+    assert "cr 10 < rating 12" in _text(p)
 
 
 def test_the_panels_ranges_come_from_the_rules() -> None:
