@@ -16,8 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import require_command
-
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 FAKE = Path(__file__).resolve().parent / "fakebin" / "fake-command"
@@ -245,6 +243,8 @@ def test_the_fakes_never_touch_this_machine(system) -> None:
 
 
 def test_the_scripts_pass_shellcheck() -> None:
+    from tests.support import require_command
+
     tool = require_command("shellcheck")
     scripts = [*sorted(DEPLOY.glob("*.sh")), FAKE]
     done = subprocess.run([tool, "-x", "-P", "SCRIPTDIR", *map(str, scripts)], capture_output=True, text=True,
@@ -322,29 +322,6 @@ def test_at_first_boot_the_device_finishes_the_install_from_the_image(system) ->
     assert "boot " not in done.stdout  # nothing is left for later
     assert system.run("install.sh", "--source", str(src), scripts=src / "deploy").stdout.splitlines()[-1] == \
         "nothing to change: dicetower is already installed"
-
-
-def test_the_first_boot_unit_runs_the_install_script_the_image_carries(tmp_path) -> None:
-    unit = (DEPLOY / "dicetower-firstboot.service").read_text()
-    assert "ExecStart=/opt/dicetower/src/deploy/install.sh --source /opt/dicetower/src\n" in unit
-    assert "ExecStartPost=/bin/systemctl disable dicetower-firstboot.service\n" in unit
-    assert "After=network-online.target\n" in unit and "WantedBy=multi-user.target\n" in unit
-    tool = require_command("systemd-analyze")
-    root = tmp_path / "root"
-    (root / "etc/systemd/system").mkdir(parents=True)
-    (root / "etc/systemd/system/dicetower-firstboot.service").write_text(unit)
-    for exe in (root / "opt/dicetower/src/deploy/install.sh", root / "bin/systemctl"):  # ExecStart, ExecStartPost
-        exe.parent.mkdir(parents=True)
-        exe.write_text("#!/bin/sh\n")
-        exe.chmod(0o755)
-    (root / "usr/lib/systemd").mkdir(parents=True)
-    system_units = next(p for p in (Path("/usr/lib/systemd/system"), Path("/lib/systemd/system")) if p.is_dir())
-    (root / "usr/lib/systemd/system").symlink_to(system_units)
-    done = subprocess.run([tool, "verify", f"--root={root}", "dicetower-firstboot.service"], capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert [line for line in done.stderr.splitlines()
-            if "dicetower" in line and "Failed to resolve symlink" not in line] == []
 
 
 def test_uninstalling_from_an_image_runs_nothing_here(system) -> None:
