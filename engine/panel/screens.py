@@ -15,9 +15,9 @@ from engine.panel.model import Screen
 from engine.panel.session import lines as session_lines
 from engine.panel.session import short as session_short
 from engine.results import RollResult
-from engine.systems.panel import PanelSpec
+from engine.systems.panel import LINE, PanelSpec
 
-WIDTH = 21
+WIDTH = LINE
 LCD_WIDTH = 16
 #: The attract screen wanders up to 16 pixels right (against burn-in): 3 columns fewer.
 ATTRACT_WIDTH = WIDTH - 3

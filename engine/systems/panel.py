@@ -196,8 +196,8 @@ def numbers(label: str, values: Any) -> str:
     return f"{label} {items}"
 
 
-#: Characters on a line of the 128x64 screen (engine.panel.screens.WIDTH), for a system that
-#: packs its own terms into lines.
+#: Characters on a line of the 128x64 screen (6x8 font), ``engine.panel.screens.WIDTH``; here
+#: for a system that packs its own terms into lines.
 LINE = 21
 
 
