@@ -69,7 +69,7 @@ take_common_option() {
         --dry-run) DRY_RUN=1; COMMON_TAKEN=1 ;;
         --root) [ $# -ge 2 ] || die "--root needs a directory"; set_root "$2"; COMMON_TAKEN=2 ;;
         --root=*) set_root "${1#--root=}"; COMMON_TAKEN=1 ;;
-        -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;;
     esac
 }
 

@@ -332,3 +332,12 @@ def test_uninstalling_from_an_image_runs_nothing_here(system) -> None:
     assert done.returncode == 0, done.stderr
     assert all(IMAGE_CALLS.match(c) or c.startswith("userdel --prefix") for c in system.calls_since(start))
     assert system.tree() == before
+
+
+def test_help_shows_every_option(system) -> None:
+    for script, options in (("install.sh", ("--dry-run", "--root DIR", "--source DIR")),
+                            ("uninstall.sh", ("--dry-run", "--root DIR", "--purge"))):
+        done = system.run(script, "--help")
+        assert done.returncode == 0 and done.stdout.startswith(("Install", "Remove")), done.stdout
+        assert all(f"  {option}" in done.stdout for option in options), done.stdout
+        assert "shellcheck" not in done.stdout
