@@ -396,10 +396,10 @@ HOLD_KEYS: dict[str, Button] = {"M": Button.MODE, "F": Button.FIELD, "D": Button
                                 "R": Button.ROLL}
 QUIT_KEYS = {"q", "Q", "\x03", "\x04"}
 LEGEND = ("keys: m mode  f field  d/- minus  u/+ plus  r/space roll  (1-5, arrows)  "
-          "capital M F D U R: hold until the next key  q: quit")
-SHORT_LEGEND = "keys: m f d u r (1-5, arrows)  M F D U R: hold  ? help  q quit"
+          "M F D U R: hold, the next key only lets go  q: quit")
+SHORT_LEGEND = "keys: m f d u r  M F D U R: hold, next key lets go  ? help  q quit"
 #: What ``?`` shows where the long legend does not fit.
-SHORT_HELP = "m mode f field d minus u plus r roll; capital: hold; q quit"
+SHORT_HELP = "m f d u r: buttons; M F D U R: hold, next key only lets go; q quit"
 LABELS = ("MODE", "FIELD", "-", "+", "ROLL")
 #: Lines under the frame: LEDs, screen text, status, legend.
 TEXT_LINES = 4
@@ -514,13 +514,14 @@ class Interactive:
         """Handle one key; False to quit."""
         if key in QUIT_KEYS:
             return False
-        if self.held:  # any key lets go of a button held with a capital letter
+        if self.held:
+            # Any key lets go of a button held with a capital letter, and does nothing else:
+            # `f` after `M` only ends the hold, it does not also move FIELD.
             for button in list(self.held):
                 self._up(button)
             self.held.clear()
             self.message = ""
-            if key in HOLD_KEYS:
-                return True
+            return True
         if key in HOLD_KEYS:
             self.queue.append((HOLD_KEYS[key], True))
         elif key in KEYS:
@@ -545,7 +546,7 @@ class Interactive:
             if hold:
                 self.held.add(button)
                 self.down_until[button] = None
-                self.message = f"holding {button.name}: press any key to let go"
+                self.message = f"holding {button.name}: any key lets go (and does nothing else)"
             else:
                 self.down_until[button] = now + round(PRESS_SECONDS * 1e9)
 
@@ -576,7 +577,9 @@ class Interactive:
         out.append("└" + "─" * inner + "┘")
         out.append(self._leds_line(tower))
         screen = tower.screen
-        out.append(screen_line(screen.text() if screen else [], cols))
+        # the screen's text takes the line under the LEDs and every row the layout leaves over
+        spare = 1 + max(0, rows - layout.size(width, height)[1])
+        out.extend(screen_lines(screen.text() if screen else [], cols, spare))
         status = []
         if not tower.display.ok:
             status.append(f"display: {tower.display.error}")
@@ -654,15 +657,54 @@ class Interactive:
         return 0
 
 
-def screen_line(lines: Sequence[str], cols: int) -> str:
-    """The screen's text on one line of ``cols``. Where it is too long, the title and the
-    selected field (``>``) stay in view and the fields between them give way."""
-    full = "screen: " + (" | ".join(lines) if lines else "-")
-    selected = next((i for i, line in enumerate(lines) if line.startswith(">")), None)
-    if len(full) <= cols or selected is None or selected < 2:
-        return full
-    head = "screen: " + lines[0] + " | ... | " + " | ".join(lines[selected:])
-    return head if len(head) < len(full) else full
+def screen_lines(lines: Sequence[str], cols: int, rows: int = 1) -> list[str]:
+    """The screen's text in at most ``rows`` lines of ``cols`` (``screen: title | line |
+    ...``, wrapped between its lines). Where it is too long, the title stays and the text
+    after it gives way from its start: on a setup page up to the selected field (``>``),
+    which stays with what follows it; elsewhere up to what is left, so the end of a text (the
+    last hex group of a commitment, "seed revealed: in log") is what shows."""
+    items = list(lines) or ["-"]
+    wrapped = _wrap_items(items, cols)
+    if len(wrapped) <= rows or len(items) < 3:
+        return _cut(items, cols, rows)
+    selected = next((i for i, line in enumerate(items) if line.startswith(">")), None)
+    if selected is not None and selected >= 1:
+        # a setup page: the title, then the selected field and as many as follow it
+        return _cut([items[0], "...", *items[selected:]] if selected >= 2 else items, cols, rows)
+    for start in range(2, len(items)):
+        kept = [items[0], "...", *items[start:]]
+        if len(_wrap_items(kept, cols)) <= rows:
+            return _wrap_items(kept, cols)
+    return _cut([items[0], "...", items[-1]], cols, rows)
+
+
+def _cut(items: Sequence[str], cols: int, rows: int) -> list[str]:
+    """``items`` wrapped in ``rows`` lines where they fit; else run on and cut at the end."""
+    wrapped = _wrap_items(items, cols)
+    if len(wrapped) <= rows:
+        return wrapped
+    flat = "screen: " + " | ".join(items)
+    return [flat[i:i + cols] for i in range(0, min(len(flat), rows * cols), cols)]
+
+
+def _wrap_items(items: Sequence[str], cols: int) -> list[str]:
+    """``screen: a | b | c`` in lines of ``cols``, broken between items (an item longer than
+    a line is broken inside); later lines are indented under the first item."""
+    first, indent = "screen: ", " " * len("screen: ")
+    width = max(8, cols - len(indent))
+    out: list[str] = []
+    current = ""
+    for item in items:
+        pieces = [item[i:i + width] for i in range(0, len(item), width)] or [""]
+        for piece in pieces:
+            joined = f"{current} | {piece}" if current else piece
+            if current and len(joined) > width:
+                out.append(current)
+                current = piece
+            else:
+                current = joined
+    out.append(current)
+    return [(first if n == 0 else indent) + line for n, line in enumerate(out)]
 
 
 def _cbreak(fd: int) -> Callable[[], None]:

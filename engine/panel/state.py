@@ -77,6 +77,7 @@ class PanelState:
     odds: float | None = None  # chance of success of the current setting
     problem: str | None = None  # why the current setting cannot roll
     compared: tuple[tuple[str, float], ...] = ()  # (value, chance) of the spec's ``compare`` parameter
+    no_roll: str = ""  # why the rules call for no roll at this setting (``cr 5 < rating 8``); "" if they do
     result: RollResult | None = None
     guess: int | None = None  # the finger pressed for ``result`` (the first test's)
     guesses: tuple[int, ...] = ()  # fingers pressed so far for a chain's tests

@@ -66,7 +66,10 @@ def render(s: PanelState) -> View:
         screen = screens.turn(s.result.system, who, s.turn, len(turns), lines, contrast)
         return View(screen, looks.chase_leds(s.turn), looks.WAITING)
     if s.mode is Mode.GUESS:
-        line = s.spec.panel.hidden(s.field_values())
+        spec = s.spec
+        given = setup.raw(s, spec)
+        params = {p.name: given.get(p.name, p.default) for p in spec.params if p.name in given or not p.required}
+        line = spec.panel.hidden(params, len(s.guesses))
         return View(screens.guess(s.system_id, s.fingers, line, s.note, contrast),
                     looks.fingers_leds(s.fingers), looks.WAITING)
     if s.mode is Mode.SETTINGS:
@@ -129,6 +132,10 @@ def _setup(s: PanelState, contrast: float) -> tuple[screens.Screen, bool]:
             footer = screens.wrap_all(player)
         if s.compared and s.page == pages.FIRST:
             footer = (*_compared(s), *footer)
+        if s.no_roll and s.page == pages.FIRST:
+            # the rules assume the outcome here; ROLL still rolls (the player chose to, or the
+            # GM calls it adverse)
+            footer = ("no roll needed:", *screens.wrap_all(s.no_roll), *footer)
     selected = s.field_index % len(offered) if offered else 0
     shown = screens.page_of(footer, screens.FOOTER_ROWS, _page(s, s.last_activity))
     moving = screens.pages_in(footer, screens.FOOTER_ROWS) > 1

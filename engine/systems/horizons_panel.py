@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.params import Param
+from engine.systems.horizons_tracks import CRITICAL_BOXES, MAJOR_BOXES, MINOR_MAX
 from engine.systems.panel import Carried, Flow, ListShape, PanelSpec, Part, Versus, boxes, numbers, outcome_line
 
 _TIERS = ("minor", "major", "critical")
@@ -82,7 +83,9 @@ PANEL = PanelSpec(
              "length, and the boxes a failed roll marks"),
     ),
     lists={
-        "wounds": ListShape((Part("minor", 0, 10, 0), Part("major", 0, 10, 0), Part("critical", 0, 10, 0)),
+        # The tiers' boxes: Minor at most 10, Major and Critical "a fixed 4 boxes" each.
+        "wounds": ListShape((Part("minor", 0, MINOR_MAX, 0), Part("major", 0, MAJOR_BOXES, 0),
+                             Part("critical", 0, CRITICAL_BOXES, 0)),
                             lambda v: v, fixed=1),
     },
     extra=(TARGET,),

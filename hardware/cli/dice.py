@@ -221,6 +221,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
         # 0 is kept: "--auto-success yes 0%" is the point of that line.
         shown = ", ".join(f"{k} {float(v):.4%}" for k, v in dist.items() if v == 0 or v >= 5e-7)
         print(f"  {extra}: {shown}")
+    if odds.advice is not None:  # the rules' own word on whether to roll at all
+        print(f"  when to roll: {odds.advice.reason}")
     return 0
 
 
@@ -229,9 +231,11 @@ def cmd_systems(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"systems": [s.describe_spec() for s in systems]}, indent=2))
         return 0
+    # The flag column is as wide as the longest flag, and at least two spaces wider.
+    width = max(len(p.flag) for s in systems for p in s.params) + 2
     for s in systems:
         print(f"{s.id:<10}{s.title}")
         for p in s.params:
             default = "required" if p.required else f"default {_show(p.default)}"
-            print(f"    {p.flag:<20}{p.allowed()}; {default}")
+            print(f"    {p.flag:<{width}}{p.allowed()}; {default}")
     return 0

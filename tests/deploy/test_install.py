@@ -24,6 +24,11 @@ FAKED = ("apt-get", "dpkg-query", "groupadd", "useradd", "usermod", "userdel", "
 READ_ONLY = re.compile(r"^(dpkg-query -|systemctl is-(enabled|active) )")
 STEPS = ["packages", "groups", "user", "I2C in config.txt", "i2c-dev module", "venv", "dicetower in the venv",
          "documentation", "dicetower on PATH", "config", "service unit", "network drop-in", "udev rules", "systemd"]
+#: An image's steps: the same, then what the device needs for its first boot.
+IMAGE_STEPS = [*STEPS, "source for first boot", "first-boot unit"]
+#: What preparing an image may run on this machine: looking into the image's dpkg database,
+#: and the user tools, which edit the image's /etc/passwd and /etc/group (--prefix).
+IMAGE_CALLS = re.compile(r"^(dpkg-query --admindir \S+/var/lib/dpkg |(groupadd|useradd|usermod) .*--prefix )")
 CONFIG_TXT = "# Raspberry Pi OS\ndtparam=audio=on\n#dtparam=i2c_arm=on\n\n[all]\n"
 
 
@@ -34,14 +39,20 @@ class FakeSystem:
     log: Path
     state: Path
 
-    def run(self, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    def run(self, script: str, *args: str, image: bool = False,
+            scripts: Path = DEPLOY) -> subprocess.CompletedProcess[str]:
+        """Run a script on a device whose / is the root (the commands are the stand-ins), or
+        with ``image`` as it prepares an image (--root alone: nothing may run here)."""
         env = dict(os.environ, PATH=f"{self.bin}:{os.environ['PATH']}", DICETOWER_FAKE_LOG=str(self.log),
                    DICETOWER_FAKE_STATE=str(self.state), LC_ALL="C")
-        return subprocess.run(["bash", str(DEPLOY / script), "--root", str(self.root), *args],
+        env.pop("DICETOWER_INSTALL_LIVE", None)
+        if not image:
+            env["DICETOWER_INSTALL_LIVE"] = "1"
+        return subprocess.run(["bash", str(scripts / script), "--root", str(self.root), *args],
                               capture_output=True, text=True, env=env, timeout=120)
 
-    def install(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return self.run("install.sh", *args)
+    def install(self, *args: str, image: bool = False) -> subprocess.CompletedProcess[str]:
+        return self.run("install.sh", *args, image=image)
 
     def calls(self) -> list[str]:
         return self.log.read_text().splitlines() if self.log.exists() else []
@@ -81,7 +92,7 @@ def steps_in(out: str) -> list[str]:
     """The steps an output reports, in order, each once."""
     seen: list[str] = []
     for line in out.splitlines():
-        m = re.match(r"^(?:ok|change|would)\s+(.*?)(?::|$)", line)
+        m = re.match(r"^(?:ok|change|would|boot)\s+(.*?)(?::|$)", line)
         if m:
             name = next((s for s in STEPS if m.group(1).startswith(s)), m.group(1))
             if name not in seen:
@@ -241,3 +252,94 @@ def test_the_scripts_pass_shellcheck() -> None:
     done = subprocess.run([tool, "-x", "-P", "SCRIPTDIR", *map(str, scripts)], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stdout
+
+
+# --- preparing an image (--root without DICETOWER_INSTALL_LIVE) -----------------------------
+
+
+def test_preparing_an_image_runs_nothing_on_this_machine_and_says_what_runs_at_first_boot(system) -> None:
+    done = system.install(image=True)
+    assert done.returncode == 0, done.stderr
+    calls = system.calls()
+    assert calls and all(IMAGE_CALLS.match(call) for call in calls), calls  # no apt-get, venv, pip, systemctl, udevadm
+    out = done.stdout
+    assert steps_in(out) == IMAGE_STEPS
+    assert "(an image: nothing is run on this machine)" in out.splitlines()[0]
+    for later in ("apt-get install python3-venv python3-lgpio i2c-tools (needs the network)",
+                  "python3 -m venv --system-site-packages /opt/dicetower/venv",
+                  "pip install /opt/dicetower/src into the venv",
+                  "systemctl enable --now dicetower.service"):
+        assert f": at first boot on the device: {later}" in out, later
+        assert f"  - {later}" in out  # the summary at the end
+    assert "at first boot, dicetower-firstboot.service will run /opt/dicetower/src/deploy/install.sh" in out
+    assert "sudo reboot" not in out  # the device boots anyway
+    root = system.root
+    # what the image needs: its files, the source, and the first-boot unit, enabled
+    assert (root / "etc/systemd/system/dicetower.service").read_bytes() == (DEPLOY / "dicetower.service").read_bytes()
+    assert (root / "etc/udev/rules.d/70-dicetower.rules").is_file()
+    assert (root / "etc/dicetower/dicetower.toml").is_file()
+    assert re.search(r"^dicetower:", (root / "etc/passwd").read_text(), re.M)
+    firstboot = root / "etc/systemd/system/dicetower-firstboot.service"
+    assert firstboot.read_bytes() == (DEPLOY / "dicetower-firstboot.service").read_bytes()
+    wants = root / "etc/systemd/system/multi-user.target.wants/dicetower-firstboot.service"
+    assert os.readlink(wants) == "/etc/systemd/system/dicetower-firstboot.service"
+    src = root / "opt/dicetower/src"
+    assert os.access(src / "deploy/install.sh", os.X_OK)
+    assert (src / "pyproject.toml").read_bytes() == (REPO / "pyproject.toml").read_bytes()
+    assert (src / "hardware/default.toml").is_file() and not list(src.rglob("__pycache__"))
+    assert not (root / "opt/dicetower/venv").exists()  # the device makes its own
+    assert not (root / "etc/systemd/system/multi-user.target.wants/dicetower.service").exists()
+
+
+def test_an_image_dry_run_touches_nothing_and_a_second_run_changes_nothing(system) -> None:
+    before = system.tree()
+    dry = system.install("--dry-run", image=True)
+    assert dry.returncode == 0, dry.stderr
+    assert system.tree() == before and all(IMAGE_CALLS.match(c) or READ_ONLY.match(c) for c in system.calls())
+    assert system.install(image=True).returncode == 0
+    tree = system.tree()
+    again = system.install(image=True)
+    assert again.returncode == 0, again.stderr
+    assert system.tree() == tree
+    reported = [line for line in again.stdout.splitlines() if re.match(r"^(ok|boot|change|would) ", line)]
+    assert steps_in(again.stdout) == IMAGE_STEPS
+    assert all(line.startswith(("ok ", "boot ")) for line in reported), again.stdout
+    assert "nothing to change: dicetower is already installed" in again.stdout
+
+
+def test_at_first_boot_the_device_finishes_the_install_from_the_image(system) -> None:
+    """What dicetower-firstboot.service does on the device: the install.sh the image carries,
+    on its own source, with the device's commands (here the stand-ins)."""
+    assert system.install(image=True).returncode == 0
+    start = len(system.calls())
+    src = system.root / "opt/dicetower/src"
+    done = system.run("install.sh", "--source", str(src), scripts=src / "deploy")
+    assert done.returncode == 0, done.stderr
+    calls = system.calls_since(start)
+    assert "apt-get install -y -qq --no-install-recommends python3-venv python3-lgpio i2c-tools" in calls
+    assert f"python3 -m venv --system-site-packages {system.root}/opt/dicetower/venv" in calls
+    assert f"venv-python -m pip install --quiet --disable-pip-version-check {src}" in calls
+    assert calls[-1] == "systemctl enable --now dicetower.service"
+    assert not any(c.startswith("udevadm") for c in calls)  # the rules were read at boot
+    assert "boot " not in done.stdout  # nothing is left for later
+    assert system.run("install.sh", "--source", str(src), scripts=src / "deploy").stdout.splitlines()[-1] == \
+        "nothing to change: dicetower is already installed"
+
+
+def test_uninstalling_from_an_image_runs_nothing_here(system) -> None:
+    before = system.tree()
+    assert system.install(image=True).returncode == 0
+    start = len(system.calls())
+    done = system.run("uninstall.sh", "--purge", image=True)
+    assert done.returncode == 0, done.stderr
+    assert all(IMAGE_CALLS.match(c) or c.startswith("userdel --prefix") for c in system.calls_since(start))
+    assert system.tree() == before
+
+
+def test_help_shows_every_option(system) -> None:
+    for script, options in (("install.sh", ("--dry-run", "--root DIR", "--source DIR")),
+                            ("uninstall.sh", ("--dry-run", "--root DIR", "--purge"))):
+        done = system.run(script, "--help")
+        assert done.returncode == 0 and done.stdout.startswith(("Install", "Remove")), done.stdout
+        assert all(f"  {option}" in done.stdout for option in options), done.stdout
+        assert "shellcheck" not in done.stdout
