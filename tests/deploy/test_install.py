@@ -265,7 +265,7 @@ def test_preparing_an_image_runs_nothing_on_this_machine_and_says_what_runs_at_f
     out = done.stdout
     assert steps_in(out) == IMAGE_STEPS
     assert "(an image: nothing is run on this machine)" in out.splitlines()[0]
-    for later in ("apt-get install python3-venv python3-lgpio i2c-tools (needs the network)",
+    for later in ("apt-get install python3-venv python3-lgpio i2c-tools espeak-ng (needs the network)",
                   "python3 -m venv --system-site-packages /opt/dicetower/venv",
                   "pip install /opt/dicetower/src into the venv",
                   "systemctl enable --now dicetower.service"):
@@ -316,7 +316,7 @@ def test_at_first_boot_the_device_finishes_the_install_from_the_image(system) ->
     done = system.run("install.sh", "--source", str(src), scripts=src / "deploy")
     assert done.returncode == 0, done.stderr
     calls = system.calls_since(start)
-    assert "apt-get install -y -qq --no-install-recommends python3-venv python3-lgpio i2c-tools" in calls
+    assert "apt-get install -y -qq --no-install-recommends python3-venv python3-lgpio i2c-tools espeak-ng" in calls
     assert f"python3 -m venv --system-site-packages {system.root}/opt/dicetower/venv" in calls
     assert f"venv-python -m pip install --quiet --disable-pip-version-check {src}" in calls
     assert calls[-1] == "systemctl enable --now dicetower.service"
