@@ -9,7 +9,7 @@ except ImportError:  # pragma: no cover - some MicroPython ports lack binascii.c
     from zlib import crc32
 
 VERSION_MAJOR = 1
-VERSION_MINOR = 0
+VERSION_MINOR = 1
 MAX_PAYLOAD = 200
 HEADER = 4  # version, type, seq (2 bytes, little-endian)
 TRAILER = 4  # crc32, little-endian
@@ -21,25 +21,26 @@ MAX_WIRE = MAX_FRAME + MAX_FRAME // 254 + 2
 BUFFER = 2 * MAX_WIRE
 
 # Host -> board requests (the board replies with type | 0x80 and the same seq).
-HELLO = 0x01  # major, minor, nonce[4]
+HELLO = 0x01  # major, minor, nonce[4], [1.1] brief u8 (1: the reply's fixed head only)
 PING = 0x02  # anything (echoed)
 PIN_MODE = 0x03  # pin, mode, pull, debounce_ms
 PIN_SET = 0x04  # (pin, duty_u16_lo, duty_u16_hi, freq_u16_lo, freq_u16_hi) * n
-DISPLAY_INIT = 0x05  # width, height, contrast
+DISPLAY_INIT = 0x05  # width, height, i2c address
 DISPLAY_PAGES = 0x06  # page, column, bytes...
-DISPLAY_TEXT = 0x07  # row, utf-8 text (8x8 font, row = 8 pixels)
+DISPLAY_TEXT = 0x07  # row (8-pixel page), column (pixels), utf-8 text (8x8 font, one cell per byte)
 DISPLAY_SHOW = 0x08  # contrast (0..255), on (0/1)
 GET_STATE = 0x09  # -> event number, input levels, output levels
-ENTROPY_CREDIT = 0x0A  # bytes_u16: raw bytes the board may send now (replaces earlier credit)
-EXIT_TO_REPL = 0x0B  # leave the bridge loop (mpremote works again)
+ENTROPY_CREDIT = 0x0A  # bytes_u16, [chunk u8 1..192, default 64]: replaces the earlier credit
+EXIT_TO_REPL = 0x0B  # leave the bridge loop, watchdog disarmed (mpremote works again)
 RESET = 0x0C  # machine.reset() after the reply
+INFO = 0x0D  # [1.1] offset u8, length u8 -> total u8, that part of (uid_len, uid, description)
 
 REPLY = 0x80  # bit set on every board -> host frame
 ERROR = 0xFF  # reply: code, utf-8 message
 
 # Board -> host unsolicited events (seq 0; the payload starts with the event number u32).
 EV_EDGE = 0xC0  # ev, pin, level, ticks_us (u32, wraps at 2**30)
-EV_HEARTBEAT = 0xC1  # ev, boot_id u32, uptime_ms u32, bad_frames u16, dropped_tx u16, wdt_ok u8
+EV_HEARTBEAT = 0xC1  # ev, boot_id, uptime_ms u32, bad_frames, dropped_tx u16, flags u8, [1.1] safe_count u16
 EV_ENTROPY = 0xC2  # ev, raw ROSC bits packed MSB first
 
 # PIN_MODE modes and pulls.
@@ -58,6 +59,14 @@ E_BAD_PIN = 3
 E_VERSION = 4
 E_NO_DEVICE = 5
 E_NO_SESSION = 6
+
+# Heartbeat flags.
+FLAG_WDT_RESET = 1  # the last reset was the watchdog's (on rp2 also machine.reset())
+FLAG_SAFE = 2  # the board is in its safe state (the host was silent for 3 s)
+
+# Chunk sizes of ENTROPY_CREDIT.
+CHUNK_DEFAULT = 64
+CHUNK_MAX = 192
 
 # HELLO reply capability bits.
 CAP_PINS = 1
