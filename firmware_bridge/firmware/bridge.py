@@ -256,7 +256,11 @@ class Bridge:
 
     def on_display_text(self, p):
         self._need(p, 2, "DISPLAY_TEXT")
-        self._display().text(p[0], p[1], bytes(p[2:]).decode())
+        try:
+            text = bytes(p[2:]).decode()
+        except UnicodeError:  # the same words from CPython and MicroPython (whose message is empty)
+            raise ValueError("the text is not UTF-8") from None
+        self._display().text(p[0], p[1], text)
         return b""
 
     def on_display_show(self, p):
