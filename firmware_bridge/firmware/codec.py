@@ -174,40 +174,43 @@ MAX_ENCODED = MAX_FRAME + 1
 CRC_RESIDUE = 0x2144DF1C
 
 
+ZERO = b"\x00"
+
+
 def _frame_of(body):
     return (body[0], body[1], body[2] | (body[3] << 8), bytes(body[HEADER : len(body) - TRAILER]))
 
 
 def _head(buf):
     """``(end, frame)`` for the first frame of ``buf`` that ends where its COBS chain of code
-    bytes ends, before the end of ``buf``; ``(0, None)`` if there is none. One pass: each
-    block is decoded once and the CRC carried along, so the cost is one step per code byte
-    up to the longest frame (209 bytes), whatever the bytes are."""
-    n = len(buf)
-    body = bytearray()
+    bytes ends, before the end of ``buf``; ``(0, None)`` if there is none. One pass: the CRC is
+    carried along the chain (an empty block, code 1, costs one CRC step for its zero), and only
+    the frame found is decoded, so the cost is one step per code byte up to 209 bytes."""
+    last = min(len(buf) - 1, MAX_ENCODED)  # a head frame leaves a tail and is at most 209 bytes
+    if last < MIN_ENCODED:
+        return 0, None
+    view = memoryview(buf)
     crc = 0
     i = 0
-    while i < n:
+    while True:
         code = buf[i]
         end = i + code
-        if code == 255 or end >= n or end > MAX_ENCODED:
-            return 0, None  # no frame holds a 254-byte run; the head must leave a tail
-        block = buf[i + 1 : end]
-        body.extend(block)
-        crc = crc32(block, crc)
-        if end >= MIN_ENCODED and crc & 0xFFFFFFFF == CRC_RESIDUE:
-            return end, _frame_of(body)
-        body.append(0)
-        crc = crc32(b"\x00", crc)
+        if code == 255 or end > last:
+            return 0, None  # no frame holds a 254-byte run
+        if code > 1:
+            crc = crc32(view[i + 1 : end], crc)
+        if end >= MIN_ENCODED and crc == CRC_RESIDUE:
+            return end, _frame_of(cobs_decode(buf[:end]))
+        crc = crc32(ZERO, crc)
         i = end
-    return 0, None
 
 
 def _tail(buf, first):
     """The longest frame that ends ``buf``, starting at ``first`` or later, or None. Only
-    starts 9..209 bytes from the end count; which of them have a chain of code bytes that
-    lands exactly on the end is found in one backwards pass, and each such start's body is
-    the block at it plus the body already decoded for where its chain goes next."""
+    starts 9..209 bytes from the end count. Walking back from the end, each position whose
+    chain of code bytes lands exactly on the end gets its body: its block, a zero, and the body
+    already made for where its chain goes next (one step per position, the copying native),
+    and each such body long enough for a frame gets one CRC check."""
     n = len(buf)
     lo = max(first, n - MAX_ENCODED)
     if n - lo < MIN_ENCODED:
@@ -215,6 +218,7 @@ def _tail(buf, first):
     bodies = [None] * (n - lo + 1)  # decoded body from each position to the end, or None
     bodies[n - lo] = b""
     found = None
+    top = n - MIN_ENCODED  # the last start a frame can have
     for p in range(n - 1, lo - 1, -1):
         code = buf[p]
         q = p + code
@@ -223,9 +227,14 @@ def _tail(buf, first):
         rest = bodies[q - lo]
         if rest is None:
             continue
-        body = bytes(buf[p + 1 : q]) + b"\x00" + rest if q < n else bytes(buf[p + 1 : q])
+        if q == n:
+            body = buf[p + 1 : q]
+        elif code == 1:
+            body = ZERO + rest
+        else:
+            body = buf[p + 1 : q] + ZERO + rest
         bodies[p - lo] = body
-        if n - p >= MIN_ENCODED and crc32(body) & 0xFFFFFFFF == CRC_RESIDUE:
+        if p <= top and crc32(body) == CRC_RESIDUE:
             found = body  # keep going: a longer candidate further left wins
     return None if found is None else _frame_of(found)
 
