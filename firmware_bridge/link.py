@@ -34,8 +34,9 @@ KEEPALIVE_S = 0.8
 FIND_EVERY_S = 0.5
 HELLO_BACKOFF = (0.05, 1.0)
 RETRY = (0.05, 0.2)
-MIN_RTO = 0.01
+MIN_RTO = 0.004
 ALIVE_S = 0.6  # a board heard from this recently is alive (its heartbeat comes every 0.25 s)
+ALIVE_RTO = 0.01  # the retry time for a live board before any round trip was measured
 INFO_PART = 16  # INFO is asked for in parts this long: each gets through a noisy line on its own
 REHANDSHAKE_S = 0.1  # after an internal error: DEGRADED this long, then a fresh handshake
 
@@ -254,11 +255,11 @@ class Link:
         self._pending = pending
         start = time.monotonic()
         deadline = start + timeout
-        rto, rto_max = retry
-        if self._srtt is not None and retry is RETRY:
-            # as TCP: a few smoothed round trips, so a lost frame costs milliseconds on a fast
-            # link; a slow request sent again is answered from the board's cache
-            rto = min(rto, max(MIN_RTO, 4 * self._srtt))
+        first, rto_max = retry
+        # as TCP: a few smoothed round trips, so a lost frame costs milliseconds on a fast link;
+        # a slow request sent again is answered from the board's cache
+        quick = min(first, max(MIN_RTO, 4 * self._srtt) if self._srtt is not None else ALIVE_RTO)
+        rto = quick if retry is RETRY else first
         sends = 0
         try:
             while True:
@@ -273,8 +274,8 @@ class Link:
                 if time.monotonic() >= deadline:
                     raise BridgeTimeout(f"bridge at {self.port_name}: no reply to {name} within {timeout:g} s "
                                         f"(sent {sends} times); is the board running the dicetower firmware?")
-                if time.monotonic() - self._rx_at > ALIVE_S:
-                    rto = min(rto * 2, rto_max)  # silence: back off
+                # silence: back off; a board that is there lost the frame: again, at once
+                rto = min(rto * 2, rto_max) if time.monotonic() - self._rx_at > ALIVE_S else quick
         finally:
             self._pending = None
         rtt = time.monotonic() - start
