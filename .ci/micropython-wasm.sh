@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by ./run-tests: install real MicroPython (its WebAssembly port, run with node) for the
 # bridge firmware's tests, pinned by .ci/micropython-wasm/package-lock.json, into
 # .ci/micropython-wasm/node_modules (git-ignored). node and npm come from .ci/apt-packages.txt.
