@@ -14,6 +14,7 @@ hands again.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import enum
 import os
@@ -165,7 +166,8 @@ class Link:
         self._silenced = False  # after EXIT_TO_REPL: nothing more is written
         self._edges_rx: dict[int, int] = {}  # per input pin: edges received since its PIN_MODE
         self._levels: dict[int, int] = {}  # per input pin: the level the host last reported
-        self._edge_lock = threading.Lock()  # edges reach the listeners one at a time, in order
+        self._edge_lock = threading.Lock()  # guards the edge counts and levels (never held in a callback)
+        self._recovered: collections.deque[tuple[int, int, float]] = collections.deque()  # for the reader
         self._safe_count = 0  # the board's safe-state count at the last heartbeat (per boot)
         self._restore_due = False
         self._logged: set[str] = set()
@@ -340,9 +342,9 @@ class Link:
                 self._edges_rx[pin] = (seen[pin] + lost) & 0xFFFF
                 self._levels[pin] = level
                 self.stats.edges_recovered += len(steps)
-                for value in steps:
-                    for fn in self._edge_listeners:
-                        self._call(fn, pin, value, now)
+                # the reader thread delivers them, as every edge: a subscriber that sends a request
+                # from its callback never waits on a thread that waits on it
+                self._recovered.extend((pin, value, now) for value in steps)
 
     def exit_to_repl(self, timeout: float = 5.0) -> None:
         """EXIT_TO_REPL, then silence: nothing more is written (no ping, no HELLO whose bytes
@@ -415,6 +417,10 @@ class Link:
     # -- reader thread -------------------------------------------------------------------------
     def _read_loop(self) -> None:
         while not self._closing.is_set():
+            while self._recovered:
+                pin, level, at = self._recovered.popleft()
+                for fn in self._edge_listeners:
+                    self._call(fn, pin, level, at)
             ser = self._serial
             if ser is None:
                 with self._changed:
@@ -490,8 +496,8 @@ class Link:
                 if pin in self._edges_rx:
                     self._edges_rx[pin] = (self._edges_rx[pin] + 1) & 0xFFFF
                     self._levels[pin] = level
-                for fn in self._edge_listeners:
-                    self._call(fn, pin, level, at)
+            for fn in self._edge_listeners:
+                self._call(fn, pin, level, at)
         elif kind == codec.EV_ENTROPY:
             if not contiguous:
                 self.stats.entropy_discarded += 1
