@@ -33,6 +33,9 @@ SPEAKER_KINDS = tuple(b.name for b in backends.SPEAKERS if b.config)
 
 #: Pins the 40-pin header offers as GPIO (BCM numbering).
 BCM_PINS = range(0, 28)
+#: GP numbers a config may name at all: a Pico's GP0..GP29 (which of them it brings out is
+#: checked with the factory, in ``_check_pins``).
+ANY_PINS = range(0, 30)
 I2C_PINS = {2: "I2C SDA", 3: "I2C SCL"}
 SPI_PINS = {9: "SPI MISO", 10: "SPI MOSI", 11: "SPI SCLK"}
 SPI_CE = {0: 8, 1: 7}
@@ -209,6 +212,9 @@ class BridgeConfig:
 #: Pico pins the bridge firmware keeps for itself: its OLED's I2C0 and the safe-boot pin.
 BRIDGE_RESERVED = {8: "Pico I2C0 SDA (the bridge's OLED)", 9: "Pico I2C0 SCL (the bridge's OLED)",
                    14: "Pico safe-boot"}
+#: GP pins a Raspberry Pi Pico brings out (GP25 is its on-board LED; GP23, GP24 and GP29 are
+#: wired on the board itself). The same list as firmware_bridge/firmware/pins.py's USABLE.
+PICO_PINS = (*range(0, 23), 25, 26, 27, 28)
 
 
 @dataclass(frozen=True)
@@ -612,15 +618,23 @@ def _check_serial_port(t: _Table, port: str) -> None:
 def _check_pins(config: TowerConfig) -> None:
     reserved = config.reserved_pins()
     seen: dict[int, str] = {}
+    bridge = config.gpio_factory == "bridge"
+    label = "GP" if bridge else "BCM "
     for key, pin in config.pin_uses().items():
-        if pin in reserved and config.gpio_factory == "bridge":
+        if bridge and pin not in PICO_PINS:
+            raise ConfigError(key, f"GP{pin} is not a pin a Raspberry Pi Pico brings out (GP0..GP22, GP26..GP28, "
+                                   "or GP25, its on-board LED)", config.source)
+        if not bridge and pin not in BCM_PINS:
+            raise ConfigError(key, f"expected a BCM pin number from {BCM_PINS.start} to {BCM_PINS.stop - 1}, "
+                                   f"got {pin}", config.source)
+        if pin in reserved and bridge:
             raise ConfigError(key, f"GP{pin} is the {reserved[pin]} pin, kept by the bridge firmware", config.source)
         if pin in reserved:
             raise ConfigError(
                 key, f"BCM {pin} is the {reserved[pin]} pin, taken by the {config.display.kind} display", config.source
             )
         if pin in seen:
-            raise ConfigError(key, f"BCM {pin} is already used by {seen[pin]}", config.source)
+            raise ConfigError(key, f"{label}{pin} is already used by {seen[pin]}", config.source)
         seen[pin] = key
 
 
@@ -726,7 +740,7 @@ class _Table:
             return default
         if optional and value is False:
             return None  # `roll = false`: not fitted
-        if isinstance(value, bool) or not isinstance(value, int) or value not in BCM_PINS:
+        if isinstance(value, bool) or not isinstance(value, int) or value not in ANY_PINS:
             allowed = f"a BCM pin number from {BCM_PINS.start} to {BCM_PINS.stop - 1}"
             if optional:
                 allowed += " (or false: not fitted)"

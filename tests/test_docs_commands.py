@@ -209,9 +209,7 @@ CALLS = [(line, command, args) for line in ALL_LINES for command, args in _calls
 #: Calls the docs name ahead of the code: another branch of issue 18 adds them. Each is
 #: expected to fail here until that branch is merged, and then to pass; a strict xfail makes
 #: the merge say so: delete the entry then.
-PENDING = {
-    ("bridge", "repl"): "dicetower bridge repl (DESIGN's firmware bridge): the bridge branch adds it",
-}
+PENDING: dict[tuple[str, ...], str] = {}
 
 
 def _params(call: tuple[Line, list[str], list[str]]) -> object:
