@@ -262,7 +262,15 @@ class Tower:
 
     def _locked(self, event: Event) -> contextlib.AbstractContextManager[None]:
         """The state directory's lock for a step that may roll; none for ticks and news."""
-        if self.state_dir is None or event.kind not in ROLLING_EVENTS:
+        if event.kind not in ROLLING_EVENTS:
+            return contextlib.nullcontext()
+        return self._state_locked()
+
+    def _state_locked(self) -> contextlib.AbstractContextManager[None]:
+        """The state directory's lock (none without a state directory): around every roll, and
+        every opening, following and revealing of the directory's one open session, which the
+        command line may share (docs/roll-log.md). Not re-entrant: never nested."""
+        if self.state_dir is None:
             return contextlib.nullcontext()
         from hardware.locking import LockError, state_lock
 
@@ -384,7 +392,7 @@ class Tower:
         reveal = getattr(self.dice, "reveal", None)
         if not self._has_sessions or not callable(reveal):
             return
-        with contextlib.suppress(Exception):  # said by _revealing
+        with contextlib.suppress(Exception), self._state_locked():  # said by _revealing
             self._revealing(reveal)
 
     def _revealing(self, reveal: Callable[[], Any]) -> None:
@@ -469,7 +477,23 @@ class Tower:
         if text is not None:
             self.step(Event(EventKind.STATS, text=text), now)
 
+    def _follow_log(self, now: int) -> None:
+        """Take in what other writers logged in the open session (a command line's rolls, a
+        table seed, a reveal by ``dicetower session close``); a session they closed is
+        followed by the next one at once."""
+        follow = getattr(self.dice, "follow", None)
+        if not self._has_sessions or not callable(follow) or self.state_dir is None:
+            return
+        try:
+            with self._state_locked():
+                follow()
+        except Exception as exc:  # an unreadable log: the next roll says more
+            self.log(f"dice: cannot follow the roll log: {exc}")
+            return
+        self._sync_session(now)
+
     def _update_status(self, now: int) -> None:
+        self._follow_log(now)
         self._status_at = now
         status = getattr(self.dice, "status", None)
         text = ""
@@ -494,7 +518,8 @@ class Tower:
         """Close the session (its seed goes to the roll log), open the next one, tell the panel."""
         self._reveal_wanted = False
         try:
-            self._revealing(self.dice.reveal)  # type: ignore[attr-defined]
+            with self._state_locked():
+                self._revealing(self.dice.reveal)  # type: ignore[attr-defined]
         except Exception as exc:  # the log could not be written: said, and the panel shows what is open
             self._send_session(sessions.unavailable(f"reveal failed: {exc}"), now)
             self._session_id, self._commitment = None, ""
@@ -519,7 +544,8 @@ class Tower:
             if sid is None and now < self._session_retry_at:
                 return
             try:
-                commitment = str(self.dice.commitment)  # type: ignore[attr-defined]  # opens one if none is open
+                with self._state_locked():  # joins the directory's open session, or opens one
+                    commitment = str(self.dice.commitment)  # type: ignore[attr-defined]
                 if not sessions.is_commitment(commitment):
                     raise ValueError(f"the dice gave {commitment!r} as a commitment")
             except Exception as exc:  # not enough entropy yet, a source failed: a roll will say so
@@ -661,7 +687,7 @@ class Tower:
         self.display.close()
         close = getattr(self.dice, "close", None)
         if callable(close):
-            with contextlib.suppress(Exception):  # shutting down regardless; said by _revealing
+            with contextlib.suppress(Exception), self._state_locked():  # shutting down regardless; said by _revealing
                 self._log_late_reveals()
                 self._revealing(close)
 
