@@ -114,7 +114,6 @@ class Tower:
         self.refused = 0  # rolls not shown because their entry could not be written
         self._marking = False  # the screens of an unrecorded roll are titled UNRECORDED
         self._lock_problem = ""
-        self._late_reveals: list[dict[str, Any]] = []  # reveals the log could not take yet
         self._save_after_roll = False
         self._log_seq = 0  # the log entry the panel memory reflects (the memory is a cache of the log)
         self.tick_ns = max(1, round(1e9 / config.kiosk.tick_hz))
@@ -397,9 +396,10 @@ class Tower:
 
     def _revealing(self, reveal: Callable[[], Any]) -> None:
         """Close the session with ``reveal``. If its reveal entry cannot be written (the card
-        is full), its seed is kept and logged as a late ``reveal`` entry as soon as the log
-        takes entries again (and named in the journal meanwhile), so its rolls stay
-        replayable; the exception is raised on."""
+        is full), the dice keep it and write it as a late ``reveal`` entry as soon as the log
+        takes entries again, before any new session opens (one session at a time); the
+        journal names its seed meanwhile, so its rolls stay replayable. The exception is raised
+        on."""
         describe = getattr(self.dice, "describe", None)
         info = describe() if callable(describe) else {}
         try:
@@ -410,8 +410,6 @@ class Tower:
                 seed = self.dice.reveal()  # type: ignore[attr-defined]  # with none open: the last seed
             sid = info.get("session") if isinstance(info, dict) else None
             if seed and sid:
-                self._late_reveals.append({"session": sid, "seed": seed, "rolls": info.get("rolls", 0),
-                                            "end": info.get("end", 0)})
                 self.log(f"reveal: {exc}; session {sid}'s seed goes into the log as soon as it can be written: {seed}")
             else:
                 self.log(f"reveal: {exc}")
@@ -444,23 +442,19 @@ class Tower:
             self.log(f"reveal: session {sid}, left open when the tower last stopped, is revealed in the log")
 
     def _log_late_reveals(self) -> None:
-        """Write the reveals the log could not take when their sessions closed."""
-        while self._late_reveals and self.roll_log is not None:
-            late = self._late_reveals[0]
-            failures = getattr(self.roll_log, "failures", 0)
-            try:
-                self.roll_log.append("reveal", session=late["session"], seed=late["seed"], rolls=late["rolls"],
-                                     end=late["end"], reason="late",
-                                     note="the roll log could not take this reveal when the session closed")
-            except Exception:
-                return
-            if getattr(self.roll_log, "failures", 0) != failures:
-                return
-            self._late_reveals.pop(0)
-            kept = self._open_sessions()
-            if kept is not None:
-                kept.closed(late["session"])
-            self.log(f"reveal: session {late['session']}'s seed is in the log now")
+        """Write the reveals the log could not take when their sessions closed (the dice keep
+        them: :meth:`hardware.entropy.SessionDice.flush_reveals`)."""
+        flush = getattr(self.dice, "flush_reveals", None)
+        late = getattr(self.dice, "late_reveals", ())
+        if not callable(flush) or not late:
+            return
+        before = set(late)
+        try:
+            flush()
+        except Exception:  # the log still cannot take them: said when the session closed
+            return
+        for sid in sorted(before - set(getattr(self.dice, "late_reveals", ()))):
+            self.log(f"reveal: session {sid}'s seed is in the log now")
 
     def _update_day(self, now: int) -> None:
         """Today's rolls from the roll log, for the attract screen (engine.panel.attract)."""

@@ -49,7 +49,7 @@ from hardware.entropy.seed import (
 )
 from hardware.entropy.session_file import Owner, StoredSession
 from hardware.entropy.sources import CREDIT_CAP_BITS, Contribution, EntropySource, SourceUnavailable
-from hardware.rolllog import LogError, RollLog
+from hardware.rolllog import LenientLog, LogError, RollLog
 
 if TYPE_CHECKING:
     from hardware.entropy.open_sessions import SessionKeeper
@@ -156,6 +156,7 @@ class SessionDice:
         self._seed = seed
         self._buttons = buttons if seed is None else None
         self._log = log
+        self._lenient = isinstance(log, LenientLog)  # unrecorded = "show": rolls go on without a log
         self._session_rolls = session_rolls
         self._clock_ns = clock_ns
         self._block_bytes = block_bytes
@@ -166,7 +167,7 @@ class SessionDice:
         self._last_reveal: str | None = None
         self._logged_failures: set[str] = set()
         self._buttons_failure_handled = False
-        self._pending: set[str] = set()  # sessions whose reveal the log could not take yet
+        self._late: dict[str, dict[str, Any]] = {}  # reveals the log could not take yet
         self._own_seqs: set[int] = set()  # entries these dice appended that follow() must not apply again
         self.rolls_recorded = 0  # by this object, in all its sessions
         self.sessions_opened = 0  # by this object (not joined)
@@ -355,6 +356,9 @@ class SessionDice:
             if self._seed is not None and s.rolls >= self._session_rolls:
                 self._close("rolls")
             return None
+        if not s.p.logged:  # its session entry is not in the log: neither can its rolls be
+            s.roll = s.before_roll = None
+            raise LogError("this roll's session could not be written to the roll log: not recorded", "not recorded")
         data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
         extra: dict[str, Any] = dict(fields)
         if player is not None:
@@ -410,6 +414,11 @@ class SessionDice:
         if failure and not self._buttons_failure_handled:
             self._on_buttons_failed(failure)
         if self._session is None:
+            try:
+                self.flush_reveals()
+            except LogError:
+                if not self._lenient:
+                    raise  # no new session while the last one's reveal is not in the log
             self._session = self._join() or self._open()
         return self._session
 
@@ -417,7 +426,7 @@ class SessionDice:
         """The state directory's open session, if there is one these dice may roll in."""
         if self._keeper is None or self._log is None:
             return None
-        joined = self._keeper.joinable(self._log, skip=frozenset(self._pending))
+        joined = self._keeper.joinable(self._log, skip=frozenset(self._late))
         if joined is None:
             return None
         stored, progress = joined.stored, joined.progress
@@ -469,12 +478,21 @@ class SessionDice:
         self._opened += 1
         follows_open, self._follows_open = self._follows_open, False
         self.sessions_opened += 0 if follows_open else 1
-        if self._keeper is not None and self._log is not None:
+        # With unrecorded = "show" the log may be failing: a session whose seed cannot be kept,
+        # or opened while an earlier reveal is not in the log yet, stays out of the log
+        # altogether (its rolls are shown UNRECORDED), so the log keeps one session at a time.
+        off_log = bool(self._late)
+        if self._keeper is not None and self._log is not None and not off_log:
             # kept before it is logged: a stop between the two leaves a file the next writer
             # forgets (its session never made the log), never a logged session without its seed
-            session.kept = self._keeper.opened(_stored(session), kind="open" if follows_open else None)
+            try:
+                session.kept = self._keeper.opened(_stored(session), kind="open" if follows_open else None)
+            except LogError:
+                if not self._lenient:
+                    raise
+                off_log = True
             session.mine = not follows_open  # one that follows a `session open` one stays open too
-        if self._log is not None:
+        if self._log is not None and not off_log:
             entry = self._log.append(
                 "session",
                 session=session.id,
@@ -485,8 +503,10 @@ class SessionDice:
                 block_bytes=self._block_bytes,
                 stream=STREAM_VERSION,
             )
-            session.p.logged = True
+            session.p.logged = not entry.get("unrecorded")
             self._appended(session, entry)
+            if not session.p.logged and self._keeper is not None and session.kept is not None:
+                self._keeper.closed(session.id)
         return session
 
     def _gather(self) -> list[Contribution]:
@@ -560,17 +580,49 @@ class SessionDice:
         self._session = None
         seed_hex = s.material.encode().hex()
         self._last_reveal = seed_hex
-        if self._log is not None:
-            self._pending.add(s.id)  # until the reveal is in the log, never joined again
-            # the end of the last recorded roll: a roll abandoned part way was never made
-            entry = self._log.append("reveal", session=s.id, seed=seed_hex, rolls=s.rolls, end=s.roll_start,
-                                     reason=reason)
-            if entry.get("unrecorded"):  # a lenient log could not write it: the kept seed stays
-                return
-            self._pending.discard(s.id)
-            self.last_reveal_entry = entry
+        if self._log is None:
+            return
+        if not s.p.logged:  # never in the log: nothing of it to reveal
+            if self._keeper is not None and s.kept is not None:
+                self._keeper.closed(s.id)
+            return
+        # the end of the last recorded roll: a roll abandoned part way was never made
+        fields = {"session": s.id, "seed": seed_hex, "rolls": s.rolls, "end": s.roll_start}
+        self._late[s.id] = {**fields, "log_seq": s.p.log_seq}  # until the log has it
+        entry = self._log.append("reveal", **fields, reason=reason)
+        if entry.get("unrecorded"):  # a lenient log could not write it: the kept seed stays
+            return
+        del self._late[s.id]
+        self.last_reveal_entry = entry
         if self._keeper is not None:
             self._keeper.closed(s.id)
+
+    @property
+    def late_reveals(self) -> tuple[str, ...]:
+        """Sessions closed here whose reveal the log has not taken yet."""
+        return tuple(self._late)
+
+    def flush_reveals(self) -> None:
+        """Write the reveals the log could not take when their sessions closed (a full card),
+        unless another writer revealed them meanwhile. Until they are in the log no session is
+        opened or joined here: one session at a time. Raises ``LogError`` while the log still
+        cannot take them. Call it under the state directory's lock."""
+        for sid, late in list(self._late.items()):
+            if self._keeper is not None:
+                news = self._keeper.news(sid, late["log_seq"])
+                if any(e.get("kind") == "reveal" for e in news.entries):
+                    del self._late[sid]
+                    continue
+            fields = {k: v for k, v in late.items() if k != "log_seq"}
+            entry = self._log.append("reveal", **fields, reason="late",  # type: ignore[union-attr]
+                                     note="the roll log could not take this reveal when the session closed")
+            if entry.get("unrecorded"):
+                raise LogError(f"session {sid}'s reveal is not in the roll log yet; no new session until it is",
+                               "reveal not logged")
+            del self._late[sid]
+            self.last_reveal_entry = entry
+            if self._keeper is not None:
+                self._keeper.closed(sid)
 
     def export(self) -> StoredSession | None:
         """The open session as the state directory keeps it (None if none is open). Secret: it

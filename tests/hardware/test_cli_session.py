@@ -223,7 +223,7 @@ def test_the_table_seed_is_set_before_the_first_roll_and_checked(tmp_path, capsy
     assert seed_entry["kind"] == "table_seed" and seed_entry["table_seed"] == "417302"
     assert f"--expect {commitment[:8]} --table-seed 417302" in out
     assert run(capsys, *D6CV, "--times", "3", "--state-dir", str(tmp_path))[0] == 0
-    assert [e["start"] for e in entries(tmp_path) if e["kind"] == "roll"][0] == 1  # call 0 took the seed
+    assert next(e["start"] for e in entries(tmp_path) if e["kind"] == "roll") == 1  # call 0 took the seed
     code, out, _ = run(capsys, "session", "show", str(tmp_path))
     assert "table seed 417302" in out and "rolls      3" in out
     code, out, _ = run(capsys, "session", "close", str(tmp_path))
@@ -243,7 +243,7 @@ def test_the_table_seed_is_set_before_the_first_roll_and_checked(tmp_path, capsy
     ([], "tab\there", "is not printable ASCII"),
     ([], " 417302", "starts or ends with a space"),
     ([["session", "seed", "{d}", "111111"]], "222222", "has its table seed already ('111111')"),
-    ([D6CV + ["--state-dir", "{d}"]], "222222", "has 1 roll(s) already"),
+    ([[*D6CV, "--state-dir", "{d}"]], "222222", "has 1 roll(s) already"),
 ])
 def test_a_table_seed_that_cannot_be_set_is_one_line_and_exit_2(tmp_path, capsys, before, text, message) -> None:
     run(capsys, "session", "open", str(tmp_path))
