@@ -29,7 +29,7 @@ from hardware.entropy.fingerprint import reveal_card
 from hardware.entropy.open_sessions import OpenSessions
 from hardware.entropy.seed import check_table_seed
 from hardware.locking import state_lock
-from hardware.qr import terminal_qr
+from hardware.qr import terminal_qr, terminal_qr_text
 from hardware.rolllog import RollLog
 from hardware.state import LOG_NAME, default_state_dir
 
@@ -207,7 +207,7 @@ def cmd_close(args: argparse.Namespace) -> int:
     print(f"session #{info['session'][:8]} revealed after {rolls} roll(s); its seed is in {directory / LOG_NAME}")
     print("\n".join(card.splitlines()[1:]))
     print(f"seed       {seed}")
-    print(terminal_qr(card), end="")
+    print(terminal_qr_text(card), end="")
     print(f"Note or photograph these. Check every roll: dicetower replay {directory} --expect {head[:8]}"
           + (f" --table-seed {_quoted(info['table_seed'])}" if info["table_seed"] is not None else "")
           + f" (or tools/verify_rolls.py {directory / LOG_NAME} with the same options)")

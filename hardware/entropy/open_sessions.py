@@ -344,8 +344,10 @@ def _backwards(path: Path) -> Iterator[dict[str, Any]]:
 def _file_backwards(fd: int) -> Iterator[dict[str, Any]]:
     end = os.fstat(fd).st_size
     rest = b""
+    chunk = 4096  # the last entry or two first (most reads want only those), then more at a time
     while end > 0:
-        start = max(0, end - _CHUNK)
+        start = max(0, end - chunk)
+        chunk = min(chunk * 4, _CHUNK)
         data = os.pread(fd, end - start, start) + rest
         end = start
         lines = data.split(b"\n")

@@ -32,7 +32,7 @@ import struct
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from engine.errors import EngineError, EntropyError
 from engine.rng import DrbgDice, HmacDrbg
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MIN_CREDIT_BITS", "ROLL_KINDS", "SESSION_ROLLS", "STREAM_VERSION", "NotEnoughEntropy", "SessionBusy",
-    "SessionDice", "TableSeedError",
+    "SessionDice", "TableSeedError", "TableSeeding",
 ]
 
 #: Credited entropy a session needs: HMAC_DRBG-SHA256's security strength.
@@ -67,6 +67,22 @@ PERSONALIZATION = b"dicetower/session/v1"
 #: What a logged roll is: recomputable from a revealed random seed, typed in by a player
 #: (``--faces``, ``--winners-set``), or from a ``--seed`` test session.
 ROLL_KINDS = ("rolled", "entered", "test")
+
+
+@runtime_checkable
+class TableSeeding(Protocol):
+    """The one seam through which a table seed is set: ``dicetower session seed`` uses it, and
+    so will the panel's entry screen (the runtime's dice are :class:`SessionDice`, whose
+    session lives in memory and in ``open-sessions/``). Call it under the state directory's
+    lock, after the commitment was shown and before the session's first roll."""
+
+    @property
+    def session_id(self) -> str | None: ...
+
+    @property
+    def table_seed(self) -> str | None: ...
+
+    def set_table_seed(self, text: str) -> dict[str, Any]: ...
 
 
 class NotEnoughEntropy(EntropyError):
