@@ -139,7 +139,13 @@ class OpenSessions:
         self.state_dir = Path(state_dir)
         self.log_path = self.state_dir / "rolls.jsonl"
         self.owner = Owner(owner, os.getpid(), _boot_id(), secrets.token_hex(8))
-        self._log = log or (lambda message: None)
+        self._say = log or (lambda message: None)
+        self._said: set[str] = set()  # problems said once (a broken directory is not news every 5 s)
+
+    def _log(self, message: str) -> None:
+        if message not in self._said:
+            self._said.add(message)
+            self._say(message)
 
     def __repr__(self) -> str:
         return f"OpenSessions({str(self.directory)!r}, owner={self.owner.kind!r})"
@@ -326,7 +332,13 @@ def log_head(path: str | os.PathLike[str]) -> int:
 def _backwards(path: Path) -> Iterator[dict[str, Any]]:
     """The log's whole entries, last first (the current file, then the rotated ones); lines
     that are not whole entries (a torn tail, damage) are skipped. Reads a chunk at a time."""
-    for file in reversed(chain_files(path)):
+    try:
+        files = chain_files(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:  # the state directory is not one (a file in its place, no permission)
+        raise LogError(f"cannot open the roll log {path}: {exc.strerror or exc}", exc.strerror or "") from None
+    for file in reversed(files):
         try:
             fd = open_regular(file, os.O_RDONLY)
         except FileNotFoundError:

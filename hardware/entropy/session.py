@@ -314,8 +314,8 @@ class SessionDice:
     def _appended(self, s: _Session, entry: dict[str, Any]) -> None:
         """Note an entry these dice appended, so :meth:`follow` does not take it again."""
         seq = entry.get("seq")
-        if not isinstance(seq, int):
-            return
+        if not isinstance(seq, int) or self._keeper is None:
+            return  # without a keeper nobody else writes: nothing to follow
         if s.p.log_seq is not None and seq == s.p.log_seq + 1:
             s.p.log_seq = seq
         else:
