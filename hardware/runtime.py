@@ -12,7 +12,10 @@ With session dice (:class:`hardware.entropy.SessionDice`) the tower opens a sess
 and again as soon as one closes (a reveal from the settings menu, or the rotation after
 ``session_rolls``), and tells the panel its commitment, so the commitment is on the display
 before the session's first roll (docs/fairness.md). A reveal the panel asks for is carried
-out between rolls, never while a finger guess waits.
+out between rolls, never while a finger guess waits. The session is the state directory's one
+open session, which the command line may share (a ``roll --state-dir``, ``session seed``,
+``session close``): every roll, and every opening, following and reveal of the session, runs
+under the state directory's lock, and once a second the tower takes in what others logged.
 
 The roll log is the truth: a step that rolls runs under the state directory's lock, and its
 entry is appended (and fsynced) before anything of the result reaches the LEDs, the buzzer or
@@ -133,6 +136,7 @@ class Tower:
         self._reveal_wanted = False
         self._session_problem = ""  # the last reason for no session that was logged
         self._memory_problem = ""  # the last panel memory failure that was logged
+        self._follow_problem = ""  # the last trouble following the roll log that was logged
         self._reveal_left_open()  # a power cut's session is revealed before anything opens one
         now = clock()
         self.state, fx = machine.initial(config.panel, now / 1e9, saved=self._recall_healed())
@@ -482,8 +486,12 @@ class Tower:
             with self._state_locked():
                 follow()
         except Exception as exc:  # an unreadable log: the next roll says more
-            self.log(f"dice: cannot follow the roll log: {exc}")
+            problem = f"dice: cannot follow the roll log: {exc}"
+            if problem != self._follow_problem:  # said once, not every second
+                self._follow_problem = problem
+                self.log(problem)
             return
+        self._follow_problem = ""
         self._sync_session(now)
 
     def _update_status(self, now: int) -> None:
