@@ -37,8 +37,8 @@ DROP_IN_FILE="$DROP_IN_DIR/network.conf"
 UDEV_FILE="/etc/udev/rules.d/70-dicetower.rules"
 MODULES_FILE="/etc/modules-load.d/dicetower.conf"
 SERVICE_USER="dicetower"
-DEVICE_GROUPS=(gpio i2c spi dialout)
-PACKAGES=(python3-venv python3-lgpio i2c-tools)
+DEVICE_GROUPS=(gpio i2c spi dialout audio)
+PACKAGES=(python3-venv python3-lgpio i2c-tools espeak-ng)
 I2C_BEGIN="# >>> dicetower: I2C on at 400 kHz (deploy/install.sh; deploy/uninstall.sh removes it)"
 I2C_END="# <<< dicetower"
 

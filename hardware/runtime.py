@@ -23,6 +23,10 @@ the display. When the entry cannot be written (a full or read-only card, a remov
 panel shows "cannot record" instead and the dice session that drew the roll is closed, so the
 log stays replayable; with ``kiosk.unrecorded = "show"`` the result is shown anyway, titled
 UNRECORDED on the display and printed as ``UNRECORDED <json>`` (docs/roll-log.md).
+
+With a ``speaker`` (:class:`hardware.speech.Speaker`), results and the setup page are spoken
+while the settings' speech switch is on: after the step's roll is logged and its frame drawn,
+by a process the loop never waits for (:mod:`hardware.speech.narrator`, docs/speech.md).
 """
 
 from __future__ import annotations
@@ -52,6 +56,8 @@ if TYPE_CHECKING:
     # to the first frame does without them (docs/architecture.md)
     from hardware.daystats import DayStats
     from hardware.sdnotify import Notifier
+    from hardware.speech import Speaker
+    from hardware.speech.narrator import Narrator
 
 PANEL_STATE = "panel.json"
 #: How often the entropy status line is refreshed, and the panel memory saved at most.
@@ -83,7 +89,7 @@ class Tower:
     to (a :class:`~hardware.rolllog.LenientLog` for ``unrecorded = "show"``); ``kept=False``
     says there is none (``state_dir = "none"``), so a reveal is not announced as "in log".
     ``show`` gets the UNRECORDED lines (standard output). ``log`` gets one line per notable
-    event.
+    event. ``speaker`` says results and pages aloud (``[sound]``; None: the tower is silent).
     """
 
     def __init__(
@@ -100,6 +106,7 @@ class Tower:
         roll_log: Any = None,
         kept: bool = True,
         show: Callable[[str], None] | None = None,
+        speaker: Speaker | None = None,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -140,6 +147,10 @@ class Tower:
         self._reveal_left_open()  # a power cut's session is revealed before anything opens one
         now = clock()
         self.state, fx = machine.initial(config.panel, now / 1e9, saved=self._recall_healed())
+        self.voice: Narrator | None = None
+        self._voice_problem = ""
+        if speaker is not None:
+            self.voice = _narrator(config, speaker, now, self.log, self.state.settings.speech)
         # the first picture goes up before the pins are claimed: the display is what a player
         # sees of start-up, the buttons and LEDs are ready a few milliseconds later
         if fx.screen is not None:
@@ -173,6 +184,7 @@ class Tower:
         self._day_at = now - self._day_every  # counted on the first pass
         self._day_problem = ""
         self._update_status(now)
+        self._update_voice(now)
         self._sync_session(now)  # the first commitment goes up before the first roll
 
     # --- the loop -------------------------------------------------------------------------------
@@ -200,6 +212,9 @@ class Tower:
             self._next_tick = max(self._next_tick + every, now + 1)
         if self.io.sound is not None:
             self.io.sound.poll(now)
+        if self.voice is not None:
+            self.voice.poll(self.state, now)
+            self._update_voice(now)
         self.display.poll(now)
         if now - self._status_at >= STATUS_EVERY_NS:
             self._update_status(now)
@@ -249,6 +264,8 @@ class Tower:
         self.state = state
         self.steps += 1
         self._apply(fx, now)
+        if self.voice is not None:  # the roll is in the log and its frame drawn: now say it
+            self.voice.stepped(event, before, state, now, unrecorded=self._marking)
         if self._save_after_roll:
             self._save_after_roll = False
             self.save(now)
@@ -295,6 +312,8 @@ class Tower:
                  self._status_at + STATUS_EVERY_NS]
         if self.io.sound is not None:
             times.append(self.io.sound.deadline())
+        if self.voice is not None and self.voice.deadline() is not None:
+            times.append(self.voice.deadline())  # type: ignore[arg-type]
         if self._day is not None:
             times.append(self._day_at + self._day_every)
         if self._dirty:
@@ -494,6 +513,15 @@ class Tower:
         self._follow_problem = ""
         self._sync_session(now)
 
+    def _update_voice(self, now: int) -> None:
+        """Tell the settings menu (and the log, once) when speech cannot be heard."""
+        if self.voice is None:
+            return
+        problem = self.voice.heard(self.state)
+        if problem != self._voice_problem:
+            self._voice_problem = problem
+            self.step(Event(EventKind.SPEECH, text=problem), now)
+
     def _update_status(self, now: int) -> None:
         self._follow_log(now)
         self._status_at = now
@@ -684,6 +712,9 @@ class Tower:
         self._closed = True
         with contextlib.suppress(Exception):
             self.save()
+        if self.voice is not None:
+            with contextlib.suppress(Exception):  # quiet regardless
+                self.voice.close()
         self.io.close()
         self.display.clear()
         self.display.close()
@@ -730,6 +761,17 @@ class _Entered(contextlib.AbstractContextManager):
 
     def __exit__(self, *exc: Any) -> None:
         self._inner.__exit__(*exc)
+
+
+def _narrator(config: TowerConfig, speaker: Speaker, now: int, log: Callable[[str], None],
+              speaking: bool) -> Narrator:
+    """Speech for a tower with a speaker (loaded only then: start-up without one skips it)."""
+    from engine.speech import table
+    from hardware.speech.narrator import Narrator
+
+    sound = config.sound
+    return Narrator(speaker, table(sound.language), still_ns=round(sound.still_seconds * 1e9), now=now,
+                    speaking=speaking, log=log)
 
 
 def _operator_lock(config: TowerConfig) -> Any:

@@ -9,6 +9,10 @@ gpiozero devices and the same luma rendering run on mock pins. Two ways to drive
 - interactive (:class:`Interactive`): keys drive the mock pins in real time and the
   128x64 frame is drawn in the terminal with Unicode half blocks, the LEDs as coloured dots.
 
+With a ``speaker`` the simulator speaks as the tower would (docs/speech.md); the transcript
+lists each sentence under the step whose frame it goes with, and a WAV speaker
+(:class:`hardware.speech.espeak.WavSpeaker`, ``--out``) writes it next to that frame.
+
 See ``docs/simulator.md``.
 """
 
@@ -28,7 +32,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from engine.errors import ParameterError
 from engine.panel.model import Button, Screen
@@ -37,6 +41,10 @@ from hardware.config import TowerConfig
 from hardware.display import ResilientDisplay, opener
 from hardware.display.render import to_text_blocks
 from hardware.runtime import Tower, stop_on_signals
+
+if TYPE_CHECKING:
+    from hardware.speech.espeak import WavSpeaker
+    from hardware.speech.fakes import Heard
 
 #: A scripted press: down this long (well past the bounce time, well short of a hold).
 PRESS_SECONDS = 0.1
@@ -131,7 +139,8 @@ class Simulator:
 
     def __init__(self, config: TowerConfig, *, dice: Any, clock: Callable[[], int] | None = None,
                  timing: Any = None, memory: str | Path | None = None,
-                 log: Callable[[str], None] | None = None, pins: Any = None, **kiosk: Any) -> None:
+                 log: Callable[[str], None] | None = None, pins: Any = None, speaker: Any = None,
+                 **kiosk: Any) -> None:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
         from luma.core.device import dummy
 
@@ -143,8 +152,17 @@ class Simulator:
         d = self.config.display
         self.device = dummy(width=d.width, height=d.height, rotate=d.rotate, mode="1")
         self.display = ResilientDisplay(opener(d, device=self.device), retry_seconds=d.retry_seconds, log=log)
+        # what the speaker is given, kept for the transcript (and its files, for a WAV speaker)
+        self.heard: Heard | None = None
+        self.wav: WavSpeaker | None = None
+        if speaker is not None:
+            from hardware.speech.espeak import WavSpeaker
+            from hardware.speech.fakes import Heard
+
+            self.wav = speaker if isinstance(speaker, WavSpeaker) else None
+            self.heard = Heard(speaker)
         self.tower = Tower(self.config, pin_factory=self.factory, display=self.display, dice=dice,
-                           clock=self.clock, timing=timing, memory=memory, log=log, **kiosk)
+                           clock=self.clock, timing=timing, memory=memory, log=log, speaker=self.heard, **kiosk)
         self.start_ns = self.clock()
 
     # --- driving the pins -------------------------------------------------------------------------
@@ -184,7 +202,8 @@ class Simulator:
 
     def settle(self) -> None:
         """Run on until the roll animation is over and the screen has been still for
-        SETTLE_QUIET, but at most SETTLE_MAX simulated seconds."""
+        SETTLE_QUIET (and a page to be said once the buttons are still has been said), but at
+        most SETTLE_MAX simulated seconds."""
         from engine.panel.state import Mode
 
         waited = 0.0
@@ -194,7 +213,9 @@ class Simulator:
         while quiet < SETTLE_QUIET and waited < SETTLE_MAX:
             self.advance(step)
             waited += step
-            if self.tower.frames != frames or self.tower.state.mode is Mode.ROLLING:
+            voice = self.tower.voice
+            if self.tower.frames != frames or self.tower.state.mode is Mode.ROLLING \
+                    or (voice is not None and voice.deadline() is not None):
                 frames, quiet = self.tower.frames, 0.0
             else:
                 quiet += step
@@ -229,11 +250,15 @@ class Simulator:
 
     def run_script(self, actions: Sequence[Action], *, out: Path | None = None, scale: int = 4,
                    on_step: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-        """Play ``actions``; return the transcript (and with ``out``, write it and the frames)."""
+        """Play ``actions``; return the transcript (and with ``out``, write it, the frames and,
+        with a WAV speaker, a WAV per sentence said, named after its frame)."""
         frames_dir = None
         if out is not None:
             frames_dir = out / "frames"
             _writing(frames_dir, lambda: frames_dir.mkdir(parents=True, exist_ok=True))
+        wav = self.wav
+        if wav is not None and wav.directory is None:
+            wav.directory = frames_dir
         steps: list[dict[str, Any]] = []
         sound = self.tower.io.sound
         heard = sound.total if sound is not None else 0
@@ -250,19 +275,40 @@ class Simulator:
                 image = self.device.image
                 _writing(frames_dir / name, lambda: save_png(image, frames_dir / name, scale))
                 step["frame"] = f"frames/{name}"
+            said = self._said()
+            if said:
+                step["said"] = said
             steps.append(step)
             if on_step is not None:
                 on_step(step)
 
+        def stem(event: str) -> None:
+            if wav is not None:
+                wav.stem = f"{len(steps):03d}-{_slug(event)}"
+
+        stem("start")
         self.settle()
         record("start")
         for action in actions:
+            stem(action.text)
             self.act(action)
             record(action.text)
+        if wav is not None:
+            for problem in wav.close():  # every WAV written before the transcript names them
+                raise ParameterError("out", f"cannot write {problem}")
         if out is not None:
             transcript = out / "transcript.json"
             _writing(transcript, lambda: transcript.write_text(json.dumps(steps, indent=2) + "\n", encoding="utf-8"))
         return steps
+
+    def _said(self) -> list[dict[str, Any]]:
+        """The sentences said since the last step, each with its WAV file (or None)."""
+        if self.heard is None:
+            return []
+        texts = self.heard.take()
+        files = self.wav.take() if self.wav is not None else [None] * len(texts)
+        return [{"text": text, "wav": None if path is None else f"frames/{path.name}"}
+                for text, path in zip(texts, files, strict=False)]
 
     def close(self) -> None:
         self.tower.close()
@@ -330,6 +376,7 @@ def describe_step(step: dict[str, Any]) -> str:
     chosen = f"  (field: {step['field']})" if step.get("field") else ""
     out = [f"[{step['t']:8.3f}] {step['event']}{chosen}"]
     out.extend(f"    {line}" for line in screen["lines"])
+    out.extend(f"    said: {said['text']}" for said in step.get("said", ()))
     sounds = f"  sounds {','.join(step['sounds'])}" if step.get("sounds") else ""
     out.append(f"    LEDs {leds}  RGB {colour}{sounds}")
     return "\n".join(out)
@@ -535,6 +582,8 @@ class Interactive:
             status.append(f"display: {tower.display.error}")
         if tower.io.sound is not None and tower.io.sound.played:
             status.append("sound: " + tower.io.sound.played[-1])
+        if self.sim.heard is not None and self.sim.heard.last and tower.state.settings.speech:
+            status.append("said: " + self.sim.heard.last)
         if self.held:
             status.append("held: " + ",".join(b.name for b in self.held))
         out.append("  ".join(status) or " ")

@@ -59,7 +59,7 @@ def initial(config: PanelConfig, now: float, *, saved: Mapping[str, Any] | None 
     for the first one only); their ids were checked by :class:`PanelConfig`."""
     now = float(now) if _finite(now) else 0.0
     settings = menu.from_config(config.players, config.brightness, config.animation_seconds,
-                                config.start_karma)
+                                config.start_karma, config.speak)
     state = PanelState(
         config=config, now=now, settings=settings,
         players=tuple(slots.PlayerSlot() for _ in range(config.players)),
@@ -84,6 +84,8 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
         s = evolve(s, status=event.text.strip()[:STATUS_MOST])
     elif kind is EventKind.SESSION:
         s = _session(s, sessions.parse(event.text))
+    elif kind is EventKind.SPEECH:
+        s = evolve(s, voice=event.text.strip()[:STATUS_MOST])
     elif kind is EventKind.STATS:
         from engine.panel.attract import decode as decode_day  # kiosks only: start-up time
 
@@ -113,6 +115,7 @@ def snapshot(state: PanelState) -> dict[str, Any]:
             "brightness": state.settings.brightness,
             "animation": state.settings.animation,
             "start_karma": state.settings.start_karma,
+            "speech": state.settings.speech,
         },
         "values": {sid: dict(v) for sid, v in state.values.items()},
         "players": [slots.to_json(p) for p in state.players],
@@ -514,9 +517,10 @@ def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
     settings = s.settings
     raw_settings = saved.get("settings")
     if isinstance(raw_settings, Mapping):
-        for name in ("player", "brightness", "animation", "start_karma"):
+        for name in ("player", "brightness", "animation", "start_karma", "speech"):
             value = raw_settings.get(name)
-            if isinstance(value, int) and not isinstance(value, bool):
+            # each of its own type: a number is no switch, and a switch no number
+            if type(value) is type(getattr(settings, name)):
                 candidate = replace(settings, **{name: value})
                 if menu.valid(candidate, s.config.players):
                     settings = candidate

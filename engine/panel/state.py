@@ -68,6 +68,7 @@ class PanelState:
     item_index: int = 0  # selected settings item
     armed: Item | None = None  # a reset (or the reveal) waiting for its second ROLL
     status: str = ""  # entropy status line from the hardware
+    voice: str = ""  # why speech cannot be heard (no espeak-ng, no audio device), "" when it can
     sessions: bool = False  # the hardware reports dice sessions (SESSION events)
     commitment: str = ""  # the open session's commitment (hex), "" when none is open
     revealed: str = ""  # the commitment of the last session whose seed was revealed

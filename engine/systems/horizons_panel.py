@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.params import Param
-from engine.systems.panel import Carried, Flow, ListShape, PanelSpec, Part, boxes, numbers, outcome_line
+from engine.systems.panel import Carried, Flow, ListShape, PanelSpec, Part, Versus, boxes, numbers, outcome_line
 
 _TIERS = ("minor", "major", "critical")
 
@@ -23,6 +23,14 @@ def _headline(data: Mapping[str, Any]) -> str:
     if not isinstance(against, int):
         against = data["params"]["need"]
     return f"{data['successes']} vs {against}"
+
+
+def _versus(data: Mapping[str, Any]) -> Versus:
+    """The headline for speech: the successes against the need, or the opponent's entered ones."""
+    against = data.get("opponent_successes")
+    if isinstance(against, int):
+        return Versus(data["successes"], against, "opponent_successes")
+    return Versus(data["successes"], data["params"]["need"], "need")
 
 
 def _details(data: Mapping[str, Any]) -> list[str]:
@@ -85,5 +93,6 @@ PANEL = PanelSpec(
              Carried("wounds", "wounds_after", who="target")),
     count="successes",
     headline=_headline,
+    versus=_versus,
     details=_details,
 )

@@ -13,11 +13,15 @@ from typing import Any
 
 from engine.params import Param
 from engine.systems.immortal_rules import COLORS
-from engine.systems.panel import Flow, ListShape, Lock, PanelSpec, Part, outcome_line
+from engine.systems.panel import Flow, ListShape, Lock, PanelSpec, Part, Versus, outcome_line
 
 
 def _headline(data: Mapping[str, Any]) -> str:
     return f"{data['total']} vs {data['tn']}"
+
+
+def _versus(data: Mapping[str, Any]) -> Versus:
+    return Versus(data["total"], data["tn"], "tn")
 
 
 def _hostile(n: int, h: Mapping[str, Any]) -> str:
@@ -84,5 +88,6 @@ PANEL = PanelSpec(
     compare_values=("yes", "no"),
     locks=(Lock("skill_locked", "skill_locked", "skill_slot"),),
     headline=_headline,
+    versus=_versus,
     details=_details,
 )

@@ -11,13 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.systems.panel import Flow, ListShape, PanelSpec, Part, numbers, outcome_line
+from engine.systems.panel import Flow, ListShape, PanelSpec, Part, Versus, numbers, outcome_line
 
 _ROLE = {"roller": "you", "helper": "help", "related": "rel.", "attacker": "atk"}
 
 
 def _headline(data: Mapping[str, Any]) -> str:
     return f"{data['total']} vs {data['difficulty']}"
+
+
+def _versus(data: Mapping[str, Any]) -> Versus:
+    """The headline for speech: a Volley is against the target's Defense, anything else its CR."""
+    params = data.get("params") or {}
+    return Versus(data["total"], data["difficulty"], "defense" if params.get("volley") else "cr")
 
 
 def _participant(p: Mapping[str, Any]) -> str:
@@ -89,6 +95,7 @@ PANEL = PanelSpec(
     needs={"damage": "volley", "defense": "volley", "attacker": "volley"},
     count="success_rating",
     headline=_headline,
+    versus=_versus,
     details=_details,
     turns=_turns,
 )

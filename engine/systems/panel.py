@@ -91,6 +91,22 @@ class Lock:
     key: str
 
 
+@dataclass(frozen=True)
+class Versus:
+    """What a result reached against what it needed, as numbers, for speech (the headline's
+    ``14 vs 10`` said as "14 against C R 10"): ``term`` names what was needed, a parameter
+    (``cr``, ``need``) or a result field (``opponent_total``); the phrase table says it in
+    words (engine/speech)."""
+
+    reached: int
+    needed: int
+    term: str
+
+
+def _no_versus(data: Mapping[str, Any]) -> Versus | None:
+    return None
+
+
 def _no_lines(data: Mapping[str, Any]) -> list[str]:
     return []
 
@@ -128,6 +144,9 @@ class PanelSpec:
     colour: str | None = None  # result field naming the roll's colour (the RGB LED shows it)
     hidden: Callable[[Mapping[str, Any]], str] = lambda values: ""  # guess screen: the test as set
     headline: Callable[[Mapping[str, Any]], str] = _plain_headline  # "12 vs 10"
+    #: the headline's two numbers and what the second is, for speech; None: a result without
+    #: one (a chain of checks, a hand), which speech says from the headline or the hand
+    versus: Callable[[Mapping[str, Any]], Versus | None] = _no_versus
     details: Callable[[Mapping[str, Any]], list[str]] = _no_lines  # result lines, in order
     #: a group roll revealed one participant per ROLL: (who, their lines) each, in turn
     turns: Callable[[Mapping[str, Any]], list[tuple[str, list[str]]]] = lambda data: []

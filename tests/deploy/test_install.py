@@ -70,7 +70,8 @@ def system(tmp_path) -> FakeSystem:
     root = tmp_path / "root"
     (root / "etc").mkdir(parents=True)
     (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/bash\npi:x:1000:1000::/home/pi:/bin/bash\n")
-    (root / "etc/group").write_text("root:x:0:\ndialout:x:20:pi\nspi:x:999:pi\ni2c:x:998:pi\ngpio:x:997:pi\n")
+    (root / "etc/group").write_text("root:x:0:\ndialout:x:20:pi\naudio:x:29:pi\nspi:x:999:pi\ni2c:x:998:pi\n"
+                                    "gpio:x:997:pi\n")
     (root / "boot/firmware").mkdir(parents=True)
     (root / "boot/firmware/config.txt").write_text(CONFIG_TXT)
     return FakeSystem(root, bin_dir, tmp_path / "calls.log", tmp_path / "state")
@@ -97,7 +98,8 @@ def test_dry_run_prints_every_step_and_touches_nothing(system) -> None:
     assert system.tree() == before
     assert all(READ_ONLY.match(call) for call in system.calls()), system.calls()
     out = done.stdout
-    assert "would   packages python3-venv python3-lgpio i2c-tools: install python3-venv python3-lgpio i2c-tools" in out
+    packages = "python3-venv python3-lgpio i2c-tools espeak-ng"
+    assert f"would   packages {packages}: install {packages}" in out
     assert "$ systemctl enable --now dicetower.service" in out
     assert out.rstrip().endswith("dry run: 17 change(s) would be made; nothing was touched")
 
@@ -122,9 +124,9 @@ def test_install_into_a_root(system) -> None:
     passwd = (root / "etc/passwd").read_text()
     assert re.search(r"^dicetower:x:\d+:\d+:dicetower dice tower:/var/lib/dicetower:/usr/sbin/nologin$", passwd, re.M)
     groups = {line.split(":")[0]: line.split(":")[3].split(",") for line in (root / "etc/group").read_text().split()}
-    assert all("dicetower" in groups[g] for g in ("gpio", "i2c", "spi", "dialout"))
+    assert all("dicetower" in groups[g] for g in ("gpio", "i2c", "spi", "dialout", "audio"))
     calls = system.calls()
-    assert "apt-get install -y -qq --no-install-recommends python3-venv python3-lgpio i2c-tools" in calls
+    assert "apt-get install -y -qq --no-install-recommends python3-venv python3-lgpio i2c-tools espeak-ng" in calls
     assert f"python3 -m venv --system-site-packages {root}/opt/dicetower/venv" in calls
     assert f"venv-python -m pip install --quiet --disable-pip-version-check {REPO}" in calls
     assert not any(c.startswith("groupadd") for c in calls)  # Raspberry Pi OS has the groups
@@ -183,7 +185,7 @@ def test_elsewhere_the_groups_are_made_and_config_txt_left_alone(system) -> None
     done = system.install()
     assert done.returncode == 0, done.stderr
     assert [c for c in system.calls() if c.startswith("groupadd")] == [
-        f"groupadd --system --prefix {system.root} {g}" for g in ("gpio", "i2c", "spi")]
+        f"groupadd --system --prefix {system.root} {g}" for g in ("gpio", "i2c", "spi", "audio")]
     assert "ok      I2C in config.txt: no /boot/firmware/config.txt or /boot/config.txt" in done.stdout
     assert "reboot" not in done.stdout
 

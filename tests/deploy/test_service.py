@@ -47,7 +47,7 @@ def values(key: str, path: Path = UNIT) -> list[str]:
 def test_the_unit_has_what_the_issue_asks_for() -> None:
     one = {
         "Type": "notify", "Restart": "always", "StartLimitIntervalSec": "0", "User": "dicetower",
-        "SupplementaryGroups": "gpio i2c spi dialout", "StateDirectory": "dicetower",
+        "SupplementaryGroups": "gpio i2c spi dialout audio", "StateDirectory": "dicetower",
         "ProtectSystem": "strict", "ProtectHome": "yes", "PrivateTmp": "yes", "NoNewPrivileges": "yes",
         "DevicePolicy": "closed", "RestrictAddressFamilies": "AF_UNIX", "CapabilityBoundingSet": "",
     }
@@ -60,6 +60,7 @@ def test_the_unit_has_what_the_issue_asks_for() -> None:
     assert allowed == {
         "char-gpiochip": "rw", "/dev/gpiomem": "rw", "char-i2c": "rw", "char-spi": "rw",
         "char-ttyACM": "rw", "char-ttyUSB": "rw", "char-ttyAMA": "rw", "/dev/ttyS0": "rw", "/dev/hwrng": "r",
+        "char-alsa": "rw",  # speech (docs/speech.md): espeak-ng opens /dev/snd/pcm*, control*, timer
     }
 
 
