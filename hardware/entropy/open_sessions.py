@@ -210,7 +210,7 @@ class OpenSessions:
             stored = session_file.load_file(old)
             if stored is not None:
                 self.directory.mkdir(mode=0o700, exist_ok=True)
-                session_file.save_file(self._file(stored.id), stored)
+                session_file.save_file(self._file(stored.id), replace(stored, owner=Owner("open")))
             session_file.remove_file(old)
         except (OSError, SessionFileError) as exc:
             self._log(f"cannot move {old} into {self.directory}: {exc}")

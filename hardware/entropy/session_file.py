@@ -122,7 +122,9 @@ class StoredSession:
                          None if data["credited_bits"] is None else int(data["credited_bits"]),
                          table_seed=None if v1 or data["table_seed"] is None else str(data["table_seed"]),
                          log_seq=log_seq, logged=True if v1 else bool(data["logged"]),
-                         owner=Owner() if v1 else Owner.from_json(data["owner"]))
+                         # a version 1 file is a tower's (open-sessions/): session.json is
+                         # moved in as a `session open` one when found (open_sessions._migrate)
+                         owner=Owner("tower") if v1 else Owner.from_json(data["owner"]))
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"a field is missing or has the wrong type ({exc})") from None
         if stored.commitment != data.get("commitment"):

@@ -179,3 +179,20 @@ def test_news_reads_the_log_back_only_to_the_entry_asked_for(tmp_path) -> None:
     assert keeper.news("aaaa", 5).entries == () and keeper.head() == 5
     (tmp_path / LOG_NAME).write_bytes((tmp_path / LOG_NAME).read_bytes() + b'{"torn')  # a torn tail is skipped
     assert keeper.head() == 5
+
+
+def test_a_session_the_last_release_left_open_is_revealed_at_the_next_start(tmp_path) -> None:
+    """Version 1 files (the last release's) hold no log position and no owner: a tower's is
+    revealed at the next start with the rolls the log has, rebuilt from its session entry."""
+    first = start(tmp_path)
+    roll(first, 2)
+    pull_the_plug(first)
+    [kept] = kept_files(tmp_path)
+    data = json.loads(kept.read_text())
+    old = {k: data[k] for k in ("commitment", "seed", "drbg", "opened_ns", "block_bytes", "mode", "sources",
+                                "credited_bits")}
+    kept.write_text(json.dumps({**old, "version": 1, "rolls": 0}))
+    start(tmp_path).tower.close()
+    reveal = next(e for e in entries(tmp_path / LOG_NAME) if e["kind"] == "reveal")
+    assert (reveal["session"], reveal["reason"], reveal["rolls"]) == (kept.stem, "restart", 2)
+    assert replay_log(tmp_path / LOG_NAME).ok
