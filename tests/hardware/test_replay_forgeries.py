@@ -22,14 +22,14 @@ def quiet(*argv: str) -> int:
         return main(list(argv))
 
 
-@pytest.fixture(scope="module")
-def honest(tmp_path_factory) -> forgeries.Honest:
-    return forgeries.honest_logs(tmp_path_factory.mktemp("honest"))
+@pytest.fixture
+def honest(forgery_honest) -> forgeries.Honest:
+    return forgery_honest
 
 
-@pytest.fixture(scope="module")
-def cases(honest) -> dict[str, forgeries.Case]:
-    return forgeries.corpus(honest)
+@pytest.fixture
+def cases(forgery_cases) -> dict[str, forgeries.Case]:
+    return forgery_cases
 
 
 def logged(path: Path, entries) -> Path:
