@@ -235,3 +235,23 @@ def test_a_second_session_never_opens_while_one_is_open(tmp_path, owner) -> None
         else:
             run("session", "close", str(tmp_path))
     both_clean(tmp_path)
+
+
+def test_a_long_times_run_lets_the_tower_roll_between_its_rolls(tmp_path) -> None:
+    """`roll --times N --state-dir` takes the lock for one roll at a time: the tower's rolls
+    land between the command's, in the same session, and the log checks."""
+    rig = tower(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "hardware", *D6CV, "--times", "300", "--json", "--state-dir",
+                             str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    try:
+        assert proc.stdout.readline()  # the command is rolling
+        roll(rig, 2)
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    finally:
+        rig.tower.close()
+    rolls = [e for e in entries(tmp_path) if e["kind"] == "roll"]
+    panel = [i for i, e in enumerate(rolls) if e.get("source") == "panel"]
+    assert len(rolls) == 302 and len(panel) == 2 and panel[-1] < len(rolls) - 1  # not after the whole run
+    assert len({e["session"] for e in rolls}) == 1
+    both_clean(tmp_path)
