@@ -28,7 +28,7 @@ import contextlib
 import json
 import os
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -237,11 +237,9 @@ class OpenSessions:
 
     # --- the open session ----------------------------------------------------------------------------
 
-    def joinable(self, log: _Appends, *, skip: frozenset[str] = frozenset()) -> Joined | None:
-        """Reveal every kept session whose opener is gone (see the module docstring); return
-        the session still open, up to date with the log, or None. A kept file that cannot be
-        read is reported and left for a person to look at."""
-        joined: Joined | None = None
+    def _kept(self, skip: Iterable[str]) -> Iterator[StoredSession]:
+        """The kept sessions but ``skip``; a file that cannot be read is reported and left for
+        a person to look at."""
         for path in self.left_open():
             if path.stem in skip:
                 continue
@@ -250,8 +248,14 @@ class OpenSessions:
             except SessionFileError as exc:
                 self._log(f"a session left open cannot be revealed: {exc}")
                 continue
-            if stored is None:
-                continue
+            if stored is not None:
+                yield stored
+
+    def joinable(self, log: _Appends, *, skip: frozenset[str] = frozenset()) -> Joined | None:
+        """Reveal every kept session whose opener is gone (see the module docstring); return
+        the session still open, up to date with the log, or None."""
+        joined: Joined | None = None
+        for stored in self._kept(skip):
             progress = self._caught_up(stored)
             if progress is None:
                 continue
@@ -269,15 +273,8 @@ class OpenSessions:
         before it opens or joins one); returns their ids. A reveal the log cannot take leaves
         its file for the next time (a raised error, or an unrecorded entry)."""
         done = []
-        for path in self.left_open():
-            if path.stem == skip:
-                continue
-            try:
-                stored = session_file.load_file(path)
-            except SessionFileError as exc:
-                self._log(f"a session left open cannot be revealed: {exc}")
-                continue
-            if stored is None or self.mine(stored) or not self._gone(stored.owner):
+        for stored in self._kept([skip] if skip else []):
+            if self.mine(stored) or not self._gone(stored.owner):
                 continue
             progress = self._caught_up(stored)
             if progress is not None and self._reveal(log, stored, progress):
