@@ -86,6 +86,6 @@ class EntropyAssessor:
         floor = FLOORS[self.kind]
         if bits < floor:
             self.failed = (f"failed the SP 800-90B {name} estimate ({bits:.2f} bits of min-entropy per sample "
-                           f"over {result.samples} samples; at least {floor:g} needed): predictable data")
+                           f"over {result.samples} samples; at least {floor:g} needed): a pattern, not noise")
             raise EntropyError(self.source, self.failed)
         self.last = result
