@@ -600,14 +600,10 @@ class Tower:
     def _recall(self, *, quiet: bool = False) -> dict | None:
         if self.memory is None:
             return None
-        import json
-
-        from hardware.safefile import check_nesting, read_capped
+        from hardware.safefile import load_json
 
         try:
-            text = read_capped(self.memory, MAX_MEMORY_BYTES, follow=False).decode("utf-8")
-            check_nesting(text, MAX_MEMORY_DEPTH, self.memory)
-            data = json.loads(text)
+            data = load_json(self.memory, MAX_MEMORY_BYTES, MAX_MEMORY_DEPTH)
         except FileNotFoundError:
             return None
         except (OSError, ValueError, RecursionError) as exc:

@@ -57,7 +57,8 @@ class OpenSessions:
     reveal at the session's normal end makes them checkable."""
 
     def __init__(self, state_dir: str | os.PathLike[str], *, log: Callable[[str], None] | None = None) -> None:
-        self.directory = Path(state_dir) / OPEN_SESSIONS_DIR
+        self.state_dir = Path(state_dir)
+        self.directory = self.state_dir / OPEN_SESSIONS_DIR  # never followed through a link (hardware.safefile)
         self._log = log or (lambda message: None)
 
     def __repr__(self) -> str:
@@ -70,25 +71,27 @@ class OpenSessions:
 
     def opened(self, stored: StoredSession) -> None:
         try:
-            self.directory.mkdir(mode=0o700, exist_ok=True)
-            session_file.save_file(self._file(stored.id), stored)
+            session_file.save_file(self._file(stored.id), stored, below=self.state_dir)
         except (OSError, SessionFileError) as exc:
             self._log(f"session {stored.id}: cannot keep its seed for a reveal after a power cut: {exc}")
 
     def closed(self, session_id: str) -> None:
         try:
-            session_file.remove_file(self._file(session_id))
+            session_file.remove_file(self._file(session_id), below=self.state_dir)
         except SessionFileError as exc:
             self._log(f"session {session_id}: revealed, but {exc}")
 
     def left_open(self) -> list[Path]:
+        from hardware.safefile import list_dir
+
         try:
-            return sorted(p for p in self.directory.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
+            names = list_dir(self.directory, below=self.state_dir)
         except FileNotFoundError:
             return []
         except OSError as exc:
             self._log(f"cannot look for sessions left open in {self.directory}: {exc.strerror or exc}")
             return []
+        return sorted(self.directory / name for name in names if name.endswith(".json") and not name.startswith("."))
 
     def reveal_left_open(self, log: _Appends, log_path: str | os.PathLike[str], *,
                          skip: str | None = None) -> list[str]:
@@ -101,7 +104,7 @@ class OpenSessions:
             if path.stem == skip:
                 continue
             try:
-                found = session_file.load_file(path)
+                found = session_file.load_file(path, below=self.state_dir)
             except SessionFileError as exc:
                 self._log(f"a session left open cannot be revealed: {exc}")
                 continue

@@ -12,6 +12,7 @@ caller holds.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 from dataclasses import dataclass
@@ -20,18 +21,24 @@ from typing import Any
 
 from engine.errors import EngineError
 from hardware.entropy.seed import SeedMaterial
-from hardware.state import atomic_write_bytes, fsync_dir
+from hardware.state import StateWriteError, atomic_write_bytes
 
-__all__ = ["SESSION_FILE", "SessionFileError", "StoredSession", "load", "load_file", "remove", "remove_file", "save",
-           "save_file"]
+__all__ = ["SESSION_FILE", "SessionFileError", "SessionWriteError", "StoredSession", "load", "load_file", "remove",
+           "remove_file", "save", "save_file"]
 
 SESSION_FILE = "session.json"
 _VERSION = 1
 _MAX_BYTES = 64 * 1024  # a session file is well under 2 KB; anything bigger is not ours
+_MAX_DEPTH = 8  # {"drbg": {...}} nests 2 deep
 
 
 class SessionFileError(EngineError):
     """The session file cannot be read or written (damaged, a symlink, no permission)."""
+
+
+class SessionWriteError(SessionFileError, StateWriteError):
+    """The session file cannot be written (a full card, a read-only or removed directory):
+    like a roll log that cannot be written, nothing can be recorded (exit 4, "cannot record")."""
 
 
 @dataclass(frozen=True)
@@ -103,43 +110,66 @@ def remove(directory: str | os.PathLike[str]) -> None:
     remove_file(_path(directory))
 
 
-def load_file(path: Path) -> StoredSession | None:
-    """The session kept in ``path``, or None when there is no such file."""
+def load_file(path: Path, *, below: str | os.PathLike[str] | None = None) -> StoredSession | None:
+    """The session kept in ``path``, or None when there is no such file. Read by the one rule
+    (:mod:`hardware.safefile`: no link followed, no FIFO waited on, size and depth capped);
+    ``below`` is the state directory when ``path`` is in a folder of it (``open-sessions/``)."""
+    from hardware.safefile import FileRefused, load_json
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        data = load_json(path, _MAX_BYTES, _MAX_DEPTH, below=below)
     except FileNotFoundError:
         return None
+    except FileRefused as exc:
+        raise SessionFileError(f"the session file cannot be used: {exc.strerror}; move it away and open a new "
+                               "session") from None
     except OSError as exc:
-        raise SessionFileError(f"cannot open the session file {path}: {exc.strerror or exc}") from None
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or exc
+        raise SessionFileError(f"cannot read the session file {path}: {why}") from None
+    except ValueError as exc:
+        raise SessionFileError(f"{path} is damaged ({exc}); the session cannot go on: move the file away and "
+                               "open a new session") from None
     try:
-        with os.fdopen(fd, "rb") as f:
-            data = f.read(_MAX_BYTES + 1)
-    except OSError as exc:
-        raise SessionFileError(f"cannot read the session file {path}: {exc.strerror or exc}") from None
-    if len(data) > _MAX_BYTES:
-        raise SessionFileError(f"{path} is larger than {_MAX_BYTES} bytes: not a session file")
-    try:
-        return StoredSession.from_json(json.loads(data))
-    except (ValueError, RecursionError) as exc:
+        return StoredSession.from_json(data)
+    except ValueError as exc:
         raise SessionFileError(f"{path} is damaged ({exc}); the session cannot go on: move the file away and "
                                "open a new session") from None
 
 
-def save_file(path: Path, stored: StoredSession) -> None:
-    """Write ``path`` atomically, mode 0600 (the temp file is created 0600)."""
-    if path.is_symlink():
-        raise SessionFileError(f"{path} is a symbolic link; refusing to write the session through it")
+def save_file(path: Path, stored: StoredSession, *, below: str | os.PathLike[str] | None = None) -> None:
+    """Write ``path`` atomically, mode 0600 (the temp file is created 0600). A file that cannot
+    be written (full, read-only, removed) is :class:`SessionWriteError`."""
+    from hardware.safefile import FileRefused
+
     try:
-        atomic_write_bytes(path, (json.dumps(stored.to_json(), indent=1, sort_keys=True) + "\n").encode("ascii"))
+        atomic_write_bytes(path, (json.dumps(stored.to_json(), indent=1, sort_keys=True) + "\n").encode("ascii"),
+                           below=below)
+    except FileRefused as exc:
+        raise SessionFileError(f"cannot write the session file {path}: {exc.strerror}") from None
     except OSError as exc:
-        raise SessionFileError(f"cannot write the session file {path}: {exc.strerror or exc}") from None
+        raise SessionWriteError(f"cannot write the session file {path}: {exc.strerror or exc}") from None
 
 
-def remove_file(path: Path) -> None:
-    """Remove ``path`` (gone already is fine) and make the removal durable."""
+def remove_file(path: Path, *, below: str | os.PathLike[str] | None = None) -> None:
+    """Remove ``path`` (gone already is fine; a link is removed, not followed) and make the
+    removal durable."""
+    from hardware.safefile import FileRefused, open_dir
+
+    try:
+        dir_fd = open_dir(path.parent, below=below)
+    except FileNotFoundError:
+        return
+    except FileRefused as exc:
+        raise SessionFileError(f"cannot remove the session file {path}: {exc.strerror}") from None
+    except OSError as exc:
+        raise SessionWriteError(f"cannot remove the session file {path}: {exc.strerror or exc}") from None
     try:
         with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        fsync_dir(path.parent)
+            os.unlink(path.name, dir_fd=dir_fd)
+        os.fsync(dir_fd)
+    except IsADirectoryError:
+        raise SessionFileError(f"cannot remove the session file {path}: it is a directory; move it away") from None
     except OSError as exc:
-        raise SessionFileError(f"cannot remove the session file {path}: {exc.strerror or exc}") from None
+        raise SessionWriteError(f"cannot remove the session file {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(dir_fd)
