@@ -142,8 +142,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     _hold_closed_std_fds()
     try:
         code = _run(args_list)
-    except SystemExit as done:  # --help, --version: printed, and argparse exits
-        code = done.code if isinstance(done.code, int) else 0 if done.code is None else EXIT_USAGE
+    except SystemExit:  # --help, --version: printed, and argparse exits; unless it could not print
+        try:
+            finish()
+        except OutputError as exc:
+            raise SystemExit(_output_failed(exc)) from None
+        raise
     try:
         finish()
     except OutputError as exc:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 
 from engine.errors import ParameterError
+from hardware.cli.output import out, say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,16 +50,15 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         raise ParameterError("noise", "only the twin's line can be made noisy; leave out --port")
     result = selftest.run(args.port, noise_p=noise)
     if args.json:
-        print(json.dumps(result))
+        out(json.dumps(result))
     else:
-        print(f"bridge selftest ({result['port']}): {'ok' if result['ok'] else 'FAILED'}")
-        print(f"  frames {result['frames']}, rtt p50 {result['rtt_ms']['p50']} ms, p99 {result['rtt_ms']['p99']} ms, "
+        out(f"bridge selftest ({result['port']}): {'ok' if result['ok'] else 'FAILED'}")
+        out(f"  frames {result['frames']}, rtt p50 {result['rtt_ms']['p50']} ms, p99 {result['rtt_ms']['p99']} ms, "
               f"dropped bad {result['dropped_bad']}, retransmits {result['retransmits']}")
         for name, outcome in result["checks"].items():
-            print(f"  {name}: {'ok' if outcome is True else outcome}")
+            out(f"  {name}: {'ok' if outcome is True else outcome}")
         if "error" in result:
-            print(f"  error: {result['error']}")
+            out(f"  error: {result['error']}")
     if not result["ok"]:
-        print("dicetower: bridge selftest failed" + (f": {result['error']}" if "error" in result else ""),
-              file=sys.stderr)
+        say("dicetower: bridge selftest failed" + (f": {result['error']}" if "error" in result else ""))
     return 0 if result["ok"] else 1

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -20,6 +19,7 @@ from engine.params import Param, whole_number
 from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
 from hardware.cli import Parser, UsageError
 from hardware.cli.dice_source import RollBook, add_dice_options, add_state_options
+from hardware.cli.output import out, say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -65,7 +65,7 @@ class _SystemsHelp(argparse.Action):
             f"  (e.g. dicetower {command} {SYSTEM_IDS[0]} --help);",
             "all of them: dicetower systems (--json for programs).",
         ]
-        print("\n".join(lines))
+        out("\n".join(lines))
         parser.exit()
 
 
@@ -123,7 +123,7 @@ def cmd_roll(args: argparse.Namespace) -> int:
     with RollBook(opts, spec) as book:  # roll log, player state; reveals the session at the end
         code = _roll(spec, opts, book, spec.resolve(book.fill(raw)))
     if book.log is None:
-        print("dicetower: note: not recorded (no --state-dir): nobody can verify this roll later", file=sys.stderr)
+        say("dicetower: note: not recorded (no --state-dir): nobody can verify this roll later")
     return code
 
 
@@ -141,13 +141,12 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
     def as_json(result) -> str:
         return json.dumps({**result.to_dict(), "verifiable": book.verifiable})
 
-    out = sys.stdout
     if times is None:
         result = next(iter(results))
         if opts.json:
-            print(as_json(result), file=out)
+            out(as_json(result))
         else:
-            print("\n".join(spec.describe(result)), file=out)
+            out("\n".join(spec.describe(result)))
         return 0
 
     if opts.summary:
@@ -155,22 +154,22 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
         if opts.json:
             ordered = {o: counts.get(o, 0) for o in spec.outcomes}
             ordered.update({k: v for k, v in counts.items() if k not in ordered})
-            print(json.dumps({"n": times, "outcomes": ordered}), file=out)
+            out(json.dumps({"n": times, "outcomes": ordered}))
         else:
             exact = spec.odds(params)
-            print(f"{spec.title}: {times} rolls", file=out)
-            print(f"{'outcome':<14}{'count':>10}{'seen':>9}{'exact':>9}", file=out)
+            out(f"{spec.title}: {times} rolls")
+            out(f"{'outcome':<14}{'count':>10}{'seen':>9}{'exact':>9}")
             for o in spec.outcomes:
                 c = counts.get(o, 0)
                 p = float(exact.outcomes.get(o, 0))
-                print(f"{o:<14}{c:>10}{c / times:>9.2%}{p:>9.2%}", file=out)
+                out(f"{o:<14}{c:>10}{c / times:>9.2%}{p:>9.2%}")
         return 0
 
     for result in results:
         if opts.json:
-            print(as_json(result), file=out, flush=True)
+            out(as_json(result), flush=True)
         else:
-            print(" | ".join(spec.describe(result)), file=out, flush=True)
+            out(" | ".join(spec.describe(result)), flush=True)
     return 0
 
 
@@ -206,32 +205,32 @@ def cmd_odds(args: argparse.Namespace) -> int:
     params = spec.resolve(raw)
     odds = spec.odds(params)
     if opts.json:
-        print(json.dumps(odds.to_dict()))
+        out(json.dumps(odds.to_dict()))
         return 0
     exact = str(odds.success)
     if len(exact) > 40:
         exact = f"a fraction of {len(exact)} characters, in --json"
     if odds.truncated:
         exact += f"; series cut below {float(odds.truncated):.0e}"
-    print(f"{spec.title}: chance of success {float(odds.success):.4%}  ({exact})")
+    out(f"{spec.title}: chance of success {float(odds.success):.4%}  ({exact})")
     for name, p in odds.outcomes.items():
-        print(f"  {name:<14}{float(p):>10.4%}")
+        out(f"  {name:<14}{float(p):>10.4%}")
     for extra, dist in odds.extra.items():
         # Rounded to 0.0000% the far tail says nothing; the JSON keeps every value. An exact
         # 0 is kept: "--auto-success yes 0%" is the point of that line.
         shown = ", ".join(f"{k} {float(v):.4%}" for k, v in dist.items() if v == 0 or v >= 5e-7)
-        print(f"  {extra}: {shown}")
+        out(f"  {extra}: {shown}")
     return 0
 
 
 def cmd_systems(args: argparse.Namespace) -> int:
     systems = all_systems()
     if args.json:
-        print(json.dumps({"systems": [s.describe_spec() for s in systems]}, indent=2))
+        out(json.dumps({"systems": [s.describe_spec() for s in systems]}, indent=2))
         return 0
     for s in systems:
-        print(f"{s.id:<10}{s.title}")
+        out(f"{s.id:<10}{s.title}")
         for p in s.params:
             default = "required" if p.required else f"default {_show(p.default)}"
-            print(f"    {p.flag:<20}{p.allowed()}; {default}")
+            out(f"    {p.flag:<20}{p.allowed()}; {default}")
     return 0

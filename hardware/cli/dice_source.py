@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -19,6 +18,7 @@ from engine.dice import DiceSource
 from engine.errors import ParameterError
 from engine.systems import SystemSpec
 from hardware.backends import ENTROPY_SOURCES
+from hardware.cli.output import say
 from hardware.entropy import SessionDice, open_dice, session_file
 from hardware.locking import state_lock
 from hardware.rolllog import LogError, RollLog
@@ -116,8 +116,7 @@ class RollBook:
         self._lock = contextlib.ExitStack()
         if self.store is not None:
             self._lock.enter_context(state_lock(self.store.directory))
-            try:
-                self.store.clean_temp()
+            try:  # the lock removed what a killed writer left; bring the player files up to date
                 self.store.heal()
             except BaseException:
                 self._lock.close()
@@ -222,9 +221,9 @@ class RollBook:
                             end=t.end, reason="restart",
                             note="a command stopped between its roll and saving the open session")
         session_file.remove(self.store.directory)
-        print(f"dicetower: note: the open session #{stored.id[:8]} was behind the roll log (a command was stopped "
+        say(f"dicetower: note: the open session #{stored.id[:8]} was behind the roll log (a command was stopped "
               "between its roll and saving the session); it is revealed and closed: open a new one "
-              "(dicetower session open DIR)", file=sys.stderr)
+              "(dicetower session open DIR)")
         return None
 
     @property
@@ -285,8 +284,8 @@ class RollBook:
             try:
                 self.store.save(replace(after, log_seq=entry["seq"]))
             except StateWriteError as exc:  # the roll is in the log: shown; the cache heals later
-                print(f"dicetower: warning: {exc}; the roll is in the log, and the state file is rebuilt from "
-                      "it at the next roll", file=sys.stderr)
+                say(f"dicetower: warning: {exc}; the roll is in the log, and the state file is rebuilt from "
+                      "it at the next roll")
 
     def _keep(self) -> None:
         """Save the open session for the next command (or forget it once it was revealed)."""
@@ -297,8 +296,8 @@ class RollBook:
             session_file.remove(self.store.directory)
             return
         if exported.id != self._kept:  # the old one reached its roll limit and was revealed
-            print(f"dicetower: note: session #{self._kept[:8]} reached its roll limit and was revealed; the rolls "
-                  f"go on in a new session, commitment {exported.commitment}", file=sys.stderr)
+            say(f"dicetower: note: session #{self._kept[:8]} reached its roll limit and was revealed; the rolls "
+                  f"go on in a new session, commitment {exported.commitment}")
             self._kept = exported.id
         session_file.save(self.store.directory, exported)
 
@@ -316,8 +315,8 @@ class RollBook:
                     raise
                 if self.log is not None and self.store is not None and dice.roll_kind == "rolled" \
                         and dice.rolls_recorded:
-                    print(f"dicetower: note: no session open in {self.store.directory}: this command committed to "
+                    say(f"dicetower: note: no session open in {self.store.directory}: this command committed to "
                           "and revealed a session of its own; open one first (dicetower session open DIR) so "
-                          "the commitment is known before the rolls", file=sys.stderr)
+                          "the commitment is known before the rolls")
         finally:
             self._lock.close()

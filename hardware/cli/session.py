@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.errors import ParameterError
 from hardware.cli.dice_source import add_dice_options
+from hardware.cli.output import out, say
 from hardware.entropy import open_dice, session_file
 from hardware.locking import state_lock
 from hardware.qr import terminal_qr
 from hardware.rolllog import RollLog
-from hardware.state import LOG_NAME, default_state_dir
+from hardware.state import LOG_NAME, check_state_dir, default_state_dir
 
 EXIT_NO_SESSION = 1
 
@@ -47,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _dir(args: argparse.Namespace) -> Path:
-    return Path(args.dir) if args.dir is not None else default_state_dir()
+    if args.dir is None:
+        return default_state_dir()
+    return check_state_dir(args.dir, "DIR")
 
 
 def _age(opened_ns: int, now_ns: int) -> str:
@@ -77,12 +79,12 @@ def cmd_open(args: argparse.Namespace) -> int:
             raise ParameterError("DIR", "no session could be opened")
         session_file.save(directory, opened)
     if args.json:
-        print(json.dumps(_describe(directory, opened)))
+        out(json.dumps(_describe(directory, opened)))
         return 0
-    print(f"session #{opened.id[:8]} open in {directory} (seeded from {', '.join(opened.sources)})")
-    print(f"commitment {opened.commitment}")
-    print(terminal_qr(opened.commitment), end="")
-    print("Note or photograph the commitment now, before the first roll. Roll with "
+    out(f"session #{opened.id[:8]} open in {directory} (seeded from {', '.join(opened.sources)})")
+    out(f"commitment {opened.commitment}")
+    out(terminal_qr(opened.commitment), end="")
+    out("Note or photograph the commitment now, before the first roll. Roll with "
           f"dicetower roll SYSTEM ... --state-dir {directory}; dicetower session close {directory} reveals the seed.")
     return 0
 
@@ -97,28 +99,28 @@ def _describe(directory: Path, stored: session_file.StoredSession, now_ns: int |
 
 def _no_session(directory: Path, as_json: bool) -> int:
     if as_json:
-        print(json.dumps({"state_dir": str(directory), "session": None}))
-    print(f"dicetower: no session open in {directory} (dicetower session open {directory} opens one)",
-          file=sys.stderr)
+        out(json.dumps({"state_dir": str(directory), "session": None}))
+    say(f"dicetower: no session open in {directory} (dicetower session open {directory} opens one)")
     return EXIT_NO_SESSION
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    """Showing never writes: no lock is taken (the session file is replaced atomically, so it
+    is read whole, old or new) and nothing is created, so it works on a read-only card."""
     directory = _dir(args)
-    with state_lock(directory):
-        stored = session_file.load(directory)
+    stored = session_file.load(directory)
     if stored is None:
         return _no_session(directory, args.json)
     now = time.time_ns()
     if args.json:
-        print(json.dumps(_describe(directory, stored, now)))
+        out(json.dumps(_describe(directory, stored, now)))
         return 0
-    print(f"session #{stored.id[:8]} open in {directory}")
-    print(f"commitment {stored.commitment}")
-    print(f"rolls      {stored.rolls}")
-    print(f"opened     {_opened(stored.opened_ns)} ({_age(stored.opened_ns, now)} ago), "
+    out(f"session #{stored.id[:8]} open in {directory}")
+    out(f"commitment {stored.commitment}")
+    out(f"rolls      {stored.rolls}")
+    out(f"opened     {_opened(stored.opened_ns)} ({_age(stored.opened_ns, now)} ago), "
           f"seeded from {', '.join(stored.sources)}")
-    print(terminal_qr(stored.commitment), end="")
+    out(terminal_qr(stored.commitment), end="")
     return 0
 
 
@@ -132,10 +134,10 @@ def cmd_close(args: argparse.Namespace) -> int:
         seed = dice.reveal()
         session_file.remove(directory)
     if args.json:
-        print(json.dumps({**_describe(directory, stored), "seed": seed}))
+        out(json.dumps({**_describe(directory, stored), "seed": seed}))
         return 0
-    print(f"session #{stored.id[:8]} revealed after {stored.rolls} roll(s); its seed is in {directory / LOG_NAME}")
-    print(f"commitment {stored.commitment}")
-    print(f"seed       {seed}")
-    print(f"check every roll: dicetower replay {directory} (or tools/verify_rolls.py {directory / LOG_NAME})")
+    out(f"session #{stored.id[:8]} revealed after {stored.rolls} roll(s); its seed is in {directory / LOG_NAME}")
+    out(f"commitment {stored.commitment}")
+    out(f"seed       {seed}")
+    out(f"check every roll: dicetower replay {directory} (or tools/verify_rolls.py {directory / LOG_NAME})")
     return 0
