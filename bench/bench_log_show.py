@@ -34,22 +34,23 @@ BASELINE = "from hardware.cli import main\nmain(['systems', '--json'])"
 
 
 def _rotate(path: Path, parts: int) -> None:
-    """Split the generated log into ``parts`` files as rotation would name them."""
-    data_size = path.stat().st_size
-    step = data_size // parts
-    with open(path, "rb") as f:
+    """Split the generated log into ``parts`` files as rotation would name them, a line at a
+    time (this process must stay small: a child's peak RSS counts its parent's at the fork)."""
+    import shutil
+
+    step = path.stat().st_size // parts
+    whole = path.with_name("whole.jsonl")
+    path.rename(whole)
+    with open(whole, "rb") as f:
         for n in range(1, parts):
-            out = path.with_name(f"rolls.{n}.jsonl")
-            with open(out, "wb") as o:
+            with open(path.with_name(f"rolls.{n}.jsonl"), "wb") as o:
                 remaining = step
-                while remaining > 0:
-                    line = f.readline()
-                    if not line:
-                        break
+                while remaining > 0 and (line := f.readline()):
                     o.write(line)
                     remaining -= len(line)
-        rest = f.read()
-    path.write_bytes(rest)
+        with open(path, "wb") as o:
+            shutil.copyfileobj(f, o, 1 << 20)
+    whole.unlink()
 
 
 def main() -> None:

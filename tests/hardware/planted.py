@@ -141,6 +141,7 @@ COMMANDS: dict[str, list[str]] = {
     "version": ["--version"],
     "roll-nolog": ["roll", "d6cv", "--cv", "4"],
     "fairness": ["fairness", "--n", "100", "--seed", "s"],
+    "board": ["board", "--mqtt", "mqtt://127.0.0.1:9", "--password-file", "{password}"],
 }
 #: Commands that print their result on standard output.
 PRINTING = ("roll", "roll-times", "session-open", "session-show", "session-close", "log-verify", "log-show",
@@ -187,7 +188,7 @@ TARGETS: tuple[Target, ...] = (
     Target(".lock", lambda p: p.state / ".lock", ("roll", "session-open", "session-close", "sim")),
     Target("config", lambda p: p.config, ("sim", "run")),
     Target("script", lambda p: p.script, ("sim-script",)),
-    Target("password_file", lambda p: p.password, ("sim-net",)),
+    Target("password_file", lambda p: p.password, ("sim-net", "board")),
 )
 
 
