@@ -250,7 +250,7 @@ def load(path: str | Path | None = None) -> TowerConfig:
     try:
         p = user_path(path, "--config") if isinstance(path, str) else Path(path)
     except PathError as exc:
-        raise ConfigError("file", str(exc).partition(": ")[2], source=str(path)) from None
+        raise ConfigError("file", exc.detail, source=str(path)) from None
     try:
         # by the one rule (hardware.safefile): /dev/zero, a FIFO or a link is refused, not read
         data = read_capped(p, MAX_CONFIG_BYTES)
@@ -658,7 +658,7 @@ class _Table:
             try:
                 user_path(value, self.key(name))
             except PathError as exc:
-                raise self.error(name, str(exc).partition(": ")[2]) from None
+                raise self.error(name, exc.detail) from None
         return value
 
     def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:

@@ -200,14 +200,11 @@ HEAL_WINDOW_BYTES = 1 << 20
 
 def check_state_dir(text: str, option: str = "state-dir") -> Path:
     """A state directory named on the command line or in the config; "" is not one."""
-    from hardware.paths import PathError, user_path
+    from hardware.paths import option_path
 
     if not text.strip():
         raise ParameterError(option, f"is empty ({text!r}); name a directory")
-    try:
-        return user_path(text, option)
-    except PathError as exc:
-        raise ParameterError(option, str(exc).partition(": ")[2]) from None
+    return option_path(text, option)
 
 
 class StateStore:

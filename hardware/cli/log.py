@@ -63,14 +63,11 @@ def find_log(value: str | None, option: str, *, directory: bool = False) -> Path
     A log that is not there at all is a :class:`ParameterError` naming ``option`` (exit 2);
     one that is there but cannot be read is the reader's :class:`~hardware.rolllog.LogError`
     (exit 4), so a FIFO or a link planted as ``rolls.jsonl`` is refused, never read."""
-    from hardware.paths import PathError, user_path
+    from hardware.paths import option_path
 
     if value is not None and not value.strip():
         raise ParameterError(option, f"is empty ({value!r}); name a directory or a log file")
-    try:
-        path = user_path(value, option) if value is not None else default_state_dir()
-    except PathError as exc:
-        raise ParameterError(option, str(exc).partition(": ")[2]) from None
+    path = option_path(value, option) if value is not None else default_state_dir()
     if directory or path.is_dir():
         path = path / LOG_NAME
     if not chain_files(path):

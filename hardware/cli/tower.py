@@ -153,13 +153,12 @@ def _read_script(name: str) -> str:
     FIFO or a link is refused in one line, never read for ever or waited on."""
     import errno
 
-    from hardware.paths import PathError, user_path
+    from hardware.paths import option_path
     from hardware.safefile import FileRefused, read_text
 
+    path = option_path(name, "script")
     try:
-        return read_text(user_path(name, "--script"), MAX_SCRIPT_BYTES)
-    except PathError as exc:
-        raise ParameterError("script", str(exc).partition(": ")[2]) from None
+        return read_text(path, MAX_SCRIPT_BYTES)
     except FileRefused as exc:
         raise ParameterError("script", str(exc.strerror)) from None
     except OSError as exc:
@@ -179,7 +178,9 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
     from hardware.sim import Simulator, describe_step, parse_script
 
     actions = parse_script(script_text, option=option)
-    out_dir = _out_dir(out) if out is not None else None
+    from hardware.paths import option_path
+
+    out_dir = option_path(out, "out") if out is not None else None
     if out_dir is not None:
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
@@ -203,15 +204,6 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
         _stderr(f"wrote {len(steps)} steps to {out_dir / 'transcript.json'} and {len(steps)} frames to "
                 f"{out_dir / 'frames'}")
     return 0
-
-
-def _out_dir(text: str) -> Path:
-    from hardware.paths import PathError, user_path
-
-    try:
-        return user_path(text, "--out")
-    except PathError as exc:
-        raise ParameterError("out", str(exc).partition(": ")[2]) from None
 
 
 #: How to run the simulator where there is no terminal to draw it in.

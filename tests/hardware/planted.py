@@ -402,6 +402,51 @@ def _run_tower(paths: Paths, *, repo: Path) -> Outcome:
     return Outcome(code, lines, out or b"")
 
 
+def closed_stdout() -> list[str]:
+    """A wrapper that starts the command with its standard output closed (``>&-``)."""
+    return ["sh", "-c", 'exec "$@" >&-', "sh"]
+
+
+def read_only(state: Path) -> list[str] | None:
+    """A wrapper that runs the command with ``state`` mounted read-only (a private mount
+    namespace); None where this machine does not allow one."""
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "-rm", "true"], capture_output=True, timeout=30).returncode:
+        return None
+    return [unshare, "-rm", "sh", "-c", 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && exec "$@"',
+            str(state)]
+
+
+#: A read-only state directory: what writes cannot record, what reads works, showing shows.
+READ_ONLY = {"roll": {4}, "roll-times": {4}, "session-open": {4}, "session-show": {0}, "session-close": {4},
+             "log-verify": {0}, "log-show": {0}, "log-show-last": {0}, "stats": {0}, "replay": {0}, "sim": {0}}
+
+
+def stream_cases(template: Path, tmp: Path, repo: Path) -> list[tuple[str, str, Outcome, float]]:
+    """Every printing command with standard output closed and full, and every state command on
+    a read-only state directory."""
+    done = []
+    for command in PRINTING:
+        for how in ("closed", "full", "read-only"):
+            if how == "read-only" and command not in READ_ONLY:
+                continue
+            with tempfile.TemporaryDirectory(prefix="case-", dir=tmp) as case:
+                paths = prepare(template, Path(case), None, command)
+                start = time.monotonic()
+                if how == "closed":
+                    outcome = run_case(command, paths, repo=repo, wrap=closed_stdout())
+                elif how == "full":
+                    with open("/dev/full", "wb") as full:
+                        outcome = run_case(command, paths, repo=repo, stdout=full.fileno())
+                else:
+                    wrap = read_only(paths.state)
+                    if wrap is None:
+                        continue
+                    outcome = run_case(command, paths, repo=repo, wrap=wrap)
+                done.append((how, command, outcome, time.monotonic() - start))
+    return done
+
+
 def each_case() -> list[tuple[Target, str, str]]:
     return [(t, kind, command) for t in TARGETS for kind in t.kinds for command in t.commands]
 
@@ -427,6 +472,12 @@ def main(argv_: Sequence[str] | None = None) -> None:
                 trace = " TRACEBACK" if any("Traceback" in line for line in outcome.err) else ""
                 print(f"{target.name:<22}{kind:<8}{command:<14}{status:>5} {took:5.1f}s{trace}  "
                       f"{outcome.line[:110]}", flush=True)
+        if args.only is None:
+            for how, command, outcome, took in stream_cases(template, Path(tmp), repo):
+                status = "HUNG" if outcome.code is None else str(outcome.code)
+                trace = " TRACEBACK" if any("Traceback" in line for line in outcome.err) else ""
+                print(f"{'stdout ' + how if how != 'read-only' else 'state dir read-only':<30}{command:<14}{status:>5} "
+                      f"{took:5.1f}s{trace}  {outcome.line[:110]}", flush=True)
 
 
 if __name__ == "__main__":

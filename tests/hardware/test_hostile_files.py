@@ -14,14 +14,23 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from tests.hardware import planted
-from tests.hardware.planted import PRINTING, TARGETS, Outcome, Paths, Target, check_after, prepare, run_case
+from tests.hardware.planted import (
+    PRINTING,
+    READ_ONLY,
+    TARGETS,
+    Outcome,
+    Paths,
+    Target,
+    check_after,
+    prepare,
+    run_case,
+)
 
 #: Files that are refused outright (not a regular file, or behind a link), against damage
 #: that is read and bridged or reported (huge, deep).
@@ -98,10 +107,6 @@ def test_a_symlinked_folder_of_the_state_dir_is_never_written_through(template, 
 
 # --- streams -----------------------------------------------------------------------------------
 
-def _closed_stdout() -> list[str]:
-    return ["sh", "-c", 'exec "$@" >&-', "sh"]
-
-
 @pytest.mark.parametrize("how", ["closed", "full"])
 @pytest.mark.parametrize("command", PRINTING)
 def test_stdout_that_cannot_be_written_is_exit_5_and_nothing_is_lost(template, tmp_path, command, how) -> None:
@@ -110,7 +115,7 @@ def test_stdout_that_cannot_be_written_is_exit_5_and_nothing_is_lost(template, t
     paths = prepare(template, tmp_path, None, command)
     before = (paths.state / "rolls.jsonl").read_bytes().count(b"\n")
     if how == "closed":
-        outcome = run_case(command, paths, wrap=_closed_stdout())
+        outcome = run_case(command, paths, wrap=planted.closed_stdout())
     else:
         with open("/dev/full", "wb") as full:
             outcome = run_case(command, paths, stdout=full.fileno())
@@ -126,30 +131,14 @@ def test_stdout_that_cannot_be_written_is_exit_5_and_nothing_is_lost(template, t
 
 # --- a read-only card --------------------------------------------------------------------------
 
-def _unshare() -> str | None:
-    """``unshare`` where this test may make a private mount namespace (root, or user
-    namespaces allowed); None elsewhere."""
-    path = shutil.which("unshare")
-    if path is None:
-        return None
-    probe = subprocess.run([path, "-rm", "true"], capture_output=True, timeout=30)
-    return path if probe.returncode == 0 else None
-
-
-READ_ONLY = {"roll": {4}, "roll-times": {4}, "session-open": {4}, "session-show": {0}, "session-close": {4},
-             "log-verify": {0}, "log-show": {0}, "log-show-last": {0}, "stats": {0}, "replay": {0}, "sim": {0}}
-
-
 @pytest.mark.parametrize("command", sorted(READ_ONLY))
 def test_a_read_only_state_dir(template, tmp_path, command) -> None:
     """A card mounted read-only: what writes says "cannot record" (exit 4), what reads works,
     and ``session show`` shows (it never writes)."""
-    unshare = _unshare()
-    if unshare is None:
-        pytest.skip("no private mount namespace here (unshare -rm)")
     paths = prepare(template, tmp_path, None, command)
-    wrap = [unshare, "-rm", "sh", "-c", 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && exec "$@"',
-            str(paths.state)]
+    wrap = planted.read_only(paths.state)
+    if wrap is None:
+        pytest.skip("no private mount namespace here (unshare -rm)")
     before = sorted(os.listdir(paths.state))
     outcome = run_case(command, paths, wrap=wrap)
     check_after(outcome, paths, READ_ONLY[command])
