@@ -23,10 +23,13 @@ work it out from docs/rules.md.
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import hmac
 import json
+import os
 import re
+import stat
 import sys
 
 SEED_MAGIC = b"dicetower-seed-v1\n"
@@ -403,6 +406,23 @@ class Checker:
                 self.problem(0, f"expected fingerprint {prefix} is not in the log")
 
 
+def read_log(path: str) -> bytes:
+    """The bytes of the log file at ``path``, opened without following a link and without
+    blocking (a FIFO or a device named here is refused, never waited on or read for ever),
+    and checked to be a regular file before anything is read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            what = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
+            raise OSError(errno.EINVAL, f"it is {what}; name the roll log file (rolls.jsonl)")
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="verify_rolls.py", description="Check a dicetower roll log.")
     parser.add_argument("log", metavar="ROLLS.JSONL")
@@ -416,10 +436,10 @@ def main(argv: list[str]) -> int:
         print(f"verify_rolls: --expect needs 8 to 64 hex digits, got {bad[0]!r}", file=sys.stderr)
         return 2
     try:
-        with open(args.log, "rb") as f:
-            lines = f.read().split(b"\n")
+        lines = read_log(args.log).split(b"\n")
     except OSError as exc:
-        print(f"verify_rolls: cannot read {args.log}: {exc.strerror}", file=sys.stderr)
+        why = "it is a symbolic link; name the log file itself" if exc.errno == errno.ELOOP else exc.strerror
+        print(f"verify_rolls: cannot read {args.log}: {why}", file=sys.stderr)
         return 2
     if lines and lines[-1] == b"":
         lines.pop()
