@@ -13,7 +13,8 @@ against the HMAC_DRBG output; and what you noted at the table: `--expect HEX` (a
 least 8 hex digits of an entry's hash or a commitment you photographed; repeatable) and
 `--table-seed TEXT` (the table seed you set; repeatable). Prints one line per problem and a
 summary; exit status 0 when everything checks out, 1 when something does not, 2 for a usage
-mistake or an unreadable file.
+mistake or an unreadable file (the log is opened without following a link or waiting on a
+FIFO, and must be a regular file: name rolls.jsonl itself).
 
 What it does not check: the game rules' arithmetic from the dice to the outcome (totals,
 successes, karma). For that, feed a roll's dice back with `dicetower roll ... --faces`, or

@@ -142,6 +142,7 @@ class OpenSessions:
         self.owner = Owner(owner, os.getpid(), _boot_id(), secrets.token_hex(8))
         self._say = log or (lambda message: None)
         self._said: set[str] = set()  # problems said once (a broken directory is not news every 5 s)
+        self._listing_problem: str | None = None  # why open-sessions/ could not be listed, last time
 
     def _log(self, message: str) -> None:
         if message not in self._said:
@@ -198,12 +199,14 @@ class OpenSessions:
     def left_open(self) -> list[Path]:
         """The kept files in ``open-sessions/`` (listed through a descriptor: the folder is
         never followed through a link). Only lists: nothing is moved or written."""
+        self._listing_problem = None
         try:
             names = list_dir(self.directory, below=self.state_dir)
         except FileNotFoundError:
             return []
         except OSError as exc:
-            self._log(f"cannot look for sessions left open in {self.directory}: {exc.strerror or exc}")
+            self._listing_problem = f"cannot look for sessions left open in {self.directory}: {exc.strerror or exc}"
+            self._log(self._listing_problem)
             return []
         return sorted(self.directory / name for name in names if name.endswith(".json") and not name.startswith("."))
 
@@ -255,7 +258,10 @@ class OpenSessions:
         """The kept sessions but ``skip``, the legacy ``session.json`` first (moved in when
         ``migrate``; read where it is otherwise). A file that cannot be read is reported, left
         for a person to look at, and noted in ``unreadable`` (path -> why)."""
-        paths: list[Path | None] = [None, *self.left_open()]  # None: the legacy file
+        listed = self.left_open()
+        if unreadable is not None and self._listing_problem is not None:
+            unreadable[self.directory] = self._listing_problem
+        paths: list[Path | None] = [None, *listed]  # None: the legacy file
         seen: set[str] = set()  # a legacy file moved in, but not yet removed, is there twice
         for path in paths:
             if path is not None and (path.stem in skip or path.stem in seen):
@@ -319,16 +325,15 @@ class OpenSessions:
 
     def _refuse_lost(self, unreadable: dict[Path, str], skip: frozenset[str]) -> None:
         """Raise ``SessionFileError`` when the session the log holds open has only a file that
-        cannot be read (its own in ``open-sessions/``, or the legacy ``session.json``)."""
+        cannot be read (its own in ``open-sessions/``, that folder itself, or the legacy
+        ``session.json``)."""
         open_id = self._open_in_log()
         if open_id is None or open_id in skip:
             return
         for path, why in unreadable.items():
-            if path.stem == open_id or path == self.legacy_file:
-                raise SessionFileError(
-                    f"{why}; the roll log holds session #{open_id[:8]} open, and only its file can reveal it: put the "
-                    f"file back as it was, or move it away to give up that session's seed (its rolls then stay "
-                    "unchecked)")
+            if path.stem == open_id or path in (self.legacy_file, self.directory):
+                raise SessionFileError(f"{why}; the log holds session #{open_id[:8]} open and only this file can "
+                                       "reveal it: put it back, or move it away to give up its seed")
 
     def _open_in_log(self) -> str | None:
         """The session the log holds open: its last ``session`` entry, unless revealed after."""

@@ -155,19 +155,16 @@ def load_file(path: Path, *, below: str | os.PathLike[str] | None = None) -> Sto
     except (FileNotFoundError, NotADirectoryError):  # no such file (or no such folder)
         return None
     except FileRefused as exc:
-        raise SessionFileError(f"the session file cannot be used: {exc.strerror}; move it away and open a new "
-                               "session") from None
+        raise SessionFileError(f"the session file cannot be used: {exc.strerror}") from None
     except OSError as exc:
         why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or exc
         raise SessionFileError(f"cannot read the session file {path}: {why}") from None
     except ValueError as exc:
-        raise SessionFileError(f"{path} is damaged ({exc}); the session cannot go on: move the file away and "
-                               "open a new session") from None
+        raise SessionFileError(f"the session file {path} is damaged ({exc})") from None
     try:
         return StoredSession.from_json(data)
     except ValueError as exc:
-        raise SessionFileError(f"{path} is damaged ({exc}); the session cannot go on: move the file away and "
-                               "open a new session") from None
+        raise SessionFileError(f"the session file {path} is damaged ({exc})") from None
 
 
 def save_file(path: Path, stored: StoredSession, *, below: str | os.PathLike[str] | None = None) -> None:

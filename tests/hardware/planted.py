@@ -5,7 +5,8 @@ that never ends, an open that blocks), a symbolic link to ``/dev/zero`` (endless
 another directory (writes that land elsewhere), a huge sparse file, deep nesting, or a
 directory where a file belongs (a file where a directory belongs). Each case runs one real
 ``dicetower`` command in a fresh process on a state directory copied from a template (an open
-session, one player, a rotated log), and records its exit status and stderr.
+session, kept in ``open-sessions/ID.json``, one player, a rotated log; ``session open`` gets
+the same directory with that session closed), and records its exit status and stderr.
 
 ``python -m tests.hardware.planted [--repo DIR]`` prints every case with its status: run
 against another checkout (``--repo /path/to/main``) it shows the behaviour before a change.
@@ -29,7 +30,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 #: A command that has not ended by then hung (a guard, not a speed test: each takes about 1 s).
 HANG_GUARD_S = float(os.environ.get("DICETOWER_HANG_GUARD_S", "30"))
-#: The id of a planted ``open-sessions/ID.json`` (16 hex digits, as the tower names them).
+#: The id of a planted ``open-sessions/ID.json`` of no logged session (16 hex digits, as
+#: session ids are).
 SESSION_ID = "0123456789abcdef"
 #: A "huge" planted file: far beyond every cap, and sparse, so it costs no disk.
 HUGE_BYTES = 256 << 20
@@ -116,6 +118,14 @@ class Paths:
     def elsewhere(self) -> Path:
         return self.root / "elsewhere"
 
+    @property
+    def open_session(self) -> Path:
+        """The kept file of the session the template's log holds open (:func:`prepare` notes
+        its id; a state directory with that session closed keeps no file under that name)."""
+        marker = self.root / "open-session-id"
+        sid = marker.read_text() if marker.exists() else SESSION_ID
+        return self.state / "open-sessions" / f"{sid}.json"
+
 
 S = "{state}"
 ROLL = ["roll", "fingers", "--guess", "2", "--state-dir", S, "--player", "1", "--json"]
@@ -123,7 +133,7 @@ ROLL = ["roll", "fingers", "--guess", "2", "--state-dir", S, "--player", "1", "-
 COMMANDS: dict[str, list[str]] = {
     "roll": ROLL,
     "roll-times": [*ROLL, "--times", "3"],
-    "session-open": ["session", "open", S],
+    "session-open": ["session", "open", S],  # on the template with its session closed
     "session-show": ["session", "show", S],
     "session-close": ["session", "close", S],
     "log-verify": ["log", "verify", S],
@@ -173,19 +183,28 @@ class Target:
         return DIR_KINDS if self.directory else FILE_KINDS
 
 
+#: Commands of the state directory's open session (all but ``session open`` on a directory
+#: whose log holds it open).
+SESSION_COMMANDS = ("roll", "roll-times", "session-show", "session-close")
+
 TARGETS: tuple[Target, ...] = (
     Target("rolls.jsonl", lambda p: p.state / "rolls.jsonl",
-           ("roll", "roll-times", "session-open", "session-close", *LOG_READERS, "sim")),
-    Target("rolls.1.jsonl", lambda p: p.state / "rolls.1.jsonl", ("roll", *LOG_READERS)),
+           ("roll", "roll-times", "session-open", "session-show", "session-close", *LOG_READERS, "sim")),
+    Target("rolls.1.jsonl", lambda p: p.state / "rolls.1.jsonl", ("roll", "session-show", *LOG_READERS)),
     Target("players/1.json", lambda p: p.state / "players" / "1.json", ("roll", "roll-times")),
     Target("players/", lambda p: p.state / "players", ("roll",), directory=True),
-    Target("session.json", lambda p: p.state / "session.json",
-           ("roll", "session-open", "session-show", "session-close")),
-    Target("open-sessions/ID.json", lambda p: p.state / "open-sessions" / f"{SESSION_ID}.json", ("sim",)),
-    Target("open-sessions/", lambda p: p.state / "open-sessions", ("sim",), directory=True),
+    # the kept file of the session the log holds open (its seed: the only way to reveal it)
+    Target("open-sessions/ID.json", lambda p: p.open_session, (*SESSION_COMMANDS, "session-open", "sim")),
+    # a kept file of no session in the log
+    Target("open-sessions/OTHER.json", lambda p: p.state / "open-sessions" / f"{SESSION_ID}.json",
+           ("roll", "session-show", "sim")),
+    Target("open-sessions/", lambda p: p.state / "open-sessions", (*SESSION_COMMANDS, "session-open", "sim"),
+           directory=True),
+    # where earlier versions kept the `session open` session: here the open session's only file
+    Target("session.json", lambda p: p.state / "session.json", (*SESSION_COMMANDS, "session-open", "sim")),
     Target("panel.json", lambda p: p.state / "panel.json", ("sim",)),
     Target("mqtt-cursor.json", lambda p: p.state / "mqtt-cursor.json", ("sim-net",)),
-    Target(".lock", lambda p: p.state / ".lock", ("roll", "session-open", "session-close", "sim")),
+    Target(".lock", lambda p: p.state / ".lock", ("roll", "session-open", "session-show", "session-close", "sim")),
     Target("config", lambda p: p.config, ("sim", "run")),
     Target("script", lambda p: p.script, ("sim-script",)),
     Target("password_file", lambda p: p.password, ("sim-net", "board")),
@@ -223,34 +242,51 @@ def _env() -> dict[str, str]:
 
 def make_template(root: Path, *, repo: Path = REPO) -> Path:
     """A state directory as a night at the table leaves it: a rotated log (``rolls.1.jsonl``)
-    and the current one, player 1's file, and an open session (``session.json``)."""
+    and the current one, player 1's file, and an open session (``open-sessions/ID.json``)
+    with a roll in it. Beside it (``closed``) the same directory after ``session close``, for
+    ``session open``."""
     state = root / "state"
     for args in (["roll", "fingers", "--guess", "1", "--state-dir", str(state), "--player", "1"],
                  ["session", "open", str(state)]):
-        done = cli(args, repo=repo)
-        if done.returncode != 0:
-            raise RuntimeError(f"template: {args}: {done.stderr.decode()}")
+        _setup(args, repo)
     os.rename(state / "rolls.jsonl", state / "rolls.1.jsonl")  # as a rotation leaves it
-    done = cli(["roll", "fingers", "--guess", "3", "--state-dir", str(state), "--player", "1"], repo=repo)
-    if done.returncode != 0:
-        raise RuntimeError(f"template: roll: {done.stderr.decode()}")
+    _setup(["roll", "fingers", "--guess", "3", "--state-dir", str(state), "--player", "1"], repo)
+    closed = _closed(root) / "state"
+    shutil.copytree(state, closed, symlinks=True)
+    _setup(["session", "close", str(closed)], repo)
     return state
+
+
+def _closed(template_root: Path) -> Path:
+    return template_root / "closed"
+
+
+def _setup(args: list[str], repo: Path) -> None:
+    done = cli(args, repo=repo)
+    if done.returncode != 0:
+        raise RuntimeError(f"template: {args}: {done.stderr.decode()}")
 
 
 def prepare(template: Path, root: Path, target: Target | None = None, command: str = "") -> Paths:
     """A fresh copy of the template and the config, script and password files of one case
-    (``session open`` gets a state directory with no session open, unless the session file
-    is what is planted), and how many of its log lines a plant at ``target`` leaves intact."""
+    (``session open`` gets the template with its session closed), and how many of its log
+    lines a plant at ``target`` leaves intact. The id of the session the template holds open
+    is noted for :attr:`Paths.open_session`; when ``session.json`` is planted, its kept file
+    is taken away, so the planted file is the open session's only one (as an earlier
+    version's ``session open`` left it)."""
     paths = Paths(root)
-    shutil.copytree(template, paths.state, symlinks=True)
+    kept = sorted((template / "open-sessions").glob("*.json"))
+    source = _closed(template.parent) / "state" if command == "session-open" else template
+    shutil.copytree(source, paths.state, symlinks=True)
+    (root / "open-session-id").write_text(kept[0].stem if kept else SESSION_ID)
     intact = 0
     if target is None or target.name != "rolls.1.jsonl":
         intact += _lines(paths.state / "rolls.1.jsonl")
         if target is None or target.name != "rolls.jsonl":
             intact += _lines(paths.state / "rolls.jsonl")
     (root / "template-lines").write_text(str(intact))
-    if command == "session-open" and (target is None or target.name != "session.json"):
-        (paths.state / "session.json").unlink()
+    if target is not None and target.name == "session.json" and paths.open_session.exists():
+        paths.open_session.unlink()
     paths.elsewhere.mkdir()
     (paths.elsewhere / "1.json").write_text('{"player": 1, "systems": {}, "log_seq": 0, "version": 1}\n')
     paths.config.write_text(f'[kiosk]\nstate_dir = "{paths.state}"\n[entropy]\nsource = "kernel"\n')

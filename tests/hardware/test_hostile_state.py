@@ -198,6 +198,30 @@ def test_a_killed_rolls_session_temp_file_is_removed_by_any_command_taking_the_l
     assert not stale.exists() and not player_stale.exists() and not session_stale.exists()
 
 
+def test_a_times_run_cleans_once_though_it_takes_the_lock_for_every_roll(tmp_path, capsys, monkeypatch) -> None:
+    """Each roll of --times is its own turn under the lock (the tower waits one roll at most);
+    only the first turn lists the folders for a killed writer's temp files."""
+    import hardware.locking as locking
+    import hardware.state as state
+
+    taken, cleaned = [], []
+    real_lock, real_clean = locking.state_lock, state.clean_temp
+
+    def lock(directory, **kwargs):
+        taken.append(kwargs.get("clean", True))
+        return real_lock(directory, **kwargs)
+
+    def clean(directory):
+        cleaned.append(directory)
+        return real_clean(directory)
+
+    monkeypatch.setattr("hardware.cli.dice_source.state_lock", lock)
+    monkeypatch.setattr(state, "clean_temp", clean)
+    assert main(["roll", "d6cv", "--cv", "4", "--times", "5", "--state-dir", str(tmp_path)]) == 0
+    assert len(taken) >= 5 and taken[0] is True and not any(taken[1:])
+    assert cleaned == [tmp_path]
+
+
 def test_a_fresh_temp_file_of_a_writer_without_the_lock_is_left_alone(tmp_path, capsys) -> None:
     """The tower's panel memory and the MQTT cursor are written without the lock: a temp file
     of theirs may be live, so it is removed only once it is old."""
