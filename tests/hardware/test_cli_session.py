@@ -144,17 +144,24 @@ def test_a_damaged_kept_file_is_named_and_the_roll_goes_on_in_a_session_of_its_o
     assert code == 0 and "0123456789abcdef.json is damaged" in err and "Traceback" not in err
 
 
-def test_an_earlier_versions_session_json_is_rolled_in_and_closed(tmp_path, capsys) -> None:
-    """A session.json left by the last release (version 1: its cache has no log position) is
-    moved in with the others and its position rebuilt from the log."""
-    run(capsys, "session", "open", str(tmp_path))
-    assert run(capsys, *D6CV, "--times", "2", "--state-dir", str(tmp_path))[0] == 0
-    (path,) = kept(tmp_path)
+def as_the_last_release_left_it(state: Path, capsys) -> str:
+    """A session opened and rolled in twice, kept in session.json as the last release kept it
+    (version 1: its cache has no log position); returns its commitment."""
+    run(capsys, "session", "open", str(state))
+    assert run(capsys, *D6CV, "--times", "2", "--state-dir", str(state))[0] == 0
+    (path,) = kept(state)
     data = json.loads(path.read_text())
     old = {k: data[k] for k in ("commitment", "seed", "drbg", "rolls", "opened_ns", "block_bytes", "mode", "sources",
                                 "credited_bits")}
-    (tmp_path / session_file.SESSION_FILE).write_text(json.dumps({**old, "version": 1, "rolls": 0}))
+    (state / session_file.SESSION_FILE).write_text(json.dumps({**old, "version": 1, "rolls": 0}))
     path.unlink()
+    return str(data["commitment"])
+
+
+def test_an_earlier_versions_session_json_is_rolled_in_and_closed(tmp_path, capsys) -> None:
+    """A session.json left by the last release (version 1: its cache has no log position) is
+    moved in with the others and its position rebuilt from the log."""
+    as_the_last_release_left_it(tmp_path, capsys)
     assert run(capsys, *D6CV, "--state-dir", str(tmp_path))[0] == 0
     code, out, _ = run(capsys, "session", "close", str(tmp_path))
     assert code == 0 and "revealed after 3 roll(s)" in out and not (tmp_path / session_file.SESSION_FILE).exists()
@@ -170,20 +177,13 @@ def _snapshot(state: Path) -> dict[str, tuple[int, int]]:
 def test_show_reads_an_earlier_versions_session_json_where_it_is(tmp_path, capsys) -> None:
     """``session show`` never writes: the last release's session.json is shown, not moved in
     (the next writer does that, under the lock), and nothing is created (no lock file)."""
-    run(capsys, "session", "open", str(tmp_path))
-    assert run(capsys, *D6CV, "--times", "2", "--state-dir", str(tmp_path))[0] == 0
-    (path,) = kept(tmp_path)
-    data = json.loads(path.read_text())
-    old = {k: data[k] for k in ("commitment", "seed", "drbg", "rolls", "opened_ns", "block_bytes", "mode", "sources",
-                                "credited_bits")}
-    (tmp_path / session_file.SESSION_FILE).write_text(json.dumps({**old, "version": 1, "rolls": 0}))
-    path.unlink()
+    commitment = as_the_last_release_left_it(tmp_path, capsys)
     (tmp_path / ".lock").unlink()
     before = _snapshot(tmp_path)
     code, out, err = run(capsys, "session", "show", str(tmp_path), "--json")
     assert code == 0, err
     shown = json.loads(out)
-    assert (shown["commitment"], shown["rolls"], shown["opened_by"]) == (data["commitment"], 2, "open")
+    assert (shown["commitment"], shown["rolls"], shown["opened_by"]) == (commitment, 2, "open")
     assert _snapshot(tmp_path) == before
 
 
