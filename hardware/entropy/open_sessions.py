@@ -196,9 +196,10 @@ class OpenSessions:
         """Whether this keeper's owner opened ``stored``."""
         return stored.owner.token == self.owner.token
 
-    def left_open(self) -> list[Path]:
+    def left_open(self, *, say: bool = True) -> list[Path]:
         """The kept files in ``open-sessions/`` (listed through a descriptor: the folder is
-        never followed through a link). Only lists: nothing is moved or written."""
+        never followed through a link). Only lists: nothing is moved or written. A folder that
+        cannot be listed is said (unless not ``say``) and lists nothing."""
         self._listing_problem = None
         try:
             names = list_dir(self.directory, below=self.state_dir)
@@ -206,7 +207,8 @@ class OpenSessions:
             return []
         except OSError as exc:
             self._listing_problem = f"cannot look for sessions left open in {self.directory}: {exc.strerror or exc}"
-            self._log(self._listing_problem)
+            if say:
+                self._log(self._listing_problem)
             return []
         return sorted(self.directory / name for name in names if name.endswith(".json") and not name.startswith("."))
 
@@ -256,11 +258,13 @@ class OpenSessions:
     def _kept(self, skip: Iterable[str], unreadable: dict[Path, str] | None = None, *,
               migrate: bool = True) -> Iterator[StoredSession]:
         """The kept sessions but ``skip``, the legacy ``session.json`` first (moved in when
-        ``migrate``; read where it is otherwise). A file that cannot be read is reported, left
-        for a person to look at, and noted in ``unreadable`` (path -> why)."""
-        listed = self.left_open()
-        if unreadable is not None and self._listing_problem is not None:
-            unreadable[self.directory] = self._listing_problem
+        ``migrate``; read where it is otherwise). A file (or the folder) that cannot be read is
+        left for a person to look at: noted in ``unreadable`` (path -> why) for the caller to
+        refuse or say (:meth:`_passed_over`), or said at once without it."""
+        problems: dict[Path, str] = {} if unreadable is None else unreadable
+        listed = self.left_open(say=False)
+        if self._listing_problem is not None:
+            problems[self.directory] = self._listing_problem
         paths: list[Path | None] = [None, *listed]  # None: the legacy file
         seen: set[str] = set()  # a legacy file moved in, but not yet removed, is there twice
         for path in paths:
@@ -269,12 +273,7 @@ class OpenSessions:
             try:
                 stored = self._legacy() if path is None else session_file.load_file(path, below=self.state_dir)
             except SessionFileError as exc:
-                if path is None:
-                    self._log(f"cannot move {self.legacy_file} into {self.directory}: {exc}")
-                else:
-                    self._log(f"a session left open cannot be revealed: {exc}")
-                if unreadable is not None:
-                    unreadable[path or self.legacy_file] = str(exc)
+                problems[path or self.legacy_file] = str(exc)
                 continue
             if stored is None or stored.id in skip or stored.id in seen:
                 continue
@@ -282,6 +281,18 @@ class OpenSessions:
             if path is None and migrate:
                 self._migrate(stored)
             yield stored
+        if unreadable is None:
+            self._passed_over(problems)
+
+    def _passed_over(self, unreadable: dict[Path, str]) -> None:
+        """Say each file (or the folder) that could not be read and is left for a person."""
+        for path, why in unreadable.items():
+            if path == self.directory:
+                self._log(why)
+            elif path == self.legacy_file:
+                self._log(f"cannot move {path} into {self.directory}: {why}")
+            else:
+                self._log(f"a session left open cannot be revealed: {why}")
 
     def joinable(self, log: _Appends, *, skip: frozenset[str] = frozenset()) -> Joined | None:
         """Reveal every kept session whose opener is gone (see the module docstring); return
@@ -304,6 +315,7 @@ class OpenSessions:
                 self._reveal(log, stored, progress)
         if joined is None and unreadable:
             self._refuse_lost(unreadable, skip)
+        self._passed_over(unreadable)
         return joined
 
     def showable(self) -> Joined | None:
@@ -313,25 +325,28 @@ class OpenSessions:
         ``session.json`` is read where it is. A session whose opener is gone (the next writer
         reveals it) is passed over, as is a kept file the log has revealed or never logged."""
         unreadable: dict[Path, str] = {}
+        shown: Joined | None = None
         for stored in self._kept((), unreadable, migrate=False):
             progress = self._progress(stored)
-            if progress.revealed or not progress.logged:
-                continue
-            if self.mine(stored) or not self._gone(stored.owner):
-                return Joined(stored, progress)
-        if unreadable:
+            if shown is None and not progress.revealed and progress.logged \
+                    and (self.mine(stored) or not self._gone(stored.owner)):
+                shown = Joined(stored, progress)
+        if shown is None and unreadable:
             self._refuse_lost(unreadable, frozenset())
-        return None
+        self._passed_over(unreadable)
+        return shown
 
     def _refuse_lost(self, unreadable: dict[Path, str], skip: frozenset[str]) -> None:
-        """Raise ``SessionFileError`` when the session the log holds open has only a file that
-        cannot be read (its own in ``open-sessions/``, that folder itself, or the legacy
-        ``session.json``)."""
+        """Raise ``SessionFileError`` when ``open-sessions/`` cannot be looked into (no session
+        can be found or kept there), or when the session the log holds open has only a file
+        that cannot be read (its own, or the legacy ``session.json``)."""
+        if self.directory in unreadable:
+            raise SessionFileError(f"{unreadable[self.directory]}; every session's seed is kept there: move it away")
         open_id = self._open_in_log()
         if open_id is None or open_id in skip:
             return
         for path, why in unreadable.items():
-            if path.stem == open_id or path in (self.legacy_file, self.directory):
+            if path.stem == open_id or path == self.legacy_file:
                 raise SessionFileError(f"{why}; the log holds session #{open_id[:8]} open and only this file can "
                                        "reveal it: put it back, or move it away to give up its seed")
 

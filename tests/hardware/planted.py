@@ -371,6 +371,8 @@ def check_after(outcome: Outcome, paths: Paths, expected: set[int]) -> None:
         outcome.problems.append(f"traceback: {text[-400:]}")
     if outcome.code not in (0, None) and len(outcome.err) < 1:
         outcome.problems.append("failed without a line on stderr")
+    if outcome.code in (2, 3, 4, 5) and len(outcome.err) > 1 and not _runs_on(outcome):
+        outcome.problems.append(f"{len(outcome.err)} lines on stderr, not one: {outcome.err[:3]}")
     if outcome.code not in (0, None) and outcome.code != 130 and not all(
             line.startswith("dicetower") for line in outcome.err):
         outcome.problems.append(f"stderr lines that are not ours: {outcome.err[:3]}")
@@ -386,6 +388,11 @@ def check_after(outcome: Outcome, paths: Paths, expected: set[int]) -> None:
                 outcome.problems.append(f"log verify: {exc}")
         if report is not None and report.problem is not None and report.problem.line_no <= intact:
             outcome.problems.append(f"log verify: {report.problem} (the {intact} lines before the plant)")
+
+
+def _runs_on(outcome: Outcome) -> bool:
+    """Whether the command was the tower, which says what it meets in its journal as it runs."""
+    return any(line.startswith("dicetower: running (") for line in outcome.err)
 
 
 def paths_entries(paths: Paths) -> int:
@@ -506,14 +513,14 @@ def main(argv_: Sequence[str] | None = None) -> None:
                 took = time.monotonic() - start
                 status = "HUNG" if outcome.code is None else str(outcome.code)
                 trace = " TRACEBACK" if any("Traceback" in line for line in outcome.err) else ""
-                print(f"{target.name:<22}{kind:<8}{command:<14}{status:>5} {took:5.1f}s{trace}  "
+                print(f"{target.name:<25}{kind:<8}{command:<14}{status:>5} {took:5.1f}s {len(outcome.err)}L{trace}  "
                       f"{outcome.line[:110]}", flush=True)
         if args.only is None:
             for how, command, outcome, took in stream_cases(template, Path(tmp), repo):
                 status = "HUNG" if outcome.code is None else str(outcome.code)
                 trace = " TRACEBACK" if any("Traceback" in line for line in outcome.err) else ""
-                print(f"{'stdout ' + how if how != 'read-only' else 'state dir read-only':<30}{command:<14}{status:>5} "
-                      f"{took:5.1f}s{trace}  {outcome.line[:110]}", flush=True)
+                print(f"{'stdout ' + how if how != 'read-only' else 'state dir read-only':<33}{command:<14}{status:>5} "
+                      f"{took:5.1f}s {len(outcome.err)}L{trace}  {outcome.line[:110]}", flush=True)
 
 
 if __name__ == "__main__":
