@@ -20,6 +20,11 @@ state directory, whoever opened it, and open a new one only when none is open:
   log's tail, read backwards; nothing when nothing was appended), so a roll another writer
   made in between, a table seed set by ``dicetower session seed`` and a reveal by ``session
   close`` are all taken into account.
+- Every file here is read and written by the one rule of :mod:`hardware.safefile` (the folder
+  and its files never followed through a link, no FIFO waited on, sizes and depths capped),
+  the log too. A kept file that cannot be read is left for a person; if it is the only file
+  of the session the log holds open, writers stop rather than open one beside it.
+  ``session show`` reads all this without the lock and writes nothing (:meth:`showable`).
 """
 
 from __future__ import annotations

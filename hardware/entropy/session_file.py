@@ -9,8 +9,9 @@ who opened it (:class:`Owner`), and a cache of where the session stands: the DRB
 state, the roll count and the table seed as of log entry ``log_seq``. The log is the truth:
 whoever rolls in the session next brings the cache up to date from the log's later entries
 (:mod:`hardware.entropy.open_sessions`), so a writer killed between its append and anything
-else leaves nothing behind that the next one cannot repair. Read and written only under
-:func:`hardware.locking.state_lock`, which the caller holds.
+else leaves nothing behind that the next one cannot repair. Written only under
+:func:`hardware.locking.state_lock`, which the caller holds; read under it too, but by
+``session show``, which writes nothing (a file is replaced atomically: it is read whole).
 
 Version 1 files (``DIR/session.json`` of earlier versions) are still read: their cache is
 rebuilt from the log from the session's ``session`` entry on.
