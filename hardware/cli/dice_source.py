@@ -289,7 +289,7 @@ class RollBook:
                 self.store.save(replace(after, log_seq=entry["seq"]))
             except StateWriteError as exc:  # the roll is in the log: shown; the cache heals later
                 say(f"dicetower: warning: {exc}; the roll is in the log, and the state file is rebuilt from "
-                      "it at the next roll")
+                    "it at the next roll")
 
     def _note_new_session(self) -> None:
         """Say when the rolls go on in a new session (the last one reached its roll limit)."""

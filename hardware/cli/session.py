@@ -115,8 +115,8 @@ def cmd_open(args: argparse.Namespace) -> int:
     out(f"commitment {info['commitment']}")
     out(terminal_qr(info["commitment"]), end="")
     out("Note or photograph the commitment now. Then the players choose a table seed (dicetower session seed "
-          f"{directory} TEXT) before the first roll; roll with dicetower roll SYSTEM ... --state-dir {directory}; "
-          f"dicetower session close {directory} reveals the seed.")
+        f"{directory} TEXT) before the first roll; roll with dicetower roll SYSTEM ... --state-dir {directory}; "
+        f"dicetower session close {directory} reveals the seed.")
     return 0
 
 
@@ -165,10 +165,10 @@ def cmd_seed(args: argparse.Namespace) -> int:
         out(json.dumps({**info, "entry": str(entry.get("hash", ""))[:8]}))
         return 0
     out(f"table seed {text!r} set for session #{info['session'][:8]} in {directory} "
-          f"(entry {str(entry.get('hash', ''))[:8]})")
+        f"(entry {str(entry.get('hash', ''))[:8]})")
     out(f"commitment {info['commitment']}")
     out("Every roll of this session now depends on it. Note it beside the commitment; the check: "
-          f"dicetower replay {directory} --expect {info['commitment'][:8]} --table-seed {_quoted(text)}")
+        f"dicetower replay {directory} --expect {info['commitment'][:8]} --table-seed {_quoted(text)}")
     return 0
 
 
@@ -222,6 +222,6 @@ def cmd_close(args: argparse.Namespace) -> int:
     out(f"seed       {seed}")
     out(terminal_qr_text(card), end="")
     out(f"Note or photograph these. Check every roll: dicetower replay {directory} --expect {head[:8]}"
-          + (f" --table-seed {_quoted(info['table_seed'])}" if info["table_seed"] is not None else "")
-          + f" (or tools/verify_rolls.py {directory / LOG_NAME} with the same options)")
+        + (f" --table-seed {_quoted(info['table_seed'])}" if info["table_seed"] is not None else "")
+        + f" (or tools/verify_rolls.py {directory / LOG_NAME} with the same options)")
     return 0

@@ -204,16 +204,19 @@ class OpenSessions:
     def left_open(self, *, say: bool = True) -> list[Path]:
         """The kept files in ``open-sessions/`` (listed through a descriptor: the folder is
         never followed through a link). Only lists: nothing is moved or written. A folder that
-        cannot be listed is said (unless not ``say``) and lists nothing."""
+        cannot be listed lists nothing, and is said (unless not ``say`` and it is the folder
+        itself, which the caller refuses: :meth:`_refuse_lost`)."""
         self._listing_problem = None
         try:
             names = list_dir(self.directory, below=self.state_dir)
         except FileNotFoundError:
             return []
         except OSError as exc:
-            self._listing_problem = f"cannot look for sessions left open in {self.directory}: {exc.strerror or exc}"
-            if say:
-                self._log(self._listing_problem)
+            problem = f"cannot look for sessions left open in {self.directory}: {exc.strerror or exc}"
+            if exc.filename == str(self.directory):  # the folder itself, not the state directory
+                self._listing_problem = problem
+            if say or self._listing_problem is None:
+                self._log(problem)
             return []
         return sorted(self.directory / name for name in names if name.endswith(".json") and not name.startswith("."))
 

@@ -177,7 +177,10 @@ def save_file(path: Path, stored: StoredSession, *, below: str | os.PathLike[str
         atomic_write_bytes(path, (json.dumps(stored.to_json(), indent=1, sort_keys=True) + "\n").encode("ascii"),
                            below=below)
     except FileRefused as exc:
-        raise SessionFileError(f"cannot write the session file {path}: {exc.strerror}") from None
+        if below is None or exc.filename != os.fspath(below):  # something planted in the state directory
+            raise SessionFileError(f"cannot write the session file {path}: {exc.strerror}") from None
+        # the state directory itself is no directory (a file in its place): nothing can be written there
+        raise SessionWriteError(f"cannot write the session file {path}: {exc.strerror}", str(exc.strerror)) from None
     except OSError as exc:
         raise SessionWriteError(f"cannot write the session file {path}: {exc.strerror or exc}",
                                 str(exc.strerror or exc)) from None
