@@ -80,8 +80,10 @@ def test_api_lists_every_tower_verified_with_its_rolls_oldest_first(board, tower
     assert card["revealed"] == 2 and card["open_sessions"] == 1  # 3 + 3 rolls revealed, 1 roll open
     assert card["last"][0]["seq"] == logged[-1]["seq"] and card["system"] == logged[-1]["result"]["system"]
     assert len(card["commitment"]) == 64
+    assert card["checked"] == {"verified": 6, "unchecked": 1, "entered": 0, "test": 0}
+    assert [r["check"] for r in card["last"]] == ["unchecked"] + ["verified"] * 6
     stats = board.get("/api/stats")
-    assert sum(s["rolls"] for s in stats.values()) == 14
+    assert sum(s["rolls"] for s in stats.values()) == 6 + 4  # verified rolls only: the open sessions' wait
     d6 = stats["d6cv"]["outcomes"]
     assert d6["success"]["observed"] + d6["failure"]["observed"] == stats["d6cv"]["rolls"]
     # d6cv stat 3 against cv 7 succeeds on 4+ on... whatever the engine says: expected = n * p exactly
@@ -121,7 +123,10 @@ def test_a_forged_entry_turns_the_tower_red_and_is_not_data(board, towers, raw):
     assert len(board.get("/api/towers/table1/rolls")) == 2  # the forged roll is not shown as a roll
 
 
-def test_a_forged_entry_with_a_good_hash_is_caught_by_the_real_one_or_the_replay(board, towers, raw):
+def test_a_forgery_sent_first_is_evidence_and_the_honest_tower_goes_on(board, towers, raw):
+    """A forged entry with a valid hash, published ahead of the tower's own entry for that
+    seq: red with "conflicting entries at seq N", both kept as evidence, neither shown as the
+    tower's roll, and the tower's later entries still arrive, chain and show."""
     t = towers("table1", session_rolls=100)
     t.roll()
     real = t.roll()
@@ -132,9 +137,20 @@ def test_a_forged_entry_with_a_good_hash_is_caught_by_the_real_one_or_the_replay
     forged["hash"] = entry_hash(forged)
     raw.client.publish(f"dicetower/{STORE}/table1/log", log_message(STORE, "table1", forged), qos=1)
     wait_for(lambda: (tower_item(board, "table1") or {}).get("rolls") == 3, what="the forgery taken in")
-    t.roll()  # the tower's real entry at that seq
+    honest = t.roll()  # the tower's real entry at that seq
     item = wait_for(lambda: (i := tower_item(board, "table1")) and i["problem"] and i, what="the red badge")
-    assert f"entry {forged['seq']}: a second, different entry" in item["problem"]
+    seq = forged["seq"]
+    assert item["problem"].startswith(f"entry {seq}: conflicting entries at seq {seq} ")
+    assert "both kept as evidence, neither adopted" in item["problem"]
+    later = [t.roll() for _ in range(3)]
+    wait_for(lambda: board.get("/api/towers/table1")["seq"] == later[-1]["seq"], what="the later entries chained")
+    card = board.get("/api/towers/table1")
+    assert [r["seq"] for r in card["last"][:3]] == [e["seq"] for e in reversed(later)]
+    shown = [e["seq"] for e in board.get("/api/towers/table1/rolls")]
+    assert seq not in shown and shown == [2, 3, *(e["seq"] for e in later)]  # neither entry adopted
+    evidence = board.get("/api/towers/table1/evidence")
+    assert sorted(e["hash"] for e in evidence["conflicting"]) == sorted([forged["hash"], honest["hash"]])
+    assert board.get("/api/towers/table1")["problem"] == item["problem"]  # red for good
 
 
 def test_a_rehashed_forged_log_fails_the_replay(board, broker, tmp_path, raw):
@@ -206,6 +222,8 @@ def test_the_event_stream_sends_a_snapshot_then_changes(board, towers):
                 elif line == "" and name:
                     return name, json.loads(data)
 
+        name, state = event()
+        assert name == "board" and state == {"state": "live", "detail": "", "restarts": 0}
         name, cards = event()
         assert name == "snapshot" and [c["tower"] for c in cards] == ["table1"]
         entry = t.roll()
