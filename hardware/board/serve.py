@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import socket
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -106,10 +107,29 @@ def board_app(url: BrokerURL, *, store: str | None, data: str | os.PathLike[str]
     return create_app(towers, lifespan=lifespan), towers
 
 
-def serve(app: Any, sock: socket.socket) -> None:
-    """uvicorn on an already bound socket, until SIGINT or SIGTERM."""
+def serve(app: Any, sock: socket.socket, towers: Towers | None = None) -> None:
+    """uvicorn on an already bound socket, until SIGINT or SIGTERM (either one stops the board
+    the same way: uvicorn shuts down, the lifespan stops the subscriber, the record's writer and
+    the verifier's process). uvicorn raises the signal again once it has shut down; by then the
+    board has stopped cleanly, so that second delivery is let go."""
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False,
                             timeout_graceful_shutdown=GRACEFUL_S)
-    uvicorn.Server(config).run(sockets=[sock])
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if towers is not None:
+                towers.stop_streams()  # the pages' event streams end now, not at a timeout
+            super().handle_exit(sig, frame)
+
+    stops = (signal.SIGINT, signal.SIGTERM)
+    before = {sig: signal.signal(sig, _stopped) for sig in stops}
+    try:
+        Server(config).run(sockets=[sock])
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+def _stopped(sig: int, frame: Any) -> None:
+    """The signal uvicorn raises again after its shutdown: nothing left to do."""

@@ -129,6 +129,7 @@ class Towers:
         self._listeners: list[Listener] = []
         self._inbox = _Inbox(INBOX_BYTES)
         self._stop = threading.Event()
+        self.stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._verifier = Verifier(self.record.path, self._answer, log=self._log) if verifier else None
         self._reader: Reader | None = None
@@ -161,6 +162,11 @@ class Towers:
         if self._reader is not None:
             self._reader.close()
         self.record.close()
+
+    def stop_streams(self) -> None:
+        """The board is stopping: every page's event stream ends (they wake up and see it)."""
+        self.stopping.set()
+        self._notify({""})
 
     @property
     def verifier_pid(self) -> int | None:

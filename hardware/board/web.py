@@ -173,13 +173,15 @@ async def _stream(towers: Towers, request: Request, only: str | None) -> AsyncIt
     try:
         yield board()
         yield snapshot()
-        while not await request.is_disconnected():
+        while not towers.stopping.is_set() and not await request.is_disconnected():
             try:
                 await asyncio.wait_for(wake.wait(), HEARTBEAT_S)
             except TimeoutError:
                 yield b": still here\n\n"
                 continue
             wake.clear()
+            if towers.stopping.is_set():
+                break
             keys = sorted(dirty)
             dirty.clear()
             if "" in keys:

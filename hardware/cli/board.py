@@ -46,7 +46,7 @@ def cmd_board(args: argparse.Namespace) -> int:
         towers.close()
         raise
     _stderr(f"board: http://{listen}/ (overlay /overlay?tower=T, API /api/towers), broker {url}, record {data}")
-    serve(app, sock)
+    serve(app, sock, towers)
     _stderr("board: stopped")
     return 0
 

@@ -213,6 +213,7 @@ class RunningBoard:
             return json.loads(r.read())
 
     def stop(self) -> None:
+        self.towers.stop_streams()
         if self.server is not None:
             self.server.should_exit = True
         if self.thread is not None:
