@@ -18,17 +18,17 @@ the head through those ``prev`` links: what the verifier replays and the API lis
 from __future__ import annotations
 
 import contextlib
-import json
+import hashlib
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from hardware.board.messages import MARKS, entry_problems, params_view, roll_view, text
-from hardware.board.record import Record, TowerRow
+from hardware.board.record import Record, TowerRow, canonical
 from hardware.board.stats import Stats
 from hardware.board.verdict import Counts
-from hardware.rolllog import GENESIS, entry_hash
+from hardware.rolllog import GENESIS
 
 #: Rolls a card shows.
 LAST_ROLLS = 8
@@ -42,6 +42,7 @@ Entry = dict[str, Any]
 @dataclass
 class Waiting:
     entry: Entry
+    canon: bytes  # what its hash is over (hardware.board.record.canonical)
     size: int
 
 
@@ -187,12 +188,13 @@ class Ledger:
         """One entry from the tower's log topic (already schema-checked for the chain's fields);
         returns how many entries were newly kept on the path."""
         seq, digest = entry["seq"], entry["hash"]
-        if entry_hash(entry) != digest:
+        canon = canonical(entry)
+        if hashlib.sha256(canon).hexdigest() != digest:
             self.find(record, seq, f"entry {seq}: its content does not match its own hash: the entry was edited",
                       now, evidence=raw, reason="edited")
             return 0
         if seq <= self.head_seq:
-            return self._behind(record, entry, raw, now)
+            return self._behind(record, Waiting(entry, canon, len(raw)), raw, now)
         held = self.pending.get(seq, [])
         if any(w.entry["hash"] == digest for w in held):
             self.duplicates += 1
@@ -200,8 +202,8 @@ class Ledger:
         if held:
             self._conflict(record, seq, [w.entry["hash"] for w in held], entry, raw, now)
         if seq == self.head_seq + 1 and self._parent_kept(record, seq, entry["prev"]):
-            return self._extend(record, entry, now)
-        self._wait(entry, len(raw))
+            return self._extend(record, Waiting(entry, canon, len(raw)), now)
+        self._wait(Waiting(entry, canon, len(raw)))
         if seq == self.head_seq + 1 and not held:
             self._mismatch(record, seq, now)
         return 0
@@ -220,8 +222,9 @@ class Ledger:
             record.drop_findings(self.id, "board", seq=seq, starting=_prev_mismatch(seq))
             self._headline(record)
 
-    def _behind(self, record: Record, entry: Entry, raw: bytes, now: float) -> int:
+    def _behind(self, record: Record, w: Waiting, raw: bytes, now: float) -> int:
         """An entry at a seq the chain already holds: a duplicate, or a conflict."""
+        entry = w.entry
         seq, digest = entry["seq"], entry["hash"]
         kept = record.hashes_at(self.id, seq)
         if any(h == digest for h, _, _ in kept):
@@ -232,10 +235,10 @@ class Ledger:
             return 0
         self._conflict(record, seq, [h for h, _, _ in kept], entry, raw, now)
         if self._parent_kept(record, seq, entry["prev"]):
-            record.add_entry(self.id, entry, path=False, conflict=True, now=now)
+            record.add_entry(self.id, entry, w.canon, path=False, conflict=True, now=now)
             self.alt.setdefault(seq, set()).add(digest)
             return self._children(record, seq, digest, now)
-        self._wait(entry, len(raw))
+        self._wait(w)
         return 0
 
     def _conflict(self, record: Record, seq: int, others: list[str], entry: Entry, raw: bytes, now: float) -> None:
@@ -260,26 +263,27 @@ class Ledger:
             return True
         return seq - 1 < self.head_seq and any(h == prev for h, _, _ in record.hashes_at(self.id, seq - 1))
 
-    def _extend(self, record: Record, entry: Entry, now: float) -> int:
-        """Keep ``entry`` as the new head (its parent is a kept entry at the old head's seq),
+    def _extend(self, record: Record, w: Waiting, now: float) -> int:
+        """Keep ``w`` as the new head (its parent is a kept entry at the old head's seq),
         then whatever waited for it."""
         kept = 0
-        nxt: Entry | None = entry
+        nxt: Waiting | None = w
         while nxt is not None:
-            seq = nxt["seq"]
-            if self.head_seq and nxt["prev"] != self.head_hash:
-                self._switch_path(record, seq - 1, nxt["prev"])
+            entry = nxt.entry
+            seq = entry["seq"]
+            if self.head_seq and entry["prev"] != self.head_hash:
+                self._switch_path(record, seq - 1, entry["prev"])
             conflict = seq in self.alt
-            record.add_entry(self.id, nxt, path=True, conflict=conflict, now=now,
-                             mark=ENTERED if _entered(nxt) else 0)
-            self._kept(record, nxt, conflict, now)
+            record.add_entry(self.id, entry, nxt.canon, path=True, conflict=conflict, now=now,
+                             mark=ENTERED if _entered(entry) else 0)
+            self._kept(record, entry, conflict, now)
             kept += 1
             nxt = self._next_waiting(record, now)
         if self.pending.get(self.head_seq + 1):
             self._mismatch(record, self.head_seq + 1, now)
         return kept
 
-    def _next_waiting(self, record: Record, now: float) -> Entry | None:
+    def _next_waiting(self, record: Record, now: float) -> Waiting | None:
         """The waiting entry that continues the new head; other entries waiting at that seq
         chain off the path (conflicts) or stay waiting for their parent."""
         seq = self.head_seq + 1
@@ -291,7 +295,7 @@ class Ledger:
             if w.entry["prev"] in parents:
                 self._unwait(seq, w)
                 self._matched(record, seq)
-                return w.entry
+                return w
         return None
 
     def _children(self, record: Record, seq: int, digest: str, now: float) -> int:
@@ -303,10 +307,10 @@ class Ledger:
             self._unwait(seq + 1, w)
             self._matched(record, seq + 1)
             if seq + 1 == self.head_seq + 1:
-                kept += self._extend(record, w.entry, now)
+                kept += self._extend(record, w, now)
             else:
-                self._conflict(record, seq + 1, [], w.entry, _json_bytes(w.entry), now)
-                record.add_entry(self.id, w.entry, path=False, conflict=True, now=now)
+                self._conflict(record, seq + 1, [], w.entry, w.canon, now)
+                record.add_entry(self.id, w.entry, w.canon, path=False, conflict=True, now=now)
                 self.alt.setdefault(seq + 1, set()).add(w.entry["hash"])
                 kept += self._children(record, seq + 1, w.entry["hash"], now)
         return kept
@@ -366,12 +370,12 @@ class Ledger:
 
     # --- entries from the future --------------------------------------------------------------------------
 
-    def _wait(self, entry: Entry, size: int) -> None:
-        if self.pending and self.pending_bytes + size > PENDING_BYTES:
+    def _wait(self, w: Waiting) -> None:
+        if self.pending and self.pending_bytes + w.size > PENDING_BYTES:
             self.dropped += 1  # asked for again once the gap before it is filled
             return
-        self.pending.setdefault(entry["seq"], []).append(Waiting(entry, size))
-        self.pending_bytes += size
+        self.pending.setdefault(w.entry["seq"], []).append(w)
+        self.pending_bytes += w.size
 
     def _unwait(self, seq: int, w: Waiting) -> None:
         waiting = self.pending.get(seq, [])
@@ -413,10 +417,6 @@ class Ledger:
         self.asked_times = self.asked_times + 1 if self.asked_from == first else 1
         self.asked_from, self.asked_at = first, now
         return first, last
-
-
-def _json_bytes(entry: Entry) -> bytes:
-    return json.dumps(entry, sort_keys=True, separators=(",", ":")).encode()
 
 
 def _entered(entry: Entry) -> bool:

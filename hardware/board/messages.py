@@ -233,16 +233,21 @@ def params_view(params: Any) -> dict[str, str | int | float | bool | None]:
     if not isinstance(params, dict):
         return {}
     out: dict[str, str | int | float | bool | None] = {}
-    for key, value in list(params.items())[:SHOWN_PARAMS]:
-        if isinstance(value, bool) or value is None:
+    for n, (key, value) in enumerate(params.items()):
+        if n >= SHOWN_PARAMS:
+            break
+        kind = type(value)
+        if value is None or kind is bool or (kind is int and -10**15 < value < 10**15):
             shown: Any = value
-        elif number(value) is not None:
-            shown = value
-        elif isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+        elif kind is str:
+            shown = value if len(value) <= 40 and "\n" not in value else clip(value, 40)
+        elif kind is float:
+            shown = value if math.isfinite(value) and abs(value) < 1e15 else None
+        elif kind is list and all(type(v) in (str, int, float) for v in value):
             shown = text(",".join(str(v) for v in value), 40)
         else:
             shown = text(value, 40)
-        out[clip(str(key), 30)] = shown
+        out[key if type(key) is str and len(key) <= 30 else clip(str(key), 30)] = shown
     return out
 
 

@@ -69,6 +69,7 @@ CREATE TABLE IF NOT EXISTS entries(
     mark INTEGER NOT NULL DEFAULT 0, received REAL NOT NULL, body BLOB NOT NULL,
     UNIQUE(tower_id, seq, hash));
 CREATE INDEX IF NOT EXISTS entries_sessions ON entries(tower_id, session, seq) WHERE kind = 'session';
+CREATE INDEX IF NOT EXISTS entries_conflicts ON entries(tower_id, seq) WHERE conflict = 1;
 CREATE TABLE IF NOT EXISTS findings(
     id INTEGER PRIMARY KEY, tower_id INTEGER NOT NULL, seq INTEGER, source TEXT NOT NULL,
     message TEXT NOT NULL, pending INTEGER NOT NULL DEFAULT 0, at REAL NOT NULL);
@@ -89,13 +90,22 @@ CREATE TABLE IF NOT EXISTS stat_rolls(
 Entry = dict[str, Any]
 
 
-def pack(entry: Entry) -> bytes:
-    """An entry as stored: zlib of its canonical JSON (what its hash is computed over, plus the hash)."""
-    return zlib.compress(json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode(), 1)
+def canonical(entry: Entry) -> bytes:
+    """The bytes an entry's hash is computed over: its canonical JSON without ``hash`` (as
+    :func:`hardware.rolllog.entry_hash` makes them; a test holds the two together)."""
+    return json.dumps({k: v for k, v in entry.items() if k != "hash"}, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=True).encode("ascii")
 
 
-def unpack(body: bytes) -> Entry:
-    return json.loads(zlib.decompress(body))
+def pack(canon: bytes) -> bytes:
+    """An entry as stored: zlib of its canonical JSON (the hash is a column of its own)."""
+    return zlib.compress(canon, 1)
+
+
+def unpack(body: bytes, digest: str) -> Entry:
+    entry = json.loads(zlib.decompress(body))
+    entry["hash"] = digest
+    return entry
 
 
 def session_column(entry: Entry) -> str | None:
@@ -216,13 +226,14 @@ class Record:
 
     # --- entries ------------------------------------------------------------------------------------
 
-    def add_entry(self, tower_id: int, entry: Entry, *, path: bool, conflict: bool, now: float,
+    def add_entry(self, tower_id: int, entry: Entry, canon: bytes, *, path: bool, conflict: bool, now: float,
                   mark: int = 0) -> None:
+        """Keep an entry (``canon``: its :func:`canonical` bytes, already hashed by the caller)."""
         self.conn.execute(
             "INSERT OR IGNORE INTO entries(tower_id, seq, hash, prev, kind, session, path, conflict, mark, received, "
             "body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (tower_id, entry["seq"], entry["hash"], entry["prev"], entry["kind"], session_column(entry), int(path),
-             int(conflict), mark, now, pack(entry)))
+             int(conflict), mark, now, pack(canon)))
 
     def hashes_at(self, tower_id: int, seq: int) -> list[tuple[str, str, bool]]:
         """(hash, prev, on the path) of every entry kept at ``seq``."""
@@ -246,7 +257,7 @@ class Record:
             "SELECT seq, hash, body FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND path = 1 "
             "AND kind = 'roll' AND session = ?", (tower_id, first, last, session)).fetchall()
         for seq, digest, body in rows:
-            label = unpack(body).get("roll_kind", "rolled")
+            label = unpack(body, digest).get("roll_kind", "rolled")
             mark = marks.get(label, default) if isinstance(label, str) else default
             self.conn.execute("UPDATE entries SET mark = ? WHERE tower_id = ? AND seq = ? AND hash = ?",
                               (mark, tower_id, seq, digest))
@@ -257,7 +268,7 @@ class Record:
 
     def conflicts_between(self, tower_id: int, first: int, last: int) -> bool:
         row = self.conn.execute("SELECT 1 FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND conflict = 1 "
-                                "LIMIT 1", (tower_id, first, last)).fetchone()
+                                "LIMIT 1", (tower_id, first, last)).fetchone()  # the partial index
         return row is not None
 
     # --- findings and evidence ----------------------------------------------------------------------
@@ -346,14 +357,14 @@ class Record:
     def last_rolls(self, tower_id: int, n: int) -> list[tuple[Entry, int]]:
         """The last ``n`` rolls on the path that are not in conflict, newest first, with their marks."""
         rows = self.conn.execute(
-            "SELECT body, mark FROM entries WHERE tower_id = ? AND path = 1 AND kind = 'roll' AND conflict = 0 "
+            "SELECT body, hash, mark FROM entries WHERE tower_id = ? AND path = 1 AND kind = 'roll' AND conflict = 0 "
             "ORDER BY seq DESC LIMIT ?", (tower_id, n)).fetchall()
-        return [(unpack(b), m) for b, m in rows]
+        return [(unpack(b, h), m) for b, h, m in rows]
 
     def last_of_kind(self, tower_id: int, kind: str) -> Entry | None:
-        row = self.conn.execute("SELECT body FROM entries WHERE tower_id = ? AND path = 1 AND kind = ? "
+        row = self.conn.execute("SELECT body, hash FROM entries WHERE tower_id = ? AND path = 1 AND kind = ? "
                                 "ORDER BY seq DESC LIMIT 1", (tower_id, kind)).fetchone()
-        return unpack(row[0]) if row else None
+        return unpack(*row) if row else None
 
     def count_path(self, tower_id: int, kind: str) -> int:
         (n,) = self.conn.execute("SELECT count(*) FROM entries WHERE tower_id = ? AND path = 1 AND kind = ?",
@@ -366,10 +377,11 @@ class Record:
                                 (tower_id, seq)).fetchone()
         return (row[0], row[1]) if row else None
 
-    def entry(self, tower_id: int, seq: int, digest: str) -> Entry | None:
-        row = self.conn.execute("SELECT body FROM entries WHERE tower_id = ? AND seq = ? AND hash = ?",
-                                (tower_id, seq, digest)).fetchone()
-        return unpack(row[0]) if row else None
+    def path_head(self, tower_id: int) -> tuple[int, str]:
+        """(seq, hash) of the path's last entry (0 and GENESIS when none)."""
+        row = self.conn.execute("SELECT seq, hash FROM entries WHERE tower_id = ? AND path = 1 ORDER BY seq DESC "
+                                "LIMIT 1", (tower_id,)).fetchone()
+        return (row[0], row[1]) if row else (0, GENESIS)
 
 
 def _json(text: str | None) -> dict[str, Any] | None:
@@ -413,20 +425,20 @@ class Reader:
         seq = first
         while seq <= last:
             rows = self.conn.execute(
-                "SELECT seq, body FROM entries WHERE tower_id = ? AND path = 1 AND seq BETWEEN ? AND ? "
+                "SELECT seq, body, hash FROM entries WHERE tower_id = ? AND path = 1 AND seq BETWEEN ? AND ? "
                 "ORDER BY seq LIMIT ?", (tower_id, seq, last, chunk)).fetchall()
             if not rows:
                 return
-            for _, body in rows:
-                yield unpack(body)
+            for _, body, digest in rows:
+                yield unpack(body, digest)
             seq = rows[-1][0] + 1
 
     def rolls(self, tower_id: int, after: int = 0, limit: int = 500) -> list[Entry]:
         """Up to ``limit`` roll entries on the path after seq ``after`` (conflicting ones left out)."""
         rows = self.conn.execute(
-            "SELECT body FROM entries WHERE tower_id = ? AND path = 1 AND kind = 'roll' AND conflict = 0 AND seq > ? "
-            "ORDER BY seq LIMIT ?", (tower_id, after, limit)).fetchall()
-        return [unpack(b) for (b,) in rows]
+            "SELECT body, hash FROM entries WHERE tower_id = ? AND path = 1 AND kind = 'roll' AND conflict = 0 "
+            "AND seq > ? ORDER BY seq LIMIT ?", (tower_id, after, limit)).fetchall()
+        return [unpack(b, h) for b, h in rows]
 
     def sessions_started(self, tower_id: int, ids: Collection[str], through: int) -> bool:
         wanted = list(ids)
@@ -441,9 +453,9 @@ class Reader:
 
     def session_rolls(self, tower_id: int, first: int, last: int, session: str) -> Iterable[Entry]:
         rows = self.conn.execute(
-            "SELECT body FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND path = 1 AND kind = 'roll' "
+            "SELECT body, hash FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND path = 1 AND kind = 'roll' "
             "AND session = ? ORDER BY seq", (tower_id, first, last, session)).fetchall()
-        return [unpack(b) for (b,) in rows]
+        return [unpack(b, h) for b, h in rows]
 
     def evidence(self, tower_id: int) -> list[dict[str, Any]]:
         rows = self.conn.execute("SELECT seq, at, reason, body FROM evidence WHERE tower_id = ? ORDER BY id",
@@ -451,9 +463,9 @@ class Reader:
         return [{"seq": s, "at": at, "reason": r, "message": b.decode("utf-8", "replace")} for s, at, r, b in rows]
 
     def conflicting(self, tower_id: int) -> list[Entry]:
-        rows = self.conn.execute("SELECT body FROM entries WHERE tower_id = ? AND conflict = 1 ORDER BY seq, hash",
-                                 (tower_id,)).fetchall()
-        return [unpack(b) for (b,) in rows]
+        rows = self.conn.execute("SELECT body, hash FROM entries WHERE tower_id = ? AND conflict = 1 "
+                                 "ORDER BY seq, hash", (tower_id,)).fetchall()
+        return [unpack(b, h) for b, h in rows]
 
     def findings(self, tower_id: int, limit: int = 100) -> list[dict[str, Any]]:
         rows = self.conn.execute("SELECT seq, source, message, pending FROM findings WHERE tower_id = ? "

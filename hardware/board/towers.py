@@ -204,6 +204,9 @@ class Towers:
                         self._apply(item, now, changed)
                     else:
                         self._message(*item, now, changed)
+                for key in changed:
+                    if key in self.ledgers:
+                        self._save(self.ledgers[key])
                 self._housekeeping(now, changed)
             jobs, self._inline = self._inline, []
         self._notify(changed)
@@ -238,7 +241,6 @@ class Towers:
             ledger = self._reload(ledger)
             ledger.find(self.record, None, f"a message the board could not handle ({type(exc).__name__}: "
                                            f"{str(exc)[:200]}); kept as evidence", now, evidence=payload)
-        self._save(ledger)
         self.record.conn.execute("RELEASE message")
         ledger.version += 1
 
@@ -251,21 +253,30 @@ class Towers:
         return ledger
 
     def _reload(self, ledger: Ledger) -> Ledger:
+        """The tower as the record holds it (after a failure halfway through a message): its
+        chain from the entries kept, what waited is asked for again."""
         row = next(r for r in self.record.towers() if r.id == ledger.id)
         fresh = Ledger.from_row(row, self.record)
-        fresh.status = ledger.status
+        fresh.head_seq, fresh.head_hash = self.record.path_head(ledger.id)
+        fresh.duplicates, fresh.status, fresh.verifier_state = ledger.duplicates, ledger.status, ledger.verifier_state
+        fresh.reset_checks(self.record)
+        fresh.rolls = self.record.count_path(ledger.id, "roll")
+        fresh.sessions = self.record.count_path(ledger.id, "session")
         self.ledgers[ledger.key] = fresh
         return fresh
 
     def _status(self, ledger: Ledger, status: dict[str, Any]) -> None:
         if status["seq"] is None and ledger.status:  # the last will carries only the state
             status = {**status, "seq": ledger.status.get("seq")}
-        ledger.status = status
+        if status != ledger.status:
+            ledger.status = status
+            self.record.save_tower(ledger.id, status=status)
 
     def _save(self, ledger: Ledger) -> None:
-        self.record.save_tower(ledger.id, last_heard=ledger.last_heard, status=ledger.status or {},
-                               head_seq=ledger.head_seq, head_hash=ledger.head_hash, rolls=ledger.rolls,
-                               sessions=ledger.sessions, duplicates=ledger.duplicates)
+        """The tower's row, once per batch (the entries of the batch are in the same transaction)."""
+        self.record.save_tower(ledger.id, last_heard=ledger.last_heard, head_seq=ledger.head_seq,
+                               head_hash=ledger.head_hash, rolls=ledger.rolls, sessions=ledger.sessions,
+                               duplicates=ledger.duplicates)
 
     # --- checks (the verifier) -----------------------------------------------------------------------------
 

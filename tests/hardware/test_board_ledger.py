@@ -237,3 +237,18 @@ def test_stats_sum_the_exact_odds_of_each_rolls_setting():
                                         "z": 0.0}
     assert d["outcomes"]["failure"]["observed"] == 2 and d["outcomes"]["failure"]["expected"] == 2.0
     assert Stats.from_plain(stats.to_plain()).to_dict() == stats.to_dict()
+
+
+def test_the_records_canonical_bytes_are_what_the_hash_is_over(chain, tmp_path):
+    """The board hashes an entry once, over the bytes it stores: the same as the roll log's."""
+    import hashlib
+
+    from bench.sim_towers import SimTower
+    from hardware.board.record import canonical, pack, unpack
+
+    t = SimTower(tmp_path / "t", "mqtt://127.0.0.1:1", "s", "t", session_rolls=2, start=False)
+    for _ in range(5):
+        t.roll()
+    for entry in [*chain, *(s.entry for s in read_entries(t.log_path))]:
+        assert hashlib.sha256(canonical(entry)).hexdigest() == entry_hash(entry) == entry["hash"]
+        assert unpack(pack(canonical(entry)), entry["hash"]) == entry
