@@ -200,7 +200,17 @@ class BrowserPage:
             options.add_argument(flag)
         self.driver = webdriver.Chrome(options=options, service=Service(_shutil.which("chromedriver")))
         self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": self.SCRIPT})
+        self.driver.execute_cdp_cmd("Performance.enable", {})
         self.driver.get(url)
+        self.started = time.monotonic()
+
+    def busy(self) -> dict[str, float]:
+        """How much of the run the page's main thread spent in tasks, scripts, layout, style."""
+        wall = time.monotonic() - self.started
+        metrics = {m["name"]: m["value"] for m in self.driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]}
+        return {k: round(metrics.get(v, 0.0) / wall * 100, 1) for k, v in
+                (("task_pct", "TaskDuration"), ("script_pct", "ScriptDuration"), ("layout_pct", "LayoutDuration"),
+                 ("style_pct", "RecalcStyleDuration"))}
 
     def seen(self) -> list[tuple[str, int, float]]:
         """(store/tower, seq, when drawn as a Unix time) of every roll drawn so far."""
@@ -359,6 +369,7 @@ def run_load(towers: int = 50, rate: float = 10.0, seconds: float = 60.0, *, fau
         figures["baseline_broker_p99_ms"] = round(percentile(probe.latencies, 99) * 1000, 1)
         if chromium is not None:
             _page_latency(figures, chromium.seen(), entry_times(work, names), page.fault_at)
+            figures["page_busy"] = chromium.busy()
     finally:
         if chromium is not None:
             chromium.close()
@@ -501,6 +512,9 @@ def _report(f: dict[str, Any], out: Any) -> None:
         out(f"  logged-to-drawn in a headless Chromium page: p50 {f['page_p50_ms']} ms, p99 {f['page_p99_ms']} ms "
             f"({f['page_samples']} rolls before the first fault); whole run: p50 {f['page_all_p50_ms']} ms, "
             f"p99 {f['page_all_p99_ms']} ms ({f['page_all_samples']} rolls)")
+        b = f["page_busy"]
+        out(f"  the page's main thread was busy {b['task_pct']}% of the run (script {b['script_pct']}%, "
+            f"layout {b['layout_pct']}%, style {b['style_pct']}%)")
     out(f"  baseline, the broker alone (a probe's round trip, same run): p50 {f['baseline_broker_p50_ms']} ms, "
         f"p99 {f['baseline_broker_p99_ms']} ms")
 

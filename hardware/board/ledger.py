@@ -84,6 +84,7 @@ class Ledger:
     checking: bool = False
     check_after: float = 0.0
     version: int = 0  # bumped at every change the page can see
+    stats_version: int = field(default_factory=time.monotonic_ns)  # new when the statistics change
 
     @property
     def key(self) -> str:
@@ -366,6 +367,7 @@ class Ledger:
         record.reset_stats(self.id)
         record.reset_marks(self.id)
         self.stats = Stats()
+        self.stats_version = time.monotonic_ns()
         self.counts = Counts()
 
     # --- entries from the future --------------------------------------------------------------------------

@@ -134,7 +134,7 @@ class Towers:
         self._verifier = Verifier(self.record.path, self._answer, log=self._log) if verifier else None
         self._reader: Reader | None = None
         self._inline: list[Job] = []
-        self._cards: dict[str, tuple[int, str]] = {}
+        self._cards: dict[str, tuple[int, int, str, str]] = {}
         self.link = Link()
         self._board_state: dict[str, Any] = {}
         self._housekept = 0.0
@@ -322,6 +322,7 @@ class Towers:
             if clean and s.session in done.tallies:
                 self.record.add_stats(ledger.id, done.tallies[s.session])
                 ledger.stats.add_plain(done.tallies[s.session])
+                ledger.stats_version = time.monotonic_ns()
         ledger.verifier_state = checked.state
         ledger.counts = checked.counts
         self.record.save_tower(ledger.id, verifier_state=checked.state, verdict=checked.counts.to_dict())
@@ -448,20 +449,29 @@ class Towers:
         """The cards of ``keys`` (every tower if None)."""
         return [json.loads(text) for text in self.cards_json(keys)]
 
-    def cards_json(self, keys: list[str] | None = None) -> list[str]:
+    def cards_json(self, keys: list[str] | None = None, *, stats_sent: dict[str, int] | None = None) -> list[str]:
         """The cards of ``keys`` (every tower if None) as JSON text, each made once per change
-        however many pages watch."""
+        however many pages watch. With ``stats_sent`` (key -> the statistics version a page
+        has, updated here), a card leaves its ``stats`` out when the page has them already."""
         with self.lock:
             chosen = sorted(self.ledgers) if keys is None else [k for k in keys if k in self.ledgers]
             out = []
             for key in chosen:
                 ledger = self.ledgers[key]
                 cached = self._cards.get(key)
-                if cached is None or cached[0] != ledger.version:
-                    text = json.dumps(ledger.card(), separators=(",", ":"), allow_nan=False)
-                    cached = (ledger.version, text)
+                if cached is None or cached[0] != ledger.version or cached[1] != ledger.stats_version:
+                    card = ledger.card()
+                    whole = json.dumps(card, separators=(",", ":"), allow_nan=False)
+                    del card["stats"]
+                    cached = (ledger.version, ledger.stats_version, whole,
+                              json.dumps(card, separators=(",", ":"), allow_nan=False))
                     self._cards[key] = cached
-                out.append(cached[1])
+                if stats_sent is not None and stats_sent.get(key) == ledger.stats_version:
+                    out.append(cached[3])
+                else:
+                    out.append(cached[2])
+                    if stats_sent is not None:
+                        stats_sent[key] = ledger.stats_version
             return out
 
     def find(self, tower: str, store: str | None = None) -> list[Ledger]:

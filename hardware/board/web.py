@@ -7,7 +7,8 @@ first; ``?after=SEQ&limit=N`` pages through them), ``/api/towers/T/evidence`` (f
 rejected messages and conflicting entries), ``/api/stats`` (per system, all towers, verified
 rolls only), ``/api/board`` (live / reconnecting / stale), ``/events[?tower=T]`` (SSE: the
 board's state and a ``snapshot`` of the cards, then a ``tower`` event with the card of each
-tower that changed and a ``board`` event when the board's state changes).
+tower that changed, its ``stats`` left out when they did not, and a ``board`` event when the
+board's state changes).
 Every value in a card is of a known type (:mod:`hardware.board.messages`), and the page shows
 what a tower sends with ``textContent`` only: nothing it says is HTML.
 """
@@ -151,6 +152,7 @@ async def _stream(towers: Towers, request: Request, only: str | None) -> AsyncIt
     loop = asyncio.get_running_loop()
     dirty: set[str] = set()
     wake = asyncio.Event()
+    stats_sent: dict[str, int] = {}  # a card's statistics are sent again only when they change
 
     def mark(key: str) -> None:
         dirty.add(key)
@@ -164,7 +166,8 @@ async def _stream(towers: Towers, request: Request, only: str | None) -> AsyncIt
         return _event("board", json.dumps(towers.board_state()))
 
     def snapshot() -> bytes:
-        cards = towers.cards_json()
+        stats_sent.clear()
+        cards = towers.cards_json(stats_sent=stats_sent)
         if only is not None:
             cards = [c for c in cards if json.loads(c)["tower"] == only]
         return _event("snapshot", "[" + ",".join(cards) + "]")
@@ -190,7 +193,7 @@ async def _stream(towers: Towers, request: Request, only: str | None) -> AsyncIt
             if gone:  # a tower id forgotten (never chained): the page starts again from a snapshot
                 yield snapshot()
             else:
-                for text in towers.cards_json([k for k in keys if k]):
+                for text in towers.cards_json([k for k in keys if k], stats_sent=stats_sent):
                     yield _event("tower", text)
             await asyncio.sleep(FLUSH_S)
     finally:

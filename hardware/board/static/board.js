@@ -82,23 +82,66 @@ function statsTable(stats, title) {
   return box;
 }
 
-function cardNode(card) {
-  const node = el("article", "card " + (card.verified === true ? "ok" : "red"));
-  node.dataset.tower = str(card.tower, 64);
-  node.dataset.rolls = num(card.rolls) || 0;
-  node.dataset.verified = card.verified === true;
+function headNode(card) {
   const head = el("header");
   head.append(el("span", "dot " + (card.online === true ? "online" : "offline"), card.online === true ? "online" : "offline"));
   head.append(el("h2", null, str(card.tower, 64)), el("span", "store", str(card.store, 64)));
-  node.append(head, badge(card));
-  node.append(el("p", "setting", settingText(card.system, card.params)));
+  return head;
+}
+
+function commitmentNode(card) {
   const commitment = str(card.commitment, 80);
-  node.append(el("p", "commitment", commitment ? "commitment " + commitment.slice(0, 16) + "…" : "no session open"));
-  node.append(rollsList(card));
+  return el("p", "commitment", commitment ? "commitment " + commitment.slice(0, 16) + "…" : "no session open");
+}
+
+function countsNode(card) {
   const conflicts = num(card.conflicts) ? ` · ${plural(num(card.conflicts), "conflicting seq")}` : "";
-  node.append(el("p", "counts", `${plural(num(card.rolls) || 0, "roll")} · ${plural(num(card.sessions) || 0, "session")} · ` +
-                                `${num(card.duplicates) || 0} duplicates dropped${conflicts}`));
-  if (card.stats && typeof card.stats === "object" && Object.keys(card.stats).length) node.append(statsTable(card.stats));
+  return el("p", "counts", `${plural(num(card.rolls) || 0, "roll")} · ${plural(num(card.sessions) || 0, "session")} · ` +
+                           `${num(card.duplicates) || 0} duplicates dropped${conflicts}`);
+}
+
+function statsNode(card) {
+  const stats = card.stats && typeof card.stats === "object" ? card.stats : {};
+  return Object.keys(stats).length ? statsTable(stats) : el("div", "stats none");
+}
+
+// A card's parts in order: each is drawn again only when what it shows changed (a roll
+// redraws the badge, the list and the counts; the statistics change at a reveal).
+const PARTS = [
+  ["head", headNode, (c) => [c.tower, c.store, c.online]],
+  ["badge", badge, (c) => [c.verified, c.problem, c.problems, c.seq, c.checked, c.revealed, c.missing, c.replay_pending]],
+  ["setting", (c) => el("p", "setting", settingText(c.system, c.params)), (c) => [c.system, c.params]],
+  ["commitment", commitmentNode, (c) => [c.commitment]],
+  ["rolls", rollsList, (c) => [c.last]],
+  ["counts", countsNode, (c) => [c.rolls, c.sessions, c.duplicates, c.conflicts]],
+  ["stats", statsNode, (c) => [c.stats]],
+];
+
+function cardNode(card, old) {
+  const node = old && old.drawn ? old : el("article");
+  node.className = "card " + (card.verified === true ? "ok" : "red");
+  node.dataset.tower = str(card.tower, 64);
+  node.dataset.rolls = num(card.rolls) || 0;
+  node.dataset.verified = card.verified === true;
+  const drawn = node.drawn || {};
+  const parts = {};
+  for (const [name, make, shows] of PARTS) {
+    const sig = JSON.stringify(shows(card));
+    if (drawn[name] && drawn[name].sig === sig) {
+      parts[name] = drawn[name];
+      continue;
+    }
+    parts[name] = {sig, node: make(card)};
+  }
+  for (const [name] of PARTS) {  // only what changed is replaced, in place
+    const before = drawn[name] && drawn[name].node;
+    const part = parts[name].node;
+    if (before === part) continue;
+    if (before && before.open) part.setAttribute("open", "");  // an open statistics table stays open
+    if (before) node.replaceChild(part, before);
+    else node.append(part);
+  }
+  node.drawn = parts;
   return node;
 }
 
@@ -120,18 +163,18 @@ function render(card) {
     console.error("a card without a key", card);
     return;
   }
+  const old = cards.get(card.key);
   let node;
   try {
-    node = cardNode(card);
+    node = cardNode(card, old);
   } catch (error) {
     console.error("card", card.key, error);
     node = brokenNode(card, error);
   }
   node.dataset.key = card.key;
-  const old = cards.get(card.key);
-  const open = old && old.querySelector("details.stats[open]");
-  if (open) node.querySelector("details.stats")?.setAttribute("open", "");
-  if (old) {
+  if (old === node) {
+    // drawn in place
+  } else if (old) {
     grid.replaceChild(node, old);
   } else {
     const after = [...cards.keys()].sort().find((k) => k > card.key);
@@ -151,8 +194,13 @@ function draw() {
   refreshSummary();
 }
 
+const lastStats = new Map();
+
 function later(card) {
   if (!card || typeof card !== "object" || typeof card.key !== "string") return;
+  // the board sends a card's statistics only when they changed
+  if (Object.hasOwn(card, "stats")) lastStats.set(card.key, card.stats);
+  else card.stats = lastStats.get(card.key);
   waiting.set(card.key, card);
   if (!drawing) {
     drawing = true;
