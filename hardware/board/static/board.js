@@ -198,9 +198,10 @@ const lastStats = new Map();
 
 function later(card) {
   if (!card || typeof card !== "object" || typeof card.key !== "string") return;
-  // the board sends a card's statistics only when they changed
-  if (Object.hasOwn(card, "stats")) lastStats.set(card.key, card.stats);
-  else card.stats = lastStats.get(card.key);
+  try {  // the board sends a card's statistics only when they changed
+    if (Object.hasOwn(card, "stats")) lastStats.set(card.key, card.stats);
+    else card.stats = lastStats.get(card.key);
+  } catch (error) { /* drawn as a card that cannot be shown */ }
   waiting.set(card.key, card);
   if (!drawing) {
     drawing = true;
