@@ -263,8 +263,9 @@ class Record:
                               (mark, tower_id, seq, digest))
 
     def reset_marks(self, tower_id: int) -> None:
-        self.conn.execute("UPDATE entries SET mark = 0 WHERE tower_id = ? AND kind = 'roll' AND mark != 0",
-                          (tower_id,))
+        """Every roll of a session unchecked again (a typed-in roll outside any session keeps its mark)."""
+        self.conn.execute("UPDATE entries SET mark = 0 WHERE tower_id = ? AND kind = 'roll' AND mark != 0 "
+                          "AND session IS NOT NULL", (tower_id,))
 
     def conflicts_between(self, tower_id: int, first: int, last: int) -> bool:
         row = self.conn.execute("SELECT 1 FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND conflict = 1 "

@@ -99,8 +99,9 @@ class Checked:
 
     ``findings`` are decided for good (entries up to ``through``); ``pending`` are about the
     entries after it, found again (or not) next time. ``restarted``: the verifier went back to
-    the first entry, so the findings, settled sessions and counts of earlier calls are replaced
-    by these. ``state`` is what to save and pass to the next call."""
+    the first entry (an entry named a session from before its window, or the state it was
+    given cannot be used), so the findings, settled sessions and counts of earlier calls are
+    replaced by these. ``state`` is what to save and pass to the next call."""
 
     state: dict[str, Any]
     through: int
@@ -122,14 +123,18 @@ class _State:
     carried: list[tuple[str, int, int]] = field(default_factory=list)  # open sessions left behind: (id, seq, rolls)
 
     @classmethod
-    def load(cls, raw: Mapping[str, Any] | None) -> _State:
+    def load(cls, raw: Mapping[str, Any] | None) -> _State | None:
+        """The saved state; a fresh one for None; None for a state it cannot use (another
+        version, damaged): then the checks start again from the first entry."""
+        if raw is None:
+            return cls()
         try:
-            if not raw or raw.get("v") != STATE_VERSION:
-                return cls()
+            if raw.get("v") != STATE_VERSION:
+                return None
             return cls(int(raw["through"]), Counts(**{k: int(v) for k, v in raw["counts"].items()}),
                        [(str(s), int(q), int(r)) for s, q, r in raw["carried"]])
-        except (KeyError, TypeError, ValueError):
-            return cls()
+        except (AttributeError, KeyError, TypeError, ValueError):
+            return None
 
     def dump(self) -> dict[str, Any]:
         return {"v": STATE_VERSION, "through": self.through, "counts": self.counts.to_dict(),
@@ -139,10 +144,9 @@ class _State:
 def check_tower(entries: TowerEntries, state: Mapping[str, Any] | None, head: int) -> Checked:
     """The verifier's findings on the tower's entries 1..``head``, going on from ``state``
     (None: from the first entry). See the module docstring."""
-    st = _State.load(state)
-    restarted = st.through == 0 or st.through > head
-    if st.through > head:
-        st = _State()
+    loaded = _State.load(state)
+    restarted = loaded is None or loaded.through > head
+    st = _State() if restarted or loaded is None else loaded
     scan = _scan(entries.between(st.through + 1, head))
     if st.through and scan.named and entries.sessions_started(scan.named, st.through):
         st, restarted = _State(), True  # an entry names a session from before the window: from the start

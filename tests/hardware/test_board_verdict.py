@@ -151,3 +151,37 @@ def test_a_replay_that_breaks_is_a_finding_not_a_crash(tmp_path, monkeypatch):
     assert board["problems"] == ["entry 1: the verifier could not check entries 1..1: AttributeError: 'str' object "
                                  "has no attribute 'get'"]
     assert json.dumps(board["card"])
+
+
+class ListEntries:
+    """A tower's entries from a list (hardware.board.verdict.TowerEntries)."""
+
+    def __init__(self, entries: list[dict[str, Any]]) -> None:
+        self.entries = entries
+
+    def between(self, first: int, last: int) -> list[dict[str, Any]]:
+        return [e for e in self.entries if first <= e["seq"] <= last]
+
+    def sessions_started(self, ids, through: int) -> bool:
+        return any(e["kind"] == "session" and str(e.get("session")) in ids and e["seq"] <= through
+                   for e in self.entries)
+
+
+def test_the_seam_goes_on_from_its_state_and_starts_again_when_it_cannot(sessions_log):
+    from hardware.board.verdict import check_tower
+
+    entries = ListEntries(sessions_log)
+    half = len(sessions_log) // 2
+    first = check_tower(entries, None, half)
+    assert not first.restarted and 0 < first.through <= half and json.loads(json.dumps(first.state)) == first.state
+    second = check_tower(entries, first.state, len(sessions_log))
+    whole = check_tower(entries, None, len(sessions_log))
+    assert not second.restarted and second.counts == whole.counts and second.problems == whole.problems == ()
+    assert {s.session for s in first.settled} | {s.session for s in second.settled} == \
+           {s.session for s in whole.settled}
+    for unusable in ({"v": 999}, {"v": 1, "through": "x"}, {"v": 1}):
+        again = check_tower(entries, unusable, len(sessions_log))
+        assert again.restarted and again.counts == whole.counts
+    late_reveal = [*sessions_log, {**sessions_log[0], "kind": "reveal", "seq": len(sessions_log) + 1}]
+    named = check_tower(ListEntries(late_reveal), whole.state, len(late_reveal))
+    assert named.restarted  # an entry naming a session from before the window: back to the start
