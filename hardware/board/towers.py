@@ -92,7 +92,7 @@ class _Inbox:
             self.cond.notify()
             return True
 
-    def take(self, timeout: float, most: int = 500) -> list[Any]:
+    def take(self, timeout: float, most: int = 100) -> list[Any]:
         with self.cond:
             if not self.items:
                 self.cond.wait(timeout)
