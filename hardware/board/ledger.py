@@ -34,6 +34,9 @@ from hardware.rolllog import GENESIS
 LAST_ROLLS = 8
 #: Bytes of entries from the future one tower may have waiting (at least one entry always fits).
 PENDING_BYTES = 1 << 20
+#: Seqs with conflicting entries kept per tower; beyond, a further conflict is counted only
+#: (the tower is red already, and a tower could make a conflict of every entry).
+MAX_CONFLICTS = 1000
 ENTERED = MARKS.index("entered")
 
 Entry = dict[str, Any]
@@ -233,6 +236,9 @@ class Ledger:
             return 0
         if any(w.entry["hash"] == digest for w in self.pending.get(seq, [])):
             self.duplicates += 1  # a conflicting entry already waiting for its parent
+            return 0
+        if len(self.alt) >= MAX_CONFLICTS and seq not in self.alt:
+            self.dropped += 1
             return 0
         self._conflict(record, seq, [h for h, _, _ in kept], entry, raw, now)
         if self._parent_kept(record, seq, entry["prev"]):
