@@ -172,8 +172,9 @@ class Ledger:
 
     def find(self, record: Record, seq: int | None, message: str, now: float, *, evidence: bytes | None = None,
              reason: str = "") -> None:
-        """A board finding against this tower (and, when given, the message kept as evidence)."""
-        record.add_finding(self.id, seq, "board", message, now)
+        """A board finding against this tower: about an entry of its chain, or (with
+        ``evidence``, the message kept) about a message that is not data."""
+        record.add_finding(self.id, seq, "board" if evidence is None else "message", message, now)
         if evidence is not None:
             record.add_evidence(self.id, seq, reason or message, evidence, now)
         self._headline(record)

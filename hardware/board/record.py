@@ -16,9 +16,10 @@ entries for one seq both have ``conflict`` = 1 and only one of them, at most, is
   ``verifier_state`` (JSON, owned by :mod:`hardware.board.verdict`) and ``verdict`` (its counts);
 - ``entries``: tower, seq, hash, prev, kind, session, path, conflict, mark (a roll's check:
   :data:`hardware.board.messages.MARKS`), when received, the entry (zlib of its canonical JSON);
-- ``findings``: tower, seq (NULL: a message with no entry), source (``board``: transport and
-  schema; ``verifier``: the replay), the message, ``pending`` (a verifier finding about entries
-  after its last decided point, replaced at each check);
+- ``findings``: tower, seq (NULL: a message with no entry), source (``board``: about an entry
+  of the chain, its fields or a conflict; ``message``: a message rejected, not data;
+  ``verifier``: the replay), the message, ``pending`` (a verifier finding about entries after
+  its last decided point, replaced at each check);
 - ``evidence``: tower, seq, when, why, the message's bytes (clipped);
 - ``stats``: tower, system, outcome, observed, expected, variance; ``stat_rolls``: tower,
   system, rolls, unpriced.
@@ -276,9 +277,9 @@ class Record:
 
     def add_finding(self, tower_id: int, seq: int | None, source: str, message: str, now: float, *,
                     pending: bool = False) -> bool:
-        """Keep a finding; False when the tower has :data:`FINDING_ROWS` board findings already."""
-        if source == "board":
-            (count,) = self.conn.execute("SELECT count(*) FROM findings WHERE tower_id = ? AND source = 'board'",
+        """Keep a finding; False when the tower has :data:`FINDING_ROWS` of the board's own already."""
+        if source != "verifier":
+            (count,) = self.conn.execute("SELECT count(*) FROM findings WHERE tower_id = ? AND source != 'verifier'",
                                          (tower_id,)).fetchone()
             if count >= FINDING_ROWS:
                 self.conn.execute("UPDATE towers SET findings_dropped = findings_dropped + 1 WHERE id = ?",
@@ -313,8 +314,10 @@ class Record:
         return int(n)
 
     def findings_between(self, tower_id: int, first: int, last: int) -> bool:
-        row = self.conn.execute("SELECT 1 FROM findings WHERE tower_id = ? AND seq BETWEEN ? AND ? LIMIT 1",
-                                (tower_id, first, last)).fetchone()
+        """Whether a finding is about an entry of the chain between two seqs (a rejected
+        message that named a seq there is not)."""
+        row = self.conn.execute("SELECT 1 FROM findings WHERE tower_id = ? AND seq BETWEEN ? AND ? "
+                                "AND source != 'message' LIMIT 1", (tower_id, first, last)).fetchone()
         return row is not None
 
     def add_evidence(self, tower_id: int, seq: int | None, reason: str, body: bytes, now: float) -> None:

@@ -252,3 +252,24 @@ def test_the_records_canonical_bytes_are_what_the_hash_is_over(chain, tmp_path):
     for entry in [*chain, *(s.entry for s in read_entries(t.log_path))]:
         assert hashlib.sha256(canonical(entry)).hexdigest() == entry_hash(entry) == entry["hash"]
         assert unpack(pack(canonical(entry)), entry["hash"]) == entry
+
+
+def test_verified_rolls_are_marked_and_counted_and_a_rejected_message_taints_none(board, tmp_path):
+    """Rolls of a revealed session replayed clean are verified (and counted in the statistics);
+    the open session's are unchecked; a message rejected (not data) that names a seq inside a
+    session does not make that session's rolls any less verified."""
+    from bench.sim_towers import SimTower
+
+    t = SimTower(tmp_path / "t", "mqtt://127.0.0.1:1", "s", "t", session_rolls=3, start=False)
+    for _ in range(7):
+        t.roll()
+    entries = [s.entry for s in read_entries(t.log_path)]
+    for e in entries:
+        send(board, e)
+    send(board, {**entries[2], "hash": "0" * 64})  # a message claiming seq 3, its hash wrong
+    board.check_now()
+    card = board.cards()[0]
+    assert card["problem"] == "entry 3: its content does not match its own hash: the entry was edited"
+    assert card["checked"] == {"verified": 6, "unchecked": 1, "entered": 0, "test": 0}
+    assert [r["check"] for r in card["last"]] == ["unchecked"] + ["verified"] * 6
+    assert sum(s["rolls"] for s in board.system_stats().values()) == 6

@@ -33,7 +33,7 @@ def board_verdict(entries: list[dict[str, Any]], cuts: list[int] = ()) -> dict[s
             towers.check_now()
             ledger = towers.ledgers["s/t"]
             board_findings = [f["message"] for f in towers._read().findings(ledger.id, 10_000)
-                              if f["source"] == "board"]
+                              if f["source"] != "verifier"]
             findings = [f["message"] for f in towers._read().findings(ledger.id, 10_000) if f["source"] == "verifier"]
             return {"problems": findings, "board": board_findings, "counts": ledger.counts.to_dict(),
                     "headline": ledger.problem, "card": towers.cards()[0]}

@@ -25,9 +25,9 @@ function badge(card) {
   const parts = [`chain ok · ${num(card.seq) || 0} entries`, `${num(checked.verified) || 0} verified`];
   parts.push(plural(num(card.revealed) || 0, "session") + " revealed and replayed");
   if (num(card.missing)) parts.push(`${num(card.missing)} missing, asked again`);
-  const waitingNow = num(card.missing) || card.replay_pending === true;
+  const missing = num(card.missing);
   const box = el("div", "badges");
-  box.append(el("p", waitingNow ? "badge amber" : "badge green", (waitingNow ? "… " : "✓ ") + parts.join(" · ")));
+  box.append(el("p", missing ? "badge amber" : "badge green", (missing ? "… " : "✓ ") + parts.join(" · ")));
   if (num(checked.unchecked)) {
     box.append(el("p", "badge amber unchecked",
                   `? ${plural(num(checked.unchecked), "roll")} unchecked until the session is revealed`));
