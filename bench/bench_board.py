@@ -794,7 +794,8 @@ def main() -> int:
     parser.add_argument("--no-faults", action="store_true", help="load only: no broker kill, tower kill, forgery")
     parser.add_argument("--no-browser", action="store_true", help="no Chromium page latency")
     parser.add_argument("--rss-entries", default="10000,100000,1000000", help="rss checkpoints (entries)")
-    parser.add_argument("--rates", default="250,500,1000,2000,4000", help="rate steps (entries/s, all towers)")
+    parser.add_argument("--rates", default="250,500,1000,1250,1500,1750,2000,3000",
+                        help="rate steps (entries/s, all towers)")
     parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "dicetower-bench-board-logs"),
                         help="where the generated towers' logs are kept between runs")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
