@@ -101,6 +101,9 @@ def test_the_page_shows_every_tower_and_updates_live(setup, browser, tmp_path):
     for t in towers.values():  # more rolls, so the screenshot shows full cards
         t.roll()
     wait_for(lambda: all(c["rolls"] >= 4 for n, c in cards(browser).items() if n != "table3"), what="last rolls")
+    board.towers.check_now()  # every revealed session replayed, so the screenshot shows verified rolls
+    wait_for(lambda: "✓ chain ok" in cards(browser)["table1"]["badge"] and "verified" in browser.execute_script(
+        "return document.querySelector('article.card li.roll').title"), what="verified rolls on the page")
     browser.execute_script("document.querySelector('article.card details.stats')?.setAttribute('open', '')")
     shot = tmp_path / "board.png"
     browser.save_screenshot(str(shot))
