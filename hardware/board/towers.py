@@ -312,9 +312,9 @@ class Towers:
         else:
             self.record.drop_findings(ledger.id, "verifier", pending_only=True)
         for f in checked.findings:
-            self.record.add_finding(ledger.id, f.seq, "verifier", str(f), now)
+            self.record.add_finding(ledger.id, f.line_no, "verifier", str(f), now)
         for f in checked.pending:
-            self.record.add_finding(ledger.id, f.seq, "verifier", str(f), now, pending=True)
+            self.record.add_finding(ledger.id, f.line_no, "verifier", str(f), now, pending=True)
         for s in checked.settled:
             clean = not self.record.findings_between(ledger.id, s.first, s.last) \
                 and not self.record.conflicts_between(ledger.id, s.first, s.last)

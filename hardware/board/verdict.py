@@ -28,6 +28,8 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from hardware.entropy import replay
+from hardware.entropy.replay import Finding
 from hardware.rolllog import StoredEntry
 
 #: How the verifier's hash-chain findings start. The board checks the chain itself, entry by
@@ -49,17 +51,6 @@ class TowerEntries(Protocol):
     def sessions_started(self, ids: Collection[str], through: int) -> bool:
         """Whether a ``session`` entry with one of ``ids`` is at a seq ``<= through``."""
         ...
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A problem the verifier found at the entry with this seq."""
-
-    seq: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"entry {self.seq}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -113,7 +104,7 @@ class Checked:
 
     @property
     def problems(self) -> tuple[Finding, ...]:
-        return tuple(sorted((*self.findings, *self.pending), key=lambda f: f.seq))
+        return tuple(sorted((*self.findings, *self.pending), key=lambda f: f.line_no))
 
 
 @dataclass
@@ -211,19 +202,17 @@ class _Part:
 
 def _replay(entries: TowerEntries, first: int, last: int) -> _Part:
     """``dicetower replay``'s report on entries ``first..last`` (the chain findings left out:
-    see :data:`CHAIN_FINDING`). A verifier that cannot run is a finding, never an exception."""
-    from hardware.entropy.replay import replay_entries
-
+    see :data:`CHAIN_FINDING`). A verifier that cannot run is a finding, never an exception.
+    A finding's ``line_no`` is the entry's seq (the entries are numbered by it)."""
     def stored() -> Iterator[StoredEntry]:
         return (StoredEntry(e["seq"], b"", e, True) for e in entries.between(first, last))
 
     try:
-        report = replay_entries(stored, "board")
+        report = replay.replay_entries(stored, "board")
     except Exception as exc:
         return _Part((Finding(first, f"the verifier could not check entries {first}..{last}: "
                                      f"{type(exc).__name__}: {exc}"),))
-    findings = tuple(Finding(f.line_no, f.message) for f in report.problems
-                     if not f.message.startswith(CHAIN_FINDING))
+    findings = tuple(f for f in report.problems if not f.message.startswith(CHAIN_FINDING))
     # the sessions still open at the window's end (and their rolls) are counted by the caller
     counts = Counts(verified=report.rolls_verified, entered=report.rolls_entered, test=report.rolls_test,
                     sessions=report.sessions - len(report.open_sessions), revealed=report.revealed)
