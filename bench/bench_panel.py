@@ -126,9 +126,10 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[k]
 
 
-def latency_pump(presses: int) -> dict[str, list[float]]:
-    """Edge, then one loop pass, timed together; the frame is on the dummy device after it."""
-    tower, factory, clock = make_tower()
+def latency_pump(presses: int, make=make_tower) -> dict[str, list[float]]:
+    """Edge, then one loop pass, timed together; the frame is on the dummy device after it.
+    ``make`` builds the tower (bench_speech.py: one that speaks)."""
+    tower, factory, clock = make()
     pins = {b: factory.pin(tower.config.buttons.pin(b)) for b in PRESS_CYCLE}
     out: dict[str, list[float]] = {}
     device = tower.display.display.device
@@ -152,11 +153,11 @@ def latency_pump(presses: int) -> dict[str, list[float]]:
     return out
 
 
-def latency_loop(presses: int) -> dict[str, list[float]]:
+def latency_loop(presses: int, make=make_tower) -> dict[str, list[float]]:
     """The appliance loop in its own thread on the real clock; the edge wakes it."""
     from hardware.runtime import Tower
 
-    tower, factory, _ = make_tower(clock=time.monotonic_ns)
+    tower, factory, _ = make(clock=time.monotonic_ns)
     tower.io.inputs._clock = time.monotonic_ns
     pins = {b: factory.pin(tower.config.buttons.pin(b)) for b in PRESS_CYCLE}
     display = tower.display.display

@@ -6,12 +6,15 @@
 #   ok      the thing is already as it should be (nothing is run)
 #   change  it was not, and the command shown was run
 #   would   (with --dry-run) it is not, and the command shown would be run
+#   boot    (--root, an image) it is not, and the first-boot unit will do it on the device
 # --dry-run never writes a file or runs a command that changes anything.
 #
-# --root DIR puts every file under DIR instead of / (a test, or an image being prepared) and
-# hands DIR to the commands that take one (useradd/groupadd/usermod/userdel --prefix,
-# dpkg-query --admindir). apt-get, systemctl and udevadm act on the running system: tests
-# put fake ones first on PATH (tests/deploy/fakebin, which log their arguments).
+# --root DIR prepares an image: every file goes under DIR instead of /, DIR is handed to the
+# commands that take one (useradd/groupadd/usermod/userdel --prefix, dpkg-query --admindir),
+# and nothing is run that acts on the machine running the script (apt-get, python3 -m venv and
+# pip, systemctl, udevadm): a first-boot unit in the image runs install.sh on the device, which
+# does those. DICETOWER_INSTALL_LIVE=1 (the tests only, with the logging stand-ins of
+# tests/deploy/fakebin first on PATH) runs them anyway, as on a device whose / is DIR.
 
 set -euo pipefail
 umask 022
@@ -22,12 +25,18 @@ ROOT="/"
 SHADOW_ROOT=()  # useradd/groupadd/usermod/userdel --prefix ROOT
 DPKG_ROOT=()  # dpkg-query --admindir ROOT/var/lib/dpkg
 DRY_RUN=""
+IMAGE=""  # --root without DICETOWER_INSTALL_LIVE: an image; the device does the rest at first boot
 CHANGES=0
 STEP=0
+FIRST_BOOT=()  # what the first-boot unit will do on the device (image only)
 
 UNIT_NAME="dicetower.service"
+FIRSTBOOT_NAME="dicetower-firstboot.service"
+FIRSTBOOT_FILE="/etc/systemd/system/$FIRSTBOOT_NAME"
+FIRSTBOOT_LINK="/etc/systemd/system/multi-user.target.wants/$FIRSTBOOT_NAME"
 PREFIX_DIR="/opt/dicetower"
 VENV_DIR="$PREFIX_DIR/venv"
+IMAGE_SOURCE_DIR="$PREFIX_DIR/src"  # the source an image carries, for install.sh at first boot
 CONFIG_DIR="/etc/dicetower"
 CONFIG_FILE="$CONFIG_DIR/dicetower.toml"
 STATE_DIR="/var/lib/dicetower"
@@ -37,8 +46,8 @@ DROP_IN_FILE="$DROP_IN_DIR/network.conf"
 UDEV_FILE="/etc/udev/rules.d/70-dicetower.rules"
 MODULES_FILE="/etc/modules-load.d/dicetower.conf"
 SERVICE_USER="dicetower"
-DEVICE_GROUPS=(gpio i2c spi dialout)
-PACKAGES=(python3-venv python3-lgpio i2c-tools)
+DEVICE_GROUPS=(gpio i2c spi dialout audio)
+PACKAGES=(python3-venv python3-lgpio i2c-tools espeak-ng)
 I2C_BEGIN="# >>> dicetower: I2C on at 400 kHz (deploy/install.sh; deploy/uninstall.sh removes it)"
 I2C_END="# <<< dicetower"
 
@@ -60,7 +69,7 @@ take_common_option() {
         --dry-run) DRY_RUN=1; COMMON_TAKEN=1 ;;
         --root) [ $# -ge 2 ] || die "--root needs a directory"; set_root "$2"; COMMON_TAKEN=2 ;;
         --root=*) set_root "${1#--root=}"; COMMON_TAKEN=1 ;;
-        -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h | --help) awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;;
     esac
 }
 
@@ -72,6 +81,7 @@ set_root() {
     if [ "$ROOT" != "/" ]; then
         SHADOW_ROOT=(--prefix "$ROOT")
         DPKG_ROOT=(--admindir "$ROOT/var/lib/dpkg")
+        [ -n "${DICETOWER_INSTALL_LIVE:-}" ] || IMAGE=1
     fi
 }
 
@@ -117,6 +127,12 @@ quote() {
         if [[ "$word" =~ ^[A-Za-z0-9_./:=,+@%-]+$ ]]; then out+="$word "; else out+="$(printf '%q' "$word") "; fi
     done
     printf '%s' "${out% }"
+}
+
+# at_first_boot WHAT: (an image) what the first-boot unit will do on the device instead.
+at_first_boot() {
+    FIRST_BOOT+=("$1")
+    printf '%-7s %s: %s\n' "boot" "$CURRENT" "at first boot on the device: $1"
 }
 
 # install_file SOURCE TARGET MODE: copy when missing or different.
@@ -169,6 +185,10 @@ config_txt() {
 
 finish() {
     local verb="$1"
+    if [ ${#FIRST_BOOT[@]} -gt 0 ]; then
+        echo "at first boot, $FIRSTBOOT_NAME will run $IMAGE_SOURCE_DIR/deploy/install.sh on the device to:"
+        printf '  - %s\n' "${FIRST_BOOT[@]}"
+    fi
     if [ -n "$DRY_RUN" ]; then
         echo "dry run: $CHANGES change(s) would be made; nothing was touched"
     elif [ "$CHANGES" -eq 0 ]; then

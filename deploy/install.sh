@@ -2,13 +2,15 @@
 # Install dicetower as an appliance on Raspberry Pi OS: packages, I2C at 400 kHz, the
 # dicetower user, a venv under /opt/dicetower, the config, the hardened service, the udev rules,
 # and `systemctl enable --now`. Run it again at any time: it changes only what is not as it
-# should be, and says "nothing to change" when all is. docs/deploy.md explains each step.
+# should be, and says "nothing to change" when all is. With --root it prepares an SD card
+# image instead and says what will run at first boot. docs/deploy.md explains each step.
 #
 #   sudo deploy/install.sh [--dry-run] [--root DIR] [--source DIR]
 #
 #   --dry-run     print every step and what it would run; touch nothing
-#   --root DIR    install under DIR instead of / (an image being prepared, or the tests);
-#                 see deploy/common.sh for what that means for apt-get, systemctl and udevadm
+#   --root DIR    prepare an image mounted at DIR: write its files, run nothing on this
+#                 machine (no apt-get, venv, pip, systemctl, udevadm); a first-boot unit
+#                 runs this script on the device for the rest (deploy/common.sh)
 #   --source DIR  the dicetower source tree to install (default: the one this script is in)
 
 # shellcheck source=common.sh
@@ -30,7 +32,7 @@ fi
 SOURCE_DIR="$(cd "$SOURCE_DIR" && pwd)"
 need_root_user
 
-echo "dicetower install into $ROOT from $SOURCE_DIR${DRY_RUN:+ (dry run: nothing is changed)}"
+echo "dicetower install into $ROOT from $SOURCE_DIR${IMAGE:+ (an image: nothing is run on this machine)}${DRY_RUN:+ (dry run: nothing is changed)}"
 
 # --- 1. distribution packages ---------------------------------------------------------------
 step "packages ${PACKAGES[*]}"
@@ -41,6 +43,8 @@ for package in "${PACKAGES[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
     ok "installed"
+elif [ -n "$IMAGE" ]; then
+    at_first_boot "apt-get install ${missing[*]} (needs the network)"
 else
     change "refresh the package lists" apt-get update -qq
     change "install ${missing[*]}" env DEBIAN_FRONTEND=noninteractive \
@@ -131,6 +135,9 @@ step "venv $VENV_DIR"
 venv="$(at "$VENV_DIR")"
 if [ -x "$venv/bin/python" ]; then
     ok "exists"
+elif [ -n "$IMAGE" ]; then
+    # this machine's python3 may not even run on the device: the device makes its own venv
+    at_first_boot "python3 -m venv --system-site-packages $VENV_DIR"
 else
     # system site packages: Raspberry Pi OS's python3-lgpio, instead of building it
     change "create (with the system's packages, for python3-lgpio)" \
@@ -142,6 +149,8 @@ stamp="$venv/.dicetower-source"
 digest="$(source_digest)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$digest" ]; then
     ok "this source is installed"
+elif [ -n "$IMAGE" ]; then
+    at_first_boot "pip install $IMAGE_SOURCE_DIR into the venv (needs the network for its dependencies)"
 else
     change "install $SOURCE_DIR" "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
         --force-reinstall --no-deps "$SOURCE_DIR"
@@ -213,26 +222,71 @@ else
 fi
 
 step "udev rules"
-if install_file "$DEPLOY_DIR/70-dicetower.rules" "$UDEV_FILE" 644; then
+if install_file "$DEPLOY_DIR/70-dicetower.rules" "$UDEV_FILE" 644 && [ -z "$IMAGE" ]; then
+    # (an image: udev reads the rules when the device boots)
     change "reload the rules" udevadm control --reload
     change "apply them to hwrng and serial ports" udevadm trigger --subsystem-match=misc --subsystem-match=tty
 fi
 
+# Copy the source into an image, for install.sh and pip at first boot (the files pip installs
+# from, and deploy/ for the script and its units).
+copy_source() {
+    local dest="$1"
+    rm -rf "$dest"
+    mkdir -p "$dest"
+    (cd "$SOURCE_DIR" && tar --exclude=__pycache__ --exclude='*.pyc' -cf - \
+        engine hardware firmware_bridge deploy docs/deploy.md pyproject.toml README.md LICENSE) | tar -C "$dest" -xf -
+    printf '%s\n' "$(source_digest)" >"$dest/.dicetower-source"
+}
+
 step "systemd"
-if [ -n "$UNIT_CHANGED" ]; then
-    change "reload the units" systemctl daemon-reload
-fi
-if systemctl is-enabled --quiet "$UNIT_NAME" 2>/dev/null && systemctl is-active --quiet "$UNIT_NAME" 2>/dev/null; then
-    if [ -n "$UNIT_CHANGED$RESTART" ]; then
-        change "restart (new unit, program or config)" systemctl restart "$UNIT_NAME"
+if [ -n "$IMAGE" ]; then
+    enabled="$(at "/etc/systemd/system/multi-user.target.wants/$UNIT_NAME")"
+    if [ -L "$enabled" ]; then
+        ok "$UNIT_NAME enabled"
     else
-        ok "$UNIT_NAME enabled and running"
+        at_first_boot "systemctl enable --now $UNIT_NAME"
     fi
 else
-    change "enable and start $UNIT_NAME" systemctl enable --now "$UNIT_NAME"
+    if [ -n "$UNIT_CHANGED" ]; then
+        change "reload the units" systemctl daemon-reload
+    fi
+    if systemctl is-enabled --quiet "$UNIT_NAME" 2>/dev/null && systemctl is-active --quiet "$UNIT_NAME" 2>/dev/null; then
+        if [ -n "$UNIT_CHANGED$RESTART" ]; then
+            change "restart (new unit, program or config)" systemctl restart "$UNIT_NAME"
+        else
+            ok "$UNIT_NAME enabled and running"
+        fi
+    else
+        change "enable and start $UNIT_NAME" systemctl enable --now "$UNIT_NAME"
+    fi
+fi
+
+if [ -n "$IMAGE" ]; then
+    # What the device does at first boot: install.sh itself, from the source in the image.
+    step "source for first boot"
+    src="$(at "$IMAGE_SOURCE_DIR")"
+    if [ -f "$src/.dicetower-source" ] && [ "$(cat "$src/.dicetower-source")" = "$(source_digest)" ]; then
+        ok "$IMAGE_SOURCE_DIR holds this source"
+    else
+        change --show "tar -C $SOURCE_DIR -c engine hardware firmware_bridge deploy ... | tar -C $src -x" \
+            "copy the source to $IMAGE_SOURCE_DIR" copy_source "$src"
+    fi
+    step "first-boot unit"
+    install_file "$DEPLOY_DIR/$FIRSTBOOT_NAME" "$FIRSTBOOT_FILE" 644 || true
+    link="$(at "$FIRSTBOOT_LINK")"
+    if [ ${#FIRST_BOOT[@]} -eq 0 ]; then
+        ok "nothing left for the first boot"
+    elif [ -L "$link" ]; then
+        ok "$FIRSTBOOT_NAME enabled"
+    else
+        # what `systemctl enable` does, on the image's files rather than this machine's systemd
+        change --show "ln -s $FIRSTBOOT_FILE $link" "enable $FIRSTBOOT_NAME in the image" \
+            make_link "$FIRSTBOOT_FILE" "$link"
+    fi
 fi
 
 finish installed
-if [ -n "$REBOOT" ] && [ -z "$DRY_RUN" ]; then
+if [ -n "$REBOOT" ] && [ -z "$DRY_RUN" ] && [ -z "$IMAGE" ]; then
     echo "reboot to turn I2C on at 400 kHz (the display needs it): sudo reboot"
 fi

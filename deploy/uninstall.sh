@@ -8,7 +8,7 @@
 #   sudo deploy/uninstall.sh [--dry-run] [--root DIR] [--purge]
 #
 #   --dry-run   print every step and what it would run; touch nothing
-#   --root DIR  the root install.sh was given
+#   --root DIR  the root install.sh was given (an image: nothing is run on this machine)
 #   --purge     also remove the roll log, the player state, the config and the user
 
 # shellcheck source=common.sh
@@ -29,7 +29,11 @@ need_root_user
 echo "dicetower uninstall from $ROOT${DRY_RUN:+ (dry run: nothing is changed)}"
 
 step "service"
-if systemctl is-enabled --quiet "$UNIT_NAME" 2>/dev/null || systemctl is-active --quiet "$UNIT_NAME" 2>/dev/null; then
+if [ -n "$IMAGE" ]; then
+    # an image: its units are files (what `systemctl disable` removes), nothing runs here
+    enabled="/etc/systemd/system/multi-user.target.wants/$UNIT_NAME"
+    remove_path "$enabled" || true
+elif systemctl is-enabled --quiet "$UNIT_NAME" 2>/dev/null || systemctl is-active --quiet "$UNIT_NAME" 2>/dev/null; then
     # stopping reveals the open dice session into the roll log, as on any shutdown
     change "stop and disable $UNIT_NAME" systemctl disable --now "$UNIT_NAME"
 else
@@ -40,12 +44,14 @@ step "service unit"
 removed=""
 remove_path "$UNIT_FILE" && removed=1
 remove_path "$DROP_IN_DIR" && removed=1
-if [ -n "$removed" ]; then
+remove_path "$FIRSTBOOT_LINK" && removed=1  # an image's first-boot unit (deploy/install.sh --root)
+remove_path "$FIRSTBOOT_FILE" && removed=1
+if [ -n "$removed" ] && [ -z "$IMAGE" ]; then
     change "reload the units" systemctl daemon-reload
 fi
 
 step "udev rules"
-if remove_path "$UDEV_FILE"; then
+if remove_path "$UDEV_FILE" && [ -z "$IMAGE" ]; then
     change "reload the rules" udevadm control --reload
     change "apply them to hwrng and serial ports" udevadm trigger --subsystem-match=misc --subsystem-match=tty
 fi

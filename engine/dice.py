@@ -43,6 +43,14 @@ def default_dice() -> DiceSource:
     return DrbgDice(HmacDrbg(secrets.token_bytes(32), secrets.token_bytes(16), b"dicetower/engine.roll"))
 
 
+def expect(dice: DiceSource, more: int) -> None:
+    """The roll will draw at least ``more`` dice from here on. Only typed-in faces care: when
+    they run out, the error says how many the roll needs (a pool of 5 needs 5), not just one
+    more than were given."""
+    if isinstance(dice, FacesDice):
+        dice.expect(more)
+
+
 def roll_die(dice: DiceSource, sides: int) -> int:
     """One die with faces ``1..sides``."""
     return dice.randbelow(sides) + 1
@@ -77,6 +85,7 @@ class FacesDice:
     def __init__(self, faces: Iterable[int]) -> None:
         self._faces = tuple(faces)
         self._used = 0
+        self._needed = 0  # faces the roll is known to need in all (see expect)
 
     @classmethod
     def parse(cls, text: str) -> FacesDice:
@@ -103,11 +112,14 @@ class FacesDice:
     def used(self) -> int:
         return self._used
 
+    def expect(self, more: int) -> None:
+        """The roll will draw at least ``more`` faces from here (see :func:`expect`)."""
+        self._needed = self._used + max(0, more)
+
     def randbelow(self, n: int) -> int:
         if self._used >= len(self._faces):
-            raise FacesError(
-                f"too few faces: {len(self._faces)} given, the roll needs at least {self._used + 1}"
-            )
+            needed = max(self._needed, self._used + 1)
+            raise FacesError(f"too few faces: {len(self._faces)} given, the roll needs at least {needed}")
         face = self._faces[self._used]
         if not 1 <= face <= n:
             hint = f" (a d{n}'s 0 is typed as {n})" if face == 0 and n == 10 else ""

@@ -63,13 +63,28 @@ class RollResult:
 
 
 @dataclass(frozen=True)
+class RollAdvice:
+    """Whether the rules call for a roll at all at this setting (infinity: "You roll, you only
+    ever roll, when ... The CR is equal or greater than the character's skill").
+
+    ``needed`` False means the rules assume the outcome without a roll (the player may still
+    roll); ``reason`` says why, citing the rule; ``short`` is the why in a few words for the
+    panel (``cr 5 < rating 8``)."""
+
+    needed: bool
+    reason: str
+    short: str
+
+
+@dataclass(frozen=True)
 class Odds:
     """Exact probabilities of one setting.
 
     ``outcomes`` maps each outcome name to its probability; ``extra`` holds system-specific
     distributions (infinity ``doubles``, horizons ``successes``) keyed by name.
     ``truncated`` is the probability mass left out by truncating an infinite series
-    (exploding dice), at most 1e-15; 0 where everything is exact.
+    (exploding dice), at most 1e-15; 0 where everything is exact. ``advice``: whether the
+    rules call for a roll here (:class:`RollAdvice`; None where they always do).
     """
 
     system: str
@@ -78,6 +93,7 @@ class Odds:
     outcomes: Mapping[str, Fraction]
     extra: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)
     truncated: Fraction = Fraction(0)
+    advice: RollAdvice | None = None  # only systems whose rules say when to roll
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -96,6 +112,9 @@ class Odds:
             exact[name] = {str(k): _text(v) for k, v in dist.items()}
         out["exact"] = exact
         out["truncated"] = _float(self.truncated)
+        if self.advice is not None:
+            out["roll_needed"] = self.advice.needed
+            out["roll_needed_reason"] = self.advice.reason
         return out
 
 

@@ -24,3 +24,8 @@ class BoardRefused(BridgeError):
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+class BadReply(BridgeError):
+    """A reply that is well framed but cannot be what the request asked for (too short, wrong
+    type); the message names the request and the lengths."""

@@ -5,10 +5,16 @@ port, shakes hands (HELLO with backoff, never waiting for a banner), keeps the l
 asks for the whole state after an event gap and reconnects after an unplug. Callers use
 :meth:`Link.request` from any thread (one request outstanding at a time, retried with the
 same sequence number) and subscribe to edges, entropy chunks and (re)connections.
+
+Nothing the board sends can stop the link: every payload is length-checked before use (a
+short reply is a :class:`BadReply`, a short event is counted and dropped), and both threads
+are supervised: an unexpected exception is logged once, the link goes DEGRADED and shakes
+hands again.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import enum
 import os
@@ -18,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware_bridge.errors import BoardRefused, BridgeError, BridgeTimeout, VersionMismatch
+from firmware_bridge.errors import BadReply, BoardRefused, BridgeError, BridgeTimeout, VersionMismatch
 from firmware_bridge.firmware import codec
 
 PICO_VID_PID = (0x2E8A, 0x0005)  # MicroPython on a Raspberry Pi Pico
@@ -29,14 +35,22 @@ KEEPALIVE_S = 0.8
 FIND_EVERY_S = 0.5
 HELLO_BACKOFF = (0.05, 1.0)
 RETRY = (0.05, 0.2)
-MIN_RTO = 0.01
+MIN_RTO = 0.004
+ALIVE_S = 0.6  # a board heard from this recently is alive (its heartbeat comes every 0.25 s)
+ALIVE_RTO = 0.01  # the retry time for a live board before any round trip was measured
+INFO_PART = 16  # INFO is asked for in parts this long: each gets through a noisy line on its own
+REHANDSHAKE_S = 0.1  # after an internal error: DEGRADED this long, then a fresh handshake
 
 NAMES = {
     codec.HELLO: "HELLO", codec.PING: "PING", codec.PIN_MODE: "PIN_MODE", codec.PIN_SET: "PIN_SET",
     codec.DISPLAY_INIT: "DISPLAY_INIT", codec.DISPLAY_PAGES: "DISPLAY_PAGES", codec.DISPLAY_TEXT: "DISPLAY_TEXT",
     codec.DISPLAY_SHOW: "DISPLAY_SHOW", codec.GET_STATE: "GET_STATE", codec.ENTROPY_CREDIT: "ENTROPY_CREDIT",
-    codec.EXIT_TO_REPL: "EXIT_TO_REPL",
+    codec.EXIT_TO_REPL: "EXIT_TO_REPL", codec.RESET: "RESET", codec.INFO: "INFO",
 }
+#: The shortest payload a good reply to each request has (docs/bridge.md, section 2).
+MIN_REPLY = {codec.HELLO: 13, codec.PIN_MODE: 2, codec.GET_STATE: 9, codec.ENTROPY_CREDIT: 2, codec.INFO: 1}
+#: The shortest payload of each event: its fields up to the last one the host reads.
+MIN_EVENT = {codec.EV_EDGE: 10, codec.EV_HEARTBEAT: 17, codec.EV_ENTROPY: 4}
 
 
 class State(enum.Enum):
@@ -58,6 +72,11 @@ class Hello:
     uid: bytes
     firmware: str
 
+    @property
+    def entropy(self) -> bool:
+        """Whether the board offers ring-oscillator bits (an RP2040 whose ROSC runs)."""
+        return bool(self.caps & codec.CAP_ENTROPY)
+
 
 @dataclass
 class Stats:
@@ -72,6 +91,9 @@ class Stats:
     state_requests: int = 0
     entropy_discarded: int = 0
     reconnects: int = 0
+    edges_recovered: int = 0
+    restores: int = 0
+    internal_errors: int = 0
     rtts: list[float] = field(default_factory=list)
 
 
@@ -86,11 +108,14 @@ def find_board(vid_pid: tuple[int, int] = PICO_VID_PID, serial_number: str | Non
 
 
 class _Pending:
-    def __init__(self, seq: int) -> None:
+    def __init__(self, seq: int, kind: int, payload: bytes) -> None:
         self.seq = seq
+        self.request = kind
+        self.sent = payload
         self.done = threading.Event()
         self.kind = 0
         self.payload = b""
+        self.edges: dict[int, int] = {}  # the host's edge counts when a GET_STATE reply came
 
 
 class Link:
@@ -135,7 +160,19 @@ class Link:
         self._entropy_listeners: list[Callable[[bytes, bool], None]] = []
         self._connect_listeners: list[Callable[[Hello, bool], None]] = []
         self._state_listeners: list[Callable[[dict[int, tuple[int, int]]], None]] = []
+        self._restore_listeners: list[Callable[[], None]] = []
         self._threads: list[threading.Thread] = []
+        self._rx_at = 0.0  # when the last bytes came from the board: one that sends anything is alive
+        self._silenced = False  # after EXIT_TO_REPL: nothing more is written
+        self._edges_rx: dict[int, int] = {}  # per input pin: edges received since its PIN_MODE
+        self._levels: dict[int, int] = {}  # per input pin: the level the host last reported
+        self._edge_lock = threading.Lock()  # guards the edge counts and levels (never held in a callback)
+        self._recovered: collections.deque[tuple[int, int, float]] = collections.deque()  # for the reader
+        self._safe_count = 0  # the board's safe-state count at the last heartbeat (per boot)
+        self._restore_due = False
+        self._logged: set[str] = set()
+        self._rehandshake = False
+        self._last_reply: _Pending = _Pending(0, 0, b"")
 
     # -- life cycle ----------------------------------------------------------------------------
     def start(self) -> Link:
@@ -194,69 +231,137 @@ class Link:
         """``fn({pin: (mode, value)})`` after a GET_STATE (after an event gap)."""
         self._state_listeners.append(fn)
 
+    def on_restore(self, fn: Callable[[], None]) -> None:
+        """``fn()`` (keeper thread) after the board went through its safe state, which turned
+        every output off and does not turn them on again: send the output levels again."""
+        self._restore_listeners.append(fn)
+
     # -- requests ------------------------------------------------------------------------------
     def request(self, kind: int, payload: bytes = b"", *, timeout: float | None = None,
                 retry: tuple[float, float] = RETRY) -> bytes:
-        """Send one request and return its reply's payload (retried with the same seq)."""
+        """Send one request and return its reply's payload (retried with the same seq).
+
+        The retry time starts at a few smoothed round trips (at most ``retry[0]``) and doubles up
+        to ``retry[1]`` only while the board sends nothing at all: a board whose heartbeats (even
+        corrupted ones) arrived within :data:`ALIVE_S` is alive, and a lost frame is sent again
+        without backing off."""
+        with self._request_lock:
+            return self._request(kind, payload, timeout=timeout, retry=retry)
+
+    def _request(self, kind: int, payload: bytes, *, timeout: float | None, retry: tuple[float, float]) -> bytes:
         timeout = self.timeout if timeout is None else timeout
         name = NAMES.get(kind, hex(kind))
-        with self._request_lock:
-            self._seq = self._seq % 0xFFFF + 1
-            pending = _Pending(self._seq)
-            wire = codec.encode(kind, pending.seq, payload)
-            self._pending = pending
-            start = time.monotonic()
-            deadline = start + timeout
-            rto, rto_max = retry
-            if self._srtt is not None and retry is RETRY:
-                # as TCP: a few smoothed round trips, so a lost frame costs milliseconds on a fast
-                # link; a slow request sent again is answered from the board's cache
-                rto = min(rto, max(MIN_RTO, 4 * self._srtt))
-            sends = 0
-            try:
-                while True:
-                    self._write(wire)
-                    sends += 1
-                    if sends > 1:
-                        self.stats.retransmits += 1
-                    if pending.done.wait(max(0.0, min(rto, deadline - time.monotonic()))):
-                        break
-                    if self._serial is None:
-                        raise BridgeError(f"bridge at {self.port_name}: port closed during {name} (unplugged?)")
-                    if time.monotonic() >= deadline:
-                        raise BridgeTimeout(f"bridge at {self.port_name}: no reply to {name} within {timeout:g} s "
-                                            f"(sent {sends} times); is the board running the dicetower firmware?")
-                    rto = min(rto * 2, rto_max)
-            finally:
-                self._pending = None
-            rtt = time.monotonic() - start
-            self.stats.rtts.append(rtt)
-            if sends == 1:
-                self._srtt = rtt if self._srtt is None else 0.875 * self._srtt + 0.125 * rtt
+        self._seq = self._seq % 0xFFFF + 1
+        pending = _Pending(self._seq, kind, payload)
+        wire = codec.encode(kind, pending.seq, payload)
+        self._pending = pending
+        start = time.monotonic()
+        deadline = start + timeout
+        first, rto_max = retry
+        # as TCP: a few smoothed round trips, so a lost frame costs milliseconds on a fast link;
+        # a slow request sent again is answered from the board's cache
+        quick = min(first, max(MIN_RTO, 4 * self._srtt) if self._srtt is not None else ALIVE_RTO)
+        rto = quick if retry is RETRY else first
+        sends = 0
+        try:
+            while True:
+                self._write(wire)
+                sends += 1
+                if sends > 1:
+                    self.stats.retransmits += 1
+                if pending.done.wait(max(0.0, min(rto, deadline - time.monotonic()))):
+                    break
+                if self._serial is None:
+                    raise BridgeError(f"bridge at {self.port_name}: port closed during {name} (unplugged?)")
+                if time.monotonic() >= deadline:
+                    raise BridgeTimeout(f"bridge at {self.port_name}: no reply to {name} within {timeout:g} s "
+                                        f"(sent {sends} times); is the board running the dicetower firmware?")
+                # silence: back off; a board that is there lost the frame: again, at once
+                rto = min(rto * 2, rto_max) if time.monotonic() - self._rx_at > ALIVE_S else quick
+        finally:
+            self._pending = None
+        rtt = time.monotonic() - start
+        self.stats.rtts.append(rtt)
+        if sends == 1:
+            self._srtt = rtt if self._srtt is None else 0.875 * self._srtt + 0.125 * rtt
         if pending.kind == codec.ERROR:
             code = pending.payload[0] if pending.payload else 0
             text = bytes(pending.payload[1:]).decode("utf-8", "replace")
             if code == codec.E_NO_SESSION:
                 self._set_state(State.HANDSHAKE)  # the board rebooted: shake hands again
             raise BoardRefused(code, f"bridge at {self.port_name}: {name} refused: {text}")
+        if pending.kind != kind | codec.REPLY:
+            raise BadReply(f"bridge at {self.port_name}: {name} answered with type 0x{pending.kind:02x}, "
+                           f"0x{kind | codec.REPLY:02x} expected")
+        need = MIN_REPLY.get(kind, 0)
+        if len(pending.payload) < need:
+            raise BadReply(f"bridge at {self.port_name}: {name} reply of {len(pending.payload)} bytes, "
+                           f"at least {need} expected")
+        self._last_reply = pending
         return pending.payload
 
     def get_state(self) -> dict[int, tuple[int, int]]:
-        """Every configured pin's (mode, value) now, and the event count resynchronised."""
+        """Every configured pin's (mode, value) now, and the event count resynchronised. With a
+        1.1 board, edges lost on the way (a press and its release both lost leave the level as it
+        was) are recovered from the board's per-pin edge counts and reported as edges now."""
         self.stats.state_requests += 1
-        reply = self.request(codec.GET_STATE)
+        with self._request_lock:
+            reply = self._request(codec.GET_STATE, b"", timeout=None, retry=RETRY)
+            seen = self._last_reply.edges
+        count = reply[8]
+        if len(reply) < 9 + 4 * count:
+            raise BadReply(f"bridge at {self.port_name}: GET_STATE reply of {len(reply)} bytes for {count} pins, "
+                           f"{9 + 4 * count} expected")
         ev = codec.get_u32(reply, 0)
-        pins = {reply[9 + 4 * i]: (reply[10 + 4 * i], codec.get_u16(reply, 11 + 4 * i)) for i in range(reply[8])}
+        pins = {reply[9 + 4 * i]: (reply[10 + 4 * i], codec.get_u16(reply, 11 + 4 * i)) for i in range(count)}
+        if len(reply) >= 9 + 6 * count:  # 1.1: the edge counts follow the records
+            at = 9 + 4 * count
+            counts = {reply[9 + 4 * i]: codec.get_u16(reply, at + 2 * i) for i in range(count)}
+            self._recover_edges(pins, counts, seen)
         if ev >= self._ev:
             self._ev = ev
         self._gap = False
         for fn in self._state_listeners:
-            fn(pins)
+            self._call(fn, pins)
         return pins
+
+    def _recover_edges(self, pins: dict[int, tuple[int, int]], counts: dict[int, int], seen: dict[int, int]) -> None:
+        now = time.monotonic()
+        for pin, board_count in counts.items():
+            mode, level = pins[pin]
+            if mode != codec.MODE_INPUT or pin not in seen:
+                continue
+            lost = (board_count - seen[pin]) & 0xFFFF
+            with self._edge_lock:
+                if not lost or self._edges_rx.get(pin) != seen[pin]:
+                    continue  # nothing lost, or newer edges came since the reply: they carry on
+                last = self._levels.get(pin, level)
+                steps = [(last + k + 1) & 1 for k in range(lost)]
+                if steps[-1] != level:
+                    steps.append(level)  # counts and level disagree: end on the level the board has
+                self._edges_rx[pin] = (seen[pin] + lost) & 0xFFFF
+                self._levels[pin] = level
+                self.stats.edges_recovered += len(steps)
+                # the reader thread delivers them, as every edge: a subscriber that sends a request
+                # from its callback never waits on a thread that waits on it
+                self._recovered.extend((pin, value, now) for value in steps)
+
+    def exit_to_repl(self, timeout: float = 5.0) -> None:
+        """EXIT_TO_REPL, then silence: nothing more is written (no ping, no HELLO whose bytes
+        the REPL would take for Ctrl-A or Ctrl-D) and the link is closed."""
+        with self._request_lock:
+            try:
+                self._request(codec.EXIT_TO_REPL, b"", timeout=timeout, retry=RETRY)
+            finally:
+                with self._write_lock:
+                    self._silenced = True
+        self.close()
 
     # -- wire ----------------------------------------------------------------------------------
     def _write(self, data: bytes) -> None:
         with self._write_lock:
+            if self._silenced:
+                raise BridgeError(f"bridge at {self.port_name}: the board has left for its REPL; nothing more is sent")
             ser = self._serial
             if ser is None:
                 raise BridgeError(f"bridge: not connected ({self.state.value}); is the board plugged in?")
@@ -286,6 +391,7 @@ class Link:
             if self.port_name != name:
                 self.log(f"bridge: cannot open {name}: {exc}")
             self.port_name = name
+            self.last_error = f"cannot open {name}: {exc}"
             return False
         self.port_name = name
         self._decoder.reset()
@@ -311,6 +417,10 @@ class Link:
     # -- reader thread -------------------------------------------------------------------------
     def _read_loop(self) -> None:
         while not self._closing.is_set():
+            while self._recovered:
+                pin, level, at = self._recovered.popleft()
+                for fn in self._edge_listeners:
+                    self._call(fn, pin, level, at)
             ser = self._serial
             if ser is None:
                 with self._changed:
@@ -323,9 +433,13 @@ class Link:
                     self._drop_port(f"read failed: {exc}")
                 continue
             if data:
+                self._rx_at = time.monotonic()
                 bad = self._decoder.bad
                 for frame in self._decoder.feed(data):
-                    self._dispatch(*frame)
+                    try:
+                        self._dispatch(*frame)
+                    except Exception as exc:  # a bug must not stop the reader: logged once
+                        self._internal_error("reader", exc)
                 self.stats.dropped_bad += self._decoder.bad - bad
 
     def _dispatch(self, version: int, kind: int, seq: int, payload: bytes) -> None:
@@ -345,11 +459,23 @@ class Link:
             return
         pending.kind = kind
         pending.payload = payload
+        if kind == codec.PIN_MODE | codec.REPLY and len(payload) >= 2 and len(pending.sent) >= 2:
+            # here, in order with the edges: the board's count for this pin starts again at 0
+            with self._edge_lock:
+                if pending.sent[1] == codec.MODE_INPUT:
+                    self._edges_rx[payload[0]] = 0
+                    self._levels[payload[0]] = payload[1]
+                else:
+                    self._edges_rx.pop(payload[0], None)
+                    self._levels.pop(payload[0], None)
+        elif kind == codec.GET_STATE | codec.REPLY:
+            with self._edge_lock:
+                pending.edges = dict(self._edges_rx)
         pending.done.set()
 
     def _event(self, kind: int, payload: bytes) -> None:
-        if len(payload) < 4:
-            self.stats.dropped_bad += 1
+        if len(payload) < MIN_EVENT[kind]:
+            self.stats.dropped_bad += 1  # well framed but too short: not used at all
             return
         ev = codec.get_u32(payload, 0)
         if kind == codec.EV_HEARTBEAT:
@@ -363,19 +489,22 @@ class Link:
             self.stats.event_gaps += 1
             self._gap = True
         self._ev = ev
-        if kind == codec.EV_EDGE and len(payload) >= 10:
+        if kind == codec.EV_EDGE:
             at = self._host_time(codec.get_u32(payload, 6))
+            pin, level = payload[4], payload[5]
+            with self._edge_lock:
+                if pin in self._edges_rx:
+                    self._edges_rx[pin] = (self._edges_rx[pin] + 1) & 0xFFFF
+                    self._levels[pin] = level
             for fn in self._edge_listeners:
-                fn(payload[4], payload[5], at)
+                self._call(fn, pin, level, at)
         elif kind == codec.EV_ENTROPY:
             if not contiguous:
                 self.stats.entropy_discarded += 1
             for fn in self._entropy_listeners:
-                fn(bytes(payload[4:]), contiguous)
+                self._call(fn, bytes(payload[4:]), contiguous)
 
     def _heartbeat(self, ev: int, payload: bytes) -> None:
-        if len(payload) < 8:
-            return
         boot_id = codec.get_u32(payload, 4)
         self._last_heartbeat = time.monotonic()
         if self._boot_id is not None and boot_id != self._boot_id:
@@ -384,8 +513,34 @@ class Link:
         if ev > self._ev:
             self.stats.event_gaps += 1
             self._gap = True  # the last event(s) before this heartbeat were lost
+        if len(payload) >= 19:  # 1.1: how often the board went into its safe state
+            safe_count = codec.get_u16(payload, 17)
+            if safe_count != self._safe_count:
+                self._safe_count = safe_count
+                self._restore_due = True
         if self.state is State.DEGRADED:
             self._set_state(State.UP)
+
+    def _call(self, fn: Callable[..., object], *args: object) -> None:
+        """A subscriber's callback: its exception is logged once and stops nothing else."""
+        try:
+            fn(*args)
+        except Exception as exc:
+            self._log_once(f"bridge: a subscriber failed ({type(exc).__name__}: {exc}); the link carries on")
+
+    def _log_once(self, message: str) -> None:
+        if message not in self._logged:
+            self._logged.add(message)
+            self.log(message)
+
+    def _internal_error(self, where: str, exc: Exception) -> None:
+        """An exception the link did not expect: logged once, DEGRADED, then a new handshake."""
+        self.stats.internal_errors += 1
+        self._log_once(f"bridge: internal error in the {where} ({type(exc).__name__}: {exc}); "
+                       "the link shakes hands again")
+        if self._serial is not None and self.state is not State.DISCONNECTED:
+            self._set_state(State.DEGRADED)
+            self._rehandshake = True
 
     def _host_time(self, ticks: int) -> float:
         """The host monotonic time (s) of a board ``ticks_us`` value: unwrapped against the last
@@ -404,10 +559,21 @@ class Link:
                 self._keep_step()
             except BridgeError as exc:
                 self.last_error = str(exc)
-                self.log(f"bridge: {exc}")
+                if not self._silenced:
+                    self.log(f"bridge: {exc}")
                 self._closing.wait(0.05)
+            except Exception as exc:  # a bug must not leave the tower with a dead link
+                self.last_error = f"internal error: {type(exc).__name__}: {exc}"
+                self._internal_error("link keeper", exc)
+                self._closing.wait(REHANDSHAKE_S)
 
     def _keep_step(self) -> None:
+        if self._silenced:
+            self._closing.wait(0.05)
+            return
+        if self._rehandshake and self._serial is not None:
+            self._rehandshake = False
+            self._set_state(State.HANDSHAKE)
         if self._serial is None:
             self._set_state(State.DISCONNECTED)
             name = self.find()
@@ -424,6 +590,12 @@ class Link:
             self._set_state(State.DEGRADED)
         if self._gap:
             self.get_state()
+        if self._restore_due:
+            self._restore_due = False
+            self.stats.restores += 1
+            self.log(f"bridge: {self.port_name}: the board went through its safe state; outputs sent again")
+            for fn in self._restore_listeners:
+                self._call(fn)
         if now - self._last_tx > KEEPALIVE_S:
             self.request(codec.PING)
         self._closing.wait(0.05)
@@ -432,7 +604,9 @@ class Link:
         self._write(b"\x00")  # ends whatever partial frame the board holds
         nonce = os.urandom(4)
         try:
-            reply = self.request(codec.HELLO, bytes((codec.VERSION_MAJOR, codec.VERSION_MINOR)) + nonce,
+            # brief: the reply's fixed head only (24 bytes on the wire), the rest asked for in
+            # parts, so the handshake gets through a noisy line; a 1.0 board sends it whole
+            reply = self.request(codec.HELLO, bytes((codec.VERSION_MAJOR, codec.VERSION_MINOR)) + nonce + b"\x01",
                                  timeout=max(self.timeout, 3.0), retry=HELLO_BACKOFF)
         except BoardRefused as exc:
             if exc.code == codec.E_VERSION:
@@ -441,6 +615,8 @@ class Link:
                     f"{codec.VERSION_MAJOR}.{codec.VERSION_MINOR} ({exc}); update the board's firmware "
                     "(docs/bridge.md) or dicetower so both speak the same major version"))
             raise
+        if len(reply) >= 2 and reply[0] == codec.VERSION_MAJOR and len(reply) == MIN_REPLY[codec.HELLO]:
+            reply += self._info()
         hello = _parse_hello(reply)
         if hello.major != codec.VERSION_MAJOR:
             self._refuse(VersionMismatch(
@@ -458,6 +634,12 @@ class Link:
             if self._boot_id is not None:
                 self.stats.reconnects += 1
         self._boot_id = hello.boot_id
+        if new_boot:
+            self._safe_count = 0
+            with self._edge_lock:
+                self._edges_rx.clear()
+                self._levels.clear()
+        self._restore_due = False  # a new boot gets everything again; the same one kept its outputs
         self._gap = False
         self._last_heartbeat = time.monotonic()
         for fn in self._connect_listeners:
@@ -468,6 +650,18 @@ class Link:
             self.state = State.UP
             self._changed.notify_all()
         self.log(f"bridge: {self.port_name}: up ({hello.firmware}, boot {hello.boot_id:08x})")
+
+    def _info(self) -> bytes:
+        """INFO (uid and description) in parts of :data:`INFO_PART` bytes."""
+        info = b""
+        total = None
+        while total is None or len(info) < total:
+            part = self.request(codec.INFO, bytes((len(info), INFO_PART)))
+            total = part[0]
+            if len(part) == 1 and len(info) < total:
+                raise BadReply(f"bridge at {self.port_name}: INFO stopped at byte {len(info)} of {total}")
+            info += part[1:]
+        return info[:total]
 
     def _refuse(self, error: VersionMismatch) -> None:
         self.log(str(error))
@@ -480,7 +674,7 @@ class Link:
 
 def _parse_hello(p: bytes) -> Hello:
     if len(p) < 14:
-        raise BridgeError(f"bridge: HELLO reply of {len(p)} bytes is too short")
+        raise BadReply(f"bridge: HELLO reply of {len(p)} bytes is too short")
     uid_len = p[13]
     return Hello(major=p[0], minor=p[1], boot_id=codec.get_u32(p, 6), caps=codec.get_u16(p, 10),
                  max_payload=p[12], uid=bytes(p[14 : 14 + uid_len]),

@@ -1,8 +1,9 @@
-"""The host's view of the board's raw ring-oscillator bits: how they are unpacked, the min-entropy
-the health tests assume for them and the (lower) credit a conditioned block gets.
+"""The host's view of the board's raw ring-oscillator bits: how they are unpacked and the
+min-entropy the health tests assume for them.
 
-Both figures are assumptions until a board's capture has been run through SP 800-90B's
-estimators; docs/bridge.md ("Crediting the ring oscillator") gives the reasoning.
+The credit is not fixed here: each window of raw bits goes through SP 800-90B's non-IID
+estimators (hardware/entropy/assessment.py, kind ``bridge``); docs/bridge.md ("Crediting the
+ring oscillator") gives the figures.
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ from engine.health import HealthMonitor
 
 #: Min-entropy per raw bit the health tests are tuned for (RCT cutoff 41, APT 410 of 512).
 TESTED_BITS_PER_SAMPLE = 0.5
-#: Min-entropy per raw bit credited to the conditioned block: half the tested figure.
-CREDIT_BITS_PER_SAMPLE = 0.25
 #: SP 800-90B's adaptive proportion window for binary samples.
 BINARY_WINDOW = 512
 

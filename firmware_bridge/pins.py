@@ -82,7 +82,7 @@ class BridgePin(PiPin):
             pull = {"up": codec.PULL_UP, "down": codec.PULL_DOWN}.get(self._pull, codec.PULL_NONE)
             debounce = 0 if self._bounce is None else max(0, min(255, round(self._bounce * 1000)))
             reply = self.factory.send(codec.PIN_MODE, bytes((self.gp, codec.MODE_INPUT, pull, debounce)))
-            if reply:
+            if len(reply) >= 2:
                 self._level = reply[1]
         else:
             mode = codec.MODE_PWM if self._frequency else codec.MODE_OUTPUT
@@ -199,6 +199,7 @@ class BridgeFactory(Factory):
         link.on_edge(self._on_edge)
         link.on_state(self._on_state)
         link.on_connect(self._on_connect)
+        link.on_restore(self._on_restore)
         try:
             link.wait_up(timeout)
         except BridgeError:
@@ -250,6 +251,12 @@ class BridgeFactory(Factory):
         if new_boot:
             for pin in list(self.pins.values()):
                 pin.resend()
+
+    def _on_restore(self) -> None:
+        # the board's safe state turned every output off: the levels the host keeps go back
+        for pin in list(self.pins.values()):
+            if pin._configured and pin._function == "output":
+                pin._send_value()
 
     def ticks(self) -> float:
         return time.monotonic()

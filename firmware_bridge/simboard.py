@@ -4,7 +4,9 @@
 Pins have an outside level a test drives (a pressed button pulls its pin low), outputs and
 PWM duties the test reads back, the ring oscillator's STATUS and RANDOMBIT registers come from
 :class:`SimBoard` (its ``rosc_bits`` can be stuck or biased), and an SSD1306 model on I2C keeps
-the display memory the firmware writes.
+the display memory the firmware writes. The chip is an RP2040 (or an RP2350, whose registers
+sit elsewhere); the watchdog counts on the board's clock and :meth:`SimBoard.watchdog_expired`
+says when it would fire; ``machine.reset()`` raises :class:`SimReset` for the twin to reboot.
 """
 
 from __future__ import annotations
@@ -22,9 +24,24 @@ from firmware_bridge.firmware import codec
 ROSC_STATUS = 0x40060018
 ROSC_RANDOMBIT = 0x4006001C
 ROSC_OK = (1 << 31) | (1 << 12)
+SYSINFO_CHIP_ID = 0x40000000
+#: SYSINFO CHIP_ID per chip (PART in bits 12..27: 2 is the RP2040, 4 the RP2350).
+CHIP_IDS = {"RP2040": 0x20002927, "RP2350": 0x20004927}
+#: WATCHDOG_BASE per chip (CTRL at +0, ENABLE bit 30; +0x2000 sets bits, +0x3000 clears them).
+WATCHDOG_CTRL = {"RP2040": 0x40058000, "RP2350": 0x400D8000}
+WATCHDOG_ENABLE = 1 << 30
+SET_ALIAS = 0x2000
+CLEAR_ALIAS = 0x3000
+#: What ``os.uname().machine`` says on MicroPython, per chip (the board's name + the chip).
+MACHINES = {"RP2040": "Raspberry Pi Pico with RP2040", "RP2350": "Raspberry Pi Pico2 with RP2350"}
 PWRON_RESET = 1
 WDT_RESET = 3
 OLED_ADDRESS = 0x3C
+
+
+class SimReset(BaseException):
+    """``machine.reset()``: the twin reboots the board (a BaseException, so that no handler in
+    the firmware catches it)."""
 
 
 def urandom_bits() -> Callable[[], int]:
@@ -94,8 +111,18 @@ class SimBoard:
 
     def __init__(self, *, uid: bytes = b"\xe6\x61\x41\x04\x03\x2b\x2c\x21",
                  rosc_bits: Callable[[], int] | None = None, safe_boot: bool = False,
-                 reset_cause: int = PWRON_RESET, clock_ns: Callable[[], int] = _time.monotonic_ns) -> None:
+                 reset_cause: int = PWRON_RESET, clock_ns: Callable[[], int] = _time.monotonic_ns,
+                 chip: str = "RP2040", machine: str | None = None) -> None:
+        if chip not in CHIP_IDS:
+            raise ValueError(f"chip must be one of {', '.join(CHIP_IDS)}, got {chip!r}")
         self.uid = uid
+        self.chip = chip
+        self.machine = machine or MACHINES[chip]
+        self.wdt_armed = False
+        self.wdt_fed_ns = 0
+        self.wdt_fires = 0
+        self.mem_writes: list[tuple[int, int]] = []
+        self.timers: list[SimTimer] = []
         self.rosc_bits = rosc_bits or urandom_bits()
         self.rosc_status = ROSC_OK
         self.reset_cause = reset_cause
@@ -110,6 +137,18 @@ class SimBoard:
         self.kbd_intr: int | None = None
         if safe_boot:
             self.outside[14] = 0
+
+    def watchdog_expired(self) -> bool:
+        """Whether the armed watchdog has gone unfed longer than its timeout."""
+        if not self.wdt_armed or self.wdt_timeout_ms is None:
+            return False
+        return self.clock_ns() - self.wdt_fed_ns > self.wdt_timeout_ms * 1_000_000
+
+    def stop_timers(self) -> None:
+        """What a soft reset does to ``machine.Timer``s (the watchdog is hardware: it stays)."""
+        for timer in self.timers:
+            timer.deinit()
+        self.timers.clear()
 
     def drive(self, n: int, level: int | None) -> None:
         """Drive pin ``n`` from outside (None: let it float to its pull)."""
@@ -139,6 +178,7 @@ class SimBoard:
             "micropython": _micropython(self),
             "time": _sim_time(self),
             "framebuf": simframebuf.module(),
+            "os": _sim_os(self),
         }
 
 
@@ -230,22 +270,32 @@ class SimWDT:
         if timeout > 8388:
             raise ValueError("timeout too long for the RP2040 watchdog")
         self.board.wdt_timeout_ms = timeout
+        self.board.wdt_armed = True
+        self.board.wdt_fed_ns = self.board.clock_ns()
 
     def feed(self) -> None:
         self.board.wdt_feeds += 1
+        self.board.wdt_fed_ns = self.board.clock_ns()
 
 
 class SimTimer:
     PERIODIC = 1
     ONE_SHOT = 0
+    board: SimBoard
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._timer: threading.Timer | None = None
+        self._stopped = False
+        self.board.timers.append(self)
 
     def init(self, *, period: int, mode: int = 1, callback: Callable[[Any], None]) -> None:
+        self._stopped = False
+
         def fire() -> None:
+            if self._stopped:
+                return
             callback(self)
-            if mode == self.PERIODIC:
+            if mode == self.PERIODIC and not self._stopped:
                 self.init(period=period, mode=mode, callback=callback)
 
         self._timer = threading.Timer(period / 1000, fire)
@@ -253,6 +303,7 @@ class SimTimer:
         self._timer.start()
 
     def deinit(self) -> None:
+        self._stopped = True
         if self._timer is not None:
             self._timer.cancel()
 
@@ -262,11 +313,27 @@ class _Mem32:
         self.board = board
 
     def __getitem__(self, address: int) -> int:
+        board = self.board
+        if address == SYSINFO_CHIP_ID:
+            return CHIP_IDS[board.chip]
+        if address in (ROSC_STATUS, ROSC_RANDOMBIT) and board.chip != "RP2040":
+            # ACCESSCTRL on an RP2350: firmware that reads it here has not checked the chip
+            raise AssertionError(f"the firmware read 0x{address:08x}, not the ROSC on an {board.chip}")
         if address == ROSC_STATUS:
-            return self.board.rosc_status
+            return board.rosc_status
         if address == ROSC_RANDOMBIT:
-            return self.board.rosc_bits() & 1
+            return board.rosc_bits() & 1
         return 0
+
+    def __setitem__(self, address: int, value: int) -> None:
+        board = self.board
+        board.mem_writes.append((address, value))
+        ctrl = WATCHDOG_CTRL[board.chip]
+        if address == ctrl + CLEAR_ALIAS and value & WATCHDOG_ENABLE:
+            board.wdt_armed = False
+        elif address == ctrl + SET_ALIAS and value & WATCHDOG_ENABLE:
+            board.wdt_armed = True
+            board.wdt_fed_ns = board.clock_ns()
 
 
 def _bind(cls: type, board: SimBoard) -> type:
@@ -279,10 +346,15 @@ def _machine(board: SimBoard) -> types.ModuleType:
     m.PWM = _bind(SimPWM, board)  # type: ignore[attr-defined]
     m.I2C = _bind(SimI2C, board)  # type: ignore[attr-defined]
     m.WDT = _bind(SimWDT, board)  # type: ignore[attr-defined]
-    m.Timer = SimTimer  # type: ignore[attr-defined]
+    m.Timer = _bind(SimTimer, board)  # type: ignore[attr-defined]
     m.mem32 = _Mem32(board)  # type: ignore[attr-defined]
     m.unique_id = lambda: board.uid  # type: ignore[attr-defined]
     m.reset_cause = lambda: board.reset_cause  # type: ignore[attr-defined]
+
+    def reset() -> None:
+        raise SimReset()
+
+    m.reset = reset  # type: ignore[attr-defined]
     m.PWRON_RESET = PWRON_RESET  # type: ignore[attr-defined]
     m.WDT_RESET = WDT_RESET  # type: ignore[attr-defined]
     return m
@@ -296,6 +368,13 @@ def _micropython(board: SimBoard) -> types.ModuleType:
 
     m.kbd_intr = kbd_intr  # type: ignore[attr-defined]
     m.const = lambda x: x  # type: ignore[attr-defined]
+    return m
+
+
+def _sim_os(board: SimBoard) -> types.ModuleType:
+    m = types.ModuleType("os")
+    m.uname = lambda: types.SimpleNamespace(  # type: ignore[attr-defined]
+        sysname="rp2", nodename="rp2", release="1.27.0", version="v1.27.0 (dicetower twin)", machine=board.machine)
     return m
 
 

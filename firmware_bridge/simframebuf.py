@@ -1,13 +1,17 @@
 """MicroPython's ``framebuf`` for the twin: a MONO_VLSB frame buffer over the caller's bytearray
 (the SSD1306 layout: one byte is eight pixels of a column, top pixel in bit 0).
 
-Text is drawn with Pillow's built-in bitmap font, not MicroPython's 8x8 font, so a twin's
-text looks a little different from a board's (the host normally sends whole pages anyway).
+Text is drawn as MicroPython's ``framebuf.text`` draws it, checked against real MicroPython
+(tests/firmware_bridge/test_micropython.py): its own 8x8 font, one cell per byte of the
+string's UTF-8 form, a checkered box for every byte outside 32..126 (so "é" is two boxes),
+drawing stops at a NUL, and cells are clipped at the edges.
 """
 
 from __future__ import annotations
 
 import types
+
+from firmware_bridge.petme128 import glyph
 
 MONO_VLSB = 0
 
@@ -41,16 +45,18 @@ class FrameBuffer:
                 self.pixel(xx, yy, c)
 
     def text(self, s: str, x: int, y: int, c: int = 1) -> None:
-        from PIL import Image, ImageDraw, ImageFont
-
-        loader = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)
-        font = loader()
-        img = Image.new("1", (8 * len(s), 8), 0)
-        ImageDraw.Draw(img).text((0, -2), s, fill=1, font=font)
-        for yy in range(8):
-            for xx in range(img.width):
-                if img.getpixel((xx, yy)):
-                    self.pixel(x + xx, y + yy, c)
+        for code in s.encode("utf-8", "surrogatepass"):
+            if code == 0:
+                break  # MicroPython walks a C string
+            for column in glyph(code):
+                if 0 <= x < self.width:
+                    yy = y
+                    while column:
+                        if column & 1:
+                            self.pixel(x, yy, c)
+                        column >>= 1
+                        yy += 1
+                x += 1
 
 
 def module() -> types.ModuleType:

@@ -2,19 +2,33 @@
 one end of a real pty, so a host talks to it exactly as to a board on /dev/ttyACM0.
 
 Each twin loads its own copies of the firmware modules (``main``, ``bridge``, ``codec``...)
-with an import hook that hands them the simulated ``machine``, ``time``, ``micropython`` and
-``framebuf``; nothing is put into ``sys.modules``. ``unplug()`` closes the pty (the host's
-reads fail as when a USB cable is pulled) and ``plug()`` starts a fresh board (a new boot id)
-on a new pty. ``noise`` corrupts that fraction of the bytes on the line, in both directions.
+with an import hook that hands them the simulated ``machine``, ``time``, ``micropython``,
+``framebuf`` and ``os``; nothing is put into ``sys.modules``. ``unplug()`` closes the pty (the
+host's reads fail as when a USB cable is pulled) and ``plug()`` starts a fresh board (a new
+boot id) on a new pty. ``noise`` corrupts that fraction of the bytes on the line, in both
+directions.
+
+The board's life is modelled as far as a host can tell: the watchdog fires when the loop stops
+feeding it (``pause()`` for longer than 4 s, or a REPL left with it armed) and reboots the board
+in place (a new boot id, heartbeat flag 0); ``machine.reset()`` (the RESET request) does the
+same; after EXIT_TO_REPL the port speaks MicroPython's REPL (:mod:`firmware_bridge.simrepl`),
+whose Ctrl-D soft reset stops the timers and, in the friendly REPL only, runs ``main.py`` again.
+A real board re-enumerates on USB when it resets; the twin keeps its pty.
+
+``python -m firmware_bridge.twin`` starts one and prints its port (docs/bridge.md, section 8).
 """
 
 from __future__ import annotations
 
+import argparse
 import builtins
 import contextlib
 import os
 import random
+import signal
+import sys
 import threading
+import time
 import tty
 import types
 from collections.abc import Callable
@@ -23,9 +37,48 @@ from typing import Any
 
 from firmware_bridge.errors import BridgeError
 from firmware_bridge.firmware import codec
-from firmware_bridge.simboard import SimBoard
+from firmware_bridge.simboard import PWRON_RESET, WDT_RESET, SimBoard, SimReset, urandom_bits
+from firmware_bridge.simrepl import SimRepl
 
 FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
+
+
+def _pattern(bits: str) -> Callable[[], Callable[[], int]]:
+    def make() -> Callable[[], int]:
+        at = [0]
+
+        def bit() -> int:
+            at[0] += 1
+            return int(bits[(at[0] - 1) % len(bits)])
+
+        return bit
+
+    return make
+
+
+def _sticky(p_same: float, seed: int | None = None) -> Callable[[], Callable[[], int]]:
+    def make() -> Callable[[], int]:
+        rng = random.Random(seed)
+        last = [rng.getrandbits(1)]
+
+        def bit() -> int:
+            if rng.random() >= p_same:
+                last[0] ^= 1
+            return last[0]
+
+        return bit
+
+    return make
+
+
+#: Ring-oscillator models for the twin (``--rosc``): what the firmware's RANDOMBIT reads give.
+ROSC_MODELS: dict[str, tuple[str, Callable[[], Callable[[], int]]]] = {
+    "urandom": ("unbiased bits from the OS (the default: a stand-in, not a noise source)", urandom_bits),
+    "sticky": ("each bit repeats the last with probability 0.8 (an oscillator sampled too fast)", _sticky(0.8)),
+    "stuck": ("every bit 1 (a dead oscillator)", _pattern("1")),
+    "alternating": ("0, 1, 0, 1, ... (fully predictable)", _pattern("01")),
+    "period7": ("the 7-bit pattern 1101000 over and over (fully predictable)", _pattern("1101000")),
+}
 
 
 def load_firmware(sim_modules: dict[str, types.ModuleType]) -> dict[str, types.ModuleType]:
@@ -122,17 +175,25 @@ class Twin:
     """A simulated Pico running the real firmware on a pty; ``port`` is the path to open."""
 
     def __init__(self, *, noise: float = 0.0, seed: int | None = None,
-                 rosc_bits: Callable[[], int] | None = None) -> None:
+                 rosc_bits: Callable[[], int] | None = None, chip: str = "RP2040",
+                 machine: str | None = None) -> None:
         self.noise = noise
         self.rng = random.Random(seed)
         self.rosc_bits = rosc_bits
+        self.chip = chip
+        self.machine = machine
         self.board: SimBoard | None = None
         self.bridge: Any = None
+        self.repl: SimRepl | None = None
         self.modules: dict[str, types.ModuleType] = {}
         self.port: str | None = None
         self.boots = 0
+        self.watchdog_resets = 0
+        self.passes = 0  # loop passes (a test waits for one to know the board has looked)
         self.line_faults = 0
+        self._clock_offset_ns = 0
         self._fds: tuple[int, int] | None = None
+        self._pty: PtyPort | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._paused = threading.Event()
@@ -150,15 +211,10 @@ class Twin:
         os.set_blocking(master, False)
         self._fds = (master, slave)
         self.port = os.ttyname(slave)
-        self.board = SimBoard(rosc_bits=self.rosc_bits)
-        self.modules = load_firmware(self.board.modules())
         self._lines = [NoisyLine(self.noise, self.rng), NoisyLine(self.noise, self.rng)]
-        port = PtyPort(master, self._lines[0], self._lines[1])
-        port.drop = self._drop_frame
-        self.bridge = self.modules["main"].start(port)
-        if self.bridge is None:
-            raise BridgeError("the twin's board booted into safe mode")
-        self.boots += 1
+        self._pty = PtyPort(master, self._lines[0], self._lines[1])
+        self._pty.drop = self._drop_frame
+        self._boot(PWRON_RESET)
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="bridge-twin", daemon=True)
         self._thread.start()
@@ -170,7 +226,10 @@ class Twin:
         thread, self._thread = self._thread, None
         if thread is not None:
             thread.join(timeout=5)
+        if self.board is not None:
+            self.board.stop_timers()
         self.line_faults += sum(line.faults for line in self._lines)
+        self._lines = []
         fds, self._fds = self._fds, None
         if fds is not None:
             for fd in fds:
@@ -196,13 +255,103 @@ class Twin:
         """The current port (what a host's board finder sees), None while unplugged."""
         return self.port if self._thread is not None else None
 
-    # -- the board's loop --------------------------------------------------------------------
+    # -- the board's life ----------------------------------------------------------------------
+    def clock_ns(self) -> int:
+        """The board's clock: the host's, plus whatever :meth:`advance` added."""
+        return time.monotonic_ns() + self._clock_offset_ns
+
+    def advance(self, seconds: float) -> None:
+        """Move the board's clock on (a long wait without waiting: the watchdog, the safe state)."""
+        self._clock_offset_ns += int(seconds * 1e9)
+
+    @property
+    def mode(self) -> str:
+        """``bridge`` while the firmware runs, ``repl`` after EXIT_TO_REPL (or a safe boot)."""
+        return "bridge" if self.bridge is not None else "repl"
+
+    def _boot(self, cause: int) -> None:
+        """A hard reset (power-up, watchdog, machine.reset()): a fresh board, main.py runs."""
+        outside = {}
+        if self.board is not None:
+            self.board.stop_timers()
+            outside = dict(self.board.outside)  # a finger on a button stays there
+        self.board = SimBoard(rosc_bits=self.rosc_bits, reset_cause=cause, clock_ns=self.clock_ns,
+                              chip=self.chip, machine=self.machine)
+        self.board.outside.update(outside)
+        self.boots += 1
+        self._main()
+
+    def _main(self) -> None:
+        """MicroPython starting afresh (a boot or a friendly-REPL soft reset): main.py runs."""
+        assert self.board is not None and self._pty is not None
+        self.modules = load_firmware(self.board.modules())
+        self.bridge = self.modules["main"].start(self._pty)
+        self.repl = None
+        if self.bridge is None:
+            self._to_repl()  # safe boot
+
+    def _to_repl(self) -> None:
+        assert self.board is not None and self._pty is not None
+        self.repl = SimRepl(self._pty.write, self._soft_reset, self.board.machine)
+        self.repl.start()
+
+    def _soft_reset(self, raw: bool) -> None:
+        assert self.board is not None
+        self.board.stop_timers()
+        if not raw:
+            self._main()  # main.py runs again: the bridge is back, its watchdog armed again
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            board = self.board
+            assert board is not None
+            if board.watchdog_expired():
+                self.watchdog_resets += 1
+                self._boot(WDT_RESET)
+                continue
+            if self._paused.is_set():
+                self.passes += 1
+                self._stop.wait(0.01)
+                continue
+            busy = self._pass()
+            self.passes += 1
+            if not busy:
+                self._stop.wait(0.0005)
+
+    def _pass(self) -> bool:
+        bridge = self.bridge
+        if bridge is None:
+            data = self._pty.read() if self._pty is not None else b""
+            if data and self.repl is not None:
+                self.repl.feed(data)
+            return bool(data)
+        try:
+            busy = bridge.step()
+        except SimReset:  # machine.reset(): on rp2 the watchdog resets the chip
+            self._boot(WDT_RESET)
+            return True
+        if bridge.exit:
+            self.modules["main"].finish(bridge)
+            self.bridge = None
+            self._to_repl()
+        return busy
+
     def pause(self, paused: bool = True) -> None:
-        """Freeze the board's loop (a board that stopped answering), or let it run again."""
+        """Freeze the board's loop (a board that stopped answering), or let it run again. The
+        watchdog is hardware: it still counts, and reboots a board paused for over 4 s."""
         if paused:
             self._paused.set()
         else:
             self._paused.clear()
+
+    def wait_passes(self, n: int = 2, timeout: float = 5.0) -> None:
+        """Return once the board's loop has gone round ``n`` more times."""
+        target = self.passes + n
+        deadline = time.monotonic() + timeout
+        while self.passes < target:
+            if time.monotonic() > deadline:
+                raise BridgeError(f"the twin's loop did not go round within {timeout:g} s")
+            self._stop.wait(0.001)
 
     def drop_next(self, kind: int) -> None:
         """Lose the board's next frame of this type on the line (a fault the test aims)."""
@@ -217,15 +366,6 @@ class Twin:
         self._drop_kinds.remove(frame[1])
         self.dropped.append(frame[1])
         return True
-
-    def _run(self) -> None:
-        bridge = self.bridge
-        while not self._stop.is_set() and not bridge.exit:
-            if self._paused.is_set():
-                self._stop.wait(0.01)
-                continue
-            if not bridge.step():
-                self._stop.wait(0.0005)
 
     # -- the outside world -------------------------------------------------------------------
     def press(self, pin: int, down: bool = True) -> None:
@@ -243,3 +383,41 @@ class Twin:
         if self.board is None:
             raise BridgeError("the twin is not plugged in")
         return self.board
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m firmware_bridge.twin``: a twin on a pty until Ctrl-C; its port on stdout."""
+    parser = argparse.ArgumentParser(
+        prog="python -m firmware_bridge.twin",
+        description="Run the bridge firmware on a simulated Pico attached to a pty, for trying a host "
+                    "(dicetower's or your own) without a board. Prints the pty's path, then runs until "
+                    "Ctrl-C or SIGTERM.")
+    parser.add_argument("--noise", type=float, default=0.0, metavar="P",
+                        help="fraction of the line's bytes corrupted, both ways (0 <= P < 1; default 0)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the noise (default: random)")
+    parser.add_argument("--rosc", choices=sorted(ROSC_MODELS), default="urandom",
+                        help="what the ring oscillator gives: " + "; ".join(
+                            f"{name}: {text}" for name, (text, _) in ROSC_MODELS.items()))
+    parser.add_argument("--chip", choices=("RP2040", "RP2350"), default="RP2040",
+                        help="the chip: RP2040 (Pico, Pico W) or RP2350 (Pico 2: no ring-oscillator entropy)")
+    args = parser.parse_args(argv)
+    if not 0 <= args.noise < 1:
+        parser.error(f"--noise: expected a fraction from 0 up to 1, got {args.noise}")
+    twin = Twin(noise=args.noise, seed=args.seed, rosc_bits=ROSC_MODELS[args.rosc][1](), chip=args.chip)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    port = twin.plug()
+    try:
+        print(port, flush=True)
+        print(f"dicetower twin: the bridge firmware on a simulated {args.chip} at {port} (rosc {args.rosc}, "
+              f"noise {args.noise:g}); Ctrl-C stops it", file=sys.stderr, flush=True)
+        while not stop.wait(0.5):
+            pass
+    finally:
+        twin.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

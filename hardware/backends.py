@@ -1,4 +1,4 @@
-"""The tower's backends by kind: pin factories, display kinds and entropy sources.
+"""The tower's backends by kind: pin factories, display kinds, entropy sources, speakers.
 
 One table per kind. The config check (allowed values), the command line's help text and the
 code that opens a backend all read these tables, so a backend is added in one place. A
@@ -21,6 +21,7 @@ class Backend:
     help: str
     target: str = ""  # "module:attribute"; "" when the caller handles it (auto, none, file:)
     bridge: bool = False  # opened on the companion board's link
+    config: bool = True  # a config file may name it (not the simulator's or the tests' own)
 
 
 class Registry:
@@ -86,4 +87,13 @@ ENTROPY_SOURCES = Registry("entropy source", (
     Backend("hwrng", "/dev/hwrng", "hardware.entropy.pipeline:hwrng_entry"),
     Backend("buttons", "button press timing", "hardware.entropy.pipeline:buttons_entry"),
     Backend("bridge", "the Pico's ring oscillator, raw bits", "hardware.entropy.pipeline:bridge_entry", bridge=True),
+))
+
+SPEAKERS = Registry("speaker", (
+    Backend("espeak", "eSpeak NG on the sound card", "hardware.speech.espeak:EspeakSpeaker"),
+    Backend("log", "a line per sentence in the log, no sound", "hardware.speech.fakes:LogSpeaker"),
+    Backend("wav", "eSpeak NG into a WAV file per sentence (sim --out)", "hardware.speech.espeak:WavSpeaker",
+            config=False),
+    Backend("record", "the sentences kept in memory (tests)", "hardware.speech.fakes:RecordingSpeaker",
+            config=False),
 ))

@@ -28,9 +28,14 @@ PIN_FACTORIES = backends.PIN_FACTORIES.names()
 DISPLAY_KINDS = backends.DISPLAY_KINDS.names()
 SERIAL_PROTOCOLS = ("matrix-orbital", "sparkfun", "ansi", "plain")
 BUZZER_KINDS = ("tonal", "active", "none")
+#: Speakers a config may name (the others are the simulator's and the tests').
+SPEAKER_KINDS = tuple(b.name for b in backends.SPEAKERS if b.config)
 
 #: Pins the 40-pin header offers as GPIO (BCM numbering).
 BCM_PINS = range(0, 28)
+#: GP numbers a config may name at all: a Pico's GP0..GP29 (which of them it brings out is
+#: checked with the factory, in ``_check_pins``).
+ANY_PINS = range(0, 30)
 I2C_PINS = {2: "I2C SDA", 3: "I2C SCL"}
 SPI_PINS = {9: "SPI MISO", 10: "SPI MOSI", 11: "SPI SCLK"}
 SPI_CE = {0: 8, 1: 7}
@@ -129,6 +134,31 @@ class EntropyConfig:
     button_timing: bool = True  # mix button press timings into the pool
 
 
+@dataclass(frozen=True)
+class SoundConfig:
+    """Spoken results and setup pages (docs/speech.md). ``speak`` starts with speech on (the
+    settings menu's "speech" switch changes it, and the panel remembers); ``language`` picks
+    the phrase table and, with ``voice`` "", eSpeak NG's voice; ``device`` the ALSA device
+    (``aplay -L``; "" = the default); ``still_seconds`` how long the buttons are still before
+    a page is said."""
+
+    speak: bool = False
+    speaker: str = "espeak"
+    language: str = "en"
+    voice: str = ""
+    rate: int = 175  # words per minute (espeak-ng -s)
+    volume: int = 100  # espeak-ng -a, 0..200
+    device: str = ""
+    still_seconds: float = 1.0
+
+
+#: eSpeak NG voice names (``en-us``, ``de``, ``en+f3``) and ALSA device names
+#: (``plughw:CARD=Headphones,DEV=0``): letters, digits and ``_+-.:=,``, not starting with ``-``
+#: (they go on espeak-ng's command line).
+SOUND_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-.:=,")
+SOUND_NAME_MOST = 80
+
+
 #: A config file is a few KiB; anything larger (or ``/dev/zero``) is not one.
 MAX_CONFIG_BYTES = 1 << 20
 #: Tables and arrays in a config nest 3 deep; 64 is far beyond any real one.
@@ -182,6 +212,9 @@ class BridgeConfig:
 #: Pico pins the bridge firmware keeps for itself: its OLED's I2C0 and the safe-boot pin.
 BRIDGE_RESERVED = {8: "Pico I2C0 SDA (the bridge's OLED)", 9: "Pico I2C0 SCL (the bridge's OLED)",
                    14: "Pico safe-boot"}
+#: GP pins a Raspberry Pi Pico brings out (GP25 is its on-board LED; GP23, GP24 and GP29 are
+#: wired on the board itself). The same list as firmware_bridge/firmware/pins.py's USABLE.
+PICO_PINS = (*range(0, 23), 25, 26, 27, 28)
 
 
 @dataclass(frozen=True)
@@ -200,6 +233,7 @@ class TowerConfig:
     kiosk: KioskConfig = field(default_factory=KioskConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
     bridge: BridgeConfig = field(default_factory=BridgeConfig)
+    sound: SoundConfig = field(default_factory=SoundConfig)
     source: str = "defaults"
 
     def pin_uses(self) -> dict[str, int]:
@@ -358,7 +392,8 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
             raise ConfigError("entropy.source", exc.detail, source) from None
     ent_t.done()
 
-    panel = _panel(root.table("panel"))
+    sound = _sound(root.table("sound"))
+    panel = dataclasses.replace(_panel(root.table("panel")), speak=sound.speak)
 
     k_t = root.table("kiosk")
     k_d = KioskConfig()
@@ -390,6 +425,7 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
         kiosk=kiosk,
         network=network,
         bridge=bridge,
+        sound=sound,
         source=source,
     )
     _check_pins(config)
@@ -466,10 +502,48 @@ def _network(t: _Table, kiosk: KioskConfig) -> NetworkConfig:
     return cfg
 
 
+def _sound(t: _Table) -> SoundConfig:
+    """``[sound]``: speech (docs/speech.md). The language's phrase table is loaded here, so a
+    broken translation stops the tower at start-up with its key named."""
+    d = SoundConfig()
+    cfg = SoundConfig(
+        speak=t.boolean("speak", d.speak),
+        speaker=t.choice("speaker", d.speaker, SPEAKER_KINDS),
+        language=t.text("language", d.language),
+        voice=_sound_name(t, "voice", d.voice),
+        rate=t.integer("rate", d.rate, 80, 450),
+        volume=t.integer("volume", d.volume, 0, 200),
+        device=_sound_name(t, "device", d.device),
+        still_seconds=t.number("still_seconds", d.still_seconds, 0.2, 10),
+    )
+    t.done()
+    if cfg.language != d.language:
+        from engine.speech import SpeechError, table
+
+        try:
+            table(cfg.language)
+        except SpeechError as exc:
+            raise t.error("language", str(exc).partition(": ")[2]) from None
+    return cfg
+
+
+def _sound_name(t: _Table, name: str, default: str) -> str:
+    value = t.text(name, default)
+    if value and (value.startswith("-") or len(value) > SOUND_NAME_MOST or not set(value) <= SOUND_NAME_CHARS):
+        raise t.error(name, f"expected a name of letters, digits and _+-.:=, (not starting with -, at most "
+                            f"{SOUND_NAME_MOST}), got {value!r}")
+    return value
+
+
+#: PanelConfig fields that are not ``[panel]`` keys: set from another table.
+_NOT_PANEL_KEYS = frozenset({"speak"})  # [sound] speak
+
+
 def _panel(t: _Table) -> PanelConfig:
     """``[panel]`` keys are :class:`PanelConfig`'s fields; its own checks name the key."""
     defaults = PanelConfig()
-    known = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(PanelConfig)}
+    known = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(PanelConfig)
+             if f.name not in _NOT_PANEL_KEYS}
     bounds = _panel_bounds()
     values: dict[str, Any] = {}
     for name, default in known.items():
@@ -544,15 +618,23 @@ def _check_serial_port(t: _Table, port: str) -> None:
 def _check_pins(config: TowerConfig) -> None:
     reserved = config.reserved_pins()
     seen: dict[int, str] = {}
+    bridge = config.gpio_factory == "bridge"
+    label = "GP" if bridge else "BCM "
     for key, pin in config.pin_uses().items():
-        if pin in reserved and config.gpio_factory == "bridge":
+        if bridge and pin not in PICO_PINS:
+            raise ConfigError(key, f"GP{pin} is not a pin a Raspberry Pi Pico brings out (GP0..GP22, GP26..GP28, "
+                                   "or GP25, its on-board LED)", config.source)
+        if not bridge and pin not in BCM_PINS:
+            raise ConfigError(key, f"expected a BCM pin number from {BCM_PINS.start} to {BCM_PINS.stop - 1}, "
+                                   f"got {pin}", config.source)
+        if pin in reserved and bridge:
             raise ConfigError(key, f"GP{pin} is the {reserved[pin]} pin, kept by the bridge firmware", config.source)
         if pin in reserved:
             raise ConfigError(
                 key, f"BCM {pin} is the {reserved[pin]} pin, taken by the {config.display.kind} display", config.source
             )
         if pin in seen:
-            raise ConfigError(key, f"BCM {pin} is already used by {seen[pin]}", config.source)
+            raise ConfigError(key, f"{label}{pin} is already used by {seen[pin]}", config.source)
         seen[pin] = key
 
 
@@ -658,7 +740,7 @@ class _Table:
             return default
         if optional and value is False:
             return None  # `roll = false`: not fitted
-        if isinstance(value, bool) or not isinstance(value, int) or value not in BCM_PINS:
+        if isinstance(value, bool) or not isinstance(value, int) or value not in ANY_PINS:
             allowed = f"a BCM pin number from {BCM_PINS.start} to {BCM_PINS.stop - 1}"
             if optional:
                 allowed += " (or false: not fitted)"

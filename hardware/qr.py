@@ -11,7 +11,7 @@ import io
 
 import segno
 
-__all__ = ["qr_matrix", "terminal_qr"]
+__all__ = ["qr_matrix", "terminal_qr", "terminal_qr_text"]
 
 
 def _code(commitment: str) -> segno.QRCode:
@@ -27,4 +27,13 @@ def terminal_qr(commitment: str) -> str:
     """The QR code in Unicode half blocks, two modules per character cell, with a quiet zone."""
     out = io.StringIO()
     _code(commitment).terminal(out=out, compact=True, border=2)
+    return out.getvalue()
+
+
+def terminal_qr_text(text: str) -> str:
+    """Any text (the reveal's card: commitment, table seed, rolls, head) as a QR code in
+    half blocks, exactly as given: a table seed is case-sensitive, so nothing is upper-cased
+    (byte mode; a larger symbol than a commitment alone)."""
+    out = io.StringIO()
+    segno.make(text, error="l", micro=False, mode="byte").terminal(out=out, compact=True, border=2)
     return out.getvalue()

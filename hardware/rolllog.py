@@ -619,3 +619,10 @@ def _check(stored: StoredEntry, prev: str, seq: int) -> str | None:
             f"entry {seq} was edited and re-hashed, or this entry replaced"
         )
     return None
+
+
+def chain_problem(stored: StoredEntry, prev: str, seq: int) -> str | None:
+    """What is wrong with ``stored`` as the entry after one with hash ``prev`` and number
+    ``seq`` (None: it follows on): the check :func:`verify_entries` makes at each entry, for
+    verifiers that take entries one at a time (:mod:`hardware.entropy.replay`)."""
+    return _check(stored, prev, seq)

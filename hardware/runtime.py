@@ -12,7 +12,10 @@ With session dice (:class:`hardware.entropy.SessionDice`) the tower opens a sess
 and again as soon as one closes (a reveal from the settings menu, or the rotation after
 ``session_rolls``), and tells the panel its commitment, so the commitment is on the display
 before the session's first roll (docs/fairness.md). A reveal the panel asks for is carried
-out between rolls, never while a finger guess waits.
+out between rolls, never while a finger guess waits. The session is the state directory's one
+open session, which the command line may share (a ``roll --state-dir``, ``session seed``,
+``session close``): every roll, and every opening, following and reveal of the session, runs
+under the state directory's lock, and once a second the tower takes in what others logged.
 
 The roll log is the truth: a step that rolls runs under the state directory's lock, and its
 entry is appended (and fsynced) before anything of the result reaches the LEDs, the buzzer or
@@ -20,6 +23,10 @@ the display. When the entry cannot be written (a full or read-only card, a remov
 panel shows "cannot record" instead and the dice session that drew the roll is closed, so the
 log stays replayable; with ``kiosk.unrecorded = "show"`` the result is shown anyway, titled
 UNRECORDED on the display and printed as ``UNRECORDED <json>`` (docs/roll-log.md).
+
+With a ``speaker`` (:class:`hardware.speech.Speaker`), results and the setup page are spoken
+while the settings' speech switch is on: after the step's roll is logged and its frame drawn,
+by a process the loop never waits for (:mod:`hardware.speech.narrator`, docs/speech.md).
 """
 
 from __future__ import annotations
@@ -49,6 +56,8 @@ if TYPE_CHECKING:
     # to the first frame does without them (docs/architecture.md)
     from hardware.daystats import DayStats
     from hardware.sdnotify import Notifier
+    from hardware.speech import Speaker
+    from hardware.speech.narrator import Narrator
 
 PANEL_STATE = "panel.json"
 #: How often the entropy status line is refreshed, and the panel memory saved at most.
@@ -80,7 +89,7 @@ class Tower:
     to (a :class:`~hardware.rolllog.LenientLog` for ``unrecorded = "show"``); ``kept=False``
     says there is none (``state_dir = "none"``), so a reveal is not announced as "in log".
     ``show`` gets the UNRECORDED lines (standard output). ``log`` gets one line per notable
-    event.
+    event. ``speaker`` says results and pages aloud (``[sound]``; None: the tower is silent).
     """
 
     def __init__(
@@ -97,6 +106,7 @@ class Tower:
         roll_log: Any = None,
         kept: bool = True,
         show: Callable[[str], None] | None = None,
+        speaker: Speaker | None = None,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -114,7 +124,6 @@ class Tower:
         self.refused = 0  # rolls not shown because their entry could not be written
         self._marking = False  # the screens of an unrecorded roll are titled UNRECORDED
         self._lock_problem = ""
-        self._late_reveals: list[dict[str, Any]] = []  # reveals the log could not take yet
         self._save_after_roll = False
         self._log_seq = 0  # the log entry the panel memory reflects (the memory is a cache of the log)
         self.tick_ns = max(1, round(1e9 / config.kiosk.tick_hz))
@@ -134,9 +143,14 @@ class Tower:
         self._reveal_wanted = False
         self._session_problem = ""  # the last reason for no session that was logged
         self._memory_problem = ""  # the last panel memory failure that was logged
+        self._follow_problem = ""  # the last trouble following the roll log that was logged
         self._reveal_left_open()  # a power cut's session is revealed before anything opens one
         now = clock()
         self.state, fx = machine.initial(config.panel, now / 1e9, saved=self._recall_healed())
+        self.voice: Narrator | None = None
+        self._voice_problem = ""
+        if speaker is not None:
+            self.voice = _narrator(config, speaker, now, self.log, self.state.settings.speech)
         # the first picture goes up before the pins are claimed: the display is what a player
         # sees of start-up, the buttons and LEDs are ready a few milliseconds later
         if fx.screen is not None:
@@ -170,6 +184,7 @@ class Tower:
         self._day_at = now - self._day_every  # counted on the first pass
         self._day_problem = ""
         self._update_status(now)
+        self._update_voice(now)
         self._sync_session(now)  # the first commitment goes up before the first roll
 
     # --- the loop -------------------------------------------------------------------------------
@@ -197,6 +212,9 @@ class Tower:
             self._next_tick = max(self._next_tick + every, now + 1)
         if self.io.sound is not None:
             self.io.sound.poll(now)
+        if self.voice is not None:
+            self.voice.poll(self.state, now)
+            self._update_voice(now)
         self.display.poll(now)
         if now - self._status_at >= STATUS_EVERY_NS:
             self._update_status(now)
@@ -246,6 +264,8 @@ class Tower:
         self.state = state
         self.steps += 1
         self._apply(fx, now)
+        if self.voice is not None:  # the roll is in the log and its frame drawn: now say it
+            self.voice.stepped(event, before, state, now, unrecorded=self._marking)
         if self._save_after_roll:
             self._save_after_roll = False
             self.save(now)
@@ -262,7 +282,15 @@ class Tower:
 
     def _locked(self, event: Event) -> contextlib.AbstractContextManager[None]:
         """The state directory's lock for a step that may roll; none for ticks and news."""
-        if self.state_dir is None or event.kind not in ROLLING_EVENTS:
+        if event.kind not in ROLLING_EVENTS:
+            return contextlib.nullcontext()
+        return self._state_locked()
+
+    def _state_locked(self) -> contextlib.AbstractContextManager[None]:
+        """The state directory's lock (none without a state directory): around every roll, and
+        every opening, following and revealing of the directory's one open session, which the
+        command line may share (docs/roll-log.md). Not re-entrant: never nested."""
+        if self.state_dir is None:
             return contextlib.nullcontext()
         from hardware.locking import LockError, state_lock
 
@@ -284,6 +312,8 @@ class Tower:
                  self._status_at + STATUS_EVERY_NS]
         if self.io.sound is not None:
             times.append(self.io.sound.deadline())
+        if self.voice is not None and self.voice.deadline() is not None:
+            times.append(self.voice.deadline())  # type: ignore[arg-type]
         if self._day is not None:
             times.append(self._day_at + self._day_every)
         if self._dirty:
@@ -384,14 +414,15 @@ class Tower:
         reveal = getattr(self.dice, "reveal", None)
         if not self._has_sessions or not callable(reveal):
             return
-        with contextlib.suppress(Exception):  # said by _revealing
+        with contextlib.suppress(Exception), self._state_locked():  # said by _revealing
             self._revealing(reveal)
 
     def _revealing(self, reveal: Callable[[], Any]) -> None:
         """Close the session with ``reveal``. If its reveal entry cannot be written (the card
-        is full), its seed is kept and logged as a late ``reveal`` entry as soon as the log
-        takes entries again (and named in the journal meanwhile), so its rolls stay
-        replayable; the exception is raised on."""
+        is full), the dice keep it and write it as a late ``reveal`` entry as soon as the log
+        takes entries again, before any new session opens (one session at a time); the
+        journal names its seed meanwhile, so its rolls stay replayable. The exception is raised
+        on."""
         describe = getattr(self.dice, "describe", None)
         info = describe() if callable(describe) else {}
         try:
@@ -402,8 +433,6 @@ class Tower:
                 seed = self.dice.reveal()  # type: ignore[attr-defined]  # with none open: the last seed
             sid = info.get("session") if isinstance(info, dict) else None
             if seed and sid:
-                self._late_reveals.append({"session": sid, "seed": seed, "rolls": info.get("rolls", 0),
-                                            "end": info.get("end", 0)})
                 self.log(f"reveal: {exc}; session {sid}'s seed goes into the log as soon as it can be written: {seed}")
             else:
                 self.log(f"reveal: {exc}")
@@ -436,23 +465,19 @@ class Tower:
             self.log(f"reveal: session {sid}, left open when the tower last stopped, is revealed in the log")
 
     def _log_late_reveals(self) -> None:
-        """Write the reveals the log could not take when their sessions closed."""
-        while self._late_reveals and self.roll_log is not None:
-            late = self._late_reveals[0]
-            failures = getattr(self.roll_log, "failures", 0)
-            try:
-                self.roll_log.append("reveal", session=late["session"], seed=late["seed"], rolls=late["rolls"],
-                                     end=late["end"], reason="late",
-                                     note="the roll log could not take this reveal when the session closed")
-            except Exception:
-                return
-            if getattr(self.roll_log, "failures", 0) != failures:
-                return
-            self._late_reveals.pop(0)
-            kept = self._open_sessions()
-            if kept is not None:
-                kept.closed(late["session"])
-            self.log(f"reveal: session {late['session']}'s seed is in the log now")
+        """Write the reveals the log could not take when their sessions closed (the dice keep
+        them: :meth:`hardware.entropy.SessionDice.flush_reveals`)."""
+        flush = getattr(self.dice, "flush_reveals", None)
+        late = getattr(self.dice, "late_reveals", ())
+        if not callable(flush) or not late:
+            return
+        before = set(late)
+        try:
+            flush()
+        except Exception:  # the log still cannot take them: said when the session closed
+            return
+        for sid in sorted(before - set(getattr(self.dice, "late_reveals", ()))):
+            self.log(f"reveal: session {sid}'s seed is in the log now")
 
     def _update_day(self, now: int) -> None:
         """Today's rolls from the roll log, for the attract screen (engine.panel.attract)."""
@@ -469,7 +494,36 @@ class Tower:
         if text is not None:
             self.step(Event(EventKind.STATS, text=text), now)
 
+    def _follow_log(self, now: int) -> None:
+        """Take in what other writers logged in the open session (a command line's rolls, a
+        table seed, a reveal by ``dicetower session close``); a session they closed is
+        followed by the next one at once."""
+        follow = getattr(self.dice, "follow", None)
+        if not self._has_sessions or not callable(follow) or self.state_dir is None:
+            return
+        try:
+            with self._state_locked():
+                follow()
+        except Exception as exc:  # an unreadable log: the next roll says more
+            problem = f"dice: cannot follow the roll log: {exc}"
+            if problem != self._follow_problem:  # said once, not every second
+                self._follow_problem = problem
+                self.log(problem)
+            return
+        self._follow_problem = ""
+        self._sync_session(now)
+
+    def _update_voice(self, now: int) -> None:
+        """Tell the settings menu (and the log, once) when speech cannot be heard."""
+        if self.voice is None:
+            return
+        problem = self.voice.heard(self.state)
+        if problem != self._voice_problem:
+            self._voice_problem = problem
+            self.step(Event(EventKind.SPEECH, text=problem), now)
+
     def _update_status(self, now: int) -> None:
+        self._follow_log(now)
         self._status_at = now
         status = getattr(self.dice, "status", None)
         text = ""
@@ -494,7 +548,8 @@ class Tower:
         """Close the session (its seed goes to the roll log), open the next one, tell the panel."""
         self._reveal_wanted = False
         try:
-            self._revealing(self.dice.reveal)  # type: ignore[attr-defined]
+            with self._state_locked():
+                self._revealing(self.dice.reveal)  # type: ignore[attr-defined]
         except Exception as exc:  # the log could not be written: said, and the panel shows what is open
             self._send_session(sessions.unavailable(f"reveal failed: {exc}"), now)
             self._session_id, self._commitment = None, ""
@@ -519,7 +574,8 @@ class Tower:
             if sid is None and now < self._session_retry_at:
                 return
             try:
-                commitment = str(self.dice.commitment)  # type: ignore[attr-defined]  # opens one if none is open
+                with self._state_locked():  # joins the directory's open session, or opens one
+                    commitment = str(self.dice.commitment)  # type: ignore[attr-defined]
                 if not sessions.is_commitment(commitment):
                     raise ValueError(f"the dice gave {commitment!r} as a commitment")
             except Exception as exc:  # not enough entropy yet, a source failed: a roll will say so
@@ -656,12 +712,15 @@ class Tower:
         self._closed = True
         with contextlib.suppress(Exception):
             self.save()
+        if self.voice is not None:
+            with contextlib.suppress(Exception):  # quiet regardless
+                self.voice.close()
         self.io.close()
         self.display.clear()
         self.display.close()
         close = getattr(self.dice, "close", None)
         if callable(close):
-            with contextlib.suppress(Exception):  # shutting down regardless; said by _revealing
+            with contextlib.suppress(Exception), self._state_locked():  # shutting down regardless; said by _revealing
                 self._log_late_reveals()
                 self._revealing(close)
 
@@ -702,6 +761,17 @@ class _Entered(contextlib.AbstractContextManager):
 
     def __exit__(self, *exc: Any) -> None:
         self._inner.__exit__(*exc)
+
+
+def _narrator(config: TowerConfig, speaker: Speaker, now: int, log: Callable[[str], None],
+              speaking: bool) -> Narrator:
+    """Speech for a tower with a speaker (loaded only then: start-up without one skips it)."""
+    from engine.speech import table
+    from hardware.speech.narrator import Narrator
+
+    sound = config.sound
+    return Narrator(speaker, table(sound.language), still_ns=round(sound.still_seconds * 1e9), now=now,
+                    speaking=speaking, log=log)
 
 
 def _operator_lock(config: TowerConfig) -> Any:

@@ -9,6 +9,10 @@ gpiozero devices and the same luma rendering run on mock pins. Two ways to drive
 - interactive (:class:`Interactive`): keys drive the mock pins in real time and the
   128x64 frame is drawn in the terminal with Unicode half blocks, the LEDs as coloured dots.
 
+With a ``speaker`` the simulator speaks as the tower would (docs/speech.md); the transcript
+lists each sentence under the step whose frame it goes with, and a WAV speaker
+(:class:`hardware.speech.espeak.WavSpeaker`, ``--out``) writes it next to that frame.
+
 See ``docs/simulator.md``.
 """
 
@@ -28,7 +32,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from engine.errors import ParameterError
 from engine.panel.model import Button, Screen
@@ -37,6 +41,10 @@ from hardware.config import TowerConfig
 from hardware.display import ResilientDisplay, opener
 from hardware.display.render import to_text_blocks
 from hardware.runtime import Tower, stop_on_signals
+
+if TYPE_CHECKING:
+    from hardware.speech.espeak import WavSpeaker
+    from hardware.speech.fakes import Heard
 
 #: A scripted press: down this long (well past the bounce time, well short of a hold).
 PRESS_SECONDS = 0.1
@@ -131,7 +139,8 @@ class Simulator:
 
     def __init__(self, config: TowerConfig, *, dice: Any, clock: Callable[[], int] | None = None,
                  timing: Any = None, memory: str | Path | None = None,
-                 log: Callable[[str], None] | None = None, pins: Any = None, **kiosk: Any) -> None:
+                 log: Callable[[str], None] | None = None, pins: Any = None, speaker: Any = None,
+                 **kiosk: Any) -> None:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
         from luma.core.device import dummy
 
@@ -143,8 +152,17 @@ class Simulator:
         d = self.config.display
         self.device = dummy(width=d.width, height=d.height, rotate=d.rotate, mode="1")
         self.display = ResilientDisplay(opener(d, device=self.device), retry_seconds=d.retry_seconds, log=log)
+        # what the speaker is given, kept for the transcript (and its files, for a WAV speaker)
+        self.heard: Heard | None = None
+        self.wav: WavSpeaker | None = None
+        if speaker is not None:
+            from hardware.speech.espeak import WavSpeaker
+            from hardware.speech.fakes import Heard
+
+            self.wav = speaker if isinstance(speaker, WavSpeaker) else None
+            self.heard = Heard(speaker)
         self.tower = Tower(self.config, pin_factory=self.factory, display=self.display, dice=dice,
-                           clock=self.clock, timing=timing, memory=memory, log=log, **kiosk)
+                           clock=self.clock, timing=timing, memory=memory, log=log, speaker=self.heard, **kiosk)
         self.start_ns = self.clock()
 
     # --- driving the pins -------------------------------------------------------------------------
@@ -184,7 +202,8 @@ class Simulator:
 
     def settle(self) -> None:
         """Run on until the roll animation is over and the screen has been still for
-        SETTLE_QUIET, but at most SETTLE_MAX simulated seconds."""
+        SETTLE_QUIET (and a page to be said once the buttons are still has been said), but at
+        most SETTLE_MAX simulated seconds."""
         from engine.panel.state import Mode
 
         waited = 0.0
@@ -194,7 +213,9 @@ class Simulator:
         while quiet < SETTLE_QUIET and waited < SETTLE_MAX:
             self.advance(step)
             waited += step
-            if self.tower.frames != frames or self.tower.state.mode is Mode.ROLLING:
+            voice = self.tower.voice
+            if self.tower.frames != frames or self.tower.state.mode is Mode.ROLLING \
+                    or (voice is not None and voice.deadline() is not None):
                 frames, quiet = self.tower.frames, 0.0
             else:
                 quiet += step
@@ -229,11 +250,15 @@ class Simulator:
 
     def run_script(self, actions: Sequence[Action], *, out: Path | None = None, scale: int = 4,
                    on_step: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-        """Play ``actions``; return the transcript (and with ``out``, write it and the frames)."""
+        """Play ``actions``; return the transcript (and with ``out``, write it, the frames and,
+        with a WAV speaker, a WAV per sentence said, named after its frame)."""
         frames_dir = None
         if out is not None:
             frames_dir = out / "frames"
             _writing(frames_dir, lambda: frames_dir.mkdir(parents=True, exist_ok=True))
+        wav = self.wav
+        if wav is not None and wav.directory is None:
+            wav.directory = frames_dir
         steps: list[dict[str, Any]] = []
         sound = self.tower.io.sound
         heard = sound.total if sound is not None else 0
@@ -250,19 +275,40 @@ class Simulator:
                 image = self.device.image
                 _writing(frames_dir / name, lambda: save_png(image, frames_dir / name, scale))
                 step["frame"] = f"frames/{name}"
+            said = self._said()
+            if said:
+                step["said"] = said
             steps.append(step)
             if on_step is not None:
                 on_step(step)
 
+        def stem(event: str) -> None:
+            if wav is not None:
+                wav.stem = f"{len(steps):03d}-{_slug(event)}"
+
+        stem("start")
         self.settle()
         record("start")
         for action in actions:
+            stem(action.text)
             self.act(action)
             record(action.text)
+        if wav is not None:
+            for problem in wav.close():  # every WAV written before the transcript names them
+                raise ParameterError("out", f"cannot write {problem}")
         if out is not None:
             transcript = out / "transcript.json"
             _writing(transcript, lambda: transcript.write_text(json.dumps(steps, indent=2) + "\n", encoding="utf-8"))
         return steps
+
+    def _said(self) -> list[dict[str, Any]]:
+        """The sentences said since the last step, each with its WAV file (or None)."""
+        if self.heard is None:
+            return []
+        texts = self.heard.take()
+        files = self.wav.take() if self.wav is not None else [None] * len(texts)
+        return [{"text": text, "wav": None if path is None else f"frames/{path.name}"}
+                for text, path in zip(texts, files, strict=False)]
 
     def close(self) -> None:
         self.tower.close()
@@ -330,6 +376,7 @@ def describe_step(step: dict[str, Any]) -> str:
     chosen = f"  (field: {step['field']})" if step.get("field") else ""
     out = [f"[{step['t']:8.3f}] {step['event']}{chosen}"]
     out.extend(f"    {line}" for line in screen["lines"])
+    out.extend(f"    said: {said['text']}" for said in step.get("said", ()))
     sounds = f"  sounds {','.join(step['sounds'])}" if step.get("sounds") else ""
     out.append(f"    LEDs {leds}  RGB {colour}{sounds}")
     return "\n".join(out)
@@ -349,10 +396,10 @@ HOLD_KEYS: dict[str, Button] = {"M": Button.MODE, "F": Button.FIELD, "D": Button
                                 "R": Button.ROLL}
 QUIT_KEYS = {"q", "Q", "\x03", "\x04"}
 LEGEND = ("keys: m mode  f field  d/- minus  u/+ plus  r/space roll  (1-5, arrows)  "
-          "capital M F D U R: hold until the next key  q: quit")
-SHORT_LEGEND = "keys: m f d u r (1-5, arrows)  M F D U R: hold  ? help  q quit"
+          "M F D U R: hold, the next key only lets go  q: quit")
+SHORT_LEGEND = "keys: m f d u r  M F D U R: hold, next key lets go  ? help  q quit"
 #: What ``?`` shows where the long legend does not fit.
-SHORT_HELP = "m mode f field d minus u plus r roll; capital: hold; q quit"
+SHORT_HELP = "m f d u r: buttons; M F D U R: hold, next key only lets go; q quit"
 LABELS = ("MODE", "FIELD", "-", "+", "ROLL")
 #: Lines under the frame: LEDs, screen text, status, legend.
 TEXT_LINES = 4
@@ -467,13 +514,14 @@ class Interactive:
         """Handle one key; False to quit."""
         if key in QUIT_KEYS:
             return False
-        if self.held:  # any key lets go of a button held with a capital letter
+        if self.held:
+            # Any key lets go of a button held with a capital letter, and does nothing else:
+            # `f` after `M` only ends the hold, it does not also move FIELD.
             for button in list(self.held):
                 self._up(button)
             self.held.clear()
             self.message = ""
-            if key in HOLD_KEYS:
-                return True
+            return True
         if key in HOLD_KEYS:
             self.queue.append((HOLD_KEYS[key], True))
         elif key in KEYS:
@@ -498,7 +546,7 @@ class Interactive:
             if hold:
                 self.held.add(button)
                 self.down_until[button] = None
-                self.message = f"holding {button.name}: press any key to let go"
+                self.message = f"holding {button.name}: any key lets go (and does nothing else)"
             else:
                 self.down_until[button] = now + round(PRESS_SECONDS * 1e9)
 
@@ -529,12 +577,16 @@ class Interactive:
         out.append("└" + "─" * inner + "┘")
         out.append(self._leds_line(tower))
         screen = tower.screen
-        out.append(screen_line(screen.text() if screen else [], cols))
+        # the screen's text takes the line under the LEDs and every row the layout leaves over
+        spare = 1 + max(0, rows - layout.size(width, height)[1])
+        out.extend(screen_lines(screen.text() if screen else [], cols, spare))
         status = []
         if not tower.display.ok:
             status.append(f"display: {tower.display.error}")
         if tower.io.sound is not None and tower.io.sound.played:
             status.append("sound: " + tower.io.sound.played[-1])
+        if self.sim.heard is not None and self.sim.heard.last and tower.state.settings.speech:
+            status.append("said: " + self.sim.heard.last)
         if self.held:
             status.append("held: " + ",".join(b.name for b in self.held))
         out.append("  ".join(status) or " ")
@@ -605,15 +657,54 @@ class Interactive:
         return 0
 
 
-def screen_line(lines: Sequence[str], cols: int) -> str:
-    """The screen's text on one line of ``cols``. Where it is too long, the title and the
-    selected field (``>``) stay in view and the fields between them give way."""
-    full = "screen: " + (" | ".join(lines) if lines else "-")
-    selected = next((i for i, line in enumerate(lines) if line.startswith(">")), None)
-    if len(full) <= cols or selected is None or selected < 2:
-        return full
-    head = "screen: " + lines[0] + " | ... | " + " | ".join(lines[selected:])
-    return head if len(head) < len(full) else full
+def screen_lines(lines: Sequence[str], cols: int, rows: int = 1) -> list[str]:
+    """The screen's text in at most ``rows`` lines of ``cols`` (``screen: title | line |
+    ...``, wrapped between its lines). Where it is too long, the title stays and the text
+    after it gives way from its start: on a setup page up to the selected field (``>``),
+    which stays with what follows it; elsewhere up to what is left, so the end of a text (the
+    last hex group of a commitment, "seed revealed: in log") is what shows."""
+    items = list(lines) or ["-"]
+    wrapped = _wrap_items(items, cols)
+    if len(wrapped) <= rows or len(items) < 3:
+        return _cut(items, cols, rows)
+    selected = next((i for i, line in enumerate(items) if line.startswith(">")), None)
+    if selected is not None and selected >= 1:
+        # a setup page: the title, then the selected field and as many as follow it
+        return _cut([items[0], "...", *items[selected:]] if selected >= 2 else items, cols, rows)
+    for start in range(2, len(items)):
+        kept = [items[0], "...", *items[start:]]
+        if len(_wrap_items(kept, cols)) <= rows:
+            return _wrap_items(kept, cols)
+    return _cut([items[0], "...", items[-1]], cols, rows)
+
+
+def _cut(items: Sequence[str], cols: int, rows: int) -> list[str]:
+    """``items`` wrapped in ``rows`` lines where they fit; else run on and cut at the end."""
+    wrapped = _wrap_items(items, cols)
+    if len(wrapped) <= rows:
+        return wrapped
+    flat = "screen: " + " | ".join(items)
+    return [flat[i:i + cols] for i in range(0, min(len(flat), rows * cols), cols)]
+
+
+def _wrap_items(items: Sequence[str], cols: int) -> list[str]:
+    """``screen: a | b | c`` in lines of ``cols``, broken between items (an item longer than
+    a line is broken inside); later lines are indented under the first item."""
+    first, indent = "screen: ", " " * len("screen: ")
+    width = max(8, cols - len(indent))
+    out: list[str] = []
+    current = ""
+    for item in items:
+        pieces = [item[i:i + width] for i in range(0, len(item), width)] or [""]
+        for piece in pieces:
+            joined = f"{current} | {piece}" if current else piece
+            if current and len(joined) > width:
+                out.append(current)
+                current = piece
+            else:
+                current = joined
+    out.append(current)
+    return [(first if n == 0 else indent) + line for n, line in enumerate(out)]
 
 
 def _cbreak(fd: int) -> Callable[[], None]:

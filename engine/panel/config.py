@@ -21,7 +21,8 @@ class PanelConfig:
     ``result_hold_seconds`` is how long a result stays before the setup screen returns
     (0 = until a press). ``idle_seconds`` without a press starts the attract screen, which
     moves every ``attract_step_seconds``. ``start_karma`` is the karma a fresh or reset
-    player slot starts with (changeable in settings).
+    player slot starts with (changeable in settings). ``speak`` starts with speech on (the
+    settings menu's "speech" switch; the config's ``[sound] speak``).
     """
 
     systems: tuple[str, ...] = SYSTEM_IDS
@@ -34,6 +35,7 @@ class PanelConfig:
     players: int = 4
     start_karma: int = 0
     brightness: float = 1.0
+    speak: bool = False
 
     def __post_init__(self) -> None:
         systems = tuple(str(s).strip().lower() for s in self.systems)

@@ -59,7 +59,7 @@ def initial(config: PanelConfig, now: float, *, saved: Mapping[str, Any] | None 
     for the first one only); their ids were checked by :class:`PanelConfig`."""
     now = float(now) if _finite(now) else 0.0
     settings = menu.from_config(config.players, config.brightness, config.animation_seconds,
-                                config.start_karma)
+                                config.start_karma, config.speak)
     state = PanelState(
         config=config, now=now, settings=settings,
         players=tuple(slots.PlayerSlot() for _ in range(config.players)),
@@ -84,6 +84,8 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
         s = evolve(s, status=event.text.strip()[:STATUS_MOST])
     elif kind is EventKind.SESSION:
         s = _session(s, sessions.parse(event.text))
+    elif kind is EventKind.SPEECH:
+        s = evolve(s, voice=event.text.strip()[:STATUS_MOST])
     elif kind is EventKind.STATS:
         from engine.panel.attract import decode as decode_day  # kiosks only: start-up time
 
@@ -113,6 +115,7 @@ def snapshot(state: PanelState) -> dict[str, Any]:
             "brightness": state.settings.brightness,
             "animation": state.settings.animation,
             "start_karma": state.settings.start_karma,
+            "speech": state.settings.speech,
         },
         "values": {sid: dict(v) for sid, v in state.values.items()},
         "players": [slots.to_json(p) for p in state.players],
@@ -365,7 +368,8 @@ def _roll(s: PanelState, out: _Out, dice: DiceSource, guess: tuple[int, ...] | N
         fingers = _valid_fingers(spec, raw, ())
         if not fingers:
             return _cannot_roll(s, out, _problem(spec, {**raw, name: (1,)}) or "no finger can be picked")
-        return evolve(s, mode=Mode.GUESS, fingers=fingers, note="", result=None, guess=None, guesses=())
+        return evolve(s, mode=Mode.GUESS, fingers=fingers, note=_test_note(spec, raw, 0), result=None, guess=None,
+                      guesses=())
     if name is not None:
         raw[name] = guess
     try:
@@ -395,8 +399,15 @@ def _finger(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> Panel
     if len(guesses) < _tests(spec, setup.raw(s, spec)):
         # a chain: one finger per test, the hand of each drawn only when all are picked
         fingers = _valid_fingers(spec, setup.raw(s, spec), guesses)
-        return evolve(s, guesses=guesses, fingers=fingers or s.fingers, note=f"test {len(guesses) + 1}")
+        return evolve(s, guesses=guesses, fingers=fingers or s.fingers,
+                      note=_test_note(spec, setup.raw(s, spec), len(guesses)))
     return _roll(s, out, dice, guess=guesses)
+
+
+def _test_note(spec: SystemSpec, raw: Mapping[str, Any], done: int) -> str:
+    """``test 2 of 3`` under the fingers while a chain's guesses are made (nothing for one test)."""
+    tests = _tests(spec, raw)
+    return f"test {done + 1} of {tests}" if tests > 1 else ""
 
 
 def _tests(spec: SystemSpec, raw: Mapping[str, Any]) -> int:
@@ -435,7 +446,11 @@ def _valid_fingers(spec: SystemSpec, raw: Mapping[str, Any], before: tuple[int, 
     """Fingers the system accepts as the next guess for this setting (its own checks decide,
     so an ailment's extra finger counts)."""
     name = spec.panel.guess or ""
-    return tuple(f for f in range(1, 6) if _problem(spec, {**raw, name: (*before, f)}) is None)
+    # The tests still to come are given finger 1, which every test has: otherwise the system
+    # would repeat this finger for them (a guess list's last finger stands for the rest) and
+    # refuse a 5 for the 1 of 5 of a chain 1/5, 1/3.
+    later = (1,) * max(0, _tests(spec, raw) - len(before) - 1)
+    return tuple(f for f in range(1, 6) if _problem(spec, {**raw, name: (*before, f, *later)}) is None)
 
 
 def _problem(spec: SystemSpec, raw: Mapping[str, Any]) -> str | None:
@@ -479,10 +494,12 @@ def _refresh(s: PanelState, before: PanelState | None) -> PanelState:
         raw.setdefault(spec.panel.guess, (1,))  # the chance is the same whichever finger
     try:
         params = spec.resolve(raw)
-        odds = float(spec.known_odds(params).success)
+        exact = spec.known_odds(params)
     except (EngineError, ValueError) as exc:
-        return evolve(s, odds=None, problem=_why(exc), compared=())
-    return evolve(s, odds=odds, problem=None, compared=_compared(spec, raw))
+        return evolve(s, odds=None, problem=_why(exc), compared=(), no_roll="")
+    advice = exact.advice
+    no_roll = advice.short if advice is not None and not advice.needed else ""
+    return evolve(s, odds=float(exact.success), problem=None, compared=_compared(spec, raw), no_roll=no_roll)
 
 
 def _compared(spec: SystemSpec, raw: Mapping[str, Any]) -> tuple[tuple[str, float], ...]:
@@ -514,9 +531,10 @@ def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
     settings = s.settings
     raw_settings = saved.get("settings")
     if isinstance(raw_settings, Mapping):
-        for name in ("player", "brightness", "animation", "start_karma"):
+        for name in ("player", "brightness", "animation", "start_karma", "speech"):
             value = raw_settings.get(name)
-            if isinstance(value, int) and not isinstance(value, bool):
+            # each of its own type: a number is no switch, and a switch no number
+            if type(value) is type(getattr(settings, name)):
                 candidate = replace(settings, **{name: value})
                 if menu.valid(candidate, s.config.players):
                     settings = candidate

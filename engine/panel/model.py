@@ -36,6 +36,7 @@ class EventKind(StrEnum):
     STATUS = "status"  # the hardware reports a status line (``text``), e.g. entropy health
     SESSION = "session"  # the dice session changed (``text``: see engine.panel.session)
     STATS = "stats"  # today's rolls per system (``text``: see engine.panel.attract)
+    SPEECH = "speech"  # why speech cannot be heard (``text``; "" when it can), for the settings menu
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class Event:
             return f"{self.kind}:{self.button}"
         if self.kind is EventKind.TURN:
             return f"turn:{self.steps:+d}"
-        if self.kind in (EventKind.STATUS, EventKind.SESSION):
+        if self.kind in (EventKind.STATUS, EventKind.SESSION, EventKind.SPEECH):
             return f"{self.kind}:{self.text}"
         return str(self.kind)
 

@@ -15,9 +15,9 @@ from engine.panel.model import Screen
 from engine.panel.session import lines as session_lines
 from engine.panel.session import short as session_short
 from engine.results import RollResult
-from engine.systems.panel import PanelSpec
+from engine.systems.panel import LINE, PanelSpec
 
-WIDTH = 21
+WIDTH = LINE
 LCD_WIDTH = 16
 #: The attract screen wanders up to 16 pixels right (against burn-in): 3 columns fewer.
 ATTRACT_WIDTH = WIDTH - 3
@@ -195,7 +195,10 @@ def guess(system: str, fingers: Sequence[int], setting: str, note: str, contrast
         span = f"1-{max(fingers)}"
     else:
         span = ",".join(str(f) for f in fingers) or "-"
-    lines = [*wrap(f"{system} {setting}".strip(), rows=2), "1=thumb .. 5=pinky"]
+    # the test on a line of its own where it does not fit beside the system's name
+    head = f"{system} {setting}".strip()
+    shown = (head,) if len(head) <= WIDTH else (system, *wrap(setting, rows=2))
+    lines = [*shown, "1=thumb .. 5=pinky"]
     if note:
         lines.append(fit(note))
     return Screen(title="pick a finger", lines=tuple(lines), big=span, contrast=contrast,

@@ -1,7 +1,7 @@
 """The settings menu (hold MODE): what players change at the table, and the menu's items.
 
 Values are whole numbers (brightness in percent, animation in tenths of a second) so that
-stepping never drifts and every value is exactly one the menu can show.
+stepping never drifts and every value is exactly one the menu can show; speech is a switch.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ class Item(StrEnum):
     REVEAL = "reveal seed"  # ROLL, then ROLL again: reveal the seed, start a new session
     RESET = "reset player"
     RESET_ALL = "reset all"
+    SPEECH = "speech"  # results and the setup page spoken (engine/speech); MINUS/PLUS flip it
     EXIT = "exit"
 
 
@@ -40,6 +41,7 @@ class Settings:
     brightness: int = 100
     animation: int = 8
     start_karma: int = 0
+    speech: bool = False
 
     @property
     def contrast(self) -> float:
@@ -54,19 +56,21 @@ def _clamp(value: int, lo: int, hi: int) -> int:
     return min(hi, max(lo, value))
 
 
-def from_config(players: int, brightness: float, animation_seconds: float, start_karma: int) -> Settings:
+def from_config(players: int, brightness: float, animation_seconds: float, start_karma: int,
+                speech: bool = False) -> Settings:
     lo, hi, step = BRIGHTNESS_RANGE
     bright = _clamp(round(brightness * 100 / step) * step, lo, hi)
     a_lo, a_hi, _ = ANIMATION_RANGE
     anim = _clamp(round(animation_seconds * 10), a_lo, a_hi)
     k_lo, k_hi, _ = KARMA_RANGE
-    return Settings(1, bright, anim, _clamp(start_karma, k_lo, k_hi))
+    return Settings(1, bright, anim, _clamp(start_karma, k_lo, k_hi), bool(speech))
 
 
 def adjust(settings: Settings, item: Item, steps: int, players: int) -> Settings:
     """``settings`` after ``steps`` presses of PLUS (negative: MINUS) on ``item``.
 
-    The player slot goes round (1 after the last); the others stop at their ends.
+    The player slot goes round (1 after the last); a switch flips on every press; the others
+    stop at their ends.
     """
     if item is Item.PLAYER:
         return replace(settings, player=(settings.player - 1 + steps) % players + 1)
@@ -79,6 +83,8 @@ def adjust(settings: Settings, item: Item, steps: int, players: int) -> Settings
     if item is Item.START_KARMA:
         lo, hi, step = KARMA_RANGE
         return replace(settings, start_karma=_clamp(settings.start_karma + steps * step, lo, hi))
+    if item is Item.SPEECH:
+        return replace(settings, speech=settings.speech ^ (steps % 2 == 1))
     return settings
 
 
@@ -90,6 +96,7 @@ def valid(settings: Settings, players: int) -> bool:
         and (settings.brightness - BRIGHTNESS_RANGE[0]) % BRIGHTNESS_RANGE[2] == 0
         and ANIMATION_RANGE[0] <= settings.animation <= ANIMATION_RANGE[1]
         and KARMA_RANGE[0] <= settings.start_karma <= KARMA_RANGE[1]
+        and isinstance(settings.speech, bool)
     )
 
 
@@ -102,4 +109,6 @@ def show(settings: Settings, item: Item) -> str:
         return "off" if settings.animation == 0 else f"{settings.animation / 10:.1f}s"
     if item is Item.START_KARMA:
         return str(settings.start_karma)
+    if item is Item.SPEECH:
+        return "on" if settings.speech else "off"
     return ""

@@ -68,6 +68,7 @@ class PanelState:
     item_index: int = 0  # selected settings item
     armed: Item | None = None  # a reset (or the reveal) waiting for its second ROLL
     status: str = ""  # entropy status line from the hardware
+    voice: str = ""  # why speech cannot be heard (no espeak-ng, no audio device), "" when it can
     sessions: bool = False  # the hardware reports dice sessions (SESSION events)
     commitment: str = ""  # the open session's commitment (hex), "" when none is open
     revealed: str = ""  # the commitment of the last session whose seed was revealed
@@ -76,6 +77,7 @@ class PanelState:
     odds: float | None = None  # chance of success of the current setting
     problem: str | None = None  # why the current setting cannot roll
     compared: tuple[tuple[str, float], ...] = ()  # (value, chance) of the spec's ``compare`` parameter
+    no_roll: str = ""  # why the rules call for no roll at this setting (``cr 5 < rating 8``); "" if they do
     result: RollResult | None = None
     guess: int | None = None  # the finger pressed for ``result`` (the first test's)
     guesses: tuple[int, ...] = ()  # fingers pressed so far for a chain's tests

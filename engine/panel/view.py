@@ -66,12 +66,17 @@ def render(s: PanelState) -> View:
         screen = screens.turn(s.result.system, who, s.turn, len(turns), lines, contrast)
         return View(screen, looks.chase_leds(s.turn), looks.WAITING)
     if s.mode is Mode.GUESS:
-        line = s.spec.panel.hidden(s.field_values())
+        spec = s.spec
+        given = setup.raw(s, spec)
+        params = {p.name: given.get(p.name, p.default) for p in spec.params if p.name in given or not p.required}
+        line = spec.panel.hidden(params, len(s.guesses))
         return View(screens.guess(s.system_id, s.fingers, line, s.note, contrast),
                     looks.fingers_leds(s.fingers), looks.WAITING)
     if s.mode is Mode.SETTINGS:
-        rows = [(str(item), _setting_value(s, item)) for item in menu.ITEMS]
+        rows = [(str(item), setting_value(s, item)) for item in menu.ITEMS]
         notes = screens.settings_footer(s.note, s.status)
+        if s.voice and s.settings.speech:  # switched on, but nothing can be heard: say why
+            notes = (*screens.wrap_all(f"speech: {s.voice}"), *notes)
         page = screens.page_of(notes, screens.FOOTER_ROWS, _page(s, s.last_activity))
         screen = screens.settings(rows, s.item_index, s.armed is not None, page, contrast)
         return View(screen, looks.LEDS_OFF, looks.OFF, screens.pages_in(notes, screens.FOOTER_ROWS) > 1)
@@ -96,7 +101,7 @@ def player_line(s: PanelState) -> str:
                     for n, v in values.items())
 
 
-def _setting_value(s: PanelState, item: menu.Item) -> str:
+def setting_value(s: PanelState, item: menu.Item) -> str:
     if item is menu.Item.SESSION:
         if s.commitment:
             return sessions.short(s.commitment)
@@ -114,7 +119,7 @@ def _setup(s: PanelState, contrast: float) -> tuple[screens.Screen, bool]:
     """The setup screen, and whether its footer turns pages (a problem or what the player
     carries longer than FOOTER_ROWS lines: shown whole, a page at a time, never cut)."""
     offered = s.rows()
-    rows = [_row_text(s, r) for r in offered]
+    rows = [row_text(s, r) for r in offered]
     if s.problem:
         footer = screens.wrap_all("! " + s.problem)
     else:
@@ -127,10 +132,14 @@ def _setup(s: PanelState, contrast: float) -> tuple[screens.Screen, bool]:
             footer = screens.wrap_all(player)
         if s.compared and s.page == pages.FIRST:
             footer = (*_compared(s), *footer)
+        if s.no_roll and s.page == pages.FIRST:
+            # the rules assume the outcome here; ROLL still rolls (the player chose to, or the
+            # GM calls it adverse)
+            footer = ("no roll needed:", *screens.wrap_all(s.no_roll), *footer)
     selected = s.field_index % len(offered) if offered else 0
     shown = screens.page_of(footer, screens.FOOTER_ROWS, _page(s, s.last_activity))
     moving = screens.pages_in(footer, screens.FOOTER_ROWS) > 1
-    return screens.setup(_page_title(s), rows, selected, s.odds, shown, contrast), moving
+    return screens.setup(page_title(s), rows, selected, s.odds, shown, contrast), moving
 
 
 def _page(s: PanelState, since: float) -> int:
@@ -147,7 +156,7 @@ def _compared(s: PanelState) -> tuple[str, ...]:
     return screens.wrap_all(text)
 
 
-def _page_title(s: PanelState) -> str:
+def page_title(s: PanelState) -> str:
     if s.page == pages.FIRST:
         return s.system_id
     if s.page == pages.ADVANCED:
@@ -155,7 +164,7 @@ def _page_title(s: PanelState) -> str:
     return s.page[len(pages.FLOW):]
 
 
-def _row_text(s: PanelState, row: pages.Row) -> tuple[str, str]:
+def row_text(s: PanelState, row: pages.Row) -> tuple[str, str]:
     """A row as (name, value): ``cr 10 difficult``, ``hostile count 2``, ``hostile1 tn 12``."""
     spec = s.spec
     if row.kind == pages.OPEN:

@@ -102,8 +102,26 @@ class SystemSpec:
         }
 
     def _describe_param(self, p: Param) -> dict[str, Any]:
-        """A parameter with its panel route (``field`` or ``flow:NAME``) and screen label."""
-        return {**p.describe(), "panel": self.panel.route(p), "label": self.panel.label(p)}
+        """A parameter with its panel route (``field`` or ``flow:NAME``) and screen label; a
+        list the panel builds item by item also has ``panel_items``: how many items its page
+        takes and each item's numbers with the range MINUS/PLUS walk (``omit``: the value
+        that leaves that number out, ``names``: how the values read when not as numbers)."""
+        out = {**p.describe(), "panel": self.panel.route(p), "label": self.panel.label(p)}
+        shape = self.panel.lists.get(p.name)
+        if shape is not None:
+            most = shape.fixed if shape.fixed is not None else min(shape.most, p.max_items or shape.most)
+            out["panel_items"] = {"most": most, "fixed": shape.fixed is not None,
+                                  "parts": [_describe_part(part) for part in shape.parts]}
+        return out
+
+
+def _describe_part(part: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": part.name, "min": part.lo, "max": part.hi, "start": part.start}
+    if part.omit is not None:
+        out["omit"] = part.omit
+    if part.names:
+        out["names"] = list(part.names)
+    return out
 
 
 def get(system_id: str) -> SystemSpec:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.systems.panel import Flow, PanelSpec, outcome_line
+from engine.systems.panel import Flow, PanelSpec, Versus, outcome_line
 
 
 def _headline(data: Mapping[str, Any]) -> str:
@@ -20,6 +20,16 @@ def _headline(data: Mapping[str, Any]) -> str:
     if len(checks) > 1:
         return f"{sum(1 for c in checks if c['success'])}/{len(checks)} checks"
     return f"{data['total']} vs {data['cv']}"
+
+
+def _versus(data: Mapping[str, Any]) -> Versus | None:
+    """The headline for speech; a repeat or construction check has none (its headline counts
+    the checks)."""
+    if isinstance(data.get("opponent_total"), int):
+        return Versus(data["total"], data["opponent_total"], "opponent_total")
+    if len(data.get("checks") or []) > 1:
+        return None
+    return Versus(data["total"], data["cv"], "cv")
 
 
 def _check(c: Mapping[str, Any]) -> str:
@@ -58,5 +68,6 @@ PANEL = PanelSpec(
              "construction: blueprint, execution or the whole project, and its complexity"),
     ),
     headline=_headline,
+    versus=_versus,
     details=_details,
 )

@@ -23,6 +23,7 @@ from engine.systems.fingers_odds import odds
 from engine.systems.fingers_panel import PANEL
 from engine.systems.fingers_rules import (
     FINGER_NAMES,
+    MAX_CHAIN,
     MAX_CHOICES,
     MAX_KARMA,
     MIN_CHOICES,
@@ -33,7 +34,6 @@ from engine.systems.fingers_rules import (
     parse_finger,
 )
 
-MAX_CHAIN = 10
 MAX_TESTS = 100
 
 PARAMS: tuple[Param, ...] = (

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.systems.fingers_rules import MAX_CHAIN, MAX_CHOICES, MAX_KARMA, MIN_CHOICES, links
 from engine.systems.panel import Carried, Flow, ListShape, PanelSpec, Part, numbers, outcome_line
 
 
@@ -32,11 +33,15 @@ def _details(data: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _hidden(values: Mapping[str, Any]) -> str:
-    """``2 of 5 +1 karma``: the test as set (the system applies ailment and karma)."""
-    spend = values.get("spend")
-    text = f"{values.get('winners')} of {values.get('choices')}"
-    return text + (f" +{spend} karma" if isinstance(spend, int) and spend else "")
+def _hidden(params: Mapping[str, Any], test: int) -> str:
+    """``2 of 5 +1 karma``: the test whose finger is being picked (``test`` from 0, one per
+    test of a chain), as played: an ailment's extra finger counted, the karma spent shown."""
+    try:
+        played = links(params)
+    except (KeyError, TypeError, ValueError):
+        return ""
+    link = played[min(test, len(played) - 1)]
+    return f"{link.challenge.winners} of {link.choices}" + (f" +{link.spend} karma" if link.spend else "")
 
 
 def _chain_text(v: tuple[int, ...]) -> str:
@@ -64,9 +69,12 @@ PANEL = PanelSpec(
              "of the tower drawing them"),
     ),
     lists={
-        "chain": ListShape((Part("winners", 0, 5, 1), Part("of", 2, 5, 5), Part("spend", 0, 5, 0, omit=0)),
-                           _chain_text, most=10),
-        "winners_set": ListShape((Part("finger", 1, 5, 1),), lambda v: v[0], most=10),
+        # The command line's ranges (fingers_rules).
+        "chain": ListShape((Part("winners", 0, MAX_CHOICES, 1), Part("of", MIN_CHOICES, MAX_CHOICES, MAX_CHOICES),
+                            Part("spend", 0, MAX_KARMA, 0, omit=0)), _chain_text, most=MAX_CHAIN),
+        # Ten fingers: a hand for each of a few tests. The command line takes up to a hand for
+        # each of a long-term challenge's 100 tests; on five buttons that stays there.
+        "winners_set": ListShape((Part("finger", 1, MAX_CHOICES, 1),), lambda v: v[0], most=10),
     },
     needs={"max_tests": "long_term"},
     carried=(Carried("karma", "karma_after"),),

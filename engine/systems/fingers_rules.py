@@ -12,6 +12,8 @@ from engine.params import parse_whole
 
 MIN_CHOICES = 2
 MAX_CHOICES = 5
+#: Challenges in one --chain.
+MAX_CHAIN = 10
 MAX_KARMA = 5
 
 FINGER_NAMES: Mapping[int, str] = {1: "thumb", 2: "index", 3: "middle", 4: "ring", 5: "pinky"}

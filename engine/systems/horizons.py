@@ -248,7 +248,7 @@ class HorizonsResult(RollResult):
 def roll(dice: DiceSource, params: Mapping[str, Any]) -> HorizonsResult:
     """Roll the actor's pool, then the opponent's; judge; mark the tracks."""
     pool = pool_size(params)
-    actor = tuple(f for chain in roll_pool(dice, pool) for f in chain)
+    actor = tuple(f for chain in roll_pool(dice, pool, after=params["opponent_pool"]) for f in chain)
     successes = count_successes(actor)
     opponent: tuple[int, ...] | None = None
     opponent_successes: int | None = None

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.params import Param
-from engine.systems.panel import Carried, Flow, ListShape, PanelSpec, Part, boxes, numbers, outcome_line
+from engine.systems.horizons_tracks import CRITICAL_BOXES, MAJOR_BOXES, MINOR_MAX
+from engine.systems.panel import Carried, Flow, ListShape, PanelSpec, Part, Versus, boxes, numbers, outcome_line
 
 _TIERS = ("minor", "major", "critical")
 
@@ -23,6 +24,14 @@ def _headline(data: Mapping[str, Any]) -> str:
     if not isinstance(against, int):
         against = data["params"]["need"]
     return f"{data['successes']} vs {against}"
+
+
+def _versus(data: Mapping[str, Any]) -> Versus:
+    """The headline for speech: the successes against the need, or the opponent's entered ones."""
+    against = data.get("opponent_successes")
+    if isinstance(against, int):
+        return Versus(data["successes"], against, "opponent_successes")
+    return Versus(data["successes"], data["params"]["need"], "need")
 
 
 def _details(data: Mapping[str, Any]) -> list[str]:
@@ -74,7 +83,9 @@ PANEL = PanelSpec(
              "length, and the boxes a failed roll marks"),
     ),
     lists={
-        "wounds": ListShape((Part("minor", 0, 10, 0), Part("major", 0, 10, 0), Part("critical", 0, 10, 0)),
+        # The tiers' boxes: Minor at most 10, Major and Critical "a fixed 4 boxes" each.
+        "wounds": ListShape((Part("minor", 0, MINOR_MAX, 0), Part("major", 0, MAJOR_BOXES, 0),
+                             Part("critical", 0, CRITICAL_BOXES, 0)),
                             lambda v: v, fixed=1),
     },
     extra=(TARGET,),
@@ -85,5 +96,6 @@ PANEL = PanelSpec(
              Carried("wounds", "wounds_after", who="target")),
     count="successes",
     headline=_headline,
+    versus=_versus,
     details=_details,
 )

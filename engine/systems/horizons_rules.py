@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.dice import DiceSource, roll_die
+from engine.dice import DiceSource, expect, roll_die
 from engine.errors import EntropyError
 
 SIDES = 10
@@ -45,21 +45,25 @@ def is_success(face: int) -> bool:
     return face >= SUCCESS_FACE
 
 
-def roll_die_chain(dice: DiceSource) -> tuple[int, ...]:
-    """One die of the pool: its face, then every re-roll while it shows 10."""
+def roll_die_chain(dice: DiceSource, after: int = 0) -> tuple[int, ...]:
+    """One die of the pool: its face, then every re-roll while it shows 10. ``after``: dice
+    still to be drawn after this one (for :func:`engine.dice.expect`)."""
+    expect(dice, 1 + after)
     faces = [roll_die(dice, SIDES)]
     while faces[-1] == EXPLODE_FACE:
         if len(faces) > IMPLAUSIBLE_EXPLOSIONS:
             raise EntropyError(
                 "dice", f"{IMPLAUSIBLE_EXPLOSIONS} tens in a row on one die; the source is stuck"
             )
+        expect(dice, 1 + after)  # the re-roll, then the dice still to come
         faces.append(roll_die(dice, SIDES))
     return tuple(faces)
 
 
-def roll_pool(dice: DiceSource, size: int) -> tuple[tuple[int, ...], ...]:
-    """``size`` dice in draw order, each with its explosions right after it."""
-    return tuple(roll_die_chain(dice) for _ in range(size))
+def roll_pool(dice: DiceSource, size: int, after: int = 0) -> tuple[tuple[int, ...], ...]:
+    """``size`` dice in draw order, each with its explosions right after it; ``after`` dice
+    (an opponent's pool) are drawn once these are."""
+    return tuple(roll_die_chain(dice, size - 1 - i + after) for i in range(size))
 
 
 def count_successes(faces: tuple[int, ...]) -> int:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.dice import DiceSource, roll_die
+from engine.dice import DiceSource, expect, roll_die
 from engine.errors import ParameterError
 from engine.params import Param
 from engine.results import RollResult
@@ -158,6 +158,8 @@ def check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
 def roll(dice: DiceSource, params: Mapping[str, Any]) -> ImmortalResult:
     """Primary d10, then each hostile's d10, then the opponent's d10."""
     s = chosen_setup(params)
+    # every die of the roll is known before the first: say how many (typed-in faces)
+    expect(dice, (not s.automatic) + sum(not auto for auto in s.hostile_automatic) + (s.opponent is not None))
     drawn: list[int] = []
     total: int | None = None
     if not s.automatic:
@@ -264,7 +266,7 @@ def describe(result: RollResult) -> list[str]:
         verdict += " (automatic)"
     elif r.success and r.primary_bonus:
         verdict += f" (primary bonus {r.primary_bonus})"
-    elif r.primary_success:
+    elif r.primary_success and not r.success:
         # The primary held but a hostile did not: say so, or "FAILURE (automatic)" reads as
         # an automatic failure.
         how = "automatic" if r.automatic else "made"
@@ -275,6 +277,8 @@ def describe(result: RollResult) -> list[str]:
     if r.automatic_available and not r.automatic and p["auto_success"] == "best":
         lines.append("rolled instead of automatic success: it scores no primary bonus, and "
                      "the roll has the better chance here (--auto-success yes to declare it)")
+    elif r.automatic_available and not r.automatic:
+        lines.append("rolled: the rank allows automatic success, but --auto-success no turns it off")
     if r.skill_locked:
         lines.append("skill locked: no untrained retry until 1 rank is gained")
     return lines

@@ -12,12 +12,48 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.params import Param
-from engine.systems.immortal_rules import COLORS
-from engine.systems.panel import Flow, ListShape, Lock, PanelSpec, Part, outcome_line
+from engine.systems.immortal_rules import ATTRIBUTE_MAX, COLORS, HOSTILE_TN_MAX, POINTS_PER_RANK, RANK_MAX
+from engine.systems.panel import Flow, ListShape, Lock, PanelSpec, Part, Versus, outcome_line
 
 
 def _headline(data: Mapping[str, Any]) -> str:
-    return f"{data['total']} vs {data['tn']}"
+    # An automatic success rolls no die, so there is no total: the skill's points stand for it.
+    reached = "auto" if data.get("total") is None else data["total"]
+    return f"{reached} vs {data['tn']}"
+
+
+def _automatic(data: Mapping[str, Any]) -> str:
+    """``automatic 5x3>=15``: why no die was rolled (``automatic`` is the primary's; a failed
+    hostile can still sink the roll)."""
+    skill = (data.get("params") or {}).get("skill", 0)
+    word = "automatic" if data.get("success") else "primary automatic"
+    return f"{word} {skill}x{POINTS_PER_RANK}>={data['tn']}"
+
+
+def _declared_or_rolled(data: Mapping[str, Any]) -> str:
+    """Where the rank allowed automatic success but the roll was made, say so (the command
+    line says it too): under ``best`` the roll had the better chance, under ``no`` the
+    player turned the option off."""
+    if not data.get("automatic_available") or data.get("automatic"):
+        return ""
+    choice = (data.get("params") or {}).get("auto_success")
+    if choice == "best":
+        return "rolled, not automatic: better chance"
+    return "rolled: auto success off" if choice == "no" else ""
+
+
+def _opponent(opponent: Mapping[str, Any]) -> str:
+    """The opposing roll, or the opponent's total as typed in (no die, no attribute)."""
+    if opponent.get("die") is None:
+        return f"opp. total {opponent['total']}"
+    return f"opp. {opponent['attribute']}+{opponent['skill']} d{opponent['die']} ={opponent['total']}"
+
+
+def _versus(data: Mapping[str, Any]) -> Versus | None:
+    # an automatic success has no total to say against the TN (its headline reads "auto")
+    if data.get("total") is None:
+        return None
+    return Versus(data["total"], data["tn"], "tn")
 
 
 def _hostile(n: int, h: Mapping[str, Any]) -> str:
@@ -29,15 +65,17 @@ def _hostile(n: int, h: Mapping[str, Any]) -> str:
 def _details(data: Mapping[str, Any]) -> list[str]:
     out = [outcome_line(data)]
     if data.get("automatic") is True:
-        # ``automatic`` is the primary's; a failed hostile can still sink the roll.
-        out.append("automatic" if data.get("success") else "primary automatic")
+        out.append(_automatic(data))
+    rolled = _declared_or_rolled(data)
+    if rolled:
+        out.append(rolled)
     out.append(f"{data['color']}: {data['attribute_name']}")
     if data.get("primary_bonus"):
         out.append(f"bonus {data['primary_bonus']}, left {data.get('bonus_left', 0)}")
     out.extend(_hostile(n, h) for n, h in enumerate(data.get("hostiles") or [], start=1))
     opponent = data.get("opponent")
     if isinstance(opponent, Mapping):
-        out.append(f"opp. {opponent['attribute']}+{opponent['skill']} d{opponent['die']} ={opponent['total']}")
+        out.append(_opponent(opponent))
     if data.get("skill_locked") is True:
         out.append("skill now LOCKED")
     return out
@@ -70,11 +108,12 @@ PANEL = PanelSpec(
              "failed, and passes the lock when that slot is picked again", page=False),
     ),
     lists={
-        "hostile": ListShape((Part("tn", 1, 60, 10), Part("attr", -1, 20, -1, omit=-1),
-                              Part("legacy", 0, 10, 0, omit=0),
+        # The command line's ranges (immortal_rules), so the panel can enter every hostile.
+        "hostile": ListShape((Part("tn", 1, HOSTILE_TN_MAX, 10), Part("attr", -1, ATTRIBUTE_MAX, -1, omit=-1),
+                              Part("legacy", 0, RANK_MAX, 0, omit=0),
                               Part("col", 0, len(COLORS), 0, omit=0, names=("-", *COLORS))),
                              _hostile_text, most=6),
-        "opponent": ListShape((Part("attr", 0, 20, 5), Part("skill", 0, 10, 0)),
+        "opponent": ListShape((Part("attr", 0, ATTRIBUTE_MAX, 5), Part("skill", 0, RANK_MAX, 0)),
                               lambda v: f"{v[0]}+{v[1]}", most=1),
     },
     extra=(SKILL_SLOT,),
@@ -84,5 +123,6 @@ PANEL = PanelSpec(
     compare_values=("yes", "no"),
     locks=(Lock("skill_locked", "skill_locked", "skill_slot"),),
     headline=_headline,
+    versus=_versus,
     details=_details,
 )

@@ -16,17 +16,24 @@ from typing import Any
 from engine.dice import DiceSource, FacesDice, roll_die
 from engine.errors import FacesError, ParameterError
 from engine.params import Param, parse_whole
-from engine.results import Odds, RollResult, freeze
+from engine.results import Odds, RollAdvice, RollResult, freeze
 from engine.systems import SystemSpec
 from engine.systems.infinity_odds import outcome_odds
 from engine.systems.infinity_panel import PANEL
 from engine.systems.infinity_rules import (
+    CR_MAX,
     CR_NAMES,
+    DAMAGE_MAX,
     DECLARATION_BONUS,
+    DEFENSE_MAX,
     DIE_SIDES,
     DOUBLES_ODDS,
+    MAX_OTHERS,
+    MODIFIER_MAX,
     OUTCOMES,
+    RATING_MAX,
     RETRY_PENALTY,
+    TOTAL_MAX,
     Attacker,
     Participant,
     Related,
@@ -34,28 +41,17 @@ from engine.systems.infinity_rules import (
     combine,
     doubles_of,
     hot_cold_bonus,
+    make_up,
     outcome_of,
     skill_bonus,
     success_rating,
 )
 
-__all__ = ["SYSTEM", "Attacker", "InfinityResult", "Participant", "Related", "effective_rating", "skill_bonus"]
+__all__ = ["CR_MAX", "DAMAGE_MAX", "DEFENSE_MAX", "RATING_MAX", "SYSTEM", "TOTAL_MAX", "Attacker", "InfinityResult",
+           "Participant", "Related", "effective_rating", "skill_bonus"]
 
-RATING_MAX = 150
 DEFAULT_RATING = 8  # "A skill of 8 (Average)"
 DEFAULT_CR = 10
-DAMAGE_MAX = 200  # the text's Death Star cannon is 170
-MAX_OTHERS = 9  # a whole table: the roller and up to nine other characters of each kind
-MODIFIER_MAX = 50
-#: The highest Skill Total a roll reaches: the highest rating, the best hot die (+9), a
-#: Declaration, +1 from every other character (helpers or attackers, and related skills)
-#: and the highest modifier. The text caps no scale ("There is no cap on the Attribute
-#: scale"), so a CR or Defense is allowed up to what a total can reach: every outcome of
-#: every setting can be entered.
-TOTAL_MAX = RATING_MAX + (DIE_SIDES - 1) + DECLARATION_BONUS + 2 * MAX_OTHERS + MODIFIER_MAX
-CR_MAX = TOTAL_MAX
-#: A Volley's Attack Total adds the weapon's Damage to the Skill Total.
-DEFENSE_MAX = TOTAL_MAX + DAMAGE_MAX
 
 
 def _whole(value: Any, what: str, hi: int) -> int:
@@ -318,6 +314,37 @@ def odds(params: Mapping[str, Any]) -> Odds:
         success=success,
         outcomes=freeze(probs),
         extra=DOUBLES_ODDS,
+        advice=when_to_roll(params),
+    )
+
+
+#: The rule the advice rests on, cited as the docs cite rules.
+WHEN_TO_ROLL = "Infinity, When to Roll"
+
+
+def when_to_roll(params: Mapping[str, Any]) -> RollAdvice:
+    """Whether the rules call for a roll: *"You roll, you only ever roll, when ... The CR is
+    equal or greater than the character's skill"*; *"The rest of the time, assume Success"*,
+    unless the player chooses to roll or significant adverse conditions apply (the tower
+    cannot know those, so it says so and still rolls on ROLL). A CR equal to the rating
+    calls for a roll; only a CR below it does not. The rating is the Skill Rating (built from
+    an Attribute when given), not the total with a Declaration or modifier; in a
+    Coordination it is the highest primary-skill rating of the group (that character alone
+    would succeed). A Volley meets a Defense, not a CR: always rolled. docs/rules/infinity.md."""
+    if params["volley"]:
+        return RollAdvice(True, f"a Volley Attack is compared with a Defense, not a CR: roll ({WHEN_TO_ROLL})",
+                          "volley: roll")
+    ratings = [rating for _, rating, _, primary, _ in _roster(params) if primary]
+    rating, cr = max(ratings), params["cr"]
+    whose = "the rating" if len(ratings) == 1 else "the highest primary-skill rating of the group,"
+    if cr >= rating:
+        return RollAdvice(True, f"CR {cr} is equal to or greater than {whose} {rating}: roll ({WHEN_TO_ROLL})",
+                          f"cr {cr} >= rating {rating}")
+    return RollAdvice(
+        False,
+        f"CR {cr} is below {whose} {rating}: no roll is needed unless the player chooses to roll or significant "
+        f"adverse conditions apply; the rest of the time, assume Success ({WHEN_TO_ROLL})",
+        f"cr {cr} < rating {rating}",
     )
 
 
@@ -354,18 +381,10 @@ def _other(p: Participant) -> str:
 def _breakdown(result: InfinityResult) -> str:
     """How the final total is built, when it is more than the roller's own total."""
     params = result.params
-    parts = [str(result.base)]
-    if len(result.participants) > 1:
-        parts.append(f"+{result.coordination} coordinating")
-    if params["declaration"]:
-        parts.append(f"+{DECLARATION_BONUS} declaration")
-    if params["retry"]:
-        parts.append(f"-{RETRY_PENALTY} retry")
-    if params["modifier"]:
-        parts.append(f"{params['modifier']:+d} modifier")
-    if result.weapon_damage is not None:
-        parts.append(f"+{result.weapon_damage} weapon")
-    return "" if len(parts) == 1 else " = " + " ".join(parts)
+    group = result.coordination if len(result.participants) > 1 else None
+    terms = make_up(result.base, group, params["declaration"], params["retry"], params["modifier"],
+                    result.weapon_damage)
+    return " = " + " ".join([str(result.base), *(f"{n:+d} {what}" for n, what in terms)]) if terms else ""
 
 
 def describe(result: RollResult) -> list[str]:
@@ -387,6 +406,9 @@ def describe(result: RollResult) -> list[str]:
     if result.doubles != "none":
         verdict += "; " + _DOUBLES_TEXT[result.doubles].format(f=me.hot)
     lines.append(verdict)
+    advice = when_to_roll(result.params)
+    if not advice.needed:
+        lines.append(f"rolled anyway: {advice.reason}")
     return lines
 
 

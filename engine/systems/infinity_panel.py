@@ -11,13 +11,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.systems.panel import Flow, ListShape, PanelSpec, Part, numbers, outcome_line
+from engine.systems.infinity_rules import CR_MAX, DAMAGE_MAX, RATING_MAX, make_up
+from engine.systems.panel import Flow, ListShape, PanelSpec, Part, Versus, numbers, outcome_line, pack
 
 _ROLE = {"roller": "you", "helper": "help", "related": "rel.", "attacker": "atk"}
 
 
 def _headline(data: Mapping[str, Any]) -> str:
     return f"{data['total']} vs {data['difficulty']}"
+
+
+def _versus(data: Mapping[str, Any]) -> Versus:
+    """The headline for speech: a Volley is against the target's Defense, anything else its CR."""
+    params = data.get("params") or {}
+    return Versus(data["total"], data["difficulty"], "defense" if params.get("volley") else "cr")
 
 
 def _participant(p: Mapping[str, Any]) -> str:
@@ -36,10 +43,26 @@ def _details(data: Mapping[str, Any]) -> list[str]:
     people = data.get("participants") or []
     if len(people) > 1:
         out.extend(_participant(p) for p in people)
-        out.append(f"base {data['base']} +{data.get('coordination', 0)} = {data['total']}")
+    out.extend(_make_up(data, group=len(people) > 1))
     if data.get("damage") is not None:
         out.append(f"damage {data['damage']}")
     return out
+
+
+#: How the make-up names each part on the 21-character screen.
+_SHORT = {"coordinating": "", "declaration": " decl.", "retry": " retry", "modifier": " mod.", "weapon": " weapon"}
+
+
+def _make_up(data: Mapping[str, Any], group: bool) -> list[str]:
+    """``41 = base 21 +2`` ``+18 weapon``: how the total is made when it is more than the
+    roller's own total (the command line's ``41 = 21 +2 coordinating +18 weapon``), in lines
+    that never break a part."""
+    params = data.get("params") or {}
+    terms = make_up(data["base"], data.get("coordination", 0) if group else None, bool(params.get("declaration")),
+                    bool(params.get("retry")), params.get("modifier") or 0, data.get("weapon_damage"))
+    if not terms:
+        return []
+    return pack([f"{data['total']} = base {data['base']}", *(f"{n:+d}{_SHORT[what]}" for n, what in terms)])
 
 
 def _turns(data: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
@@ -79,16 +102,19 @@ PANEL = PanelSpec(
              "bonus is added); leave both at '-' to use the rating as set"),
     ),
     lists={
-        "helper": ListShape((Part("rating", 0, 150, 8),), lambda v: v[0], most=9),
-        "related": ListShape((Part("rating", 0, 150, 8), Part("cr", 0, 100, 10)),
+        # The command line's ranges; a related skill's Coordination CR starts at the rules'
+        # CR 0 ("Every other Skill Total that beats a CR 0 (Routine) adds +1").
+        "helper": ListShape((Part("rating", 0, RATING_MAX, 8),), lambda v: v[0], most=9),
+        "related": ListShape((Part("rating", 0, RATING_MAX, 8), Part("cr", 0, CR_MAX, 0)),
                              lambda v: f"{v[0]}:{v[1]}", most=9),
-        "attacker": ListShape((Part("rating", 0, 150, 8), Part("damage", 0, 200, 2)),
+        "attacker": ListShape((Part("rating", 0, RATING_MAX, 8), Part("damage", 0, DAMAGE_MAX, 2)),
                               lambda v: f"{v[0]}:{v[1]}", most=9),
     },
     omit={"cr": "volley", "rating": "attribute"},
     needs={"damage": "volley", "defense": "volley", "attacker": "volley"},
     count="success_rating",
     headline=_headline,
+    versus=_versus,
     details=_details,
     turns=_turns,
 )

@@ -35,6 +35,42 @@ DECLARATION_BONUS = 1  # "they gain a +1 bonus to a Skill or Combat Challenge"
 RETRY_PENALTY = 3  # "They can use the same skill at a -3"
 DIE_SIDES = 10
 
+#: Ranges shared by the parameters, the items of --helper/--related/--attacker and the panel.
+RATING_MAX = 150
+DAMAGE_MAX = 200  # the text's Death Star cannon is 170
+MAX_OTHERS = 9  # a whole table: the roller and up to nine other characters of each kind
+MODIFIER_MAX = 50
+#: The highest Skill Total a roll reaches: the highest rating, the best hot die (+9), a
+#: Declaration, +1 from every other character (helpers or attackers, and related skills)
+#: and the highest modifier. The text caps no scale ("There is no cap on the Attribute
+#: scale"), so a CR or Defense is allowed up to what a total can reach: every outcome of
+#: every setting can be entered.
+TOTAL_MAX = RATING_MAX + (DIE_SIDES - 1) + DECLARATION_BONUS + 2 * MAX_OTHERS + MODIFIER_MAX
+CR_MAX = TOTAL_MAX
+#: A Volley's Attack Total adds the weapon's Damage to the Skill Total.
+DEFENSE_MAX = TOTAL_MAX + DAMAGE_MAX
+
+
+def make_up(base: int, coordination: int | None, declaration: bool, retry: bool, modifier: int,
+            weapon: int | None) -> tuple[tuple[int, str], ...]:
+    """What is added to the base Total, in order: ``(amount, what)`` for the +1s of a group
+    (``coordination`` None: no group), a Declaration, a retry, a modifier and a Volley's
+    weapon Damage ("the Damage Rating of the weapon used by the highest combat Skill Total is
+    added to the final Skill Total"). The command line and the panel both read a total's
+    make-up from here, so they cannot leave a different part out."""
+    terms: list[tuple[int, str]] = []
+    if coordination is not None:
+        terms.append((coordination, "coordinating"))
+    if declaration:
+        terms.append((DECLARATION_BONUS, "declaration"))
+    if retry:
+        terms.append((-RETRY_PENALTY, "retry"))
+    if modifier:
+        terms.append((modifier, "modifier"))
+    if weapon is not None:
+        terms.append((weapon, "weapon"))
+    return tuple(terms)
+
 
 def hot_cold_bonus(hot: int, cold: int) -> int:
     """Discard the larger die; a remaining Hot die adds, a remaining Cold die subtracts; ties 0."""

@@ -14,7 +14,7 @@ the registry to it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -91,6 +91,22 @@ class Lock:
     key: str
 
 
+@dataclass(frozen=True)
+class Versus:
+    """What a result reached against what it needed, as numbers, for speech (the headline's
+    ``14 vs 10`` said as "14 against C R 10"): ``term`` names what was needed, a parameter
+    (``cr``, ``need``) or a result field (``opponent_total``); the phrase table says it in
+    words (engine/speech)."""
+
+    reached: int
+    needed: int
+    term: str
+
+
+def _no_versus(data: Mapping[str, Any]) -> Versus | None:
+    return None
+
+
 def _no_lines(data: Mapping[str, Any]) -> list[str]:
     return []
 
@@ -126,8 +142,13 @@ class PanelSpec:
     hand: str | None = None  # result field with the winning fingers (no dice to show)
     count: str | None = None  # result field lighting that many LEDs (successes)
     colour: str | None = None  # result field naming the roll's colour (the RGB LED shows it)
-    hidden: Callable[[Mapping[str, Any]], str] = lambda values: ""  # guess screen: the test as set
+    #: guess screen: the test whose finger is picked, from the roll's parameters as set and
+    #: the test's number (from 0; one per test of a chain)
+    hidden: Callable[[Mapping[str, Any], int], str] = lambda params, test: ""
     headline: Callable[[Mapping[str, Any]], str] = _plain_headline  # "12 vs 10"
+    #: the headline's two numbers and what the second is, for speech; None: a result without
+    #: one (a chain of checks, a hand), which speech says from the headline or the hand
+    versus: Callable[[Mapping[str, Any]], Versus | None] = _no_versus
     details: Callable[[Mapping[str, Any]], list[str]] = _no_lines  # result lines, in order
     #: a group roll revealed one participant per ROLL: (who, their lines) each, in turn
     turns: Callable[[Mapping[str, Any]], list[tuple[str, list[str]]]] = lambda data: []
@@ -192,6 +213,24 @@ def numbers(label: str, values: Any) -> str:
     """``dice 3 1 9 9``: a list of numbers in full (the screen wraps or pages a long one)."""
     items = " ".join(str(v) for v in values) if values else "-"
     return f"{label} {items}"
+
+
+#: Characters on a line of the 128x64 screen (6x8 font), ``engine.panel.screens.WIDTH``; here
+#: for a system that packs its own terms into lines.
+LINE = 21
+
+
+def pack(terms: Sequence[str], width: int = LINE) -> list[str]:
+    """``terms`` joined by spaces into lines of at most ``width``, never breaking a term
+    inside (``+18 weapon`` stays whole); a term longer than a line is a line of its own,
+    which the screen wraps as any long line."""
+    lines: list[str] = []
+    for term in terms:
+        if lines and len(lines[-1]) + 1 + len(term) <= width:
+            lines[-1] += " " + term
+        else:
+            lines.append(term)
+    return lines
 
 
 def outcome_line(data: Mapping[str, Any], *extra: str) -> str:

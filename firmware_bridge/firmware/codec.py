@@ -9,34 +9,38 @@ except ImportError:  # pragma: no cover - some MicroPython ports lack binascii.c
     from zlib import crc32
 
 VERSION_MAJOR = 1
-VERSION_MINOR = 0
+VERSION_MINOR = 1
 MAX_PAYLOAD = 200
 HEADER = 4  # version, type, seq (2 bytes, little-endian)
 TRAILER = 4  # crc32, little-endian
 MAX_FRAME = HEADER + MAX_PAYLOAD + TRAILER
-# COBS adds one byte per 254 bytes (plus one); the delimiter is one more.
+# COBS adds one byte per 254 bytes (plus one); the delimiter is one more: 210 bytes.
 MAX_WIRE = MAX_FRAME + MAX_FRAME // 254 + 2
+# The decoder keeps at most this many bytes without a delimiter (two frames run together,
+# for the salvage); more are dropped up to the next 0x00.
+BUFFER = 2 * MAX_WIRE
 
 # Host -> board requests (the board replies with type | 0x80 and the same seq).
-HELLO = 0x01  # major, minor, nonce[4]
+HELLO = 0x01  # major, minor, nonce[4], [1.1] brief u8 (1: the reply's fixed head only)
 PING = 0x02  # anything (echoed)
 PIN_MODE = 0x03  # pin, mode, pull, debounce_ms
 PIN_SET = 0x04  # (pin, duty_u16_lo, duty_u16_hi, freq_u16_lo, freq_u16_hi) * n
-DISPLAY_INIT = 0x05  # width, height, contrast
+DISPLAY_INIT = 0x05  # width, height, i2c address
 DISPLAY_PAGES = 0x06  # page, column, bytes...
-DISPLAY_TEXT = 0x07  # row, utf-8 text (8x8 font, row = 8 pixels)
+DISPLAY_TEXT = 0x07  # row (8-pixel page), column (pixels), utf-8 text (8x8 font, one cell per byte)
 DISPLAY_SHOW = 0x08  # contrast (0..255), on (0/1)
 GET_STATE = 0x09  # -> event number, input levels, output levels
-ENTROPY_CREDIT = 0x0A  # bytes_u16: raw bytes the board may send now (replaces earlier credit)
-EXIT_TO_REPL = 0x0B  # leave the bridge loop (mpremote works again)
+ENTROPY_CREDIT = 0x0A  # bytes_u16, [chunk u8 1..192, default 64]: replaces the earlier credit
+EXIT_TO_REPL = 0x0B  # leave the bridge loop, watchdog disarmed (mpremote works again)
 RESET = 0x0C  # machine.reset() after the reply
+INFO = 0x0D  # [1.1] offset u8, length u8 -> total u8, that part of (uid_len, uid, description)
 
 REPLY = 0x80  # bit set on every board -> host frame
 ERROR = 0xFF  # reply: code, utf-8 message
 
 # Board -> host unsolicited events (seq 0; the payload starts with the event number u32).
 EV_EDGE = 0xC0  # ev, pin, level, ticks_us (u32, wraps at 2**30)
-EV_HEARTBEAT = 0xC1  # ev, boot_id u32, uptime_ms u32, bad_frames u16, dropped_tx u16, wdt_ok u8
+EV_HEARTBEAT = 0xC1  # ev, boot_id, uptime_ms u32, bad_frames, dropped_tx u16, flags u8, [1.1] safe_count u16
 EV_ENTROPY = 0xC2  # ev, raw ROSC bits packed MSB first
 
 # PIN_MODE modes and pulls.
@@ -55,6 +59,14 @@ E_BAD_PIN = 3
 E_VERSION = 4
 E_NO_DEVICE = 5
 E_NO_SESSION = 6
+
+# Heartbeat flags.
+FLAG_WDT_RESET = 1  # the last reset was the watchdog's (on rp2 also machine.reset())
+FLAG_SAFE = 2  # the board is in its safe state (the host was silent for 3 s)
+
+# Chunk sizes of ENTROPY_CREDIT.
+CHUNK_DEFAULT = 64
+CHUNK_MAX = 192
 
 # HELLO reply capability bits.
 CAP_PINS = 1
@@ -90,18 +102,19 @@ def cobs_encode(data):
 
 
 def cobs_decode(data):
-    """The bytes ``data`` encodes, or None if it is not valid COBS."""
+    """The bytes ``data`` encodes, or None if it is not valid COBS. One step per code byte
+    (slices do the copying), so a frame costs the board little however it is made up."""
+    data = bytes(data)
+    if data.find(b"\x00") >= 0:
+        return None
     out = bytearray()
     i = 0
     n = len(data)
     while i < n:
         code = data[i]
         end = i + code
-        if code == 0 or end > n:
+        if end > n:
             return None
-        for j in range(i + 1, end):
-            if data[j] == 0:
-                return None
         out.extend(data[i + 1 : end])
         i = end
         if code != 255 and i < n:
@@ -152,38 +165,98 @@ def parse(frame):
     return (data[0], data[1], data[2] | (data[3] << 8), data[HEADER:])
 
 
-def _chain_to_end(buf, start):
-    """True when COBS code bytes walked from ``start`` land exactly on the end of ``buf``."""
-    i = start
+# A frame's body (8..208 bytes) is under 254 bytes, so its COBS form is one byte longer:
+# 9..209 bytes. Salvage candidates outside that range are rejected before any decoding.
+MIN_ENCODED = HEADER + TRAILER + 1
+MAX_ENCODED = MAX_FRAME + 1
+# CRC-32 over a body *including* its little-endian CRC is this constant when the CRC is right,
+# so a candidate's CRC can be checked as its bytes are decoded, without knowing where it ends.
+CRC_RESIDUE = 0x2144DF1C
+
+
+ZERO = b"\x00"
+
+
+def _frame_of(body):
+    return (body[0], body[1], body[2] | (body[3] << 8), bytes(body[HEADER : len(body) - TRAILER]))
+
+
+def _head(buf):
+    """``(end, frame)`` for the first frame of ``buf`` that ends where its COBS chain of code
+    bytes ends, before the end of ``buf``; ``(0, None)`` if there is none. One pass: the CRC is
+    carried along the chain (an empty block, code 1, costs one CRC step for its zero), and only
+    the frame found is decoded, so the cost is one step per code byte up to 209 bytes."""
+    last = min(len(buf) - 1, MAX_ENCODED)  # a head frame leaves a tail and is at most 209 bytes
+    if last < MIN_ENCODED:
+        return 0, None
+    view = memoryview(buf)
+    crc = 0
+    i = 0
+    while True:
+        code = buf[i]
+        end = i + code
+        if code == 255 or end > last:
+            return 0, None  # no frame holds a 254-byte run
+        if code > 1:
+            crc = crc32(view[i + 1 : end], crc)
+        if end >= MIN_ENCODED and crc == CRC_RESIDUE:
+            return end, _frame_of(cobs_decode(buf[:end]))
+        crc = crc32(ZERO, crc)
+        i = end
+
+
+def _tail(buf, first):
+    """The longest frame that ends ``buf``, starting at ``first`` or later, or None. Only
+    starts 9..209 bytes from the end count. Walking back from the end, each position whose
+    chain of code bytes lands exactly on the end gets its body: its block, a zero, and the body
+    already made for where its chain goes next (one step per position, the copying native),
+    and each such body long enough for a frame gets one CRC check."""
     n = len(buf)
-    while i < n:
-        i += buf[i]
-    return i == n
+    lo = max(first, n - MAX_ENCODED)
+    if n - lo < MIN_ENCODED:
+        return None
+    bodies = [None] * (n - lo + 1)  # decoded body from each position to the end, or None
+    bodies[n - lo] = b""
+    found = None
+    top = n - MIN_ENCODED  # the last start a frame can have
+    for p in range(n - 1, lo - 1, -1):
+        code = buf[p]
+        q = p + code
+        if code == 255 or q > n:
+            continue
+        rest = bodies[q - lo]
+        if rest is None:
+            continue
+        if q == n:
+            body = buf[p + 1 : q]
+        elif code == 1:
+            body = ZERO + rest
+        else:
+            body = buf[p + 1 : q] + ZERO + rest
+        bodies[p - lo] = body
+        if p <= top and crc32(body) == CRC_RESIDUE:
+            found = body  # keep going: a longer candidate further left wins
+    return None if found is None else _frame_of(found)
 
 
 def salvage(buf):
     """The good frames in a bad chunk: a fault that lost the delimiter between two frames
     leaves them run together, and a fault that cut a frame short joins its head to the next
     frame. The first frame ends where its COBS chain ends; the last starts where a chain
-    reaches the end exactly. At most two frames, so one fault costs at most the frame it hit."""
+    reaches the end exactly. At most two frames, so one fault costs at most the frame it hit.
+
+    The work is bounded whatever the bytes: candidates are only those 9..209 encoded bytes
+    long, each side is one pass over at most 209 positions, and each candidate costs one CRC
+    of at most 208 bytes (docs/bridge.md, section 1)."""
+    buf = bytes(buf)
     frames = []
-    n = len(buf)
-    i = 0
-    while i < n:
-        i += buf[i]
-        if i < n:
-            frame = parse(buf[:i])
-            if frame is not None:
-                frames.append(frame)
-                buf = buf[i:]
-                break
-    start = 0 if frames else 1
-    for j in range(start, len(buf)):
-        if _chain_to_end(buf, j):
-            frame = parse(buf[j:])
-            if frame is not None:
-                frames.append(frame)
-                break
+    end, frame = _head(buf)
+    if frame is not None:
+        frames.append(frame)
+        buf = buf[end:]
+    frame = _tail(buf, 0 if frames else 1)
+    if frame is not None:
+        frames.append(frame)
     return frames
 
 
@@ -192,7 +265,7 @@ class Decoder:
 
     ``feed(data)`` returns the list of good frames as ``(version, type, seq, payload)``;
     ``bad`` counts chunks dropped for a wrong COBS, length or CRC (after :func:`salvage` found
-    what it could in them), or for running past two frames' length without a delimiter (the
+    what it could in them), or for running past :data:`BUFFER` bytes without a delimiter (the
     rest of such a chunk is skipped up to its delimiter).
     """
 
@@ -204,21 +277,32 @@ class Decoder:
 
     def feed(self, data):
         frames = []
-        for b in data:
-            if b == 0:
-                if self.skipping:
-                    self.skipping = False
-                elif self.buf:
-                    self._frame(frames)
-                self.buf = bytearray()
-            elif not self.skipping:
-                if len(self.buf) >= 2 * MAX_WIRE:
-                    self.bad += 1
-                    self.skipping = True
-                    self.buf = bytearray()
-                else:
-                    self.buf.append(b)
+        data = bytes(data)
+        start = 0
+        n = len(data)
+        while start < n:
+            end = data.find(b"\x00", start)  # the delimiters are found natively, not byte by byte
+            if end < 0:
+                self._more(data, start, n)
+                break
+            self._more(data, start, end)
+            if self.skipping:
+                self.skipping = False
+            elif self.buf:
+                self._frame(frames)
+            self.buf = bytearray()
+            start = end + 1
         return frames
+
+    def _more(self, data, start, end):
+        if self.skipping or start == end:
+            return
+        if len(self.buf) + end - start > BUFFER:
+            self.bad += 1
+            self.skipping = True
+            self.buf = bytearray()
+        else:
+            self.buf.extend(data[start:end])
 
     def _frame(self, frames):
         frame = parse(self.buf)

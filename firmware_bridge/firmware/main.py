@@ -1,5 +1,7 @@
 # Starts the bridge at power-up. Hold GP14 to ground while plugging in (safe boot) to leave
-# the REPL alone; EXIT_TO_REPL ends the bridge so mpremote works again.
+# the REPL alone; EXIT_TO_REPL ends the bridge with the watchdog disarmed, so mpremote works
+# (its soft reset in the raw REPL does not run main.py, and nothing resets the board).
+import chip
 import machine
 import micropython
 
@@ -27,23 +29,29 @@ def start(port=None):
 
 
 def keep_fed(wdt):
-    # The RP2040's watchdog cannot be stopped once started: after EXIT_TO_REPL a timer
-    # feeds it so the REPL stays usable (until a soft reset, which reboots into the bridge).
+    # A chip whose watchdog register we do not know: a timer feeds it, which keeps the REPL
+    # usable until a soft reset stops the timers (then the watchdog reboots into the bridge).
     timer = machine.Timer()
     timer.init(period=WDT_MS // 4, mode=machine.Timer.PERIODIC, callback=lambda t: wdt.feed())
     return timer
+
+
+def finish(b):
+    """After EXIT_TO_REPL: Ctrl-C works again, every pin let go, the watchdog disarmed."""
+    micropython.kbd_intr(3)
+    b.close()
+    if not chip.disarm_watchdog(b.chip):
+        keep_fed(b.wdt)
 
 
 def main():
     b = start()
     if b is None:
         return
-    try:
-        b.run()
-    finally:
-        micropython.kbd_intr(3)
-        b.close()
-    keep_fed(b.wdt)
+    # An exception in the loop leaves the watchdog armed and unfed: it reboots the board into
+    # the bridge, which is what an unattended tower needs.
+    b.run()
+    finish(b)
 
 
 if __name__ == "__main__":

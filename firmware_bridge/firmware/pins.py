@@ -7,8 +7,10 @@ import codec
 import machine
 
 # GP pins a Pico brings out: GP23 (SMPS mode), GP24 (VBUS sense) and GP29 (VSYS/3) are wired
-# on the board itself.
+# on the board itself. GP25 is the on-board LED (on a Pico W: the radio's, refused there).
 USABLE = tuple(range(0, 23)) + (25, 26, 27, 28)
+# Pins the firmware keeps for itself: a host may not change them.
+RESERVED = {8: "the OLED's I2C0 SDA", 9: "the OLED's I2C0 SCL", 14: "the safe-boot pin"}
 
 
 class BadPin(ValueError):
@@ -22,6 +24,7 @@ class _Input:
         self.level = pin.value()  # the last level reported to the host
         self.first = 0  # ticks_us of the first edge of a bounce
         self.pending = False
+        self.edges = 0  # debounced changes reported since the pin was set up (wraps at 2^16)
         pin.irq(self._edge, machine.Pin.IRQ_RISING | machine.Pin.IRQ_FALLING)
 
     def _edge(self, _pin):
@@ -44,6 +47,7 @@ class _Input:
         if level == self.level:
             return None  # a glitch shorter than the debounce
         self.level = level
+        self.edges = (self.edges + 1) & 0xFFFF
         return level
 
     def close(self):
@@ -72,13 +76,17 @@ class _Output:
 
 
 class Pins:
-    def __init__(self):
+    def __init__(self, radio=False):
         self.inputs = {}
         self.outputs = {}
+        self.radio = radio  # a Pico W: GP23, 24, 25 and 29 belong to its radio chip
 
     def mode(self, n, mode, pull, debounce_ms):
-        if n not in USABLE:
-            raise BadPin("GP" + str(n) + " is not a usable Pico pin")
+        if n in RESERVED:
+            raise BadPin("GP" + str(n) + " is " + RESERVED[n] + ", kept by the bridge firmware")
+        if n not in USABLE or (self.radio and n == 25):
+            raise BadPin("GP" + str(n) + " is not a usable pin on this board (GP0..GP22, GP26..GP28"
+                         + (")" if self.radio else ", GP25)"))
         self.release(n)
         Pin = machine.Pin
         if mode == codec.MODE_INPUT:
@@ -117,7 +125,8 @@ class Pins:
         """Debounced edges due now: a list of (pin, level, ticks_us of the first edge)."""
         now = time.ticks_us()
         edges = []
-        for n, inp in self.inputs.items():
+        for n in sorted(self.inputs):
+            inp = self.inputs[n]
             level = inp.poll(now)
             if level is not None:
                 edges.append((n, level, inp.first))
@@ -128,9 +137,13 @@ class Pins:
             out.set(0, 0)
 
     def state(self):
+        """(pin, mode, value, edges) per configured pin, by pin number (MicroPython's dicts do
+        not keep insertion order: the sort makes the reply the same on every interpreter)."""
         rows = []
-        for n, inp in self.inputs.items():
-            rows.append((n, codec.MODE_INPUT, inp.level))
-        for n, out in self.outputs.items():
-            rows.append((n, codec.MODE_PWM if out.pwm is not None else codec.MODE_OUTPUT, out.duty))
+        for n in sorted(self.inputs):
+            inp = self.inputs[n]
+            rows.append((n, codec.MODE_INPUT, inp.level, inp.edges))
+        for n in sorted(self.outputs):
+            out = self.outputs[n]
+            rows.append((n, codec.MODE_PWM if out.pwm is not None else codec.MODE_OUTPUT, out.duty, 0))
         return rows

@@ -1,8 +1,13 @@
-"""``dicetower bridge selftest``: the companion board's (or its twin's) full round trip.
+"""``dicetower bridge selftest`` and ``dicetower bridge repl``: the companion board.
 
-Without ``--port`` it starts the firmware twin on a pty; ``--noise P`` corrupts that fraction
-of the twin's line bytes. Prints the result (``--json``: the JSON object) and exits 0 when ok,
-1 when a check failed. See docs/bridge.md.
+``selftest`` is the board's (or its twin's) full round trip: without ``--port`` it starts the
+firmware twin on a pty; ``--noise P`` corrupts that fraction of the twin's line bytes. Prints
+the result (``--json``: the JSON object) and exits 0 when ok, 1 when a check failed.
+
+``repl`` hands the board to ``mpremote`` for a firmware update: EXIT_TO_REPL (the firmware
+disarms its watchdog), the port closed with nothing more sent, then the exact ``mpremote``
+commands. Exit 0 when the board left the bridge, 1 when it could not be reached.
+See docs/bridge.md ("Updating the firmware").
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shlex
 import sys
 
 from engine.errors import ParameterError
@@ -30,6 +36,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--noise", metavar="P", default="0", help="twin only: fraction of line bytes corrupted (0..0.1)")
     s.add_argument("--json", action="store_true", help="print the result as JSON")
     s.set_defaults(func=cmd_selftest)
+    r = commands.add_parser(
+        "repl",
+        help="hand the board to mpremote (firmware update): leave the bridge, watchdog disarmed",
+        description="Send EXIT_TO_REPL (the firmware disarms its watchdog, so mpremote's soft reset "
+        "cannot bring the bridge back), close the port, and print the mpremote commands that copy "
+        "the firmware and restart it. Stop the tower first (it holds the port).",
+    )
+    r.add_argument("--port", metavar="URL", help="the board's port (default: the first Pico by USB id 2e8a:0005)")
+    r.set_defaults(func=cmd_repl)
 
 
 def _noise(text: str) -> float:
@@ -63,3 +78,55 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         print("dicetower: bridge selftest failed" + (f": {result['error']}" if "error" in result else ""),
               file=sys.stderr)
     return 0 if result["ok"] else 1
+
+
+#: How long ``bridge repl`` waits for the board's handshake.
+REPL_TIMEOUT_S = 10.0
+
+
+def cmd_repl(args: argparse.Namespace) -> int:
+    from firmware_bridge.errors import BridgeError
+    from firmware_bridge.link import Link, find_board
+
+    port = args.port or find_board()
+    if not port:
+        print("dicetower: bridge repl: no Raspberry Pi Pico found by USB id 2e8a:0005; plug it in or give --port "
+              "(/dev/ttyACM0)", file=sys.stderr)
+        return 1
+    link = Link(port).start()
+    try:
+        hello = link.wait_up(REPL_TIMEOUT_S)
+        link.exit_to_repl()
+    except BridgeError as exc:
+        print(f"dicetower: bridge repl: {exc}{_repl_hint(str(exc))}", file=sys.stderr)
+        return 1
+    finally:
+        link.close()
+    print(repl_steps(port, hello.firmware, hello.minor))
+    return 0
+
+
+def _repl_hint(message: str) -> str:
+    if "lock" in message or "busy" in message.lower():
+        return " (another program holds the port: stop the tower first, e.g. sudo systemctl stop dicetower)"
+    if "no handshake" in message:
+        return (" (a board already in its REPL, after a safe boot or an earlier bridge repl, needs no "
+                "bridge repl: use mpremote directly)")
+    return ""
+
+
+def repl_steps(port: str, firmware: str, minor: int) -> str:
+    """What to type next: the mpremote commands for this port and this checkout's firmware."""
+    from firmware_bridge.twin import FIRMWARE_DIR
+
+    q = shlex.quote(port)
+    lines = [f"bridge at {port}: {firmware or 'the board'} left the bridge for its REPL, watchdog disarmed.",
+             "Copy the firmware and restart it with mpremote (pip install mpremote):",
+             f"  mpremote connect {q} cp {shlex.quote(str(FIRMWARE_DIR))}/*.py :",
+             f"  mpremote connect {q} reset",
+             f"Then check it: dicetower bridge selftest --port {q}"]
+    if minor < 1:
+        lines.insert(1, "Warning: this firmware (protocol 1.0) cannot disarm its watchdog: mpremote's soft reset "
+                        "reboots it into the bridge within 4 s. Use the safe-boot pin instead: hold GP14 to GND "
+                        "while plugging the board in (docs/bridge.md, \"Updating the firmware\").")
+    return "\n".join(lines)

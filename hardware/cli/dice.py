@@ -20,6 +20,7 @@ from engine.params import Param, whole_number
 from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
 from hardware.cli import Parser, UsageError
 from hardware.cli.dice_source import RollBook, add_dice_options, add_state_options
+from hardware.entropy.fingerprint import Fingerprint
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -132,26 +133,34 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
     if opts.summary and times is None:
         raise ParameterError("summary", "needs --times N")
     faces, dice = _entered_or_rolled(opts, book, params)
-    # Every result is printed only after the book has recorded it (appended, fsynced).
+    # Every result is printed only after the book has recorded it (appended, fsynced), with
+    # where it is in the log (its roll number in the session and the start of its entry hash).
     if faces is not None:
-        results: Iterable[Any] = book.roll_faces(lambda p: spec.roll(faces, p), params, times or 1, faces.finish)
+        rolled = book.roll_faces(lambda p: spec.roll(faces, p), params, times or 1, faces.finish)
+        results: Iterable[tuple[Any, Fingerprint | None]] = zip(rolled, book.entered, strict=False) \
+            if book.log is not None else ((r, None) for r in rolled)
     else:
-        results = (book.roll(lambda p: spec.roll(dice, p), params) for _ in range(times or 1))
+        results = ((book.roll(lambda p: spec.roll(dice, p), params), book.fingerprint) for _ in range(times or 1))
 
-    def as_json(result) -> str:
-        return json.dumps({**result.to_dict(), "verifiable": book.verifiable})
+    def as_json(result: Any, fp: Fingerprint | None) -> str:
+        out = {**result.to_dict(), "verifiable": book.verifiable}
+        if fp is not None:
+            out["recorded"] = fp.to_json()
+        return json.dumps(out)
 
     out = sys.stdout
     if times is None:
-        result = next(iter(results))
+        result, fp = next(iter(results))
         if opts.json:
-            print(as_json(result), file=out)
+            print(as_json(result, fp), file=out)
         else:
             print("\n".join(spec.describe(result)), file=out)
+            if fp is not None:
+                print(f"recorded: {fp}", file=out)
         return 0
 
     if opts.summary:
-        counts: Counter[str] = Counter(r.outcome for r in results)
+        counts: Counter[str] = Counter(r.outcome for r, _ in results)
         if opts.json:
             ordered = {o: counts.get(o, 0) for o in spec.outcomes}
             ordered.update({k: v for k, v in counts.items() if k not in ordered})
@@ -166,11 +175,12 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
                 print(f"{o:<14}{c:>10}{c / times:>9.2%}{p:>9.2%}", file=out)
         return 0
 
-    for result in results:
+    for result, fp in results:
         if opts.json:
-            print(as_json(result), file=out, flush=True)
+            print(as_json(result, fp), file=out, flush=True)
         else:
-            print(" | ".join(spec.describe(result)), file=out, flush=True)
+            mark = [f"#{fp.number} {fp.short}" if fp.number else f"entry {fp.short}"] if fp is not None else []
+            print(" | ".join([*spec.describe(result), *mark]), file=out, flush=True)
     return 0
 
 
@@ -221,6 +231,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
         # 0 is kept: "--auto-success yes 0%" is the point of that line.
         shown = ", ".join(f"{k} {float(v):.4%}" for k, v in dist.items() if v == 0 or v >= 5e-7)
         print(f"  {extra}: {shown}")
+    if odds.advice is not None:  # the rules' own word on whether to roll at all
+        print(f"  when to roll: {odds.advice.reason}")
     return 0
 
 
@@ -229,9 +241,11 @@ def cmd_systems(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"systems": [s.describe_spec() for s in systems]}, indent=2))
         return 0
+    # The flag column is as wide as the longest flag, and at least two spaces wider.
+    width = max(len(p.flag) for s in systems for p in s.params) + 2
     for s in systems:
         print(f"{s.id:<10}{s.title}")
         for p in s.params:
             default = "required" if p.required else f"default {_show(p.default)}"
-            print(f"    {p.flag:<20}{p.allowed()}; {default}")
+            print(f"    {p.flag:<{width}}{p.allowed()}; {default}")
     return 0

@@ -2,8 +2,9 @@
 
 ``--seed`` (deterministic DRBG), ``--faces`` (a player's physical dice, handled by ``roll``)
 or the entropy pipeline (``--entropy``, default ``auto``). ``--state-dir DIR`` appends every
-roll to DIR's hash-chained roll log (with the session's commitment and, at the end, its
-revealed seed); ``--player N`` also reads and updates that player's state (fingers karma).
+roll to DIR's hash-chained roll log, in DIR's one open session (whoever opened it: the tower,
+``dicetower session open``, or this command for itself, revealed at its end); ``--player N``
+also reads and updates that player's state (fingers karma).
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ from engine.dice import DiceSource
 from engine.errors import ParameterError
 from engine.systems import SystemSpec
 from hardware.backends import ENTROPY_SOURCES
-from hardware.entropy import SessionDice, open_dice, session_file
+from hardware.entropy import SessionDice, open_dice
+from hardware.entropy.fingerprint import Fingerprint
+from hardware.entropy.open_sessions import OpenSessions
+from hardware.entropy.seed import MIX_MAX_BYTES, mix_problem
 from hardware.locking import state_lock
 from hardware.rolllog import LogError, RollLog
 from hardware.state import (
@@ -51,8 +55,8 @@ def add_dice_options(parser: argparse.ArgumentParser) -> None:
         "--mix",
         metavar="TEXT",
         default=None,
-        help="your say in the roll: TEXT goes into the DRBG with the roll and into the log "
-        "(default: the time in nanoseconds; with --seed, nothing)",
+        help="your say in the roll: TEXT (at most 256 bytes, no control characters) goes into the DRBG "
+        "with the roll and into the log (default: nothing)",
     )
 
 
@@ -69,33 +73,45 @@ def add_state_options(parser: argparse.ArgumentParser) -> None:
 
 
 def make_dice(args: argparse.Namespace, *, log: RollLog | None = None,
-              resume: session_file.StoredSession | None = None) -> SessionDice:
-    """The dice source the options ask for (call ``close()`` on it when done: that reveals).
-    ``resume`` rolls in the open session of the state directory."""
+              keeper: OpenSessions | None = None) -> SessionDice:
+    """The dice source the options ask for (call ``close()`` on it when done: that reveals a
+    session it opened). ``keeper`` is the state directory's open session, which it rolls in."""
     seed = getattr(args, "seed", None)
     entropy = getattr(args, "entropy", None)
     if seed is not None and entropy is not None:
         raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
     mix = getattr(args, "mix", None)
-    text = mix.encode("utf-8") if mix is not None else None
+    text = check_mix(mix) if mix is not None else None
     return open_dice(entropy or "auto", seed=seed.encode("utf-8") if seed is not None else None, log=log,
-                     mix=(lambda: text) if text is not None else None, resume=resume)
+                     mix=(lambda: text) if text is not None else None, keeper=keeper)
+
+
+def check_mix(text: str) -> bytes:
+    """``--mix TEXT`` as the roll's additional input: text a person typed (a replay refuses
+    anything else in a logged roll)."""
+    data = text.encode("utf-8")
+    why = mix_problem(data)
+    if why is not None:
+        raise ParameterError("mix", f"must be text of at most {MIX_MAX_BYTES} bytes without control characters; "
+                                    f"this one is {why}")
+    return data
 
 
 class RollBook:
     """The bookkeeping of one ``roll`` command: roll log, player state, the dice's session.
 
-    The whole command runs under the state directory's lock (:func:`hardware.locking.
-    state_lock`), since the state dir's open session (``dicetower session open``) moves on with
-    every roll. Each roll: the player file is brought up to date with the log, the state is
-    read, the dice roll, the entry (with the player's state after the roll) is appended and
-    fsynced, the state file and the open session saved. Only then does the caller print the result, so nothing is shown
-    that is not in the log, and two commands on one player never lose an update. Parameters
-    the player's state carries (:func:`hardware.state.carried`) and that were not given on the
+    Each roll is one step under the state directory's lock (:func:`hardware.locking.
+    state_lock`), taken for that roll and let go after it, so a tower (or another command)
+    sharing the directory waits at most one roll: the player file is brought up to date with
+    the log, the state is read, the dice follow the log and roll in the directory's open
+    session, the entry (with the player's state after the roll) is appended and fsynced, the
+    state file saved. Only then does the caller print the result, so nothing is shown that is
+    not in the log, and two writers on one player never lose an update. Parameters the
+    player's state carries (:func:`hardware.state.carried`) and that were not given on the
     command line are re-read from the state before every roll of ``--times``.
 
     Typed-in faces (``--faces``) are all rolled first and checked (too many faces, a face out
-    of range) before the first entry is appended: a mistake appends nothing.
+    of range) before the first entry is appended, under one lock: a mistake appends nothing.
     """
 
     def __init__(self, args: argparse.Namespace, spec: SystemSpec) -> None:
@@ -109,19 +125,20 @@ class RollBook:
         self.player = check_player(player) if player is not None else None
         self._raw: dict[str, Any] = {}
         self._dice: SessionDice | None = None
-        self._kept: str | None = None  # the id of the state dir's open session we roll in
+        self._session: str | None = None  # the session the last roll went into
+        self.entered: list[Fingerprint] = []  # the typed-in rolls' entries, in order
         self.unrevealed: str | None = None  # the seed of a session whose reveal could not be logged
-        # One writer at a time for the whole command: rolls, player files and the session file.
-        # The lock is not re-entrant: nothing below takes it again.
-        self._lock = contextlib.ExitStack()
         if self.store is not None:
-            self._lock.enter_context(state_lock(self.store.directory))
-            try:
+            with self._locked():
                 self.store.clean_temp()
                 self.store.heal()
-            except BaseException:
-                self._lock.close()
-                raise
+
+    def _locked(self) -> contextlib.AbstractContextManager[None]:
+        """The state directory's lock for one step (none without a state directory). It is
+        not re-entrant: nothing below takes it again."""
+        if self.store is None:
+            return contextlib.nullcontext()
+        return state_lock(self.store.directory)
 
     def __enter__(self) -> RollBook:
         return self
@@ -145,7 +162,8 @@ class RollBook:
     def fill(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """``raw`` with carried parameters taken from the player's state where not given."""
         self._raw = dict(raw)
-        return self._from_state(self._raw, self._load())
+        with self._locked():
+            return self._from_state(self._raw, self._load())
 
     def _from_state(self, raw: dict[str, Any], state: PlayerState | None) -> dict[str, Any]:
         if state is None:
@@ -184,80 +202,62 @@ class RollBook:
         return state
 
     def dice(self, args: argparse.Namespace) -> DiceSource:
-        """The tower's dice: the state dir's open session if there is one (``--seed`` makes a
-        separate test session), else a session of this command, revealed at its end."""
-        stored = None
-        if self.store is not None and getattr(args, "seed", None) is None:
-            stored = session_file.load(self.store.directory)
-        if stored is not None:
-            stored = self._unless_behind_the_log(stored)
-        if stored is not None and getattr(args, "entropy", None) is not None:
-            raise ParameterError("entropy", f"{self.store.directory} has an open session (#{stored.id[:8]}), seeded "
-                                            "when it was opened; close it before choosing another source")
-        self._dice = make_dice(args, log=self.log, resume=stored)
-        self._kept = stored.id if stored is not None else None
+        """The tower's dice: they roll in the state directory's open session, whoever opened
+        it (a ``--seed`` test session only when none is open), else in a session of this
+        command, revealed at its end."""
+        keeper = OpenSessions(self.store.directory, owner="command", log=_note) if self.store is not None else None
+        if keeper is not None and getattr(args, "entropy", None) is not None:
+            # --entropy seeds a session this command opens; one opened on purpose (session open,
+            # the tower) is refused, another command's passing one is rolled in
+            with self._locked():
+                joined = keeper.joinable(self.log)  # type: ignore[arg-type]
+            if joined is not None and joined.stored.owner.kind in ("open", "tower"):
+                raise ParameterError("entropy", f"{self.store.directory} has an open session "  # type: ignore[union-attr]
+                                                f"(#{joined.stored.id[:8]}), seeded when it was opened; close it "
+                                                "before choosing another source")
+        self._dice = make_dice(args, log=self.log, keeper=keeper)
         return self._dice
-
-    def _unless_behind_the_log(self, stored: session_file.StoredSession) -> session_file.StoredSession | None:
-        """The state dir's open session, unless a command was stopped (killed, a power cut)
-        between its log entry and saving the session: the file is then behind the log, and
-        rolling on from it would draw again what a logged roll drew, or roll in a session the
-        log has revealed. Such a session is revealed (if it is not yet) with the rolls the log
-        has of it, and forgotten; this command rolls in a session of its own."""
-        if self.log is None or self.store is None:
-            return stored
-        from hardware.entropy.open_sessions import trace
-        from hardware.rolllog import last_entry
-
-        def same(entry: dict[str, Any]) -> bool:
-            return entry.get("session") == stored.id
-
-        revealed = last_entry(self.log.path, "reveal", max_bytes=1 << 16, where=same) is not None
-        last = last_entry(self.log.path, "roll", where=same)
-        if not revealed and (last is None or last.get("end") == stored.counter - 1):
-            return stored
-        if not revealed:
-            t = trace(self.log.path, [stored.id])[stored.id]
-            self.log.append("reveal", session=stored.id, seed=stored.material.encode().hex(), rolls=t.rolls,
-                            end=t.end, reason="restart",
-                            note="a command stopped between its roll and saving the open session")
-        session_file.remove(self.store.directory)
-        print(f"dicetower: note: the open session #{stored.id[:8]} was behind the roll log (a command was stopped "
-              "between its roll and saving the session); it is revealed and closed: open a new one "
-              "(dicetower session open DIR)", file=sys.stderr)
-        return None
 
     @property
     def verifiable(self) -> bool:
         """Whether the rolls can be checked later: logged, from the tower's dice, not a test."""
         return self.log is not None and self._dice is not None and self._dice.roll_kind == "rolled"
 
+    @property
+    def fingerprint(self) -> Fingerprint | None:
+        """The last roll's place in its session and its entry hash (None when not recorded)."""
+        if self.log is None or self._dice is None:
+            return None
+        return self._dice.last_fingerprint
+
     def roll(self, roll: Callable[[dict[str, Any]], Any], params: dict[str, Any]) -> Any:
-        """One roll (the lock is held): heal, load, roll, append, save. Returns the result, which
+        """One roll, under the lock: heal, load, roll, append, save. Returns the result, which
         is recorded by then and may be shown."""
-        if self.store is not None:
-            self.store.heal()
-        state = self._load()
-        self._check_writable(state)
-        result = roll(self._params(params, state))
-        self._record(result, self._after(state, result))
+        with self._locked():
+            if self.store is not None:
+                self.store.heal()
+            state = self._load()
+            self._check_writable(state)
+            result = roll(self._params(params, state))
+            self._record(result, self._after(state, result))
         return result
 
     def roll_faces(self, roll: Callable[[dict[str, Any]], Any], params: dict[str, Any], times: int,
                    finish: Callable[[], None]) -> list[Any]:
         """``times`` rolls of typed-in faces, all checked (``finish``) before any is recorded."""
-        if self.store is not None:
-            self.store.heal()
-        state = self._load()
-        self._check_writable(state)
-        rolled = []
-        for _ in range(times):
-            result = roll(self._params(params, state))
-            state = self._after(state, result)
-            rolled.append((result, state))
-        finish()
-        for result, after in rolled:
-            self._record(result, after)
+        with self._locked():
+            if self.store is not None:
+                self.store.heal()
+            state = self._load()
+            self._check_writable(state)
+            rolled = []
+            for _ in range(times):
+                result = roll(self._params(params, state))
+                state = self._after(state, result)
+                rolled.append((result, state))
+            finish()
+            for result, after in rolled:
+                self._record(result, after)
         return [result for result, _ in rolled]
 
     def _check_writable(self, state: PlayerState | None) -> None:
@@ -275,12 +275,12 @@ class RollBook:
         entry = None
         if self._dice is not None:
             entry = self._dice.record(result, player=self.player, **extra)
-            if self._kept is not None:
-                self._keep()
+            self._note_new_session()
         elif self.log is not None:  # typed in (--faces, --winners-set): logged, not replayable
             if self.player is not None:
                 extra["player"] = self.player
             entry = self.log.append("roll", session=None, roll_kind="entered", result=result.to_dict(), **extra)
+            self.entered.append(Fingerprint("", 0, str(entry.get("hash", ""))))
         if after is not None and self.store is not None and entry is not None:
             try:
                 self.store.save(replace(after, log_seq=entry["seq"]))
@@ -288,36 +288,38 @@ class RollBook:
                 print(f"dicetower: warning: {exc}; the roll is in the log, and the state file is rebuilt from "
                       "it at the next roll", file=sys.stderr)
 
-    def _keep(self) -> None:
-        """Save the open session for the next command (or forget it once it was revealed)."""
-        if self._dice is None or self.store is None:
+    def _note_new_session(self) -> None:
+        """Say when the rolls go on in a new session (the last one reached its roll limit)."""
+        fp = self._dice.last_fingerprint if self._dice is not None else None
+        if fp is None:
             return
-        exported = self._dice.export()
-        if exported is None:
-            session_file.remove(self.store.directory)
-            return
-        if exported.id != self._kept:  # the old one reached its roll limit and was revealed
-            print(f"dicetower: note: session #{self._kept[:8]} reached its roll limit and was revealed; the rolls "
-                  f"go on in a new session, commitment {exported.commitment}", file=sys.stderr)
-            self._kept = exported.id
-        session_file.save(self.store.directory, exported)
+        if self._session is not None and fp.session != self._session:
+            info = self._dice.describe() if self._dice is not None else {}
+            commitment = info.get("commitment") if info.get("session") == fp.session else None
+            print(f"dicetower: note: session #{self._session[:8]} was revealed (its roll limit, or by another "
+                  f"writer); the rolls go on in session #{fp.session[:8]}"
+                  + (f", commitment {commitment}" if commitment else ""), file=sys.stderr)
+        self._session = fp.session
 
     def close(self) -> None:
-        """Reveal this command's session (into the log, if any); the state dir's open session
-        stays open. Releases the state dir's lock. If the reveal cannot be written, its seed is
-        kept in :attr:`unrevealed` and :class:`~hardware.rolllog.LogError` raised."""
+        """Reveal this command's own session (into the log, if any); a session it joined stays
+        open. If the reveal cannot be written, its seed is kept in :attr:`unrevealed` and
+        :class:`~hardware.rolllog.LogError` raised."""
         dice, self._dice = self._dice, None
-        try:
-            if dice is not None and self._kept is None:
-                try:
-                    dice.close()
-                except LogError as exc:
-                    self.unrevealed = exc.unrevealed = dice.reveal()
-                    raise
-                if self.log is not None and self.store is not None and dice.roll_kind == "rolled" \
-                        and dice.rolls_recorded:
-                    print(f"dicetower: note: no session open in {self.store.directory}: this command committed to "
-                          "and revealed a session of its own; open one first (dicetower session open DIR) so "
-                          "the commitment is known before the rolls", file=sys.stderr)
-        finally:
-            self._lock.close()
+        if dice is None:
+            return
+        with self._locked():
+            try:
+                dice.close()
+            except LogError as exc:
+                self.unrevealed = exc.unrevealed = dice.reveal()
+                raise
+        if self.log is not None and self.store is not None and dice.roll_kind == "rolled" \
+                and dice.sessions_opened and dice.rolls_recorded:
+            print(f"dicetower: note: no session open in {self.store.directory}: this command committed to and "
+                  "revealed a session of its own; open one first (dicetower session open DIR) so the commitment "
+                  "is known before the rolls", file=sys.stderr)
+
+
+def _note(message: str) -> None:
+    print(f"dicetower: note: {message}", file=sys.stderr)

@@ -1,9 +1,11 @@
 """``dicetower replay LOG``: recompute every logged roll from its session's revealed seed.
 
 Exit 0 when every revealed roll matches (sessions not yet revealed are listed, not failed,
-unless ``--all-revealed``); 1 when a roll, a commitment, the continuity of a session or the
-hash chain does not check out, one line per problem naming the entry. Rolls are counted by
-kind: only ``rolled`` rolls of revealed sessions are *verified*.
+unless ``--all-revealed``); 1 when a roll, a commitment, a seed, the continuity of a session,
+one session at a time or the hash chain does not check out, or when what the players noted
+(``--expect``, ``--table-seed``) is not in the log: one line per problem naming the entry.
+Rolls are counted by kind: only ``rolled`` rolls of revealed sessions are *verified*; sessions
+without a table seed are listed apart.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import sys
 from pathlib import Path
 
 from engine.errors import ParameterError
+from hardware.entropy.fingerprint import check_expect
 from hardware.entropy.replay import ReplayReport, replay_log
+from hardware.entropy.seed import TableSeedError, check_table_seed
 from hardware.state import LOG_NAME
 
 EXIT_MISMATCH = 1
@@ -26,6 +30,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--all-revealed", action="store_true",
                    help="fail when a session is still open (at the end of a night, every session should be)")
+    p.add_argument("--expect", metavar="HEX", action="append", default=[],
+                   help="a fingerprint the players noted (at least 8 hex digits: the start of a roll's or session's "
+                        "entry hash, of a commitment, or the reveal's head); repeatable")
+    p.add_argument("--table-seed", metavar="TEXT", action="append", default=[],
+                   help="the table seed the players set: the sessions they noted (--expect), or every session, must "
+                        "carry it; repeatable")
     p.set_defaults(func=cmd_replay)
 
 
@@ -35,7 +45,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
         path = path / LOG_NAME
     if not path.is_file():
         raise ParameterError("LOG", f"no roll log at {path}")
-    report = replay_log(path)
+    try:
+        expect = [check_expect(text) for text in args.expect]
+    except ValueError as exc:
+        raise ParameterError("expect", str(exc)) from None
+    try:
+        seeds = [check_table_seed(text) for text in args.table_seed]
+    except TableSeedError as exc:
+        raise ParameterError("table-seed", str(exc).removeprefix("table seed: ")) from None
+    report = replay_log(path, expect=expect, table_seeds=seeds)
     problems = [str(p) for p in report.problems]
     if args.all_revealed:
         problems += [f"entry {o.line_no}: session {o.session} is still open ({o.rolls} roll(s) unchecked)"
@@ -62,6 +80,10 @@ def _summary(path: Path, report: ReplayReport, problems: list[str]) -> list[str]
                      "session, not fair")
     if report.rolls_open:
         lines.append(f"  open:     {report.rolls_open} roll(s) in sessions not revealed yet: not checked")
+    if report.rolls_mixed:
+        lines.append(f"  mixed:    {report.rolls_mixed} roll(s) carry a typed --mix (each entry's mix is the text: "
+                     "its player should recognise it)")
     lines += [f"  note: {note}" for note in report.notes]
+    lines.append(f"  head:     {report.head}")
     lines.append("result: all match" if not problems else f"result: {len(problems)} problem(s)")
     return lines

@@ -1,11 +1,15 @@
-"""``dicetower session open|show|close [DIR]``: a commitment that binds rolls across commands.
+"""``dicetower session open|seed|show|close [DIR]``: the state directory's one open session.
 
 ``open`` gathers entropy, commits (the ``session`` entry goes into DIR's roll log) and prints
-the commitment, in hex and as a QR code, for the players to note before anyone rolls. Every
-``dicetower roll --state-dir DIR`` after that rolls in this session, each roll starting where
-the last ended. ``show`` prints the commitment, the roll count and the age; ``close`` reveals
-the seed into the log, after which ``dicetower replay DIR`` recomputes every roll. The
-session's secret (seed material and DRBG state) waits in ``DIR/session.json``, mode 0600.
+the commitment, in hex and as a QR code, for the players to note before anyone rolls.
+``seed DIR TEXT`` sets the session's table seed, text the players choose after seeing the
+commitment and before the first roll: every roll of the session depends on it, and nothing
+the device measures after the commitment does. Every ``dicetower roll --state-dir DIR`` (and a
+tower running on DIR) rolls in this session, each roll starting where the last ended. ``show``
+prints the commitment, the table seed, the roll count and the age; ``close`` reveals the seed
+into the log and prints what the players should note (commitment, table seed, roll count and
+the log's head hash, with a QR code of them), after which ``dicetower replay DIR`` recomputes
+every roll. The session's secret waits in ``DIR/open-sessions/ID.json``, mode 0600.
 """
 
 from __future__ import annotations
@@ -16,12 +20,16 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from engine.errors import ParameterError
 from hardware.cli.dice_source import add_dice_options
-from hardware.entropy import open_dice, session_file
+from hardware.entropy import SessionDice, open_dice
+from hardware.entropy.fingerprint import reveal_card
+from hardware.entropy.open_sessions import OpenSessions
+from hardware.entropy.seed import check_table_seed
 from hardware.locking import state_lock
-from hardware.qr import terminal_qr
+from hardware.qr import terminal_qr, terminal_qr_text
 from hardware.rolllog import RollLog
 from hardware.state import LOG_NAME, default_state_dir
 
@@ -29,17 +37,21 @@ EXIT_NO_SESSION = 1
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("session", help="open, show or close the session rolls commit to (commit and reveal)")
+    p = sub.add_parser("session", help="open, seed, show or close the session rolls commit to (commit and reveal)")
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
     for name, helptext, func in (
         ("open", "commit to a new session and print its commitment (hex and QR code)", cmd_open),
-        ("show", "print the open session's commitment, roll count and age", cmd_show),
+        ("seed", "set the open session's table seed (before its first roll)", cmd_seed),
+        ("show", "print the open session's commitment, table seed, roll count and age", cmd_show),
         ("close", "reveal the open session's seed into the roll log", cmd_close),
     ):
         a = actions.add_parser(name, help=helptext)
-        a.add_argument("dir", metavar="DIR", nargs="?", default=None,
-                       help="the state directory (default: the tower's state directory)")
+        a.add_argument("dir", metavar="DIR", nargs=None if name == "seed" else "?", default=None,
+                       help="the state directory" + ("" if name == "seed" else " (default: the tower's)"))
+        if name == "seed":
+            a.add_argument("text", metavar="TEXT",
+                           help="the table seed: 1 to 64 printable ASCII characters the players choose, e.g. 417302")
         a.add_argument("--json", action="store_true", help="print JSON")
         if name == "open":
             add_dice_options(a)
@@ -59,6 +71,22 @@ def _opened(opened_ns: int) -> str:
     return datetime.fromtimestamp(opened_ns / 1e9, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def _note(message: str) -> None:
+    print(f"dicetower: note: {message}", file=sys.stderr)
+
+
+def _joined(directory: Path, owner: str = "command") -> tuple[SessionDice | None, RollLog]:
+    """Dice in the directory's open session (None when none is open); the caller holds the lock."""
+    log = RollLog(directory / LOG_NAME)
+    keeper = OpenSessions(directory, owner=owner, log=_note)
+    joined = keeper.joinable(log)
+    if joined is None:
+        return None, log
+    dice = open_dice(log=log, keeper=keeper)
+    dice.commitment  # noqa: B018  # joins it (nothing is gathered for a session that is open)
+    return dice, log
+
+
 def cmd_open(args: argparse.Namespace) -> int:
     if args.seed is not None:
         raise ParameterError("seed", "a session a player can trust is seeded from entropy, not from --seed")
@@ -66,33 +94,41 @@ def cmd_open(args: argparse.Namespace) -> int:
         raise ParameterError("mix", "--mix goes with each roll (dicetower roll --mix TEXT), not with the session")
     directory = _dir(args)
     with state_lock(directory):
-        stored = session_file.load(directory)
-        if stored is not None:
-            raise ParameterError("DIR", f"a session is already open in {directory} (#{stored.id[:8]}, "
-                                        f"{stored.rolls} roll(s)); close it first: dicetower session close {directory}")
-        dice = open_dice(args.entropy or "auto", log=RollLog(directory / LOG_NAME))
-        dice.commitment  # noqa: B018  # opens the session: entropy read, session entry logged
-        opened = dice.export()
-        if opened is None:  # cannot happen: a session was just opened
-            raise ParameterError("DIR", "no session could be opened")
-        session_file.save(directory, opened)
+        log = RollLog(directory / LOG_NAME)
+        keeper = OpenSessions(directory, owner="open", log=_note)
+        joined = keeper.joinable(log)
+        if joined is not None:
+            s = joined.stored
+            raise ParameterError("DIR", f"a session is already open in {directory} (#{s.id[:8]}, opened by "
+                                        f"{_who(s.owner.kind)}, {joined.progress.rolls} roll(s)); one session at a "
+                                        f"time: roll in it, or close it first: dicetower session close {directory}")
+        dice = open_dice(args.entropy or "auto", log=log, keeper=keeper)
+        dice.commitment  # noqa: B018  # opens the session: entropy read, kept, session entry logged
+        info = _describe(directory, dice)
     if args.json:
-        print(json.dumps(_describe(directory, opened)))
+        print(json.dumps(info))
         return 0
-    print(f"session #{opened.id[:8]} open in {directory} (seeded from {', '.join(opened.sources)})")
-    print(f"commitment {opened.commitment}")
-    print(terminal_qr(opened.commitment), end="")
-    print("Note or photograph the commitment now, before the first roll. Roll with "
-          f"dicetower roll SYSTEM ... --state-dir {directory}; dicetower session close {directory} reveals the seed.")
+    print(f"session #{info['session'][:8]} open in {directory} (seeded from {', '.join(info['sources'])})")
+    print(f"commitment {info['commitment']}")
+    print(terminal_qr(info["commitment"]), end="")
+    print("Note or photograph the commitment now. Then the players choose a table seed (dicetower session seed "
+          f"{directory} TEXT) before the first roll; roll with dicetower roll SYSTEM ... --state-dir {directory}; "
+          f"dicetower session close {directory} reveals the seed.")
     return 0
 
 
-def _describe(directory: Path, stored: session_file.StoredSession, now_ns: int | None = None) -> dict:
+def _who(kind: str) -> str:
+    return {"tower": "the tower", "open": "dicetower session open", "command": "a roll command"}.get(kind, kind)
+
+
+def _describe(directory: Path, dice: SessionDice, now_ns: int | None = None) -> dict[str, Any]:
     now_ns = time.time_ns() if now_ns is None else now_ns
-    return {"state_dir": str(directory), "session": stored.id, "commitment": stored.commitment,
-            "rolls": stored.rolls, "opened": _opened(stored.opened_ns),
-            "age_seconds": max(0, now_ns - stored.opened_ns) // 1_000_000_000, "sources": list(stored.sources),
-            "credited_bits": stored.credited_bits}
+    info = dice.describe()
+    opened = int(info.get("opened_ns", now_ns))
+    return {"state_dir": str(directory), "session": info["session"], "commitment": info["commitment"],
+            "table_seed": info.get("table_seed"), "rolls": info["rolls"], "opened": _opened(opened),
+            "age_seconds": max(0, now_ns - opened) // 1_000_000_000, "sources": list(info["sources"]),
+            "credited_bits": info.get("credited_bits"), "opened_by": info.get("opened_by")}
 
 
 def _no_session(directory: Path, as_json: bool) -> int:
@@ -103,39 +139,76 @@ def _no_session(directory: Path, as_json: bool) -> int:
     return EXIT_NO_SESSION
 
 
+def cmd_seed(args: argparse.Namespace) -> int:
+    directory = _dir(args)
+    text = check_table_seed(args.text)  # a mistake is one line before anything is touched
+    with state_lock(directory):
+        dice, _ = _joined(directory)
+        if dice is None:
+            raise ParameterError("DIR", f"no session open in {directory}: open one first (dicetower session open "
+                                        f"{directory}), note its commitment, then set its table seed")
+        entry = dice.set_table_seed(text)
+        info = _describe(directory, dice)
+        dice.close()  # joined: stays open
+    if args.json:
+        print(json.dumps({**info, "entry": str(entry.get("hash", ""))[:8]}))
+        return 0
+    print(f"table seed {text!r} set for session #{info['session'][:8]} in {directory} "
+          f"(entry {str(entry.get('hash', ''))[:8]})")
+    print(f"commitment {info['commitment']}")
+    print("Every roll of this session now depends on it. Note it beside the commitment; the check: "
+          f"dicetower replay {directory} --expect {info['commitment'][:8]} --table-seed {_quoted(text)}")
+    return 0
+
+
+def _quoted(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     directory = _dir(args)
     with state_lock(directory):
-        stored = session_file.load(directory)
-    if stored is None:
-        return _no_session(directory, args.json)
+        dice, _ = _joined(directory)
+        if dice is None:
+            return _no_session(directory, args.json)
+        info = _describe(directory, dice)
+        dice.close()
     now = time.time_ns()
     if args.json:
-        print(json.dumps(_describe(directory, stored, now)))
+        print(json.dumps(info))
         return 0
-    print(f"session #{stored.id[:8]} open in {directory}")
-    print(f"commitment {stored.commitment}")
-    print(f"rolls      {stored.rolls}")
-    print(f"opened     {_opened(stored.opened_ns)} ({_age(stored.opened_ns, now)} ago), "
-          f"seeded from {', '.join(stored.sources)}")
-    print(terminal_qr(stored.commitment), end="")
+    print(f"session #{info['session'][:8]} open in {directory} (opened by {_who(str(info['opened_by']))})")
+    print(f"commitment {info['commitment']}")
+    print(f"table seed {info['table_seed'] if info['table_seed'] is not None else '(none yet)'}")
+    print(f"rolls      {info['rolls']}")
+    print(f"opened     {info['opened']} ({_age(now - info['age_seconds'] * 1_000_000_000, now)} ago), "
+          f"seeded from {', '.join(info['sources'])}")
+    print(terminal_qr(info["commitment"]), end="")
     return 0
 
 
 def cmd_close(args: argparse.Namespace) -> int:
     directory = _dir(args)
     with state_lock(directory):
-        stored = session_file.load(directory)
-        if stored is None:
+        dice, _ = _joined(directory)
+        if dice is None:
             return _no_session(directory, args.json)
-        dice = open_dice(log=RollLog(directory / LOG_NAME), resume=stored)
-        seed = dice.reveal()
-        session_file.remove(directory)
+        info = _describe(directory, dice)
+        seed = dice.reveal()  # with the rolls the log holds: the dice followed the log first
+        reveal = dice.last_reveal_entry or {}
+    head = str(reveal.get("hash", ""))
+    rolls = reveal.get("rolls", info["rolls"])
+    card = reveal_card(info["commitment"], info["table_seed"], rolls, head)
     if args.json:
-        print(json.dumps({**_describe(directory, stored), "seed": seed}))
+        print(json.dumps({**info, "rolls": rolls, "head": head, "seed": seed}))
         return 0
-    print(f"session #{stored.id[:8]} revealed after {stored.rolls} roll(s); its seed is in {directory / LOG_NAME}")
-    print(f"commitment {stored.commitment}")
+    print(f"session #{info['session'][:8]} revealed after {rolls} roll(s); its seed is in {directory / LOG_NAME}")
+    print("\n".join(card.splitlines()[1:]))
     print(f"seed       {seed}")
-    print(f"check every roll: dicetower replay {directory} (or tools/verify_rolls.py {directory / LOG_NAME})")
+    print(terminal_qr_text(card), end="")
+    print(f"Note or photograph these. Check every roll: dicetower replay {directory} --expect {head[:8]}"
+          + (f" --table-seed {_quoted(info['table_seed'])}" if info["table_seed"] is not None else "")
+          + f" (or tools/verify_rolls.py {directory / LOG_NAME} with the same options)")
     return 0

@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     group.add_argument("--press", metavar="LIST",
                        help="script: mode,field,minus,plus,roll, hold:NAME:SECONDS, wait:SECONDS")
     group.add_argument("--script", metavar="FILE", help="script file (same items, one or more a line, # comments)")
-    p.add_argument("--out", metavar="DIR", help="write transcript.json and a PNG per step into DIR")
+    p.add_argument("--out", metavar="DIR",
+                   help="write transcript.json, a PNG per step and a WAV per sentence said into DIR")
     p.add_argument("--seed", metavar="S", help="deterministic dice from this seed (repeatable runs)")
     p.add_argument("--scale", metavar="N", default="4", help="PNG pixels per OLED pixel (default 4)")
     p.add_argument("--json", action="store_true", help="print the transcript as JSON")
@@ -165,6 +166,7 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
     # in the transcript carry the UNRECORDED title
     with publishing(config, log=_stderr):  # [network]: the roll log goes to the broker too
         sim = Simulator(config, dice=_dice(config, seed, kept=kept), log=_stderr, pins=_twin_pins(bridge),
+                        speaker=_speaker(config, wav_dir=out_dir / "frames" if out_dir is not None else None),
                         **kept.tower_options(show=_stderr))
         try:
             steps = sim.run_script(actions, out=out_dir, scale=scale)
@@ -175,9 +177,20 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
     elif out_dir is None:
         print("\n".join(describe_step(s) for s in steps))
     if out_dir is not None:
-        _stderr(f"wrote {len(steps)} steps to {out_dir / 'transcript.json'} and {len(steps)} frames to "
+        wavs = sum(1 for s in steps for said in s.get("said", ()) if said["wav"])
+        also = f" and {wavs} WAV file{'' if wavs == 1 else 's'} of what was said" if wavs else ""
+        _stderr(f"wrote {len(steps)} steps to {out_dir / 'transcript.json'} and {len(steps)} frames{also} to "
                 f"{out_dir / 'frames'}")
     return 0
+
+
+def _speaker(config: TowerConfig, *, wav_dir: Path | None = None, log: Any = _stderr) -> Any:
+    """The speaker ``[sound]`` names (the simulator's ``--out``: WAV files next to the frames)."""
+    from hardware.speech import open_speaker
+
+    if wav_dir is not None:
+        return open_speaker(config.sound, name="wav", log=log, directory=wav_dir)
+    return open_speaker(config.sound, log=log)
 
 
 #: How to run the simulator where there is no terminal to draw it in.
@@ -221,7 +234,7 @@ def interactive(config: TowerConfig, *, seed: str | None, kept: Kept | None = No
     kept = kept or Kept()
     with publishing(config, log=None):
         sim = Simulator(config, dice=_dice(config, seed, kept=kept), clock=real_clock(), log=None,
-                        pins=_twin_pins(bridge), **kept.tower_options())
+                        pins=_twin_pins(bridge), speaker=_speaker(config, log=None), **kept.tower_options())
         return Interactive(sim).run()
 
 
@@ -278,7 +291,7 @@ def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
                                    log=_stderr)
         try:
             tower = Tower(config, pin_factory=factory, display=display, dice=dice, timing=timing,
-                          log=_stderr, **kept.tower_options(show=_stdout))
+                          log=_stderr, speaker=_speaker(config), **kept.tower_options(show=_stdout))
         except (GPIOZeroError, PinSetupError) as exc:
             _stderr(f"GPIO: {exc}")
             return 1

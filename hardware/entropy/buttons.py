@@ -1,11 +1,11 @@
 """Button timing: nanosecond timestamps of the panel's button edges as an entropy source.
 
-The panel runtime calls :meth:`ButtonTiming.edge` for every debounced edge. Every roll's
-first DRBG generate call takes :meth:`ButtonTiming.roll_mix` as additional input: the
-timestamp of the press that rolled and the intervals between the presses before it, so
-nobody who knows the seed can predict a roll without the press (uncredited, so it can only
-help). A few presses also earn credit towards seeding a session: :data:`CREDIT_BITS_PER_PRESS`
-(2 bits) for a deliberate tap, nothing for anything else. Why 2 bits: a human press lands
+The panel runtime calls :meth:`ButtonTiming.edge` for every debounced edge. The timing is
+entropy for the *next* session, never for the roll a press makes: the device measures it
+after the session's commitment, so a modified program could choose it (try press times a few
+microseconds apart until a roll suits it). Every edge's timestamp goes into the pool
+uncredited; a deliberate tap also earns credit towards seeding: :data:`CREDIT_BITS_PER_PRESS`
+(2 bits, less if the latest SP 800-90B estimate is lower), nothing for anything else. Why 2 bits: a human press lands
 with a timing spread of tens of milliseconds (motor jitter), and even at a coarse 1 ms
 resolution a spread with a standard deviation of 5 ms already has a most likely millisecond
 of probability below 0.1, i.e. more than 3 bits of min-entropy; the clock resolves
@@ -25,15 +25,14 @@ A press earns nothing when it is (rules in :meth:`ButtonTiming._credit`):
 Health tests: each press's interval in microseconds, low byte, is one sample for an
 SP 800-90B monitor claiming 2 bits per sample (a stuck or coarse clock fails it). The start-
 up test is shortened to 16 presses (SP 800-90B asks 1024 samples, which would mean 1024
-presses before the first roll); until it passes, no credit is given (the roll mix is always
-used: it is the player's say in the roll, not credited entropy).
+presses before the first roll); until it passes, no credit is given.
 """
 
 from __future__ import annotations
 
+import hashlib
 import struct
 import threading
-from collections import deque
 
 from engine.errors import EntropyError
 from engine.health import HealthMonitor
@@ -45,7 +44,6 @@ __all__ = [
     "HOLD_NS",
     "MIN_INTERVAL_NS",
     "MIN_TAP_NS",
-    "MIX_INTERVALS",
     "REGULAR_NS",
     "STARTUP_PRESSES",
     "ButtonTiming",
@@ -63,14 +61,12 @@ HOLD_NS = 500_000_000
 REGULAR_NS = 1_000_000
 #: Presses in the shortened start-up health test.
 STARTUP_PRESSES = 16
-#: Press intervals in a roll's mix (before the rolling press).
-MIX_INTERVALS = 16
 
 _U64 = (1 << 64) - 1
 
 
 class ButtonTiming:
-    """Collects button edges: every roll's mix (uncredited), and credit for deliberate taps.
+    """Collects button edges for the next session: every edge uncredited, credit for deliberate taps.
 
     Thread-safe: gpiozero calls back from its own threads. A failed health test is sticky;
     :meth:`edge` never raises (the panel keeps working), it records the failure, which
@@ -96,7 +92,7 @@ class ButtonTiming:
         self.monitor = HealthMonitor("buttons", float(CREDIT_BITS_PER_PRESS), startup_samples=startup_presses,
                                      window=64)
         self._lock = threading.Lock()
-        self._press_times: deque[int] = deque(maxlen=MIX_INTERVALS + 1)
+        self._edges = hashlib.sha512()  # every edge since the last take, uncredited
         self._pool: list[bytes] = []
         self._pool_bits = 0
         self._down: dict[str, tuple[int, bool]] = {}  # button -> (press time, eligible for credit)
@@ -116,8 +112,7 @@ class ButtonTiming:
         if isinstance(t_ns, bool) or not isinstance(t_ns, int):
             raise TypeError(f"t_ns must be an int of nanoseconds, got {t_ns!r}")
         with self._lock:
-            if pressed:
-                self._press_times.append(t_ns)  # the roll mix is the player's, failed timing or not
+            self._edges.update(struct.pack(">?Q", bool(pressed), t_ns & _U64) + str(button).encode()[:16])
             if self.failed:
                 return 0
             backwards = self._last_t is not None and t_ns < self._last_t
@@ -133,7 +128,7 @@ class ButtonTiming:
     def _press(self, button: str, t: int) -> None:
         if button in self._down:
             # Pressed again without a release (an auto-repeat, or a lost release): a repeat.
-            # It is additional input only, and the press it repeats can no longer earn credit.
+            # It is uncredited input only, and the press it repeats can no longer earn credit.
             self._down[button] = (self._down[button][0], False)
             return
         self._presses += 1
@@ -171,7 +166,7 @@ class ButtonTiming:
         if not eligible or not self.min_tap_ns <= duration < self.hold_ns:
             return 0
         if self._pool_bits + CREDIT_BITS_PER_PRESS > CREDIT_CAP_BITS:
-            return 0  # the pool is full; the press still goes into the roll mix
+            return 0  # the pool is full; the press is still uncredited input
         self._pool.append(struct.pack(">QQ", pressed_at & _U64, t & _U64))
         self._pool_bits += CREDIT_BITS_PER_PRESS
         self._credited_presses += 1
@@ -205,29 +200,20 @@ class ButtonTiming:
     def presses(self) -> int:
         return self._presses
 
-    def roll_mix(self) -> bytes:
-        """The mix of a roll made now: ``u64be(t)`` of the latest press (the ROLL press), then
-        ``u64be`` of each interval between the presses before it, newest first (at most
-        :data:`MIX_INTERVALS`); ``b""`` before any press."""
-        with self._lock:
-            times = list(self._press_times)
-        if not times:
-            return b""
-        intervals = [(a - b) & _U64 for a, b in zip(reversed(times[1:]), reversed(times[:-1]), strict=True)]
-        return struct.pack(f">{1 + len(intervals)}Q", times[-1] & _U64, *intervals)
-
     def take_credited(self) -> Contribution | None:
-        """The pooled taps, conditioned, with their credit; None when there is nothing usable.
+        """The pooled taps and every edge since the last take, conditioned, with the taps'
+        credit; None when there is nothing credited.
 
-        Empties the pool: each press is credited to one session only.
+        Empties the pool: each press goes into one session only.
         """
         with self._lock:
             if not self.ready or not self._pool:
                 return None
-            raw = b"".join(self._pool)
+            raw = b"".join(self._pool) + self._edges.digest()
             bits = self._credit_for(len(self._pool))
             self._pool.clear()
             self._pool_bits = 0
+            self._edges = hashlib.sha512()
         return condition(self.name, raw, bits)
 
     def gather(self) -> Contribution:

@@ -16,7 +16,6 @@ from hardware.backends import ENTROPY_SOURCES
 from hardware.entropy.buttons import ButtonTiming
 from hardware.entropy.open_sessions import SessionKeeper
 from hardware.entropy.session import SESSION_ROLLS, SessionDice
-from hardware.entropy.session_file import StoredSession
 from hardware.entropy.sources import (
     HWRNG_PATH,
     EntropySource,
@@ -61,7 +60,9 @@ def bridge_entry(ctx: SourceContext) -> EntropySource:
     source = ctx.extras.get("bridge")
     if source is not None:
         return source
-    return _Missing("bridge", "no companion board connected (the tower uses one when its config has [bridge])")
+    from hardware.entropy.bridge import CommandBridgeSource  # a command's own link to the board
+
+    return CommandBridgeSource()
 
 
 def parse_spec(spec: str) -> tuple[str, ...]:
@@ -117,23 +118,23 @@ def open_dice(
     clock_ns: Callable[[], int] = time.time_ns,
     getrandom: Callable[[int], bytes] | None = None,
     mix: Callable[[], bytes] | None = None,
-    resume: StoredSession | None = None,
     keeper: SessionKeeper | None = None,
 ) -> SessionDice:
     """The tower's dice for ``--entropy spec`` (or ``--seed``).
 
-    ``buttons`` is the panel's :class:`ButtonTiming` (its edges are additional input always,
-    and it is a credited source in ``auto``); ``extra_sources`` are more sources such as the
-    companion board (``bridge``). ``mix`` gives each roll's mix (the command line's ``--mix``;
-    default: see :class:`SessionDice`). ``resume`` continues a session kept in a state directory
-    (the sources then seed only the sessions after it). Nothing is read until the first roll or
-    ``commitment``. ``keeper`` keeps each open session's seed on disk (the tower's
-    :class:`~hardware.entropy.open_sessions.OpenSessions`).
+    ``buttons`` is the panel's :class:`ButtonTiming` (a credited source in ``auto``: its presses
+    seed the *next* session, never the roll they make); ``extra_sources`` are more sources such
+    as the companion board (``bridge``). ``mix`` gives each roll's mix (the command line's
+    ``--mix``; default none). Nothing is read until the first roll or ``commitment``.
+    ``keeper`` is the state directory's record of its one open session
+    (:class:`~hardware.entropy.open_sessions.OpenSessions`): the dice roll in the session open
+    there, whoever opened it, and keep the ones they open.
     """
     if seed is not None:
         if parse_spec(spec) != ("auto",):
             raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
-        return SessionDice(seed=bytes(seed), log=log, session_rolls=session_rolls, clock_ns=clock_ns, mix=mix)
+        return SessionDice(seed=bytes(seed), log=log, session_rolls=session_rolls, clock_ns=clock_ns, mix=mix,
+                           keeper=keeper)
     names = parse_spec(spec)
     extras = {s.name: s for s in extra_sources}
     if names == ("auto",):
@@ -142,10 +143,10 @@ def open_dice(
             sources.append(buttons)
         sources.extend(extra_sources)
         return SessionDice(sources, strict=False, label="auto", buttons=buttons, log=log,
-                           session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, resume=resume, keeper=keeper)
+                           session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, keeper=keeper)
     ctx = SourceContext(buttons=buttons, hwrng_path=hwrng_path, getrandom=getrandom, extras=extras)
     chosen: list[EntropySource] = [
         file_source(name[5:]) if name.startswith("file:") else ENTROPY_SOURCES.load(name)(ctx) for name in names
     ]
     return SessionDice(chosen, strict=True, label=",".join(names), buttons=buttons, log=log,
-                       session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, resume=resume, keeper=keeper)
+                       session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, keeper=keeper)

@@ -1,53 +1,82 @@
 """Replay a roll log: recompute every logged roll from its session's revealed seed.
 
-For each session the log holds the commitment (before any roll), the rolls (each with its
-mix, the generate calls it used and its kind) and, when the session ends, the revealed seed
-material with the number of rolls and the generate call where the session ended. The replay
-checks the seed against the commitment, rebuilds the session's DRBG, and for every roll in
-order checks that it starts exactly where the previous one ended, recomputes it with the
-logged parameters and mix, and compares the whole result and the end (a parameter added by a
-later version, absent from an older entry, is accepted at its default); at the reveal it checks
-the roll count and the end. The hash chain is checked too (:func:`hardware.rolllog.verify`).
+The core is :class:`Verifier`, which takes the log's entries one at a time (:meth:`Verifier.
+feed`), reports each problem as soon as it is decided, and keeps between entries a small
+JSON-serialisable state (:meth:`Verifier.state`, :meth:`Verifier.resume`): the chain's last
+hash, the open session with its rolls (held until its reveal: at most ``SESSION_ROLLS``), and
+one short digest per session seen (for "started twice" and reused entropy). ``dicetower
+replay``, :func:`replay_log` and :func:`replay_entries` stream through it; the store's board
+feeds it entries as they arrive, so every checker reaches the same verdict.
+
+What it checks (docs/fairness.md, "Verify it yourself"):
+
+- the hash chain (:func:`hardware.rolllog.chain_problem`);
+- one session at a time: a ``session`` entry while another is unrevealed, and a roll, table
+  seed or reveal naming any session but the open one, are problems;
+- at a reveal: the seed against the commitment; for a session seeded from entropy, the seed
+  against what its session entry claimed (:mod:`hardware.entropy.seedcheck`: layout, credit,
+  weak or reused entropy); the table seed (stream 3: at most one, before the first roll); the
+  continuity of the rolls (each starts where the previous ended), each roll recomputed with its
+  logged parameters and mix and compared whole (a parameter a later version added, absent
+  from an older entry, is accepted at its default), the roll count and the end;
+- a stream 3 roll's mix is text a player typed, never a device's measurement;
+- what the players noted: each ``--expect`` prefix must start an entry's hash (a session, table
+  seed, roll or reveal entry: the reveal's is the head the reveal shows) or a commitment; with
+  ``--table-seed``, the sessions they noted (or every random session) must carry one of the
+  table seeds given.
 
 Only ``rolled`` rolls of revealed random sessions count as verified; typed-in rolls
 (``entered``), ``--seed`` sessions (``test``) and rolls of sessions still open are counted
-apart. The kind is derived from the log's content (a ``--seed`` seed, a typed-in winners
-set), not only from the label, and a label that claims more than the content is a problem.
-
-The log is read twice (chain, then rolls), each time as a stream: a session's rolls are held
-until its reveal (at most ``SESSION_ROLLS`` of them), then recomputed and dropped.
+apart, and random sessions without a table seed are listed apart (their owner could have
+chosen their seed). The kind is derived from the log's content, and a label claiming more is a
+problem.
 """
 
 from __future__ import annotations
 
+import copy
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
 from engine.results import to_jsonable
+from engine.rng import MIN_ENTROPY_BYTES
 from engine.systems import get
-from hardware.entropy.seed import BLOCK_BYTES, RollStream, SeedMaterial
-from hardware.entropy.session import ROLL_KINDS, SESSION_ROLLS, STREAM_VERSION
-from hardware.rolllog import StoredEntry, read_entries, verify_entries
+from hardware.entropy.seed import (
+    BLOCK_BYTES,
+    STREAMS,
+    RollStream,
+    SeedMaterial,
+    TableSeedError,
+    check_table_seed,
+    mix_problem,
+)
+from hardware.entropy.seedcheck import block_digests, seed_problems
+from hardware.entropy.session import ROLL_KINDS, SESSION_ROLLS
+from hardware.rolllog import GENESIS, StoredEntry, chain_problem, read_entries
 
-__all__ = ["ENTERED_PARAMS", "Finding", "ReplayReport", "replay_entries", "replay_log"]
+__all__ = ["CHAIN_FINDING", "ENTERED_PARAMS", "Finding", "ReplayReport", "Step", "Verifier", "replay_entries",
+           "replay_log"]
 
 #: Parameters that, when given, make a roll's outcome typed in rather than drawn.
 ENTERED_PARAMS = ("winners_set",)
+#: How every hash-chain finding starts (the board checks the chain itself and skips these).
+CHAIN_FINDING = "hash chain broken: "
+_STATE_VERSION = 1
 
 
 @dataclass(frozen=True)
 class Finding:
-    """A problem found at one log entry (1-based line number)."""
+    """A problem found at one log entry (1-based line number; 0: the log as a whole)."""
 
     line_no: int
     message: str
 
     def __str__(self) -> str:
-        return f"entry {self.line_no}: {self.message}"
+        return f"entry {self.line_no}: {self.message}" if self.line_no else f"log: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -57,6 +86,14 @@ class OpenSession:
     session: str
     line_no: int
     rolls: int
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one entry decided: problems found, and the rolls (line numbers) verified by it."""
+
+    findings: tuple[Finding, ...] = ()
+    verified: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,6 +109,9 @@ class ReplayReport:
     open_sessions: tuple[OpenSession, ...]
     problems: tuple[Finding, ...]
     notes: tuple[str, ...]
+    without_table_seed: tuple[OpenSession, ...] = ()
+    rolls_mixed: int = 0
+    head: str = GENESIS
 
     @property
     def ok(self) -> bool:
@@ -95,147 +135,351 @@ class ReplayReport:
             "log": str(self.path), "entries": self.entries, "sessions": self.sessions, "revealed": self.revealed,
             "rolls": {"verified": self.rolls_verified, "entered": self.rolls_entered, "test": self.rolls_test,
                       "open": self.rolls_open},
+            "rolls_mixed": self.rolls_mixed,
             "rolls_checked": self.rolls_verified, "rolls_unrevealed": self.rolls_open,
-            "rolls_typed": self.rolls_entered, "ok": self.ok,
+            "rolls_typed": self.rolls_entered, "ok": self.ok, "head": self.head,
             "open_sessions": [{"session": o.session, "entry": o.line_no, "rolls": o.rolls}
                               for o in self.open_sessions],
+            "without_table_seed": [{"session": o.session, "entry": o.line_no, "rolls": o.rolls}
+                                   for o in self.without_table_seed],
             "problems": [{"entry": p.line_no, "message": p.message} for p in self.problems],
             "notes": list(self.notes),
         }
 
 
-@dataclass
-class _Session:
-    sid: str
-    line_no: int
-    commitment: str
-    block_bytes: int
-    rolls: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    overflow: bool = False
+def replay_log(path: str | Path, *, expect: Sequence[str] = (), table_seeds: Sequence[str] = ()) -> ReplayReport:
+    """Check every roll in the log at ``path``; see the module docstring."""
+    path = Path(path)
+    return replay_entries(lambda: read_entries(path), path, expect=expect, table_seeds=table_seeds)
+
+
+def replay_entries(entries: Callable[[], Iterable[StoredEntry]], path: str | Path = "-", *,
+                   expect: Sequence[str] = (), table_seeds: Sequence[str] = ()) -> ReplayReport:
+    """:func:`replay_log` on entries from anywhere (a file, a broker's stream). ``entries``
+    gives an iterable of the log's entries, in order (it is called once)."""
+    verifier = Verifier(expect=expect, table_seeds=table_seeds)
+    for stored in entries():
+        verifier.feed(stored)
+    return verifier.report(path)
 
 
 @dataclass
-class _Tally:
+class _State:
+    """Everything the verifier keeps between entries (see :meth:`Verifier.state`)."""
+
+    entries: int = 0
+    seq: int = 0
+    prev: str = GENESIS
+    chain_broken: bool = False
+    sessions: int = 0
+    revealed: int = 0
     verified: int = 0
     entered: int = 0
     test: int = 0
-    revealed: int = 0
-    problems: list[Finding] = field(default_factory=list)
-
-    def problem(self, line_no: int, message: str) -> None:
-        self.problems.append(Finding(line_no, message))
-
-
-def replay_log(path: str | Path) -> ReplayReport:
-    """Check every roll in the log at ``path``; see the module docstring."""
-    path = Path(path)
-    return replay_entries(lambda: read_entries(path), path)
+    mixed: int = 0
+    open: dict[str, dict[str, Any]] = field(default_factory=dict)  # at most one in an honest log
+    left: dict[str, dict[str, Any]] = field(default_factory=dict)  # sessions a later one pushed aside
+    closed: list[str] = field(default_factory=list)
+    entropy: dict[str, list[Any]] = field(default_factory=dict)  # block digest -> [session, line]
+    expect: dict[str, bool] = field(default_factory=dict)  # prefix -> found
+    table_seeds: list[str] = field(default_factory=list)
+    no_table_seed: list[list[Any]] = field(default_factory=list)  # [session, line, rolls]
+    problems: list[list[Any]] = field(default_factory=list)  # [line, message]
 
 
-def replay_entries(entries: Callable[[], Iterable[StoredEntry]], path: str | Path = "-") -> ReplayReport:
-    """:func:`replay_log` on entries from anywhere (a file, a broker's stream). ``entries``
-    gives a fresh iterable of the log's entries, in order, each time it is called."""
-    path = Path(path)
-    tally = _Tally()
-    chain = verify_entries(entries(), path)
-    if chain.problem is not None:
-        tally.problem(chain.problem.line_no, "hash chain broken: " + chain.problem.message)
-    open_: dict[str, _Session] = {}
-    closed: set[str] = set()
-    count = 0
-    for stored in entries():
-        count += 1
-        if stored.entry is not None:
-            _take(stored.line_no, stored.entry, open_, closed, tally)
-    still_open = tuple(OpenSession(s.sid, s.line_no, len(s.rolls)) for s in open_.values())
-    notes = [f"session {o.session} (entry {o.line_no}) is still open: its {o.rolls} roll(s) are not checked "
-             "until it is revealed" for o in still_open]
-    tally.problems.sort(key=lambda f: f.line_no)
-    return ReplayReport(path, count, len(open_) + len(closed), tally.revealed, tally.verified, tally.entered,
-                        tally.test, sum(o.rolls for o in still_open), still_open, tuple(tally.problems), tuple(notes))
+class Verifier:
+    """The incremental roll-log verifier (see the module docstring).
 
+    ``expect`` are fingerprint prefixes the players noted (at least 8 hex digits each);
+    ``table_seeds`` the table seeds they set. :meth:`feed` one entry at a time, in log order;
+    :meth:`report` at any time gives the verdict on what was fed (the end-of-log checks
+    included); :meth:`state` / :meth:`resume` carry a verifier across processes or restarts.
+    """
 
-def _take(line_no: int, e: dict[str, Any], open_: dict[str, _Session], closed: set[str], tally: _Tally) -> None:
-    """One entry of the log: start, extend or close (and replay) a session."""
-    kind, sid = e.get("kind"), e.get("session")
-    if kind == "session":
-        _start(line_no, e, open_, closed, tally)
-        return
-    if kind == "roll" and sid is None:
-        if e.get("roll_kind") != "entered":
-            tally.problem(line_no, "a roll outside any session must be an entered (typed-in) roll, this one is "
-                                   f"labelled {e.get('roll_kind')!r}")
-        tally.entered += 1
-        return
-    if kind not in ("roll", "reveal"):
-        return
-    s = open_.get(str(sid))
-    if s is None:
-        when = "after that session was revealed" if str(sid) in closed else "for a session that was never started"
-        tally.problem(line_no, f"{kind} of session {sid} {when}")
-        return
-    if kind == "roll":
-        if len(s.rolls) >= SESSION_ROLLS:
-            if not s.overflow:
-                tally.problem(line_no, f"session {sid} has more than {SESSION_ROLLS} rolls; a session is revealed "
-                                       f"after {SESSION_ROLLS}")
-            s.overflow = True
+    def __init__(self, *, expect: Sequence[str] = (), table_seeds: Sequence[str] = ()) -> None:
+        self._s = _State(expect={str(p).lower(): False for p in expect}, table_seeds=list(table_seeds))
+
+    # --- carrying it over ---------------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        """Everything needed to go on from here, as plain JSON values."""
+        s = self._s
+        return {"version": _STATE_VERSION, **copy.deepcopy(s.__dict__)}
+
+    @classmethod
+    def resume(cls, state: dict[str, Any]) -> Verifier:
+        """The verifier :meth:`state` described; ``ValueError`` if it is not such a state."""
+        if not isinstance(state, dict) or state.get("version") != _STATE_VERSION:
+            raise ValueError(f"not a version {_STATE_VERSION} verifier state")
+        fields = {k: v for k, v in state.items() if k != "version"}
+        try:
+            restored = _State(**copy.deepcopy(fields))
+        except TypeError as exc:
+            raise ValueError(f"not a verifier state: {exc}") from None
+        verifier = cls()
+        verifier._s = restored
+        return verifier
+
+    # --- one entry ----------------------------------------------------------------------------------
+
+    def feed(self, stored: StoredEntry) -> Step:
+        """Take the next entry of the log; returns what it decided."""
+        s = self._s
+        s.entries += 1
+        found: list[Finding] = []
+        verified: list[int] = []
+        self._chain(stored, found)
+        e = stored.entry
+        if e is not None:
+            self._entry(stored.line_no, e, found, verified)
+        for f in found:
+            s.problems.append([f.line_no, f.message])
+        return Step(tuple(found), tuple(verified))
+
+    def _chain(self, stored: StoredEntry, found: list[Finding]) -> None:
+        s = self._s
+        if s.chain_broken:
             return
-        s.rolls.append((line_no, e))
-        return
-    del open_[s.sid]
-    closed.add(s.sid)
-    _replay_session(s, line_no, e, tally)
-
-
-def _start(line_no: int, e: dict[str, Any], open_: dict[str, _Session], closed: set[str], tally: _Tally) -> None:
-    sid = str(e.get("session"))
-    if sid in open_ or sid in closed:
-        tally.problem(line_no, f"session {sid} started twice")
-        return
-    block = e.get("block_bytes", BLOCK_BYTES)
-    if isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= 65536:
-        tally.problem(line_no, f"session {sid} has a bad block size {block!r}")
-        return
-    if e.get("stream") != STREAM_VERSION:
-        tally.problem(line_no, f"session {sid} uses stream format {e.get('stream', 1)!r}, not {STREAM_VERSION}: "
-                               "written by an older dicetower whose rolls took no player input; not verifiable")
-        return
-    open_[sid] = _Session(sid, line_no, str(e.get("commitment")), block)
-
-
-def _replay_session(s: _Session, line_no: int, reveal: dict[str, Any], tally: _Tally) -> None:
-    tally.revealed += 1
-    try:
-        material = SeedMaterial.from_hex(str(reveal.get("seed", "")))
-    except ValueError as exc:
-        tally.problem(line_no, f"session {s.sid}: the revealed seed cannot be read ({exc})")
-        return
-    if material.commitment != s.commitment or s.commitment[:16] != s.sid:
-        tally.problem(line_no, f"session {s.sid}: the revealed seed does not match the commitment published in "
-                               f"entry {s.line_no}")
-        return
-    if reveal.get("rolls") != len(s.rolls):
-        tally.problem(line_no, f"session {s.sid}: the reveal counts {reveal.get('rolls')!r} roll(s), the log "
-                               f"holds {len(s.rolls)}")
-    stream = RollStream(material, block_bytes=s.block_bytes)
-    for i, (roll_line, entry) in enumerate(s.rolls):
-        problem = _check_roll(stream, material, entry)
+        problem = chain_problem(stored, s.prev, s.seq)
         if problem is not None:
-            later = len(s.rolls) - i - 1
-            tally.problem(roll_line, problem + (f"; the session's {later} later roll(s) are not checked" if later
-                                                else ""))
-            return  # the DRBG may no longer be where the log says: later rolls prove nothing
-        kind = _kind(material, entry)
-        if kind == "rolled":
-            tally.verified += 1
-        elif kind == "test":
-            tally.test += 1
+            s.chain_broken = True
+            found.append(Finding(stored.line_no, CHAIN_FINDING + problem))
+            return
+        s.prev, s.seq = (stored.entry or {})["hash"], s.seq + 1
+
+    def _entry(self, line: int, e: dict[str, Any], found: list[Finding], verified: list[int]) -> None:
+        kind, sid = e.get("kind"), e.get("session")
+        noted = self._match(e)
+        if kind == "session":
+            self._start(line, e, found, noted)
+        elif kind == "roll" and sid is None:
+            if e.get("roll_kind") != "entered":
+                found.append(Finding(line, "a roll outside any session must be an entered (typed-in) roll, this one "
+                                           f"is labelled {e.get('roll_kind')!r}"))
+            self._s.entered += 1
+        elif kind in ("roll", "reveal", "table_seed"):
+            session = self._open_one(line, str(kind), str(sid), found)
+            if session is None:
+                return
+            session["noted"] = session["noted"] or noted
+            if kind == "table_seed":
+                self._table_seed(line, e, session, found)
+            elif kind == "roll":
+                self._roll(line, e, session, found)
+            else:
+                self._reveal(line, e, session, found, verified)
+
+    def _match(self, e: dict[str, Any]) -> bool:
+        """Mark the noted fingerprints this entry carries (its hash; a session entry's
+        commitment); True if it carries one."""
+        s = self._s
+        if not s.expect:
+            return False
+        values = [str(e.get("hash", ""))]
+        if e.get("kind") == "session":
+            values.append(str(e.get("commitment", "")))
+        hit = False
+        for prefix in s.expect:
+            if any(v.startswith(prefix) for v in values):
+                s.expect[prefix] = True
+                hit = True
+        return hit
+
+    def _start(self, line: int, e: dict[str, Any], found: list[Finding], noted: bool) -> None:
+        s = self._s
+        sid = str(e.get("session"))
+        if sid in s.open or sid in s.closed or sid in s.left:
+            found.append(Finding(line, f"session {sid} started twice"))
+            return
+        for other, o in list(s.open.items()):
+            found.append(Finding(line, f"session {sid} opened while session {other} (entry {o['line']}) is still "
+                                       "open: one session at a time (a hidden session beside the one the players "
+                                       "saw?); the earlier one's rolls are not checked"))
+            s.left[other] = {"line": o["line"], "rolls": len(o["rolls"])}
+            del s.open[other]
+        stream = e.get("stream", 1)
+        if stream not in STREAMS:
+            found.append(Finding(line, f"session {sid} uses stream format {stream!r}, not one of "
+                                       f"{', '.join(map(str, STREAMS))}: written by an older dicetower whose rolls "
+                                       "took no player input; not verifiable"))
+            return
+        block = e.get("block_bytes", BLOCK_BYTES)
+        if isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= 65536 \
+                or (stream == 3 and block != BLOCK_BYTES):
+            want = f"{BLOCK_BYTES}" if stream == 3 else "1..65536"
+            found.append(Finding(line, f"session {sid} has a bad block size {block!r} (stream {stream}: {want})"))
+            return
+        s.sessions += 1
+        s.open[sid] = {"line": line, "commitment": str(e.get("commitment")), "block": block, "stream": stream,
+                       "entry": {k: e.get(k) for k in ("sources", "credited_bits")}, "table_seed": None,
+                       "rolls": [], "overflow": False, "spoiled": False, "noted": noted}
+
+    def _open_one(self, line: int, kind: str, sid: str, found: list[Finding]) -> dict[str, Any] | None:
+        """The open session a roll, table seed or reveal names; None (and a finding) if it is not."""
+        s = self._s
+        session = s.open.get(sid)
+        if session is not None:
+            return session
+        what = "roll" if kind == "roll" else kind.replace("_", " ")
+        if sid in s.closed:
+            why = "after that session was revealed"
+        elif sid in s.left:
+            why = "which is not the open session (a later session was opened while it was open)"
         else:
-            tally.entered += 1
-    if reveal.get("end") != stream.blocks:
-        tally.problem(line_no, f"continuity: session {s.sid} reveal says it ended at generate call "
-                               f"{reveal.get('end')!r}, its last roll ended at {stream.blocks}")
+            why = "for a session that was never started"
+        found.append(Finding(line, f"{what} of session {sid} {why}"))
+        return None
+
+    def _table_seed(self, line: int, e: dict[str, Any], session: dict[str, Any], found: list[Finding]) -> None:
+        sid = str(e.get("session"))
+        problem = None
+        if session["stream"] != 3:
+            problem = f"a table seed in session {sid}, a stream {session['stream']} session (which has none)"
+        elif session["table_seed"] is not None:
+            problem = f"session {sid} has a second table seed (its first at entry {session['table_seed'][1]})"
+        elif session["rolls"]:
+            problem = (f"the table seed of session {sid} comes after its first roll (entry {session['rolls'][0][0]}): "
+                       "a table seed chosen after the rolls began")
+        else:
+            try:
+                check_table_seed(e.get("table_seed"))
+            except TableSeedError as exc:
+                problem = f"session {sid}: {exc}"
+        if problem is not None:
+            found.append(Finding(line, problem + "; the session's rolls are not checked"))
+            session["spoiled"] = True
+            return
+        session["table_seed"] = [e.get("table_seed"), line]
+
+    def _roll(self, line: int, e: dict[str, Any], session: dict[str, Any], found: list[Finding]) -> None:
+        sid = str(e.get("session"))
+        if len(session["rolls"]) >= SESSION_ROLLS:
+            if not session["overflow"]:
+                found.append(Finding(line, f"session {sid} has more than {SESSION_ROLLS} rolls; a session is "
+                                           f"revealed after {SESSION_ROLLS}"))
+            session["overflow"] = True
+            return
+        if session["stream"] == 3:
+            mix = e.get("mix")
+            try:
+                why = mix_problem(bytes.fromhex(mix)) if isinstance(mix, str) else "missing"
+            except ValueError:
+                why = "not hexadecimal"
+            if why is not None:
+                found.append(Finding(line, f"the mix of a stream 3 roll must be text a player typed (--mix), never "
+                                           f"a device's measurement: this one is {why}"))
+            elif mix:
+                self._s.mixed += 1
+        session["rolls"].append([line, e])
+
+    def _reveal(self, line: int, e: dict[str, Any], session: dict[str, Any], found: list[Finding],
+                verified: list[int]) -> None:
+        s = self._s
+        sid = str(e.get("session"))
+        del s.open[sid]
+        s.closed.append(sid)
+        s.revealed += 1
+        try:
+            material = SeedMaterial.from_hex(str(e.get("seed", "")))
+        except ValueError as exc:
+            found.append(Finding(line, f"session {sid}: the revealed seed cannot be read ({exc})"))
+            return
+        if material.commitment != session["commitment"] or session["commitment"][:16] != sid:
+            found.append(Finding(line, f"session {sid}: the revealed seed does not match the commitment published "
+                                       f"in entry {session['line']}"))
+            return
+        if not material.is_test:
+            self._seed_checks(line, sid, material, session, found)
+        self._table_seed_noted(line, sid, session, material, found)
+        rolls = session["rolls"]
+        if e.get("rolls") != len(rolls):
+            found.append(Finding(line, f"session {sid}: the reveal counts {e.get('rolls')!r} roll(s), the log holds "
+                                       f"{len(rolls)}"))
+        if session["spoiled"] or len(material.entropy) < MIN_ENTROPY_BYTES:
+            return  # not a DRBG the rolls could have come from (said above)
+        stream = RollStream(material, block_bytes=session["block"])
+        if session["table_seed"] is not None:
+            stream.set_table_seed(session["table_seed"][0])
+        for i, (roll_line, entry) in enumerate(rolls):
+            problem = _check_roll(stream, material, entry)
+            if problem is not None:
+                later = len(rolls) - i - 1
+                found.append(Finding(roll_line, problem + (f"; the session's {later} later roll(s) are not checked"
+                                                           if later else "")))
+                return  # the DRBG may no longer be where the log says: later rolls prove nothing
+            kind = _kind(material, entry)
+            if kind == "rolled":
+                s.verified += 1
+                verified.append(roll_line)
+            elif kind == "test":
+                s.test += 1
+            else:
+                s.entered += 1
+        if e.get("end") != stream.blocks:
+            found.append(Finding(line, f"continuity: session {sid} reveal says it ended at generate call "
+                                       f"{e.get('end')!r}, its last roll ended at {stream.blocks}"))
+
+    def _seed_checks(self, line: int, sid: str, material: SeedMaterial, session: dict[str, Any],
+                     found: list[Finding]) -> None:
+        s = self._s
+        for problem in seed_problems(material, session["entry"]):
+            found.append(Finding(line, f"session {sid}: {problem}"))
+        for i, digest in enumerate(block_digests(material)):
+            earlier = s.entropy.get(digest)
+            if earlier is not None and earlier[0] != sid:
+                found.append(Finding(line, f"session {sid}: entropy block {i + 1} was already used by session "
+                                           f"{earlier[0]} (entry {earlier[1]}): a reused seed"))
+            s.entropy.setdefault(digest, [sid, line])
+        if session["table_seed"] is None:
+            s.no_table_seed.append([sid, session["line"], len(session["rolls"])])
+
+    def _table_seed_noted(self, line: int, sid: str, session: dict[str, Any], material: SeedMaterial | None,
+                          found: list[Finding]) -> None:
+        """With ``--table-seed``: the sessions the players noted (or, with no ``--expect``, every
+        random session) must carry one of the table seeds they set."""
+        s = self._s
+        if not s.table_seeds:
+            return
+        if s.expect and not session.get("noted"):
+            return
+        if not s.expect and material is not None and material.is_test:
+            return
+        logged = session["table_seed"][0] if session["table_seed"] is not None else None
+        given = ", ".join(repr(t) for t in s.table_seeds)
+        if logged is None:
+            found.append(Finding(line, f"session {sid} has no table seed, but the players set {given}"))
+        elif logged not in s.table_seeds:
+            found.append(Finding(line, f"session {sid}: its table seed is {logged!r}, not one the players set "
+                                       f"({given})"))
+
+    # --- the verdict --------------------------------------------------------------------------------
+
+    def report(self, path: str | Path = "-") -> ReplayReport:
+        """The verdict on everything fed so far, with the checks that need the whole log: the
+        noted fingerprints that never appeared, the table seeds of sessions still open."""
+        s = self._s
+        problems = [Finding(int(line), str(message)) for line, message in s.problems]
+        for sid, session in s.open.items():
+            end: list[Finding] = []
+            self._table_seed_noted(s.entries, sid, session, None, end)
+            problems += end
+        for prefix, found in s.expect.items():
+            if not found:
+                problems.append(Finding(0, f"expected fingerprint {prefix} is not in the log: no entry's hash and no "
+                                           "commitment starts with it (a roll or session the players noted was "
+                                           "changed, dropped or cut)"))
+        problems.sort(key=lambda f: f.line_no)
+        still_open = tuple(OpenSession(sid, o["line"], len(o["rolls"])) for sid, o in s.open.items())
+        left = tuple(OpenSession(sid, o["line"], o["rolls"]) for sid, o in s.left.items())
+        notes = [f"session {o.session} (entry {o.line_no}) is still open: its {o.rolls} roll(s) are not checked "
+                 "until it is revealed" for o in still_open]
+        without = tuple(OpenSession(str(a), int(b), int(c)) for a, b, c in s.no_table_seed)
+        if without:
+            notes.append(f"{len(without)} session(s) without a table seed: the owner could have chosen their seed "
+                         f"({', '.join(o.session for o in without[:5])}{', ...' if len(without) > 5 else ''})")
+        return ReplayReport(Path(path), s.entries, s.sessions, s.revealed, s.verified, s.entered, s.test,
+                            sum(o.rolls for o in still_open) + sum(o.rolls for o in left), still_open + left,
+                            tuple(problems), tuple(notes), without, s.mixed, s.prev)
 
 
 def _kind(material: SeedMaterial, entry: dict[str, Any]) -> str:

@@ -17,6 +17,14 @@ input is the roll's *mix* (the player's input, logged with the roll), and takes 
 reads the bytes of its own calls in order and the rest of its last block is thrown away, so
 the next roll starts exactly at the next generate call. A roll is identified by the indexes
 of the generate calls it used (``start`` to ``end``, counted from 0 in the session).
+
+Stream 3 (:data:`STREAM_VERSION`) adds the *table seed*: text the players set after the
+commitment is shown and before the first roll. It is the additional input of one
+``generate(block_bytes, TABLE_SEED_LABEL || text)`` call whose output is thrown away (generate
+call 0), so every later byte of the session depends on it. A roll's mix is then only text a
+player typed (``--mix``; the panel gives none): nothing the device measures after the
+commitment enters a roll. Stream 2 (logs of earlier versions) had no table seed and took any
+bytes as a mix (the panel's press time).
 """
 
 from __future__ import annotations
@@ -26,9 +34,14 @@ import struct
 from dataclasses import dataclass
 from functools import cached_property
 
+from engine.errors import EngineError
 from engine.rng import FROM_SEED_LABEL, MAX_BYTES_PER_REQUEST, DrbgDice, HmacDrbg
 
-__all__ = ["BLOCK_BYTES", "ENCODING_MAGIC", "RollStream", "SeedMaterial"]
+__all__ = [
+    "BLOCK_BYTES", "ENCODING_MAGIC", "MIX_MAX_BYTES", "STREAMS", "STREAM_VERSION", "TABLE_SEED_LABEL",
+    "TABLE_SEED_MAX", "RollStream", "SeedMaterial", "TableSeedError", "check_table_seed", "mix_problem",
+    "table_seed_input",
+]
 
 ENCODING_MAGIC = b"dicetower-seed-v1\n"
 #: Bytes per generate call. A roll draws a few bytes (a d10 one, a rejected byte one more), so
@@ -36,6 +49,60 @@ ENCODING_MAGIC = b"dicetower-seed-v1\n"
 #: output's first bytes are the same whatever the request size, so a ``--seed`` session's
 #: first roll still equals ``DrbgDice.from_seed``'s whenever it draws at most 64 bytes.
 BLOCK_BYTES = 64
+#: How rolls use the DRBG (``stream`` in the session entry); see the module docstring.
+STREAM_VERSION = 3
+#: Stream versions a replay knows the rules of (older logs must verify for ever).
+STREAMS = (2, 3)
+#: Domain separation of the table seed's generate call.
+TABLE_SEED_LABEL = b"dicetower/table-seed/v1;"
+#: The longest table seed, in characters (printable ASCII: a code typed on buttons or a keyboard).
+TABLE_SEED_MAX = 64
+#: The longest mix (``--mix`` text, UTF-8) of a stream 3 roll.
+MIX_MAX_BYTES = 256
+
+
+class TableSeedError(EngineError, ValueError):
+    """A table seed that cannot be set: not printable text, empty, too long, or too late (the
+    session has a roll or a table seed already)."""
+
+
+def check_table_seed(text: object) -> str:
+    """``text`` if it is a table seed (1 to 64 printable ASCII characters, no space at either
+    end, so what the players noted is exactly what is logged); else :class:`TableSeedError`."""
+    if not isinstance(text, str):
+        raise TableSeedError(f"table seed: expected text, got {type(text).__name__}")
+    if not text.strip():
+        raise TableSeedError("table seed: empty; give 1 to 64 printable ASCII characters, e.g. 417302")
+    if len(text) > TABLE_SEED_MAX:
+        raise TableSeedError(f"table seed: {len(text)} characters; at most {TABLE_SEED_MAX}")
+    bad = next((c for c in text if not " " <= c <= "~"), None)
+    if bad is not None:
+        raise TableSeedError(f"table seed: {bad!r} is not printable ASCII (letters, digits, punctuation, "
+                             "inner spaces)")
+    if text != text.strip(" "):
+        raise TableSeedError(f"table seed: {text!r} starts or ends with a space")
+    return text
+
+
+def table_seed_input(text: str) -> bytes:
+    """The additional input of the table seed's generate call."""
+    return TABLE_SEED_LABEL + check_table_seed(text).encode("ascii")
+
+
+def mix_problem(mix: bytes) -> str | None:
+    """Why ``mix`` cannot be a stream 3 roll's mix (to follow "it is"), or None: it must be text a player typed,
+    UTF-8 without control characters (U+0000..U+001F, U+007F), at most 256 bytes. A device's
+    measurement (a press time in nanoseconds) is binary and fails this."""
+    if len(mix) > MIX_MAX_BYTES:
+        return f"{len(mix)} bytes long (at most {MIX_MAX_BYTES})"
+    try:
+        text = mix.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8 text"
+    bad = next((c for c in text if c < " " or c == "\x7f"), None)
+    if bad is not None:
+        return f"text with the control character {bad!r}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -148,6 +215,18 @@ class RollStream:
     def begin(self, mix: bytes) -> DrbgDice:
         """Dice for one roll, starting at a fresh generate call that takes ``mix``."""
         return DrbgDice(self.drbg, additional=_Once(bytes(mix)), buffer_bytes=self.block_bytes)
+
+    def set_table_seed(self, text: str) -> None:
+        """The table seed's generate call (its output is thrown away; see the module docstring)."""
+        self.drbg.generate(self.block_bytes, table_seed_input(text))
+
+    def skip(self, start: int, end: int, mix: bytes) -> None:
+        """Move past a roll that used generate calls ``start..end`` with ``mix`` without drawing
+        its dice (a roll another process logged); ``ValueError`` if it does not start here."""
+        if start != self.blocks or end < start:
+            raise ValueError(f"a roll of generate calls {start}..{end} does not follow call {self.blocks}")
+        for i in range(end - start):
+            self.drbg.generate(self.block_bytes, bytes(mix) if i == 0 else b"")
 
     def random_bytes(self, n: int) -> bytes:
         """``n`` raw bytes for the statistical battery (never logged, never a roll)."""

@@ -1,22 +1,28 @@
 """Sessions: one DRBG per session, committed to before its first roll, revealed at its end.
 
-:class:`SessionDice` is the dice source the tower rolls with. The first draw opens a session:
-every source in service is read, health-tested and conditioned, their credit is summed (at
-least 256 bits, or no roll), and the DRBG is instantiated from that entropy, a nonce
-(wall-clock nanoseconds, process id, session number) and a personalization string. The
-commitment (SHA-256 of the seed material) goes into the roll log before any roll.
+:class:`SessionDice` is the dice source the tower and the command line roll with. The first
+draw opens a session: every source in service is read, health-tested and conditioned, their
+credit is summed (at least 256 bits, or no roll), and the DRBG is instantiated from that
+entropy, a nonce (wall-clock nanoseconds, process id, session number) and a personalization
+string. The commitment (SHA-256 of the seed material) goes into the roll log before any roll.
 
 Reseeding from fresh entropy means closing the session (its seed material is revealed and
 logged) and opening a new one: after ``session_rolls`` recorded rolls, on :meth:`reveal`,
 and when a source that seeded it fails its health tests. Every roll therefore stays
 replayable from a revealed seed.
 
-Every roll starts at a fresh DRBG generate call whose additional input is the roll's *mix*,
-the player's say in it (the panel: the ROLL press's timestamp and the press intervals
-before it; the command line: ``--mix TEXT``, by default the time in nanoseconds). The mix is
-logged with the roll, and each roll starts exactly where the previous one ended (see
-:class:`~hardware.entropy.seed.RollStream`), so a replay can recompute every roll and notice
-any roll that was skipped, dropped or ground out.
+Nothing the device measures or chooses after the commitment enters a roll: a roll's bytes
+depend only on the committed seed, the *table seed* the players may set before the first roll
+(:meth:`SessionDice.set_table_seed`), the roll's place in the session and, on the command
+line, a ``--mix`` the player typed (none by default). Each roll starts at a fresh generate
+call exactly where the previous one ended (:class:`~hardware.entropy.seed.RollStream`), so a
+replay recomputes every roll and notices any that was skipped, dropped or drawn again. Button
+timing is entropy for the *next* session (:class:`~hardware.entropy.buttons.ButtonTiming`).
+
+With a ``keeper`` (a state directory's :class:`~hardware.entropy.open_sessions.OpenSessions`)
+the dice roll in the state directory's one open session, whoever opened it, bringing it up to
+date from the log before each roll (:meth:`SessionDice.follow`); the caller holds the state
+directory's lock around each roll, table seed and reveal.
 """
 
 from __future__ import annotations
@@ -26,21 +32,31 @@ import struct
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from engine.errors import EntropyError
+from engine.errors import EngineError, EntropyError
 from engine.rng import DrbgDice, HmacDrbg
 from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, ButtonTiming
-from hardware.entropy.seed import BLOCK_BYTES, RollStream, SeedMaterial
-from hardware.entropy.session_file import StoredSession
+from hardware.entropy.fingerprint import Fingerprint
+from hardware.entropy.progress import Progress
+from hardware.entropy.seed import (
+    BLOCK_BYTES,
+    STREAM_VERSION,
+    RollStream,
+    SeedMaterial,
+    TableSeedError,
+    check_table_seed,
+)
+from hardware.entropy.session_file import Owner, StoredSession
 from hardware.entropy.sources import CREDIT_CAP_BITS, Contribution, EntropySource, SourceUnavailable
-from hardware.rolllog import RollLog
+from hardware.rolllog import LenientLog, LogError, RollLog
 
 if TYPE_CHECKING:
     from hardware.entropy.open_sessions import SessionKeeper
 
 __all__ = [
-    "MIN_CREDIT_BITS", "ROLL_KINDS", "SESSION_ROLLS", "STREAM_VERSION", "NotEnoughEntropy", "SessionDice", "clock_mix",
+    "MIN_CREDIT_BITS", "ROLL_KINDS", "SESSION_ROLLS", "STREAM_VERSION", "NotEnoughEntropy", "SessionBusy",
+    "SessionDice", "TableSeedError", "TableSeeding",
 ]
 
 #: Credited entropy a session needs: HMAC_DRBG-SHA256's security strength.
@@ -48,32 +64,45 @@ MIN_CREDIT_BITS = 256
 #: Rolls per session before the tower reveals and reseeds.
 SESSION_ROLLS = 1000
 PERSONALIZATION = b"dicetower/session/v1"
-#: How rolls use the DRBG (``stream`` in the session entry): 2 = one fresh generate call per
-#: roll with the roll's mix as additional input (docs/fairness.md, "Verify it yourself").
-STREAM_VERSION = 2
 #: What a logged roll is: recomputable from a revealed random seed, typed in by a player
 #: (``--faces``, ``--winners-set``), or from a ``--seed`` test session.
 ROLL_KINDS = ("rolled", "entered", "test")
 
 
-def clock_mix(clock_ns: Callable[[], int] = time.time_ns) -> Callable[[], bytes]:
-    """The default mix of a command-line roll: the time in nanoseconds, as decimal ASCII."""
-    return lambda: str(clock_ns()).encode("ascii")
+@runtime_checkable
+class TableSeeding(Protocol):
+    """The one seam through which a table seed is set: ``dicetower session seed`` uses it, and
+    so will the panel's entry screen (the runtime's dice are :class:`SessionDice`, whose
+    session lives in memory and in ``open-sessions/``). Call it under the state directory's
+    lock, after the commitment was shown and before the session's first roll."""
+
+    @property
+    def session_id(self) -> str | None: ...
+
+    @property
+    def table_seed(self) -> str | None: ...
+
+    def set_table_seed(self, text: str) -> dict[str, Any]: ...
 
 
 class NotEnoughEntropy(EntropyError):
     """The healthy sources could not credit 256 bits together (e.g. too few button presses)."""
 
 
+class SessionBusy(EngineError, RuntimeError):
+    """The state directory's open session is one these dice may not roll in (a ``--seed``
+    test session beside a random one, or the other way round): one session at a time."""
+
+
 @dataclass
 class _Session:
-    material: SeedMaterial
-    stream: RollStream
+    p: Progress  # where the session stands in the log
     sources: tuple[str, ...]
     credited_bits: int | None
     opened_ns: int
     mode: str
-    rolls: int = 0
+    mine: bool  # opened by these dice (revealed at close), or joined
+    kept: StoredSession | None = None  # its file in the state directory, if kept
     roll: DrbgDice | None = None  # the dice of the roll in progress
     roll_start: int = 0  # its first generate call; between rolls, where the last recorded roll ended
     roll_mix: bytes = b""
@@ -81,12 +110,24 @@ class _Session:
 
     @property
     def id(self) -> str:
-        return self.material.commitment[:16]
+        return self.p.id
+
+    @property
+    def material(self) -> SeedMaterial:
+        return self.p.material
+
+    @property
+    def stream(self) -> RollStream:
+        return self.p.stream
+
+    @property
+    def rolls(self) -> int:
+        return self.p.rolls
 
     @property
     def position(self) -> int:
         """Generate calls made so far: where the next roll starts."""
-        return self.stream.blocks
+        return self.p.position
 
 
 class SessionDice:
@@ -96,13 +137,14 @@ class SessionDice:
     soon as one of them fails; otherwise (``auto``) a failed or missing source is taken out of
     service and the others carry on if they can still credit 256 bits. ``seed`` makes the
     dice deterministic: the first session's DRBG is exactly ``DrbgDice.from_seed(seed)``'s (no
-    sources, an empty mix unless ``mix`` is given), the k-th after it seed + b"#k"'s. ``log`` receives
-    the session, roll, reveal and failure entries. ``mix`` gives each roll's mix (default: the
-    panel's :meth:`ButtonTiming.roll_mix` when there are buttons, else the time in
-    nanoseconds). ``keeper`` is told of each session opened (with its seed, before its first
-    roll) and of each one whose reveal is in the log, so a session a power cut interrupts can
-    still be revealed (:mod:`hardware.entropy.open_sessions`). Call :meth:`record` after each
-    roll and :meth:`close` at the end (it reveals).
+    sources), the k-th after it seed + b"#k"'s. ``log`` receives the session, table seed,
+    roll, reveal and failure entries. ``mix`` gives each roll's mix (the command line's
+    ``--mix``; by default none). ``buttons`` is the panel's timing (a source whose failure
+    ends the sessions it seeded). ``keeper`` is the state directory's record of its open
+    session (:mod:`hardware.entropy.open_sessions`): the dice join the session open there,
+    keep the ones they open (before their first roll) and follow what other writers log.
+    Call :meth:`record` after each roll and :meth:`close` at the end (it reveals a session
+    these dice opened).
     """
 
     def __init__(
@@ -118,11 +160,10 @@ class SessionDice:
         clock_ns: Callable[[], int] = time.time_ns,
         block_bytes: int = BLOCK_BYTES,
         mix: Callable[[], bytes] | None = None,
-        resume: StoredSession | None = None,
         keeper: SessionKeeper | None = None,
     ) -> None:
-        if seed is None and not sources and resume is None:
-            raise ValueError("a session needs entropy sources, a seed or a session to resume")
+        if seed is None and not sources and keeper is None:
+            raise ValueError("a session needs entropy sources, a seed or a state directory's open session")
         if session_rolls < 1:
             raise ValueError(f"session_rolls must be at least 1, got {session_rolls}")
         self._sources = tuple(sources)
@@ -131,19 +172,24 @@ class SessionDice:
         self._seed = seed
         self._buttons = buttons if seed is None else None
         self._log = log
+        self._lenient = isinstance(log, LenientLog)  # unrecorded = "show": rolls go on without a log
         self._session_rolls = session_rolls
         self._clock_ns = clock_ns
         self._block_bytes = block_bytes
-        self.mix = mix if mix is not None else self._default_mix()
+        self.mix = mix if mix is not None else (lambda: b"")
         self._session: _Session | None = None
-        self._keeper = keeper if seed is None else None
+        self._keeper = keeper
         self._opened = 0
         self._last_reveal: str | None = None
         self._logged_failures: set[str] = set()
         self._buttons_failure_handled = False
+        self._late: dict[str, dict[str, Any]] = {}  # reveals the log could not take yet
+        self._own_seqs: set[int] = set()  # entries these dice appended that follow() must not apply again
         self.rolls_recorded = 0  # by this object, in all its sessions
-        if resume is not None:
-            self._session = self._resumed(resume)
+        self.sessions_opened = 0  # by this object (not joined)
+        self._follows_open = False  # the next session takes over from a `session open` one
+        self.last_fingerprint: Fingerprint | None = None  # of the last roll recorded
+        self.last_reveal_entry: dict[str, Any] | None = None  # the last reveal these dice logged
 
     def __repr__(self) -> str:
         return f"SessionDice({self.label!r}, {self.status()})"
@@ -156,25 +202,26 @@ class SessionDice:
 
     # --- dice ----------------------------------------------------------------------------------
 
-    def _default_mix(self) -> Callable[[], bytes]:
-        if self._seed is not None:
-            return lambda: b""  # --seed stays deterministic
-        buttons, clock = self._buttons, clock_mix(self._clock_ns)
-        if buttons is None:
-            return clock
-        return lambda: buttons.roll_mix() or clock()
-
     @property
     def roll_kind(self) -> str:
         """``test`` for ``--seed`` dice, ``rolled`` otherwise (see :data:`ROLL_KINDS`)."""
         return "test" if self._seed is not None else "rolled"
 
+    def _starting(self) -> _Session:
+        """The session the next roll (or table seed) goes into, up to date with the log."""
+        s = self._session
+        if s is not None and s.roll is not None:
+            return s
+        self.follow()
+        return self._current()
+
     def _roll(self) -> DrbgDice:
         """The dice of the roll in progress; the first draw of a roll starts it."""
         s = self._session
-        if s is None or s.roll is None or (self._buttons is not None and self._buttons.failed
-                                           and not self._buttons_failure_handled):
-            s = self._current()
+        if s is None or s.roll is None:
+            s = self._starting()
+        elif self._buttons is not None and self._buttons.failed and not self._buttons_failure_handled:
+            s = self._current()  # a roll in progress in a session the timing seeded is abandoned
         if s.roll is None:
             s.roll_mix = bytes(self.mix())
             s.before_roll = s.stream.drbg.export_state()
@@ -213,7 +260,7 @@ class SessionDice:
 
     @property
     def commitment(self) -> str:
-        """The current session's commitment (hex); opens a session if none is open."""
+        """The current session's commitment (hex); joins or opens a session if none is open."""
         return self._current().material.commitment
 
     @property
@@ -224,6 +271,11 @@ class SessionDice:
     def position(self) -> int:
         """Generate calls the open session has made: where the next roll starts (0 with none)."""
         return self._session.position if self._session is not None else 0
+
+    @property
+    def table_seed(self) -> str | None:
+        """The open session's table seed (None with none set, or no session open)."""
+        return self._session.p.table_seed if self._session is not None else None
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -241,33 +293,109 @@ class SessionDice:
             return "seed (deterministic)"
         return ", ".join(f"{s.name} {s.status()}" for s in self._sources)
 
+    def follow(self) -> None:
+        """Bring the open session up to date with the roll log: rolls another writer logged in
+        it, a table seed set by ``dicetower session seed``, a reveal by ``session close`` (the
+        session is then closed here too). Call it between rolls, under the state directory's
+        lock; without a keeper there is nobody else and it does nothing."""
+        s = self._session
+        if s is None or self._keeper is None or s.roll is not None:
+            return
+        news = self._keeper.news(s.id, s.p.log_seq)
+        for entry in news.entries:
+            if entry.get("seq") not in self._own_seqs:
+                s.p.apply(entry)
+        s.p.log_seq = max(s.p.log_seq or 0, news.head)
+        self._own_seqs.clear()
+        s.roll_start = s.position
+        if s.p.revealed:  # revealed by another writer, who also forgot its file
+            self._session = None
+
+    def _appended(self, s: _Session, entry: dict[str, Any]) -> None:
+        """Note an entry these dice appended, so :meth:`follow` does not take it again."""
+        seq = entry.get("seq")
+        if not isinstance(seq, int) or self._keeper is None:
+            return  # without a keeper nobody else writes: nothing to follow
+        if s.p.log_seq is not None and seq == s.p.log_seq + 1:
+            s.p.log_seq = seq
+        else:
+            self._own_seqs.add(seq)
+
+    def set_table_seed(self, text: str) -> dict[str, Any]:
+        """Set the open session's table seed (opening or joining one if none is open): the
+        text the players chose after the commitment was shown. It is logged first (a
+        ``table_seed`` entry), then fed to the DRBG (docs/fairness.md, "Verify it yourself"),
+        so every later roll of the session depends on it. Returns the entry written. Raises
+        :class:`~hardware.entropy.seed.TableSeedError` (one line) when the text is not 1 to 64
+        printable ASCII characters, or the session already has a roll or a table seed."""
+        text = check_table_seed(text)
+        s = self._starting()
+        short = f"#{s.id[:8]}"
+        if s.p.table_seed is not None:
+            raise TableSeedError(f"table seed: session {short} has its table seed already ({s.p.table_seed!r}); "
+                                 "reveal the session to start a new one with another")
+        if s.rolls or s.position:
+            raise TableSeedError(f"table seed: session {short} has {s.rolls} roll(s) already; a table seed comes "
+                                 "before the session's first roll (reveal it to start a new one)")
+        fields = {"session": s.id, "table_seed": text}
+        entry: dict[str, Any] = {"kind": "table_seed", **fields}
+        if self._log is not None:
+            entry = self._log.append("table_seed", **fields)
+            if entry.get("unrecorded"):
+                raise LogError("cannot record the table seed; it is not set", "not recorded")
+            self._appended(s, entry)
+        s.stream.set_table_seed(text)
+        s.p.table_seed = text
+        s.roll_start = s.position
+        return entry
+
     def record(self, result: Any, *, player: int | None = None, **fields: Any) -> dict[str, Any] | None:
         """Log a roll just made from these dice; rotate the session after ``session_rolls``.
 
         ``result`` is a ``RollResult`` or its dict. The entry holds the generate calls the roll
         used (``start``, ``end``), its mix and its kind, so a replay can recompute it. Returns
-        the log entry.
+        the log entry (None without a log); :attr:`last_fingerprint` says which roll of its
+        session it is and the start of its hash.
         """
         # A roll that drew nothing (an automatic success) may come before any session opened.
-        s = self._session if self._session is not None else self._current()
-        data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
+        s = self._session if self._session is not None and self._session.roll is not None else self._starting()
         if s.roll is None:  # drew nothing: no generate call, no mix
             s.roll_mix = b""
         end = s.position
+        if self._log is None:
+            s.roll = s.before_roll = None
+            s.roll_start = end
+            s.p.rolls += 1
+            self.rolls_recorded += 1
+            # nothing replays an unlogged session: only --seed dice rotate (to stay the same
+            # dice with or without a log), random ones need no new entropy
+            if self._seed is not None and s.rolls >= self._session_rolls:
+                self._close("rolls")
+            return None
+        if not s.p.logged:  # its session entry is not in the log: neither can its rolls be
+            s.roll = s.before_roll = None
+            raise LogError("this roll's session could not be written to the roll log: not recorded", "not recorded")
+        data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
+        extra: dict[str, Any] = dict(fields)
+        if player is not None:
+            extra["player"] = player
+        entry = self._log.append("roll", session=s.id, start=s.roll_start, end=end, mix=s.roll_mix.hex(),
+                                 roll_kind=self.roll_kind, result=data, **extra)
         s.roll = s.before_roll = None
-        entry = None
-        if self._log is not None:
-            extra: dict[str, Any] = dict(fields)
-            if player is not None:
-                extra["player"] = player
-            entry = self._log.append("roll", session=s.id, start=s.roll_start, end=end, mix=s.roll_mix.hex(),
-                                     roll_kind=self.roll_kind, result=data, **extra)
+        if entry.get("unrecorded"):
+            # a lenient log could not write it: the session stands where the log says (its last
+            # recorded roll); the caller closes it, its bytes past that being spent
+            return entry
+        self._appended(s, entry)
         s.roll_start = end
-        s.rolls += 1
+        s.p.rolls += 1
         self.rolls_recorded += 1
+        self.last_fingerprint = Fingerprint(s.id, s.rolls, str(entry.get("hash", "")))
         # a --seed session rotates too (to seed S + "#k"): a session of more rolls than a
         # replay holds could not be checked
         if s.rolls >= self._session_rolls:
+            # the session that follows one opened with `dicetower session open` stays open too
+            self._follows_open = s.kept is not None and s.kept.owner.kind == "open"
             self._close("rolls")
         return entry
 
@@ -275,22 +403,64 @@ class SessionDice:
         """Close the current session and return its seed material (hex); the next roll opens a
         new session. With no session open, the last revealed seed (or None). Call it between
         rolls (after :meth:`record`), never in the middle of one."""
+        self.follow()
         if self._session is not None:
             self._close("reveal")
         return self._last_reveal
 
     def close(self) -> None:
-        """Reveal the open session, if any."""
-        if self._session is not None:
+        """Reveal the open session if these dice opened it; a session they joined stays open
+        for whoever opened it (its kept file is brought up to date)."""
+        s = self._session
+        if s is None:
+            return
+        self.follow()
+        s = self._session
+        if s is None:
+            return
+        if s.mine:
             self._close("end")
+            return
+        self._session = None
+        if self._keeper is not None and s.kept is not None and s.roll is None:
+            self._keeper.saved(s.p.stored(s.kept))
 
     def _current(self) -> _Session:
         failure = self._buttons.failed if self._buttons is not None else None
         if failure and not self._buttons_failure_handled:
             self._on_buttons_failed(failure)
         if self._session is None:
-            self._session = self._open()
+            try:
+                self.flush_reveals()
+            except LogError:
+                if not self._lenient:
+                    raise  # no new session while the last one's reveal is not in the log
+            self._session = self._join() or self._open()
         return self._session
+
+    def _join(self) -> _Session | None:
+        """The state directory's open session, if there is one these dice may roll in."""
+        if self._keeper is None or self._log is None:
+            return None
+        joined = self._keeper.joinable(self._log, skip=frozenset(self._late))
+        if joined is None:
+            return None
+        stored, progress = joined.stored, joined.progress
+        if stored.is_test != (self._seed is not None):
+            what = "a --seed test session" if stored.is_test else "a session seeded from entropy"
+            why = ("--seed makes a test session of its own" if self._seed is not None
+                   else "rolls from entropy never go into a test session")
+            raise SessionBusy(f"{self._keeper_place()} has {what} open (#{stored.id[:8]}); {why}, and there is one "
+                              "session at a time: close that one first (dicetower session close DIR) or use "
+                              "another state directory")
+        self._opened += 1
+        # revealed at close only if these dice opened it (never a `session open` one)
+        mine = self._keeper.mine(stored) and stored.owner.kind != "open"
+        return _Session(progress, stored.sources, stored.credited_bits, opened_ns=stored.opened_ns, mode=stored.mode,
+                        mine=mine, kept=stored, roll_start=progress.position)
+
+    def _keeper_place(self) -> str:
+        return str(getattr(self._keeper, "state_dir", "the state directory"))
 
     def _on_buttons_failed(self, failure: str) -> None:
         self._buttons_failure_handled = True
@@ -318,11 +488,28 @@ class SessionDice:
             material = SeedMaterial(
                 b"".join(c.block for c in shares), nonce, PERSONALIZATION + b";" + ",".join(names).encode()
             )
-        session = _Session(material, RollStream(material, block_bytes=self._block_bytes), names, credited,
-                           opened_ns=self._clock_ns(), mode=self.label)
+        head = self._keeper.head() if self._keeper is not None and self._log is not None else None
+        session = _Session(Progress.fresh(material, self._block_bytes, head), names, credited,
+                           opened_ns=self._clock_ns(), mode=self.label, mine=True)
         self._opened += 1
-        if self._log is not None:
-            self._log.append(
+        follows_open, self._follows_open = self._follows_open, False
+        self.sessions_opened += 0 if follows_open else 1
+        # With unrecorded = "show" the log may be failing: a session whose seed cannot be kept,
+        # or opened while an earlier reveal is not in the log yet, stays out of the log
+        # altogether (its rolls are shown UNRECORDED), so the log keeps one session at a time.
+        off_log = bool(self._late)
+        if self._keeper is not None and self._log is not None and not off_log:
+            # kept before it is logged: a stop between the two leaves a file the next writer
+            # forgets (its session never made the log), never a logged session without its seed
+            try:
+                session.kept = self._keeper.opened(_stored(session), kind="open" if follows_open else None)
+            except LogError:
+                if not self._lenient:
+                    raise
+                off_log = True
+            session.mine = not follows_open  # one that follows a `session open` one stays open too
+        if self._log is not None and not off_log:
+            entry = self._log.append(
                 "session",
                 session=session.id,
                 commitment=material.commitment,
@@ -332,8 +519,10 @@ class SessionDice:
                 block_bytes=self._block_bytes,
                 stream=STREAM_VERSION,
             )
-        if self._keeper is not None:
-            self._keeper.opened(_stored(session))
+            session.p.logged = not entry.get("unrecorded")
+            self._appended(session, entry)
+            if not session.p.logged and self._keeper is not None and session.kept is not None:
+                self._keeper.closed(session.id)
         return session
 
     def _gather(self) -> list[Contribution]:
@@ -407,42 +596,73 @@ class SessionDice:
         self._session = None
         seed_hex = s.material.encode().hex()
         self._last_reveal = seed_hex
-        if self._log is not None:
-            # the end of the last recorded roll: a roll abandoned part way was never made
-            entry = self._log.append("reveal", session=s.id, seed=seed_hex, rolls=s.rolls, end=s.roll_start,
-                                     reason=reason)
-            if entry.get("unrecorded"):  # a lenient log could not write it: the kept seed stays
-                return
+        if self._log is None:
+            return
+        if not s.p.logged:  # never in the log: nothing of it to reveal
+            if self._keeper is not None and s.kept is not None:
+                self._keeper.closed(s.id)
+            return
+        # the end of the last recorded roll: a roll abandoned part way was never made
+        fields = {"session": s.id, "seed": seed_hex, "rolls": s.rolls, "end": s.roll_start}
+        self._late[s.id] = {**fields, "log_seq": s.p.log_seq}  # until the log has it
+        entry = self._log.append("reveal", **fields, reason=reason)
+        if entry.get("unrecorded"):  # a lenient log could not write it: the kept seed stays
+            return
+        del self._late[s.id]
+        self.last_reveal_entry = entry
         if self._keeper is not None:
             self._keeper.closed(s.id)
 
-    def _resumed(self, stored: StoredSession) -> _Session:
-        drbg = HmacDrbg.from_state(stored.key, stored.v, stored.counter)
-        stream = RollStream(stored.material, block_bytes=stored.block_bytes, drbg=drbg)
-        self._opened += 1
-        return _Session(stored.material, stream, stored.sources, stored.credited_bits, opened_ns=stored.opened_ns,
-                        mode=stored.mode, rolls=stored.rolls, roll_start=stream.blocks)
+    @property
+    def late_reveals(self) -> tuple[str, ...]:
+        """Sessions closed here whose reveal the log has not taken yet."""
+        return tuple(self._late)
+
+    def flush_reveals(self) -> None:
+        """Write the reveals the log could not take when their sessions closed (a full card),
+        unless another writer revealed them meanwhile. Until they are in the log no session is
+        opened or joined here: one session at a time. Raises ``LogError`` while the log still
+        cannot take them. Call it under the state directory's lock."""
+        for sid, late in list(self._late.items()):
+            if self._keeper is not None:
+                news = self._keeper.news(sid, late["log_seq"])
+                if any(e.get("kind") == "reveal" for e in news.entries):
+                    del self._late[sid]
+                    continue
+            fields = {k: v for k, v in late.items() if k != "log_seq"}
+            entry = self._log.append("reveal", **fields, reason="late",  # type: ignore[union-attr]
+                                     note="the roll log could not take this reveal when the session closed")
+            if entry.get("unrecorded"):
+                raise LogError(f"session {sid}'s reveal is not in the roll log yet; no new session until it is",
+                               "reveal not logged")
+            del self._late[sid]
+            self.last_reveal_entry = entry
+            if self._keeper is not None:
+                self._keeper.closed(sid)
 
     def export(self) -> StoredSession | None:
-        """The open session as the state directory keeps it between commands (None if none is
-        open). Secret: it holds the seed. Call it between rolls."""
+        """The open session as the state directory keeps it (None if none is open). Secret: it
+        holds the seed. Call it between rolls."""
         s = self._session
-        if s is None or self._seed is not None:
+        if s is None:
             return None
         return _stored(s)
 
     def describe(self) -> Mapping[str, Any]:
-        """The current session for a status screen: id, commitment, rolls, sources, and ``end``
-        (where its last recorded roll ended, which a reveal records)."""
+        """The current session for a status screen: id, commitment, rolls, table seed, sources,
+        and ``end`` (the generate calls it has made, which a reveal records)."""
         s = self._session
         if s is None:
             return {"session": None, "sources": list(self.sources)}
         return {"session": s.id, "commitment": s.material.commitment, "rolls": s.rolls, "sources": list(s.sources),
-                "credited_bits": s.credited_bits, "end": s.roll_start}
+                "credited_bits": s.credited_bits, "end": s.roll_start, "table_seed": s.p.table_seed,
+                "opened_ns": s.opened_ns, "mine": s.mine,
+                "opened_by": s.kept.owner.kind if s.kept is not None else "these dice"}
 
 
 def _stored(s: _Session) -> StoredSession:
     """``s`` as a state directory keeps it: mid-roll, the DRBG as it stood at the roll's start."""
     key, v, counter = s.before_roll if s.roll is not None and s.before_roll else s.stream.drbg.export_state()
+    owner = s.kept.owner if s.kept is not None else Owner()
     return StoredSession(s.material, key, v, counter, s.rolls, s.opened_ns, s.stream.block_bytes, s.mode,
-                         s.sources, s.credited_bits)
+                         s.sources, s.credited_bits, s.p.table_seed, s.p.log_seq, s.p.logged, owner)

@@ -1,12 +1,18 @@
-"""The open session of a state directory: ``DIR/session.json``, kept between commands.
+"""An open session as a state directory keeps it: ``DIR/open-sessions/ID.json``.
 
-``dicetower session open DIR`` commits to a session and keeps it here; every later
-``dicetower roll --state-dir DIR`` rolls in it (the same commitment, each roll starting where
-the last one ended) and ``session close DIR`` reveals it. The file holds the seed material
-and the DRBG's working state (Key, V, counter), so it is as secret as the seed: mode 0600,
-written atomically (temp file, fsync, rename, fsync of the directory), opened with
-``O_NOFOLLOW``, and read and written only under :func:`hardware.locking.state_lock`, which the
-caller holds.
+Every session opened in a state directory (by the tower, by ``dicetower session open``, or by
+a ``roll`` command for itself) is written here *before* its ``session`` entry goes into the
+roll log, and removed once its ``reveal`` entry is in the log. The file holds the seed
+material (as secret as the seed: mode 0600, written atomically, opened with ``O_NOFOLLOW``),
+who opened it (:class:`Owner`), and a cache of where the session stands: the DRBG's working
+state, the roll count and the table seed as of log entry ``log_seq``. The log is the truth:
+whoever rolls in the session next brings the cache up to date from the log's later entries
+(:mod:`hardware.entropy.open_sessions`), so a writer killed between its append and anything
+else leaves nothing behind that the next one cannot repair. Read and written only under
+:func:`hardware.locking.state_lock`, which the caller holds.
+
+Version 1 files (``DIR/session.json`` of earlier versions) are still read: their cache is
+rebuilt from the log from the session's ``session`` entry on.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +28,16 @@ from engine.errors import EngineError
 from hardware.entropy.seed import SeedMaterial
 from hardware.state import atomic_write_bytes, fsync_dir
 
-__all__ = ["SESSION_FILE", "SessionFileError", "StoredSession", "load", "load_file", "remove", "remove_file", "save",
+__all__ = ["OWNER_KINDS", "SESSION_FILE", "Owner", "SessionFileError", "StoredSession", "load_file", "remove_file",
            "save_file"]
 
+#: Where earlier versions kept the session ``dicetower session open`` opened (read, then moved).
 SESSION_FILE = "session.json"
-_VERSION = 1
+_VERSION = 2
 _MAX_BYTES = 64 * 1024  # a session file is well under 2 KB; anything bigger is not ours
+#: Who opened a session: the tower (``run``, ``sim``), ``dicetower session open`` (it stays open
+#: until ``session close``), or a ``roll`` command for its own rolls.
+OWNER_KINDS = ("tower", "open", "command")
 
 
 class SessionFileError(EngineError):
@@ -35,8 +45,30 @@ class SessionFileError(EngineError):
 
 
 @dataclass(frozen=True)
+class Owner:
+    """Who opened a session: its kind, process id, the boot it ran in, and a token of the one
+    object (a tower run, a command) that opened it. Another writer tells from this whether
+    the opener is still there (see :mod:`hardware.entropy.open_sessions`)."""
+
+    kind: str = "open"
+    pid: int = 0
+    boot: str = ""
+    token: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "pid": self.pid, "boot": self.boot, "token": self.token}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Owner:
+        if not isinstance(data, dict) or data.get("kind") not in OWNER_KINDS:
+            raise ValueError(f"owner must be one of {', '.join(OWNER_KINDS)}")
+        return cls(str(data["kind"]), int(data.get("pid", 0)), str(data.get("boot", "")), str(data.get("token", "")))
+
+
+@dataclass(frozen=True)
 class StoredSession:
-    """An open session: its seed material, where its DRBG stands, and what it was seeded from."""
+    """An open session: its seed material, where its DRBG stands as of log entry ``log_seq``
+    (None: unknown, rebuild from the session entry), and what it was seeded from."""
 
     material: SeedMaterial
     key: bytes
@@ -48,6 +80,10 @@ class StoredSession:
     mode: str
     sources: tuple[str, ...]
     credited_bits: int | None
+    table_seed: str | None = None
+    log_seq: int | None = None
+    logged: bool = True  # False until the session entry is known to be in the log
+    owner: Owner = field(default_factory=Owner)
 
     @property
     def commitment(self) -> str:
@@ -57,50 +93,43 @@ class StoredSession:
     def id(self) -> str:
         return self.commitment[:16]
 
+    @property
+    def is_test(self) -> bool:
+        return self.material.is_test
+
     def to_json(self) -> dict[str, Any]:
         return {
             "version": _VERSION, "commitment": self.commitment, "seed": self.material.encode().hex(),
             "drbg": {"key": self.key.hex(), "v": self.v.hex(), "counter": self.counter},
             "rolls": self.rolls, "opened_ns": self.opened_ns, "block_bytes": self.block_bytes, "mode": self.mode,
-            "sources": list(self.sources), "credited_bits": self.credited_bits,
+            "sources": list(self.sources), "credited_bits": self.credited_bits, "table_seed": self.table_seed,
+            "log_seq": self.log_seq, "logged": self.logged, "owner": self.owner.to_json(),
         }
 
     @classmethod
     def from_json(cls, data: Any) -> StoredSession:
-        """Parse :meth:`to_json`'s form; ``ValueError`` names what is wrong."""
-        if not isinstance(data, dict) or data.get("version") != _VERSION:
-            raise ValueError(f"not a version {_VERSION} session file")
+        """Parse :meth:`to_json`'s form (or version 1's); ``ValueError`` names what is wrong."""
+        if not isinstance(data, dict) or data.get("version") not in (1, _VERSION):
+            raise ValueError(f"not a version 1 or {_VERSION} session file")
+        v1 = data["version"] == 1
         try:
             material = SeedMaterial.from_hex(data["seed"])
             drbg = data["drbg"]
+            log_seq = None if v1 or data["log_seq"] is None else int(data["log_seq"])
             stored = cls(material, bytes.fromhex(drbg["key"]), bytes.fromhex(drbg["v"]), int(drbg["counter"]),
                          int(data["rolls"]), int(data["opened_ns"]), int(data["block_bytes"]), str(data["mode"]),
                          tuple(str(s) for s in data["sources"]),
-                         None if data["credited_bits"] is None else int(data["credited_bits"]))
+                         None if data["credited_bits"] is None else int(data["credited_bits"]),
+                         table_seed=None if v1 or data["table_seed"] is None else str(data["table_seed"]),
+                         log_seq=log_seq, logged=True if v1 else bool(data["logged"]),
+                         # a version 1 file is a tower's (open-sessions/): session.json is
+                         # moved in as a `session open` one when found (open_sessions._migrate)
+                         owner=Owner("tower") if v1 else Owner.from_json(data["owner"]))
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"a field is missing or has the wrong type ({exc})") from None
         if stored.commitment != data.get("commitment"):
             raise ValueError("its seed does not match its commitment")
         return stored
-
-
-def _path(directory: str | os.PathLike[str]) -> Path:
-    return Path(directory) / SESSION_FILE
-
-
-def load(directory: str | os.PathLike[str]) -> StoredSession | None:
-    """The open session of ``directory``, or None when no session is open there."""
-    return load_file(_path(directory))
-
-
-def save(directory: str | os.PathLike[str], stored: StoredSession) -> None:
-    """Write the session file atomically, mode 0600 (the temp file is created 0600)."""
-    save_file(_path(directory), stored)
-
-
-def remove(directory: str | os.PathLike[str]) -> None:
-    """Forget the open session (after its reveal is in the log)."""
-    remove_file(_path(directory))
 
 
 def load_file(path: Path) -> StoredSession | None:

@@ -24,6 +24,11 @@ FAKED = ("apt-get", "dpkg-query", "groupadd", "useradd", "usermod", "userdel", "
 READ_ONLY = re.compile(r"^(dpkg-query -|systemctl is-(enabled|active) )")
 STEPS = ["packages", "groups", "user", "I2C in config.txt", "i2c-dev module", "venv", "dicetower in the venv",
          "documentation", "dicetower on PATH", "config", "service unit", "network drop-in", "udev rules", "systemd"]
+#: An image's steps: the same, then what the device needs for its first boot.
+IMAGE_STEPS = [*STEPS, "source for first boot", "first-boot unit"]
+#: What preparing an image may run on this machine: looking into the image's dpkg database,
+#: and the user tools, which edit the image's /etc/passwd and /etc/group (--prefix).
+IMAGE_CALLS = re.compile(r"^(dpkg-query --admindir \S+/var/lib/dpkg |(groupadd|useradd|usermod) .*--prefix )")
 CONFIG_TXT = "# Raspberry Pi OS\ndtparam=audio=on\n#dtparam=i2c_arm=on\n\n[all]\n"
 
 
@@ -34,14 +39,20 @@ class FakeSystem:
     log: Path
     state: Path
 
-    def run(self, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    def run(self, script: str, *args: str, image: bool = False,
+            scripts: Path = DEPLOY) -> subprocess.CompletedProcess[str]:
+        """Run a script on a device whose / is the root (the commands are the stand-ins), or
+        with ``image`` as it prepares an image (--root alone: nothing may run here)."""
         env = dict(os.environ, PATH=f"{self.bin}:{os.environ['PATH']}", DICETOWER_FAKE_LOG=str(self.log),
                    DICETOWER_FAKE_STATE=str(self.state), LC_ALL="C")
-        return subprocess.run(["bash", str(DEPLOY / script), "--root", str(self.root), *args],
+        env.pop("DICETOWER_INSTALL_LIVE", None)
+        if not image:
+            env["DICETOWER_INSTALL_LIVE"] = "1"
+        return subprocess.run(["bash", str(scripts / script), "--root", str(self.root), *args],
                               capture_output=True, text=True, env=env, timeout=120)
 
-    def install(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return self.run("install.sh", *args)
+    def install(self, *args: str, image: bool = False) -> subprocess.CompletedProcess[str]:
+        return self.run("install.sh", *args, image=image)
 
     def calls(self) -> list[str]:
         return self.log.read_text().splitlines() if self.log.exists() else []
@@ -70,7 +81,8 @@ def system(tmp_path) -> FakeSystem:
     root = tmp_path / "root"
     (root / "etc").mkdir(parents=True)
     (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/bash\npi:x:1000:1000::/home/pi:/bin/bash\n")
-    (root / "etc/group").write_text("root:x:0:\ndialout:x:20:pi\nspi:x:999:pi\ni2c:x:998:pi\ngpio:x:997:pi\n")
+    (root / "etc/group").write_text("root:x:0:\ndialout:x:20:pi\naudio:x:29:pi\nspi:x:999:pi\ni2c:x:998:pi\n"
+                                    "gpio:x:997:pi\n")
     (root / "boot/firmware").mkdir(parents=True)
     (root / "boot/firmware/config.txt").write_text(CONFIG_TXT)
     return FakeSystem(root, bin_dir, tmp_path / "calls.log", tmp_path / "state")
@@ -80,7 +92,7 @@ def steps_in(out: str) -> list[str]:
     """The steps an output reports, in order, each once."""
     seen: list[str] = []
     for line in out.splitlines():
-        m = re.match(r"^(?:ok|change|would)\s+(.*?)(?::|$)", line)
+        m = re.match(r"^(?:ok|change|would|boot)\s+(.*?)(?::|$)", line)
         if m:
             name = next((s for s in STEPS if m.group(1).startswith(s)), m.group(1))
             if name not in seen:
@@ -97,7 +109,8 @@ def test_dry_run_prints_every_step_and_touches_nothing(system) -> None:
     assert system.tree() == before
     assert all(READ_ONLY.match(call) for call in system.calls()), system.calls()
     out = done.stdout
-    assert "would   packages python3-venv python3-lgpio i2c-tools: install python3-venv python3-lgpio i2c-tools" in out
+    packages = "python3-venv python3-lgpio i2c-tools espeak-ng"
+    assert f"would   packages {packages}: install {packages}" in out
     assert "$ systemctl enable --now dicetower.service" in out
     assert out.rstrip().endswith("dry run: 17 change(s) would be made; nothing was touched")
 
@@ -122,9 +135,9 @@ def test_install_into_a_root(system) -> None:
     passwd = (root / "etc/passwd").read_text()
     assert re.search(r"^dicetower:x:\d+:\d+:dicetower dice tower:/var/lib/dicetower:/usr/sbin/nologin$", passwd, re.M)
     groups = {line.split(":")[0]: line.split(":")[3].split(",") for line in (root / "etc/group").read_text().split()}
-    assert all("dicetower" in groups[g] for g in ("gpio", "i2c", "spi", "dialout"))
+    assert all("dicetower" in groups[g] for g in ("gpio", "i2c", "spi", "dialout", "audio"))
     calls = system.calls()
-    assert "apt-get install -y -qq --no-install-recommends python3-venv python3-lgpio i2c-tools" in calls
+    assert "apt-get install -y -qq --no-install-recommends python3-venv python3-lgpio i2c-tools espeak-ng" in calls
     assert f"python3 -m venv --system-site-packages {root}/opt/dicetower/venv" in calls
     assert f"venv-python -m pip install --quiet --disable-pip-version-check {REPO}" in calls
     assert not any(c.startswith("groupadd") for c in calls)  # Raspberry Pi OS has the groups
@@ -183,7 +196,7 @@ def test_elsewhere_the_groups_are_made_and_config_txt_left_alone(system) -> None
     done = system.install()
     assert done.returncode == 0, done.stderr
     assert [c for c in system.calls() if c.startswith("groupadd")] == [
-        f"groupadd --system --prefix {system.root} {g}" for g in ("gpio", "i2c", "spi")]
+        f"groupadd --system --prefix {system.root} {g}" for g in ("gpio", "i2c", "spi", "audio")]
     assert "ok      I2C in config.txt: no /boot/firmware/config.txt or /boot/config.txt" in done.stdout
     assert "reboot" not in done.stdout
 
@@ -239,3 +252,94 @@ def test_the_scripts_pass_shellcheck() -> None:
     done = subprocess.run([tool, "-x", "-P", "SCRIPTDIR", *map(str, scripts)], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stdout
+
+
+# --- preparing an image (--root without DICETOWER_INSTALL_LIVE) -----------------------------
+
+
+def test_preparing_an_image_runs_nothing_on_this_machine_and_says_what_runs_at_first_boot(system) -> None:
+    done = system.install(image=True)
+    assert done.returncode == 0, done.stderr
+    calls = system.calls()
+    assert calls and all(IMAGE_CALLS.match(call) for call in calls), calls  # no apt-get, venv, pip, systemctl, udevadm
+    out = done.stdout
+    assert steps_in(out) == IMAGE_STEPS
+    assert "(an image: nothing is run on this machine)" in out.splitlines()[0]
+    for later in ("apt-get install python3-venv python3-lgpio i2c-tools espeak-ng (needs the network)",
+                  "python3 -m venv --system-site-packages /opt/dicetower/venv",
+                  "pip install /opt/dicetower/src into the venv",
+                  "systemctl enable --now dicetower.service"):
+        assert f": at first boot on the device: {later}" in out, later
+        assert f"  - {later}" in out  # the summary at the end
+    assert "at first boot, dicetower-firstboot.service will run /opt/dicetower/src/deploy/install.sh" in out
+    assert "sudo reboot" not in out  # the device boots anyway
+    root = system.root
+    # what the image needs: its files, the source, and the first-boot unit, enabled
+    assert (root / "etc/systemd/system/dicetower.service").read_bytes() == (DEPLOY / "dicetower.service").read_bytes()
+    assert (root / "etc/udev/rules.d/70-dicetower.rules").is_file()
+    assert (root / "etc/dicetower/dicetower.toml").is_file()
+    assert re.search(r"^dicetower:", (root / "etc/passwd").read_text(), re.M)
+    firstboot = root / "etc/systemd/system/dicetower-firstboot.service"
+    assert firstboot.read_bytes() == (DEPLOY / "dicetower-firstboot.service").read_bytes()
+    wants = root / "etc/systemd/system/multi-user.target.wants/dicetower-firstboot.service"
+    assert os.readlink(wants) == "/etc/systemd/system/dicetower-firstboot.service"
+    src = root / "opt/dicetower/src"
+    assert os.access(src / "deploy/install.sh", os.X_OK)
+    assert (src / "pyproject.toml").read_bytes() == (REPO / "pyproject.toml").read_bytes()
+    assert (src / "hardware/default.toml").is_file() and not list(src.rglob("__pycache__"))
+    assert not (root / "opt/dicetower/venv").exists()  # the device makes its own
+    assert not (root / "etc/systemd/system/multi-user.target.wants/dicetower.service").exists()
+
+
+def test_an_image_dry_run_touches_nothing_and_a_second_run_changes_nothing(system) -> None:
+    before = system.tree()
+    dry = system.install("--dry-run", image=True)
+    assert dry.returncode == 0, dry.stderr
+    assert system.tree() == before and all(IMAGE_CALLS.match(c) or READ_ONLY.match(c) for c in system.calls())
+    assert system.install(image=True).returncode == 0
+    tree = system.tree()
+    again = system.install(image=True)
+    assert again.returncode == 0, again.stderr
+    assert system.tree() == tree
+    reported = [line for line in again.stdout.splitlines() if re.match(r"^(ok|boot|change|would) ", line)]
+    assert steps_in(again.stdout) == IMAGE_STEPS
+    assert all(line.startswith(("ok ", "boot ")) for line in reported), again.stdout
+    assert "nothing to change: dicetower is already installed" in again.stdout
+
+
+def test_at_first_boot_the_device_finishes_the_install_from_the_image(system) -> None:
+    """What dicetower-firstboot.service does on the device: the install.sh the image carries,
+    on its own source, with the device's commands (here the stand-ins)."""
+    assert system.install(image=True).returncode == 0
+    start = len(system.calls())
+    src = system.root / "opt/dicetower/src"
+    done = system.run("install.sh", "--source", str(src), scripts=src / "deploy")
+    assert done.returncode == 0, done.stderr
+    calls = system.calls_since(start)
+    assert "apt-get install -y -qq --no-install-recommends python3-venv python3-lgpio i2c-tools espeak-ng" in calls
+    assert f"python3 -m venv --system-site-packages {system.root}/opt/dicetower/venv" in calls
+    assert f"venv-python -m pip install --quiet --disable-pip-version-check {src}" in calls
+    assert calls[-1] == "systemctl enable --now dicetower.service"
+    assert not any(c.startswith("udevadm") for c in calls)  # the rules were read at boot
+    assert "boot " not in done.stdout  # nothing is left for later
+    assert system.run("install.sh", "--source", str(src), scripts=src / "deploy").stdout.splitlines()[-1] == \
+        "nothing to change: dicetower is already installed"
+
+
+def test_uninstalling_from_an_image_runs_nothing_here(system) -> None:
+    before = system.tree()
+    assert system.install(image=True).returncode == 0
+    start = len(system.calls())
+    done = system.run("uninstall.sh", "--purge", image=True)
+    assert done.returncode == 0, done.stderr
+    assert all(IMAGE_CALLS.match(c) or c.startswith("userdel --prefix") for c in system.calls_since(start))
+    assert system.tree() == before
+
+
+def test_help_shows_every_option(system) -> None:
+    for script, options in (("install.sh", ("--dry-run", "--root DIR", "--source DIR")),
+                            ("uninstall.sh", ("--dry-run", "--root DIR", "--purge"))):
+        done = system.run(script, "--help")
+        assert done.returncode == 0 and done.stdout.startswith(("Install", "Remove")), done.stdout
+        assert all(f"  {option}" in done.stdout for option in options), done.stdout
+        assert "shellcheck" not in done.stdout

@@ -47,7 +47,7 @@ def values(key: str, path: Path = UNIT) -> list[str]:
 def test_the_unit_has_what_the_issue_asks_for() -> None:
     one = {
         "Type": "notify", "Restart": "always", "StartLimitIntervalSec": "0", "User": "dicetower",
-        "SupplementaryGroups": "gpio i2c spi dialout", "StateDirectory": "dicetower",
+        "SupplementaryGroups": "gpio i2c spi dialout audio", "StateDirectory": "dicetower",
         "ProtectSystem": "strict", "ProtectHome": "yes", "PrivateTmp": "yes", "NoNewPrivileges": "yes",
         "DevicePolicy": "closed", "RestrictAddressFamilies": "AF_UNIX", "CapabilityBoundingSet": "",
     }
@@ -60,6 +60,7 @@ def test_the_unit_has_what_the_issue_asks_for() -> None:
     assert allowed == {
         "char-gpiochip": "rw", "/dev/gpiomem": "rw", "char-i2c": "rw", "char-spi": "rw",
         "char-ttyACM": "rw", "char-ttyUSB": "rw", "char-ttyAMA": "rw", "/dev/ttyS0": "rw", "/dev/hwrng": "r",
+        "char-alsa": "rw",  # speech (docs/speech.md): espeak-ng opens /dev/snd/pcm*, control*, timer
     }
 
 
@@ -70,20 +71,22 @@ def test_the_network_drop_in_adds_inet_and_nothing_else() -> None:
     assert {k for _, k, _ in unit_settings(NETWORK)} == {"RestrictAddressFamilies", "PrivateNetwork", "IPAddressDeny"}
 
 
-def _root(tmp_path: Path, *, network: bool) -> Path:
-    """A root holding the unit (and the drop-in), an executable ExecStart and systemd's own
-    units (sysinit.target and the rest that a service depends on)."""
+def _root(tmp_path: Path, *, network: bool = False, unit: Path = UNIT,
+          programs: tuple[str, ...] = ("opt/dicetower/venv/bin/dicetower",)) -> Path:
+    """A root holding the unit (and the drop-in), its programs (ExecStart ...) as executables
+    and systemd's own units (sysinit.target and the rest that a service depends on)."""
     root = tmp_path / "root"
     units = root / "etc/systemd/system"
     units.mkdir(parents=True)
-    (units / "dicetower.service").write_bytes(UNIT.read_bytes())
+    (units / unit.name).write_bytes(unit.read_bytes())
     if network:
         (units / "dicetower.service.d").mkdir()
         (units / "dicetower.service.d/network.conf").write_bytes(NETWORK.read_bytes())
-    exe = root / "opt/dicetower/venv/bin/dicetower"
-    exe.parent.mkdir(parents=True)
-    exe.write_text("#!/bin/sh\n")
-    exe.chmod(0o755)
+    for program in programs:
+        exe = root / program
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
     (root / "usr/lib/systemd").mkdir(parents=True)
     system_units = next(p for p in (Path("/usr/lib/systemd/system"), Path("/lib/systemd/system")) if p.is_dir())
     (root / "usr/lib/systemd/system").symlink_to(system_units)
@@ -92,9 +95,23 @@ def _root(tmp_path: Path, *, network: bool) -> Path:
 
 @pytest.mark.parametrize("network", [False, True], ids=["plain", "network"])
 def test_systemd_analyze_verify_is_clean(tmp_path, network) -> None:
+    _verify(_root(tmp_path, network=network), "dicetower.service")
+
+
+def test_the_first_boot_unit_runs_the_install_script_the_image_carries_and_verifies(tmp_path) -> None:
+    """deploy/install.sh --root puts it in an image (tests/deploy/test_install.py)."""
+    unit = DEPLOY / "dicetower-firstboot.service"
+    text = unit.read_text()
+    assert "ExecStart=/opt/dicetower/src/deploy/install.sh --source /opt/dicetower/src\n" in text
+    assert "ExecStartPost=/bin/systemctl disable dicetower-firstboot.service\n" in text
+    assert "After=network-online.target\n" in text and "WantedBy=multi-user.target\n" in text
+    _verify(_root(tmp_path, unit=unit, programs=("opt/dicetower/src/deploy/install.sh", "bin/systemctl")),
+            unit.name)
+
+
+def _verify(root: Path, unit: str) -> None:
     tool = require_command("systemd-analyze")
-    root = _root(tmp_path, network=network)
-    done = subprocess.run([tool, "verify", f"--root={root}", "dicetower.service"],
+    done = subprocess.run([tool, "verify", f"--root={root}", unit],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     # a warning (an unknown key, a bad value) is a failure too; the host's own units may

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import EntropyError
-from firmware_bridge import noise
 from firmware_bridge.link import Link, State
 from firmware_bridge.twin import Twin
 from hardware.entropy.bridge import BridgeSource
@@ -26,7 +25,7 @@ def test_healthy_bits_are_credited_conservatively() -> None:
     try:
         c = source.gather()
         assert c.source == "bridge" and len(c.block) == 64
-        assert c.credited_bits == min(CREDIT_CAP_BITS, int(c.samples * 8 * noise.CREDIT_BITS_PER_SAMPLE))
+        assert c.credited_bits == min(CREDIT_CAP_BITS, int(c.samples * 8 * source.assessor.rate))
         assert source.monitor.ready and source.status() == "ok"
     finally:
         link.close()
@@ -85,3 +84,59 @@ def test_a_chunk_after_a_gap_is_not_used() -> None:
     finally:
         link.close()
         twin.close()
+
+
+@pytest.mark.parametrize("model", ["alternating", "period7"])
+def test_a_predictable_oscillator_is_refused_by_the_estimators(model: str) -> None:
+    from firmware_bridge.twin import ROSC_MODELS
+
+    # both pass the health tests (no long run, half ones): only the estimators see the pattern
+    twin, link, source = _source(rosc_bits=ROSC_MODELS[model][1](), seed=6)
+    try:
+        with pytest.raises(EntropyError, match=r"SP 800-90B (t-tuple|lrs|markov|compression) estimate \(0\.0"):
+            source.gather()
+        assert source.monitor.failed is None and source.status().startswith("FAILED ")
+        with pytest.raises(EntropyError):  # sticky
+            source.gather()
+    finally:
+        link.close()
+        twin.close()
+
+
+def test_the_credit_is_the_estimate_times_the_design_factor() -> None:
+    from hardware.entropy.assessment import DESIGN_FACTORS
+
+    twin, link, source = _source(seed=7)
+    try:
+        c = source.gather()
+        assert source.assessor.last.samples == 8192 and source.assessor.last.width == 1
+        rate = source.assessor.last.minimum[1] * DESIGN_FACTORS["bridge"]
+        assert source.assessor.rate == rate and 0.125 < rate <= 0.5
+        assert c.samples == 1024 and c.credited_bits == min(CREDIT_CAP_BITS, int(8192 * rate))
+        second = source.gather()  # now only what 448 bits need at the estimated rate
+        assert second.samples * 8 < 8192 and second.credited_bits == CREDIT_CAP_BITS
+    finally:
+        link.close()
+        twin.close()
+
+
+@pytest.mark.parametrize("model", ["alternating", "period7"])
+def test_roll_with_a_predictable_board_exits_3_naming_the_estimator(model: str, monkeypatch, capsys) -> None:
+    from firmware_bridge.twin import ROSC_MODELS
+    from hardware.cli import main
+
+    with Twin(seed=8, rosc_bits=ROSC_MODELS[model][1]()) as twin:
+        monkeypatch.setenv("DICETOWER_BRIDGE_PORT", twin.port)
+        assert main(["roll", "d6cv", "--entropy", "bridge"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bridge" in err[0] and "SP 800-90B" in err[0] and "estimate" in err[0]
+
+
+def test_roll_on_an_rp2350_says_in_one_line_why_there_are_no_bits(monkeypatch, capsys) -> None:
+    from hardware.cli import main
+
+    with Twin(seed=9, chip="RP2350") as twin:
+        monkeypatch.setenv("DICETOWER_BRIDGE_PORT", twin.port)
+        assert main(["roll", "d6cv", "--entropy", "bridge"]) == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "RP2350" in err[0] and "only on an RP2040" in err[0]

@@ -71,7 +71,8 @@ def test_silent_host_puts_the_board_in_its_safe_state() -> None:
     bridge.step()
     assert board.level(12) == 0.0 and bridge.credit == 0 and bridge.safe
     beats = [f for f in wire.frames if f[1] == codec.EV_HEARTBEAT]
-    assert beats[-1][3][-1] & 2  # the heartbeat says so
+    assert beats[-1][3][16] & codec.FLAG_SAFE  # the heartbeat says so
+    assert codec.get_u16(beats[-1][3], 17) == 1  # and counts it (1.1)
     assert board.wdt_timeout_ms is not None and board.wdt_timeout_ms <= 5000 and board.wdt_feeds >= 2
 
 
@@ -89,12 +90,20 @@ def test_safe_boot_pin_leaves_the_repl_alone() -> None:
     assert board.kbd_intr is None and board.wdt_timeout_ms is None
 
 
-def test_exit_to_repl_ends_the_loop() -> None:
+def test_exit_to_repl_lingers_for_a_retry_then_ends_the_loop_silently() -> None:
     clock = [0]
     _, bridge, wire = _board(clock)
     wire.inbox = codec.encode(codec.HELLO, 1, bytes((1, 0, 0, 0, 0, 0))) + codec.encode(codec.EXIT_TO_REPL, 2)
     bridge.step()
-    assert bridge.exit
+    assert bridge.leaving and not bridge.exit
+    sent = len(wire.frames)
+    clock[0] += 300_000_000
+    wire.inbox = codec.encode(codec.EXIT_TO_REPL, 2) + codec.encode(codec.PING, 3, b"late")  # its reply was lost
+    bridge.step()
+    assert [(f[1], f[2]) for f in wire.frames[sent:]] == [(codec.EXIT_TO_REPL | codec.REPLY, 2)]  # no heartbeat
+    clock[0] += 600_000_000
+    bridge.step()
+    assert bridge.exit and len(wire.frames) == sent + 1
 
 
 def test_rosc_not_running_means_no_entropy() -> None:

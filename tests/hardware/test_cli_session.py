@@ -1,5 +1,6 @@
-"""`dicetower session open|show|close`: one commitment, published first, binding the rolls of
-many later commands (real processes), revealed at the end, replayable."""
+"""`dicetower session open|seed|show|close`: one commitment, published first, a table seed
+the players choose, binding the rolls of many later commands (real processes), revealed at the
+end with what to note, replayable."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import os
 import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from hardware.cli import main
 from hardware.entropy import session_file
+from hardware.entropy.open_sessions import OPEN_SESSIONS_DIR
 from hardware.entropy.replay import replay_log
 
 D6CV = ["roll", "d6cv", "--stat", "3", "--cv", "7"]
@@ -28,6 +31,18 @@ def entries(state) -> list[dict]:
     return [json.loads(line) for line in (state / "rolls.jsonl").read_text().splitlines()]
 
 
+def kept(state: Path) -> list[Path]:
+    folder = state / OPEN_SESSIONS_DIR
+    return sorted(folder.glob("*.json")) if folder.exists() else []
+
+
+def the_kept(state: Path) -> session_file.StoredSession:
+    (path,) = kept(state)
+    stored = session_file.load_file(path)
+    assert stored is not None
+    return stored
+
+
 def test_open_prints_the_commitment_and_its_qr_code_and_logs_it_before_any_roll(tmp_path, capsys) -> None:
     code, out, err = run(capsys, "session", "open", str(tmp_path))
     assert code == 0, err
@@ -35,12 +50,13 @@ def test_open_prints_the_commitment_and_its_qr_code_and_logs_it_before_any_roll(
     assert session["kind"] == "session"
     assert f"commitment {session['commitment']}\n" in out
     assert "▄▄▄▄▄" in out  # the QR code's finder patterns, in half blocks
-    mode = stat.S_IMODE(os.stat(tmp_path / session_file.SESSION_FILE).st_mode)
-    assert mode == 0o600  # the file holds the seed
+    (path,) = kept(tmp_path)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600  # the file holds the seed
+    assert path.stem == session["session"] and the_kept(tmp_path).owner.kind == "open"
     code, out, _ = run(capsys, "session", "show", str(tmp_path), "--json")
     shown = json.loads(out)
     assert code == 0 and shown["commitment"] == session["commitment"] and shown["rolls"] == 0
-    assert "seed" not in out and "drbg" not in out  # show never gives the secret away
+    assert '"seed"' not in out and "drbg" not in out  # show never gives the secret away
 
 
 def test_a_session_opened_by_one_process_and_rolled_in_by_three_others_replays(tmp_path) -> None:
@@ -68,7 +84,7 @@ def test_a_session_opened_by_one_process_and_rolled_in_by_three_others_replays(t
     assert log[-1]["kind"] == "reveal" and log[-1]["rolls"] == 12 and log[-1]["end"] == rolls[-1]["end"]
     report = replay_log(tmp_path / "rolls.jsonl")
     assert report.ok and report.rolls_verified == 12 and not report.open_sessions
-    assert not (tmp_path / session_file.SESSION_FILE).exists()
+    assert kept(tmp_path) == []
 
 
 def test_rolls_in_an_open_session_stay_open_and_replay_says_so(tmp_path, capsys) -> None:
@@ -85,12 +101,15 @@ def test_rolls_in_an_open_session_stay_open_and_replay_says_so(tmp_path, capsys)
     assert code == 0 and "verified: 1 roll(s)" in out
 
 
-def test_a_seeded_test_roll_does_not_touch_the_open_session(tmp_path, capsys) -> None:
+def test_a_seeded_test_roll_is_refused_beside_an_open_session(tmp_path, capsys) -> None:
+    """One session at a time: a --seed test session cannot open beside the open one."""
     run(capsys, "session", "open", str(tmp_path))
-    before = session_file.load(tmp_path)
-    assert run(capsys, *D6CV, "--seed", "x", "--state-dir", str(tmp_path))[0] == 0
-    assert session_file.load(tmp_path) == before
+    before = kept(tmp_path)[0].read_bytes()
+    code, out, err = run(capsys, *D6CV, "--seed", "x", "--state-dir", str(tmp_path))
+    assert code == 2 and out == "" and "one session at a time" in err and len(err.strip().splitlines()) == 1
+    assert kept(tmp_path)[0].read_bytes() == before and [e["kind"] for e in entries(tmp_path)] == ["session"]
     run(capsys, "session", "close", str(tmp_path))
+    assert run(capsys, *D6CV, "--seed", "x", "--state-dir", str(tmp_path))[0] == 0  # none open: fine
     report = replay_log(tmp_path / "rolls.jsonl")
     assert report.ok and (report.rolls_test, report.rolls_verified) == (1, 0)
 
@@ -118,14 +137,33 @@ def test_show_and_close_without_a_session_exit_1(tmp_path, capsys) -> None:
         assert code == 1 and out == "" and err.startswith("dicetower: no session open in")
 
 
-def test_a_damaged_session_file_is_named_not_a_traceback(tmp_path, capsys) -> None:
-    (tmp_path / session_file.SESSION_FILE).write_text("{not json")
+def test_a_damaged_kept_file_is_named_and_the_roll_goes_on_in_a_session_of_its_own(tmp_path, capsys) -> None:
+    (tmp_path / OPEN_SESSIONS_DIR).mkdir()
+    (tmp_path / OPEN_SESSIONS_DIR / "0123456789abcdef.json").write_text("{not json")
     code, _, err = run(capsys, *D6CV, "--state-dir", str(tmp_path))
-    assert code == 2 and "session.json is damaged" in err and "Traceback" not in err
+    assert code == 0 and "0123456789abcdef.json is damaged" in err and "Traceback" not in err
 
 
-def test_an_open_session_that_reaches_its_roll_limit_is_revealed_and_the_next_one_kept(tmp_path, capsys,
-                                                                                      monkeypatch) -> None:
+def test_an_earlier_versions_session_json_is_rolled_in_and_closed(tmp_path, capsys) -> None:
+    """A session.json left by the last release (version 1: its cache has no log position) is
+    moved in with the others and its position rebuilt from the log."""
+    run(capsys, "session", "open", str(tmp_path))
+    assert run(capsys, *D6CV, "--times", "2", "--state-dir", str(tmp_path))[0] == 0
+    (path,) = kept(tmp_path)
+    data = json.loads(path.read_text())
+    old = {k: data[k] for k in ("commitment", "seed", "drbg", "rolls", "opened_ns", "block_bytes", "mode", "sources",
+                                "credited_bits")}
+    (tmp_path / session_file.SESSION_FILE).write_text(json.dumps({**old, "version": 1, "rolls": 0}))
+    path.unlink()
+    assert run(capsys, *D6CV, "--state-dir", str(tmp_path))[0] == 0
+    code, out, _ = run(capsys, "session", "close", str(tmp_path))
+    assert code == 0 and "revealed after 3 roll(s)" in out and not (tmp_path / session_file.SESSION_FILE).exists()
+    report = replay_log(tmp_path / "rolls.jsonl")
+    assert report.ok and report.rolls_verified == 3 and report.sessions == 1
+
+
+def test_an_open_session_that_reaches_its_roll_limit_is_revealed_and_the_next_one_stays_open(tmp_path, capsys,
+                                                                                             monkeypatch) -> None:
     import functools
 
     from hardware.cli import dice_source
@@ -133,48 +171,93 @@ def test_an_open_session_that_reaches_its_roll_limit_is_revealed_and_the_next_on
 
     monkeypatch.setattr(dice_source, "open_dice", functools.partial(open_dice, session_rolls=3))
     run(capsys, "session", "open", str(tmp_path))
-    first = session_file.load(tmp_path)
+    first = the_kept(tmp_path)
     code, _, err = run(capsys, *D6CV, "--times", "7", "--state-dir", str(tmp_path))
-    assert code == 0 and err.count("reached its roll limit and was revealed") == 2
-    kept = session_file.load(tmp_path)
-    assert kept.id != first.id and kept.rolls == 1
-    assert f"commitment {kept.commitment}" in err
+    assert code == 0 and err.count("was revealed (its roll limit") == 2
+    last = the_kept(tmp_path)  # taken over from the `session open` one: it stays open like it
+    assert last.id != first.id and last.owner.kind == "open"
+    assert f"commitment {last.commitment}" in err
     run(capsys, "session", "close", str(tmp_path))
     report = replay_log(tmp_path / "rolls.jsonl")
     assert report.ok and report.sessions == 3 and report.rolls_verified == 7 and not report.open_sessions
 
 
-def test_a_command_stopped_before_it_saved_the_session_does_not_roll_it_on(tmp_path, capsys) -> None:
-    """A roll command killed between its log entry and saving session.json leaves the file a
-    roll behind the log: the next command reveals that session with the rolls the log has (no
-    roll drawn twice) and rolls in a session of its own; the log replays."""
+def test_a_command_killed_after_its_append_leaves_nothing_the_next_cannot_take_in(tmp_path, capsys) -> None:
+    """The kept file is a cache of the log: one left behind it (a command killed between its
+    append and anything else; here the file is put back as it was) is brought up to date from
+    the log by the next writer, which rolls on where the log says; nothing is drawn twice."""
     assert run(capsys, "session", "open", str(tmp_path))[0] == 0
     assert run(capsys, *D6CV, "--state-dir", str(tmp_path))[0] == 0
-    behind = (tmp_path / session_file.SESSION_FILE).read_bytes()
+    (path,) = kept(tmp_path)
+    behind = path.read_bytes()
+    assert run(capsys, *D6CV, "--times", "2", "--state-dir", str(tmp_path))[0] == 0
+    path.write_bytes(behind)  # as if the cache were never brought up to date
     assert run(capsys, *D6CV, "--state-dir", str(tmp_path))[0] == 0
-    (tmp_path / session_file.SESSION_FILE).write_bytes(behind)  # as if the save never happened
-    code, _, err = run(capsys, *D6CV, "--state-dir", str(tmp_path))
-    assert code == 0, err
-    assert "was behind the roll log" in err and "revealed and closed" in err
-    assert not (tmp_path / session_file.SESSION_FILE).exists()
-    first = entries(tmp_path)[0]["session"]
-    reveal = next(e for e in entries(tmp_path) if e["kind"] == "reveal")
-    assert (reveal["session"], reveal["rolls"], reveal["reason"]) == (first, 2, "restart")
+    code, out, _ = run(capsys, "session", "close", str(tmp_path))
+    assert code == 0 and "revealed after 4 roll(s)" in out
+    rolls = [e for e in entries(tmp_path) if e["kind"] == "roll"]
+    assert [r["start"] for r in rolls] == [0, *[r["end"] for r in rolls[:-1]]]
     report = replay_log(tmp_path / "rolls.jsonl")
-    assert report.ok, [str(p) for p in report.problems]
-    assert report.rolls_checked == 3
+    assert report.ok and report.rolls_checked == 4, [str(p) for p in report.problems]
 
 
 def test_a_session_closed_before_its_file_went_is_not_rolled_in(tmp_path, capsys) -> None:
     assert run(capsys, "session", "open", str(tmp_path))[0] == 0
     assert run(capsys, *D6CV, "--state-dir", str(tmp_path))[0] == 0
-    kept = (tmp_path / session_file.SESSION_FILE).read_bytes()
+    (path,) = kept(tmp_path)
+    saved = path.read_bytes()
     assert run(capsys, "session", "close", str(tmp_path))[0] == 0
-    (tmp_path / session_file.SESSION_FILE).write_bytes(kept)  # the removal never happened
+    path.write_bytes(saved)  # the removal never happened
     code, _, err = run(capsys, *D6CV, "--state-dir", str(tmp_path))
-    assert code == 0 and "was behind the roll log" in err
-    assert [e["kind"] for e in entries(tmp_path)].count("reveal") == 2  # closed once, own session once
-    assert replay_log(tmp_path / "rolls.jsonl").ok
+    assert code == 0 and "no session open in" in err  # the log says it is revealed: a session of its own
+    assert [e["kind"] for e in entries(tmp_path)].count("reveal") == 2
+    assert kept(tmp_path) == [] and replay_log(tmp_path / "rolls.jsonl").ok
+
+
+def test_the_table_seed_is_set_before_the_first_roll_and_checked(tmp_path, capsys) -> None:
+    run(capsys, "session", "open", str(tmp_path))
+    commitment = entries(tmp_path)[0]["commitment"]
+    code, out, err = run(capsys, "session", "seed", str(tmp_path), "417302")
+    assert code == 0, err
+    seed_entry = entries(tmp_path)[-1]
+    assert seed_entry["kind"] == "table_seed" and seed_entry["table_seed"] == "417302"
+    assert f"--expect {commitment[:8]} --table-seed 417302" in out
+    assert run(capsys, *D6CV, "--times", "3", "--state-dir", str(tmp_path))[0] == 0
+    assert next(e["start"] for e in entries(tmp_path) if e["kind"] == "roll") == 1  # call 0 took the seed
+    code, out, _ = run(capsys, "session", "show", str(tmp_path))
+    assert "table seed 417302" in out and "rolls      3" in out
+    code, out, _ = run(capsys, "session", "close", str(tmp_path))
+    reveal = entries(tmp_path)[-1]
+    for line in (f"commitment {commitment}", "table seed 417302", "rolls 3", f"head {reveal['hash']}"):
+        assert line + "\n" in out
+    assert "▄▄▄" in out  # the QR code of the four
+    assert run(capsys, "replay", str(tmp_path), "--all-revealed", "--table-seed", "417302", "--expect",
+               reveal["hash"][:8], "--expect", commitment[:12])[0] == 0
+    code, _, err = run(capsys, "replay", str(tmp_path), "--table-seed", "417303")
+    assert code == 1 and "its table seed is '417302', not one the players set ('417303')" in err
+
+
+@pytest.mark.parametrize(("before", "text", "message"), [
+    ([], "", "table seed: empty"),
+    ([], "x" * 65, "at most 64"),
+    ([], "tab\there", "is not printable ASCII"),
+    ([], " 417302", "starts or ends with a space"),
+    ([["session", "seed", "{d}", "111111"]], "222222", "has its table seed already ('111111')"),
+    ([[*D6CV, "--state-dir", "{d}"]], "222222", "has 1 roll(s) already"),
+])
+def test_a_table_seed_that_cannot_be_set_is_one_line_and_exit_2(tmp_path, capsys, before, text, message) -> None:
+    run(capsys, "session", "open", str(tmp_path))
+    for argv in before:
+        assert run(capsys, *[a.format(d=tmp_path) for a in argv])[0] == 0
+    logged = entries(tmp_path)
+    code, out, err = run(capsys, "session", "seed", str(tmp_path), text)
+    assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1, err
+    assert entries(tmp_path) == logged  # nothing appended
+
+
+def test_a_table_seed_without_an_open_session_is_refused(tmp_path, capsys) -> None:
+    code, out, err = run(capsys, "session", "seed", str(tmp_path), "417302")
+    assert code == 2 and out == "" and "no session open in" in err and "session open" in err
 
 
 def test_a_logged_seed_run_longer_than_a_session_replays(tmp_path, capsys) -> None:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import EntropyError
-from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, MIX_INTERVALS, STARTUP_PRESSES, ButtonTiming
+from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, STARTUP_PRESSES, ButtonTiming
 from hardware.entropy.sources import CREDIT_CAP_BITS
 
 MS = 1_000_000
@@ -124,7 +124,6 @@ def test_nothing_is_used_before_the_start_up_test_passes() -> None:
     assert not bt.ready
     assert bt.credited_bits > 0
     assert bt.take_credited() is None
-    assert bt.roll_mix()  # the player's say in a roll is not credit: it is used from the first press
     human_taps(bt, 2, start=10**13)
     assert bt.ready
     pooled = bt.credited_bits
@@ -134,18 +133,21 @@ def test_nothing_is_used_before_the_start_up_test_passes() -> None:
     assert bt.credited_bits == 0 and bt.take_credited() is None  # each press seeds one session only
 
 
-def test_the_roll_mix_is_the_latest_press_and_the_intervals_before_it() -> None:
-    bt = ButtonTiming(startup_presses=1)
-    assert bt.roll_mix() == b""
-    t0 = 10**12
-    times = [t0 + sum(HUMAN_GAPS[:i]) for i in range(20)]
-    for t in times:
-        tap(bt, t)
-    mix = bt.roll_mix()
-    words = [int.from_bytes(mix[i : i + 8], "big") for i in range(0, len(mix), 8)]
-    assert words[0] == times[-1]
-    assert words[1:] == [times[-1 - i] - times[-2 - i] for i in range(MIX_INTERVALS)]
-    assert bt.roll_mix() == mix  # reading it takes nothing away: every roll until the next press gets it
+def test_every_edge_seeds_the_next_session_and_none_is_a_rolls_input() -> None:
+    """Press timing is entropy for the next session, never the roll a press makes (the device
+    measures it after the commitment): a press that earns no credit (a hold, a bounce) still
+    changes the next session's conditioned block, and nothing hands a roll its timing."""
+    blocks = []
+    for extra_hold in (None, 700 * MS + 3, 701 * MS + 9):
+        bt = ButtonTiming(startup_presses=1)
+        human_taps(bt, 20)
+        if extra_hold is not None:  # a hold: no credit
+            tap(bt, 10**14, "MODE", hold=extra_hold)
+        share = bt.take_credited()
+        assert share is not None and share.credited_bits == CREDIT_BITS_PER_PRESS * 19
+        blocks.append(share.block)
+    assert len(set(blocks)) == 3
+    assert not hasattr(ButtonTiming, "roll_mix")
 
 
 def test_the_credit_pool_is_capped() -> None:

@@ -123,7 +123,7 @@ def test_predictable_files_exit_3_naming_the_estimator(tmp_path, capsys, name, d
     assert code == 3 and out == "", name
     (line,) = err.strip().splitlines()
     assert re.search(r"failed the SP 800-90B (mcv|collision|markov|compression|t-tuple|lrs) estimate", line), line
-    assert "predictable data" in line
+    assert "a pattern, not noise" in line
 
 
 def test_kernel_and_hwrng_pass_their_estimates(capsys) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from engine.panel.model import Button
 from hardware.entropy import open_dice
-from hardware.entropy.open_sessions import OPEN_SESSIONS_DIR, OpenSessions, trace
+from hardware.entropy.open_sessions import OPEN_SESSIONS_DIR, OpenSessions
 from hardware.entropy.replay import replay_log
 from hardware.rolllog import LenientLog, RollLog
 from hardware.state import LOG_NAME
@@ -165,12 +165,34 @@ def test_a_log_that_cannot_take_the_reveal_keeps_the_file_for_the_next_start(tmp
     assert replay_log(tmp_path / LOG_NAME).ok
 
 
-def test_trace_reads_only_the_lines_of_the_sessions_asked_for(tmp_path) -> None:
-    log = RollLog(tmp_path / LOG_NAME)
+def test_news_reads_the_log_back_only_to_the_entry_asked_for(tmp_path) -> None:
+    log = RollLog(tmp_path / LOG_NAME, rotate_bytes=600)  # rotated files too
+    log.append("session", session="aaaa", commitment="aaaa")
     log.append("roll", session="aaaa", start=0, end=2)
     log.append("roll", session="bbbb", start=0, end=1)
     log.append("roll", session="aaaa", start=2, end=5)
     log.append("reveal", session="bbbb", rolls=1, end=1)
-    got = trace(tmp_path / LOG_NAME, ["aaaa", "bbbb", "cccc"])
-    assert (got["aaaa"].rolls, got["aaaa"].end, got["aaaa"].revealed) == (2, 5, False)
-    assert got["bbbb"].revealed and got["cccc"].rolls == 0
+    keeper = OpenSessions(tmp_path)
+    news = keeper.news("aaaa", 2)
+    assert news.head == 5 and [e["seq"] for e in news.entries] == [4]
+    assert [e["kind"] for e in keeper.news("aaaa", None).entries] == ["session", "roll", "roll"]
+    assert keeper.news("aaaa", 5).entries == () and keeper.head() == 5
+    (tmp_path / LOG_NAME).write_bytes((tmp_path / LOG_NAME).read_bytes() + b'{"torn')  # a torn tail is skipped
+    assert keeper.head() == 5
+
+
+def test_a_session_the_last_release_left_open_is_revealed_at_the_next_start(tmp_path) -> None:
+    """Version 1 files (the last release's) hold no log position and no owner: a tower's is
+    revealed at the next start with the rolls the log has, rebuilt from its session entry."""
+    first = start(tmp_path)
+    roll(first, 2)
+    pull_the_plug(first)
+    [kept] = kept_files(tmp_path)
+    data = json.loads(kept.read_text())
+    old = {k: data[k] for k in ("commitment", "seed", "drbg", "opened_ns", "block_bytes", "mode", "sources",
+                                "credited_bits")}
+    kept.write_text(json.dumps({**old, "version": 1, "rolls": 0}))
+    start(tmp_path).tower.close()
+    reveal = next(e for e in entries(tmp_path / LOG_NAME) if e["kind"] == "reveal")
+    assert (reveal["session"], reveal["reason"], reveal["rolls"]) == (kept.stem, "restart", 2)
+    assert replay_log(tmp_path / LOG_NAME).ok

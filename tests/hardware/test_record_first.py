@@ -62,7 +62,10 @@ def test_good_faces_are_logged_then_printed(tmp_path, capsys) -> None:
     assert code == 0
     printed = [json.loads(line) for line in out.splitlines()]
     assert [p.pop("verifiable") for p in printed] == [False, False]  # typed in: entered, not rolled
-    assert printed == [e["result"] for e in rolls(tmp_path)]
+    logged = rolls(tmp_path)
+    assert [p.pop("recorded") for p in printed] == [{"session": None, "number": None, "entry": e["hash"][:8]}
+                                                     for e in logged]  # the fingerprint of the entry it is
+    assert printed == [e["result"] for e in logged]
 
 
 class FullDisk:
@@ -409,5 +412,6 @@ def test_kill_9_at_random_points_loses_nothing(tmp_path) -> None:
 
 
 def without_verifiable(printed: dict) -> dict:
-    """A roll as ``roll --json`` prints it, less the ``verifiable`` flag the log's result lacks."""
-    return {k: v for k, v in printed.items() if k != "verifiable"}
+    """A roll as ``roll --json`` prints it, less what the log's result lacks: the ``verifiable``
+    flag and where it was ``recorded`` (its session, number and entry hash)."""
+    return {k: v for k, v in printed.items() if k not in ("verifiable", "recorded")}

@@ -1,11 +1,12 @@
-"""Forgeries that keep a valid hash chain: grinding, a dropped roll with the count fixed, an
-edited result, relabelled kinds. `log verify` cannot see them; `dicetower replay` must."""
+"""The forgery corpus (tests/hardware/forgeries.py) through ``dicetower replay``: every forged
+log keeps a valid hash chain, so ``log verify`` cannot see it, and replay names the problem;
+the honest logs it is built from pass with what the players noted."""
 
 from __future__ import annotations
 
 import contextlib
 import io
-import shutil
+import json
 from pathlib import Path
 
 import pytest
@@ -15,84 +16,76 @@ from hardware.entropy.replay import replay_log
 from hardware.rolllog import verify
 from tests.hardware import forgeries
 
-D6CV_HARD = ["roll", "d6cv", "--stat", "2", "--cv", "10", "--json"]
-
 
 def quiet(*argv: str) -> int:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         return main(list(argv))
 
 
-@pytest.fixture(scope="module")
-def genuine(tmp_path_factory) -> dict[str, Path]:
-    """Genuine state dirs: random rolls, a --seed test session, typed-in winners."""
-    base = tmp_path_factory.mktemp("genuine")
-    dirs = {name: base / name for name in ("random", "seeded", "entered")}
-    assert quiet(*D6CV_HARD, "--times", "30", "--state-dir", str(dirs["random"])) == 0
-    assert quiet(*D6CV_HARD, "--times", "5", "--seed", "table", "--state-dir", str(dirs["seeded"])) == 0
-    for _ in range(5):  # five typed-in "failures" that raise karma, as in the issue
-        assert quiet("roll", "fingers", "--choices", "5", "--winners", "1", "--guess", "3", "--winners-set", "4",
-                     "--state-dir", str(dirs["entered"]), "--player", "1", "--json") == 0
-    assert quiet(*D6CV_HARD, "--state-dir", str(dirs["entered"])) == 0
-    return dirs
+@pytest.fixture
+def honest(forgery_honest) -> forgeries.Honest:
+    return forgery_honest
 
 
-def test_genuine_logs_replay_and_count_each_kind(genuine) -> None:
-    random, seeded, entered = (replay_log(genuine[k] / "rolls.jsonl") for k in ("random", "seeded", "entered"))
-    assert random.ok and (random.rolls_verified, random.rolls_test, random.rolls_entered) == (30, 0, 0)
-    assert seeded.ok and (seeded.rolls_verified, seeded.rolls_test) == (0, 5)
-    assert entered.ok and (entered.rolls_verified, entered.rolls_entered) == (1, 5)
+@pytest.fixture
+def cases(forgery_cases) -> dict[str, forgeries.Case]:
+    return forgery_cases
 
 
-def test_forced_rolls_are_never_counted_as_verified(genuine, capsys) -> None:
-    assert main(["replay", str(genuine["entered"])]) == 0
-    out = capsys.readouterr().out
-    assert "verified: 1 roll(s)" in out and "entered:  5 roll(s) typed in" in out
+def logged(path: Path, entries) -> Path:
+    path.write_text("".join(json.dumps(e, sort_keys=True, separators=(",", ":")) + "\n" for e in entries))
+    return path
 
 
-@pytest.mark.parametrize("name", list(forgeries.FORGERIES))
-def test_every_forgery_keeps_the_chain_but_fails_replay(genuine, tmp_path, name) -> None:
-    source, forge = forgeries.FORGERIES[name]
-    state = tmp_path / "forged"
-    shutil.copytree(genuine[source], state)
-    original = forgeries.read(state / "rolls.jsonl")
-    forged = forge(original)
-    assert forged != original
-    forgeries.write(state / "rolls.jsonl", forged)
-    assert verify(state / "rolls.jsonl").ok  # the chain is whole: only the replay can tell
-    report = replay_log(state / "rolls.jsonl")
-    assert not report.ok, name
-    assert all(p.line_no >= 1 for p in report.problems)
+def test_the_honest_logs_pass_both_with_and_without_what_the_players_noted(honest, tmp_path) -> None:
+    noted = [a for n in honest.noted.values() for a in ("--expect", n)]
+    for name, entries, extra in (("table", honest.table, [*noted, "--table-seed", forgeries.TABLE_SEED]),
+                                 ("two", honest.two, ["--table-seed", forgeries.TABLE_SEED]),
+                                 ("seeded", honest.seeded, []), ("entered", honest.entered, [])):
+        path = logged(tmp_path / f"{name}.jsonl", entries)
+        assert quiet("replay", str(path), "--all-revealed", *extra) == 0, name
+        assert quiet("replay", str(path), "--all-revealed") == 0, name
+    report = replay_log(tmp_path / "table.jsonl")
+    assert (report.rolls_verified, report.rolls_mixed, report.without_table_seed) == (30, 5, ())
+    seeded, entered = replay_log(tmp_path / "seeded.jsonl"), replay_log(tmp_path / "entered.jsonl")
+    assert (seeded.rolls_verified, seeded.rolls_test) == (0, 5)
+    assert (entered.rolls_verified, entered.rolls_entered) == (1, 5)
+    assert [o.session for o in entered.without_table_seed] == [entered.to_dict()["without_table_seed"][0]["session"]]
 
 
-def test_grinding_is_named_at_the_first_ground_roll(genuine, tmp_path) -> None:
-    state = tmp_path / "forged"
-    shutil.copytree(genuine["random"], state)
-    entries = forgeries.read(state / "rolls.jsonl")
-    forged = forgeries.grind_with_true_offsets(entries)
-    forgeries.write(state / "rolls.jsonl", forged)
-    first = next(i for i, (a, b) in enumerate(zip(entries, forged, strict=True)) if a.get("start") != b.get("start"))
-    report = replay_log(state / "rolls.jsonl")
+@pytest.mark.parametrize("name", forgeries.NAMES)
+def test_every_forgery_keeps_the_chain_but_fails_replay(cases, honest, tmp_path, capsys, name) -> None:
+    case = cases[name]
+    path = logged(tmp_path / "rolls.jsonl", case.entries)
+    assert verify(path).ok  # the chain is whole: only the replay can tell
+    report = replay_log(path, expect=case.expect, table_seeds=case.table_seeds)
+    assert any(case.replay in p.message for p in report.problems), [str(p) for p in report.problems]
+    assert main(["replay", str(path), "--all-revealed", *case.args()]) == 1
+    assert case.replay in capsys.readouterr().err
+    # what the players noted is true of the honest log the forgery was made from: no false alarm
+    honest_path = logged(tmp_path / "honest.jsonl", honest.log(case.source))
+    assert quiet("replay", str(honest_path), "--all-revealed", *case.args()) == 0
+
+
+def test_grinding_is_named_at_the_first_ground_roll(honest, tmp_path) -> None:
+    forged = forgeries.rehash(forgeries.grind_offsets(honest.table, claim_continuity=False))
+    first = next(i for i, (a, b) in enumerate(zip(honest.table, forged, strict=True))
+                 if a.get("start") != b.get("start"))
+    report = replay_log(logged(tmp_path / "rolls.jsonl", forged))
     assert report.problems[0].line_no == first + 1
     assert "continuity: roll starts at generate call" in report.problems[0].message
     assert report.rolls_verified < 30
 
 
-def test_a_dropped_middle_roll_is_named(genuine, tmp_path) -> None:
-    state = tmp_path / "forged"
-    shutil.copytree(genuine["random"], state)
-    forgeries.write(state / "rolls.jsonl", forgeries.drop_middle_roll_fix_count(forgeries.read(state / "rolls.jsonl")))
-    (problem,) = replay_log(state / "rolls.jsonl").problems
-    assert "calls skipped: a dropped, moved or re-drawn roll" in problem.message
+def test_hidden_sessions_are_named_at_the_second_session(honest, tmp_path) -> None:
+    forged = forgeries.rehash(forgeries.hidden_sessions(honest.table))
+    report = replay_log(logged(tmp_path / "rolls.jsonl", forged))
+    first = report.problems[0]
+    assert first.line_no == 2 and "opened while session" in first.message and "one session at a time" in first.message
+    assert any("which is not the open session" in p.message for p in report.problems)
 
 
-def test_a_roll_after_the_reveal_or_of_an_unknown_session_is_a_problem(genuine, tmp_path) -> None:
-    state = tmp_path / "forged"
-    shutil.copytree(genuine["random"], state)
-    entries = forgeries.read(state / "rolls.jsonl")
-    late = dict(next(e for e in entries if e["kind"] == "roll"))
-    stray = {**late, "session": "0123456789abcdef"}
-    forgeries.write(state / "rolls.jsonl", [*entries, late, stray])
-    messages = [p.message for p in replay_log(state / "rolls.jsonl").problems]
-    assert any("after that session was revealed" in m for m in messages)
-    assert any("never started" in m for m in messages)
+def test_a_roll_of_an_unknown_session_is_a_problem(honest, tmp_path) -> None:
+    stray = {**next(e for e in honest.table if e["kind"] == "roll"), "session": "0123456789abcdef"}
+    report = replay_log(logged(tmp_path / "rolls.jsonl", forgeries.rehash([*honest.table, stray])))
+    assert any("never started" in p.message for p in report.problems)

@@ -11,6 +11,8 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.panel import machine
 from engine.panel import session as sessions
@@ -306,24 +308,58 @@ def test_a_failed_reveal_is_reported_and_the_session_stays_shown() -> None:
         rig.tower.close()
 
 
-def test_a_panel_roll_takes_the_roll_press_time_and_the_intervals_before_it(tmp_path) -> None:
-    log = tmp_path / "rolls.jsonl"
+def _panel_night(state: Path, gaps_ms: list[int], start_ns: int, table_seed: str | None) -> list[list[int]]:
+    """One honest night on the panel with a fixed seed (a kernel source that always gives the
+    same bytes, a fixed wall clock for the nonce) and the given press rhythm: returns the dice
+    of its rolls, after checking its log replays clean."""
+    log = RollLog(state / "rolls.jsonl", fsync=False)
     timing = ButtonTiming()
-    dice = open_dice("kernel", buttons=timing, log=RollLog(log))
+    dice = open_dice("kernel", buttons=timing, log=log, getrandom=lambda n: hashlib.shake_256(b"fixed").digest(n),
+                     clock_ns=lambda: 1_767_225_600_000_000_000)
     rig = Rig(dice=dice, timing=timing)
+    rig.clock.t = start_ns
     try:
-        for button in (Button.PLUS, Button.MINUS, Button.PLUS):
-            rig.tap(button)
-            rig.run(0.137)
-        press_at = rig.clock.t
-        rig.tap(Button.ROLL)
-        rig.run(1.0)
+        if table_seed is not None:
+            dice.set_table_seed(table_seed)
+        for gap in gaps_ms:
+            rig.run(gap / 1000)
+            rig.tap(Button.PLUS, seconds=0.05 + gap % 7 / 1000)  # up and down again: the same settings
+            rig.run(gap % 13 / 100)
+            rig.tap(Button.MINUS, seconds=0.05 + gap % 5 / 1000)
+            rig.tap(Button.ROLL, seconds=0.05 + gap % 11 / 997)
+            rig.run(1.0)
     finally:
         rig.tower.close()
-    (roll,) = [e for e in entries(log) if e["kind"] == "roll"]
-    mix = bytes.fromhex(roll["mix"])
-    words = [int.from_bytes(mix[i : i + 8], "big") for i in range(0, len(mix), 8)]
-    assert len(words) == 4 and words[0] == press_at  # the ROLL press, then three intervals
-    assert all(w > 0 for w in words[1:])
-    report = replay_log(log)
-    assert report.ok and report.rolls_verified == 1
+    report = replay_log(log.path, table_seeds=[table_seed] if table_seed else [])
+    assert report.ok, [str(p) for p in report.problems]
+    rolls = [e for e in entries(log.path) if e["kind"] == "roll"]
+    assert rolls and all(e["mix"] == "" and e["source"] == "panel" for e in rolls)
+    assert report.rolls_verified == len(rolls)
+    return [e["result"]["dice"] for e in rolls]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(min_value=30, max_value=900), min_size=3, max_size=3),
+       st.lists(st.integers(min_value=30, max_value=900), min_size=3, max_size=3),
+       st.integers(min_value=0, max_value=10**12))
+def test_the_same_session_gives_the_same_dice_whatever_the_press_times(first, second, start) -> None:
+    """Nothing the device measures after the commitment enters a roll: two honest nights of
+    the same session (same seed, same table seed, same settings) give the same dice, however
+    the presses were timed and whatever the clock said."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        one = _panel_night(Path(a), first, 10**9, "417302")
+        two = _panel_night(Path(b), second, 10**9 + start, "417302")
+    assert one == two
+
+
+def test_the_table_seed_changes_every_roll_of_the_session(tmp_path) -> None:
+    gaps = [100, 200, 300, 400]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "c").mkdir()
+    with_seed = _panel_night(tmp_path / "a", gaps, 10**9, "417302")
+    other = _panel_night(tmp_path / "b", gaps, 10**9, "417303")
+    without = _panel_night(tmp_path / "c", gaps, 10**9, None)
+    assert len({str(with_seed), str(other), str(without)}) == 3

@@ -4,7 +4,7 @@ selected, shows every flow's page, and is the one committed (so the documented s
 are what the panel shows today).
 
 Regenerate after a deliberate change to the panel (each script's first lines say how):
-    dicetower sim --seed flows --script docs/screenshots/flows/SYSTEM.txt \
+    .venv/bin/dicetower sim --seed flows --script docs/screenshots/flows/SYSTEM.txt \
         --out docs/screenshots/flows/SYSTEM --scale 1
 """
 
@@ -20,6 +20,7 @@ from engine.systems import SYSTEM_IDS, get
 from hardware import config as cfg
 from hardware.entropy import open_dice
 from hardware.sim import Simulator, parse_script
+from tests.engine.panel.words import check_lines
 
 FLOWS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "flows"
 
@@ -53,6 +54,8 @@ def test_the_flow_script_reaches_every_parameter_and_every_flow(system: str) -> 
     for flow in spec.panel.flows:
         if flow.page:
             assert flow.name in titles, f"{script.name} never opens the {flow.name} page"
+    for step in steps:  # no screen of the flow says None, nan, { or a Python repr
+        check_lines(step["screen"]["lines"], f"{script.name}, step {step['event']!r} at {step['t']} s")
     kinds = {step["screen"]["kind"] for step in steps}
     assert kinds & {"result", "reveal"}, f"{script.name} never rolls"
     committed = json.loads((FLOWS / system / "transcript.json").read_text(encoding="utf-8"))
@@ -61,7 +64,7 @@ def test_the_flow_script_reaches_every_parameter_and_every_flow(system: str) -> 
         return [{k: v for k, v in step.items() if k != "frame"} for step in transcript]
 
     assert without_frame(steps) == without_frame(committed), (
-        f"docs/screenshots/flows/{system} is stale: dicetower sim --seed flows --script "
+        f"docs/screenshots/flows/{system} is stale: .venv/bin/dicetower sim --seed flows --script "
         f"docs/screenshots/flows/{system}.txt --out docs/screenshots/flows/{system} --scale 1")
     for step in committed:
         assert (FLOWS / system / step["frame"]).exists()

@@ -97,11 +97,11 @@ def test_an_80x24_terminal_shows_the_whole_compact_layout() -> None:
     try:
         child.expect("keys: m f d u r[^\r\n]*q quit")
         lines = last_screen(child.before + child.after)
-        assert len(lines) == 22 and all(len(line) <= 80 for line in lines)
+        assert 22 <= len(lines) <= 24 and all(len(line) <= 80 for line in lines)
         assert lines[0] == "┌" + "─" * 64 + "┐"  # the top of the frame is on screen
         assert any("\u2801" <= ch <= "\u28ff" for ch in "".join(lines[1:17]))
         assert lines[19].startswith("screen: infinity")  # title, odds and the selected field
-        assert ">" in lines[19]
+        assert ">" in " ".join(lines[19:-2])  # the screen's text may take the rows left over
         child.send("m")
         child.expect("screen: horizons")
         child.send("q")

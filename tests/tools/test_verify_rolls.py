@@ -1,11 +1,10 @@
 """tools/verify_rolls.py, the outsider's verifier: standard library only, no project imports,
-and it agrees with `dicetower replay` on genuine logs (accepted) and on every forgery in
-tests/hardware/forgeries.py (rejected)."""
+and it agrees with `dicetower replay` on honest logs (accepted, with the same counts) and on
+every case of the forgery corpus in tests/hardware/forgeries.py (rejected, naming the problem)."""
 
 from __future__ import annotations
 
 import ast
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,13 +13,13 @@ import pytest
 
 from hardware.entropy.replay import replay_log
 from tests.hardware import forgeries
-from tests.hardware.test_replay_forgeries import genuine, quiet  # noqa: F401  # the genuine-log fixture
+from tests.hardware.test_replay_forgeries import cases, honest, logged, quiet  # noqa: F401  # the corpus fixtures
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "verify_rolls.py"
 
 
-def verify(log: Path) -> tuple[int, str]:
-    done = subprocess.run([sys.executable, str(TOOL), str(log)], capture_output=True, text=True, timeout=120)
+def verify(log: Path, *args: str) -> tuple[int, str]:
+    done = subprocess.run([sys.executable, str(TOOL), str(log), *args], capture_output=True, text=True, timeout=120)
     return done.returncode, done.stdout
 
 
@@ -35,9 +34,10 @@ def test_the_tool_uses_the_standard_library_only() -> None:
 
 @pytest.fixture(scope="module")
 def every_system(tmp_path_factory) -> Path:
-    """One session, opened first, rolled in by every system, closed."""
+    """One session, opened first, seeded by the table, rolled in by every system, closed."""
     state = tmp_path_factory.mktemp("systems")
     assert quiet("session", "open", str(state)) == 0
+    assert quiet("session", "seed", str(state), "Blue Dragon 7") == 0
     for argv in (["infinity", "--rating", "8", "--cr", "difficult"],
                  ["horizons", "--pool", "6", "--opponent-pool", "3"],
                  ["d6cv", "--stat", "3", "--cv", "7", "--contest", "targeted"],
@@ -48,25 +48,38 @@ def every_system(tmp_path_factory) -> Path:
     return state
 
 
-def test_genuine_logs_are_accepted_by_both_with_the_same_counts(genuine, every_system) -> None:  # noqa: F811
-    for state in (*genuine.values(), every_system):
-        code, out = verify(state / "rolls.jsonl")
-        report = replay_log(state / "rolls.jsonl")
+def test_honest_logs_are_accepted_by_both_with_the_same_counts(honest, every_system, tmp_path) -> None:  # noqa: F811
+    paths = [logged(tmp_path / f"{n}.jsonl", honest.log(n)) for n in ("table", "two", "seeded", "entered")]
+    for path in (*paths, every_system / "rolls.jsonl"):
+        code, out = verify(path, "--all-revealed")
+        report = replay_log(path)
         assert code == 0 and report.ok, out
         assert (f"verified {report.rolls_verified} rolled, {report.rolls_entered} entered (not checkable), "
                 f"{report.rolls_test} test") in out
-    assert "verified 75 rolled" in verify(every_system / "rolls.jsonl")[1]
+    assert "verified 75 rolled" in verify(every_system / "rolls.jsonl", "--table-seed", "Blue Dragon 7")[1]
+    noted = [a for n in honest.noted.values() for a in ("--expect", n)]
+    assert verify(paths[0], *noted, "--table-seed", forgeries.TABLE_SEED)[0] == 0
+    code, out = verify(paths[3])
+    assert code == 0 and "1 session(s) without a table seed (the owner could have chosen their seed)" in out
 
 
-@pytest.mark.parametrize("name", list(forgeries.FORGERIES))
-def test_every_forgery_is_rejected_by_both(genuine, tmp_path, name) -> None:  # noqa: F811
-    source, forge = forgeries.FORGERIES[name]
-    state = tmp_path / "forged"
-    shutil.copytree(genuine[source], state)
-    forgeries.write(state / "rolls.jsonl", forge(forgeries.read(state / "rolls.jsonl")))
-    code, out = verify(state / "rolls.jsonl")
-    assert code == 1 and "problem(s)" in out, out
-    assert not replay_log(state / "rolls.jsonl").ok
+@pytest.mark.parametrize("name", forgeries.NAMES)
+def test_every_forgery_is_rejected_by_both(cases, tmp_path, name) -> None:  # noqa: F811
+    case = cases[name]
+    path = logged(tmp_path / "rolls.jsonl", case.entries)
+    code, out = verify(path, "--all-revealed", *case.args())
+    assert code == 1 and "problem(s)" in out and case.verify in out, out
+    assert not replay_log(path, expect=case.expect, table_seeds=case.table_seeds).ok
+
+
+def test_what_the_players_noted_is_checked(honest, tmp_path) -> None:  # noqa: F811
+    path = logged(tmp_path / "rolls.jsonl", honest.table)
+    code, out = verify(path, "--expect", "00000000")
+    assert code == 1 and "expected fingerprint 00000000 is not in the log" in out
+    code, out = verify(path, "--table-seed", "999999")
+    assert code == 1 and "its table seed '417302' is not one the players set" in out
+    done = subprocess.run([sys.executable, str(TOOL), str(path), "--expect", "abc"], capture_output=True, text=True)
+    assert done.returncode == 2 and "8 to 64 hex digits" in done.stderr
 
 
 def test_an_open_session_is_reported_not_failed(tmp_path) -> None:
@@ -74,8 +87,17 @@ def test_an_open_session_is_reported_not_failed(tmp_path) -> None:
     assert quiet("roll", "d6cv", "--stat", "3", "--cv", "7", "--state-dir", str(tmp_path)) == 0
     code, out = verify(tmp_path / "rolls.jsonl")
     assert code == 0 and "1 in 1 open session(s)" in out
+    code, out = verify(tmp_path / "rolls.jsonl", "--all-revealed")
+    assert code == 1 and "is still open" in out
 
 
 def test_a_missing_file_is_one_line_and_exit_2(tmp_path) -> None:
     done = subprocess.run([sys.executable, str(TOOL), str(tmp_path / "none.jsonl")], capture_output=True, text=True)
     assert done.returncode == 2 and done.stderr.startswith("verify_rolls: cannot read")
+
+
+def test_an_old_stream_2_log_is_accepted_and_listed_apart() -> None:
+    old = sorted((Path(__file__).resolve().parents[1] / "hardware" / "data" / "old_logs").glob("*.jsonl"))
+    for path in old:
+        code, out = verify(path, "--all-revealed")
+        assert code == 0 and "all good" in out and "without a table seed" in out, out

@@ -100,7 +100,7 @@ def test_infinity_coordination_each_helper_presses_roll_in_turn_then_the_total()
     text = " ".join(panel.screen.lines)
     for p in expected["participants"]:
         assert f"{p['rating']}: {p['hot']}/{p['cold']} ={p['total']}" in text
-    assert f"base {expected['base']} +{expected['coordination']} = {expected['total']}" in text
+    assert f"{expected['total']} = base {expected['base']} +{expected['coordination']}" in text
 
 
 def test_horizons_damage_goes_to_the_defenders_slot_and_spills_over_as_boxes() -> None:

@@ -1,0 +1,162 @@
+"""What the tower says: one sentence per screen from the systems' own data and a phrase table
+(engine/speech). The sentences as audio are checked in tests/hardware/test_speech_audio.py."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import systems
+from engine.panel.machine import PanelConfig
+from engine.panel.state import Mode
+from engine.speech import LANGUAGES, TEMPLATES, SpeechError, check, table
+from engine.speech import words as said
+from engine.systems import SYSTEM_IDS
+from tests.engine.panel.driver import FIELD, MODE, PLUS, ROLL, Panel
+from tests.engine.speech.corpus import sentences
+from tests.support import seeded_dice
+
+EN = table("en")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_corpus_uses_every_template_and_leaves_no_placeholder(language: str) -> None:
+    out, used = sentences(language)
+    assert used == set(TEMPLATES)
+    for what, text in out:
+        assert text.strip(), what
+        assert not set(text) & set("{}_~>#"), (what, text)  # nothing of the screen's markup or the template's
+        assert "  " not in text, (what, text)
+
+
+def test_every_language_has_every_word_english_has() -> None:
+    for language in LANGUAGES:
+        phrases = table(language)
+        for part in ("terms", "outcomes", "systems", "words"):
+            assert set(getattr(phrases, part)) >= set(getattr(EN, part)), (language, part)
+
+
+def test_the_examples_of_the_issue() -> None:
+    panel = Panel(PanelConfig(systems=("horizons",), animation_seconds=0))
+    panel.set_field("need", 3)
+    panel.set_field("trait", 5)
+    panel.set_field("skill", 5)
+    panel.to_field("need")
+    assert said.utterance(panel.state, EN) == f"horizons, need 3, {round(panel.state.odds * 100)} percent"
+    panel = Panel(PanelConfig(systems=("infinity",), animation_seconds=0))
+    panel.set_field("rating", 12)
+    for seed in range(200):  # a success whose total is 14
+        panel.dice = seeded_dice(f"issue {seed}".encode())
+        panel.press(ROLL)
+        result = panel.state.result
+        if result is not None and result.total == 14 and result.outcome == "success":
+            break
+        panel.press(MODE)
+    else:
+        raise AssertionError("no infinity success of 14 in 200 seeds")
+    assert said.utterance(panel.state, EN) == "infinity: success, 14 against C R 10, it had 64 percent"
+
+
+@pytest.mark.parametrize("system", SYSTEM_IDS)
+def test_every_outcome_and_term_of_every_system_is_in_every_table(system: str) -> None:
+    spec = systems.get(system)
+    for language in LANGUAGES:
+        phrases = table(language)
+        assert set(spec.outcomes) <= set(phrases.outcomes), (language, system)
+    panel = Panel(PanelConfig(systems=(system,), animation_seconds=0))
+    for _ in range(30):
+        panel.press(ROLL)
+        if panel.state.mode is Mode.GUESS:
+            panel.press(FIELD)
+        data = panel.state.result.to_dict()
+        versus = spec.panel.versus(data)
+        if versus is not None:
+            for language in LANGUAGES:
+                assert versus.term in table(language).terms, (language, versus.term)
+
+
+@settings(max_examples=60, deadline=None)
+@given(system=st.sampled_from(SYSTEM_IDS), seed=st.binary(min_size=1, max_size=8),
+       presses=st.lists(st.sampled_from(["field", "plus", "minus"]), max_size=12))
+def test_versus_says_what_the_headline_shows(system: str, seed: bytes, presses: list[str]) -> None:
+    """The spoken score and the screen's title never disagree: ``14 vs 10`` is 14 against 10."""
+    panel = Panel(PanelConfig(systems=(system,), animation_seconds=0), dice=seeded_dice(seed))
+    from tests.engine.panel.driver import MINUS
+
+    buttons = {"field": FIELD, "plus": PLUS, "minus": MINUS}
+    for name in presses:
+        panel.press(buttons[name])
+    panel.press(ROLL)
+    if panel.state.mode is Mode.GUESS:
+        panel.press(FIELD)
+    if panel.state.result is None or panel.state.mode is not Mode.RESULT:
+        return
+    data = panel.state.result.to_dict()
+    spec = systems.get(system).panel
+    versus = spec.versus(data)
+    if versus is not None:
+        assert spec.headline(data) == f"{versus.reached} vs {versus.needed}"
+    text = said.utterance(panel.state, EN)
+    assert text is not None and text.startswith(said.system_name(system, EN) + ": ")
+
+
+def test_the_chance_a_result_had_is_the_chance_of_its_own_setting() -> None:
+    panel = Panel(PanelConfig(systems=("d6cv",), animation_seconds=0))
+    shown = panel.state.odds
+    panel.press(ROLL)
+    assert said.result_chance(panel.state.result) == pytest.approx(shown)
+
+
+def test_chances_are_whole_percent_never_rounded_to_certain() -> None:
+    assert [said.chance(p, EN) for p in (None, 0.0, 0.004, 0.006, 0.644, 0.994, 0.996, 1.0)] == [
+        "no chance", "no chance", "under 1 percent", "1 percent", "64 percent", "99 percent",
+        "over 99 percent", "certain"]
+
+
+@pytest.mark.parametrize(("screen", "words"), [
+    ("opp. succ. 2", "opponent successes 2"),
+    ("2/3 checks", "2 of 3 checks"),
+    ("brightness 28.0%", "brightness 28 percent"),
+    ("animation 0.8s", "animation 0.8 seconds"),
+    ("P1 reset", "player 1 reset"),
+    ("hostile1 col blue", "hostile 1 colour blue"),
+    ("session #3fa2c1d0", "session 3 f a 2 c 1 d 0"),
+    ("d6cv more", "d 6 C V more"),
+    ("cr: 10", "C R: 10"),
+    ("more ...", "more"),
+    ("spend: cannot spend 2 karma", "spend: cannot spend 2 karma"),
+])
+def test_screen_words_in_words(screen: str, words: str) -> None:
+    assert said.spoken(screen, EN) == words
+
+
+def test_which_screens_are_said_at_once_and_which_when_still() -> None:
+    panel = Panel(PanelConfig(systems=("fingers",), animation_seconds=0.5))
+    assert said.moment(panel.state) is None  # setup: when still
+    panel.press(ROLL)
+    hidden = said.moment(panel.state)
+    assert panel.state.mode is Mode.GUESS and hidden is not None
+    panel.press(PLUS)  # finger 4: rolls, the animation runs
+    assert panel.state.mode is Mode.ROLLING
+    assert said.moment(panel.state) is None and said.utterance(panel.state, EN) is None
+    panel.tick(1.0)
+    assert panel.state.mode is Mode.RESULT and said.moment(panel.state) is not None
+    first = said.moment(panel.state)
+    panel.press(ROLL)
+    panel.press(FIELD)
+    panel.tick(1.0)
+    assert said.moment(panel.state) != first  # the next roll is news, even with the same words
+
+
+def test_a_broken_translation_is_refused_with_the_key_named() -> None:
+    broken = dataclasses.replace(EN, templates={**EN.templates, "versus": "{reached} vs {difficulty}"})
+    with pytest.raises(SpeechError, match=r"template versus uses \{difficulty\}"):
+        check(broken)
+    missing = dataclasses.replace(EN, templates={k: v for k, v in EN.templates.items() if k != "turn"})
+    with pytest.raises(SpeechError, match="missing turn"):
+        check(missing)
+    with pytest.raises(SpeechError, match="one of en, de, got 'xx'"):
+        table("xx")
