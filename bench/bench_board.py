@@ -502,7 +502,7 @@ def _report(f: dict[str, Any], out: Any) -> None:
     out(f"  entries sent {f['entries_sent']}, received {f['entries_received']} (missing {f['missing']}), "
         f"duplicates dropped {f['duplicates_dropped']}, settled {f['settled']} after {f['settle_s']} s")
     out(f"  rolls {f['rolls']}, sessions {f['sessions']}, revealed and replayed {f['sessions_replayed']}, "
-        f"never revealed {f['sessions_open']} (a killed tower's session dies with it); "
+        f"never revealed {f['sessions_open']} (the killed tower reveals its session when it starts again); "
         f"honest towers verified {f['towers_verified']}/{f['towers'] - (1 if 'forged_red_ms' in f else 0)}, "
         f"red {f['towers_red']}")
     out(f"  publish-to-page latency p50 {f['latency_p50_ms']} ms, p99 {f['latency_p99_ms']} ms "

@@ -37,7 +37,7 @@ import json
 import os
 import sqlite3
 import zlib
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,9 @@ EVIDENCE_ROWS = 64
 EVIDENCE_BYTES = 64 << 10
 #: Board findings kept per tower (later ones are counted, not kept).
 FINDING_ROWS = 200
+#: A roll's check mark (the ``mark`` column; the names are hardware.board.messages.MARKS).
+MARK_VERIFIED, MARK_ENTERED, MARK_TEST, MARK_FAILED = 1, 2, 3, 4
+MARK_BY_LABEL = {"entered": MARK_ENTERED, "test": MARK_TEST}
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -250,16 +253,16 @@ class Record:
         self.conn.execute("UPDATE entries SET path = (hash = ?) WHERE tower_id = ? AND seq = ?",
                           (digest, tower_id, seq))
 
-    def mark_rolls(self, tower_id: int, first: int, last: int, session: str, marks: dict[str, int],
-                   default: int) -> None:
-        """Set the check mark of the path's rolls of ``session`` between two seqs: by roll kind
-        (``marks``: label -> mark), ``default`` for any other label."""
+    def mark_rolls(self, tower_id: int, first: int, last: int, session: str, verified: set[int]) -> None:
+        """Set the check mark of the path's rolls of a revealed ``session`` between two seqs:
+        verified for the seqs in ``verified``, else by their label (entered, test), else failed."""
         rows = self.conn.execute(
             "SELECT seq, hash, body FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND path = 1 "
             "AND kind = 'roll' AND session = ?", (tower_id, first, last, session)).fetchall()
         for seq, digest, body in rows:
             label = unpack(body, digest).get("roll_kind", "rolled")
-            mark = marks.get(label, default) if isinstance(label, str) else default
+            mark = MARK_VERIFIED if seq in verified else MARK_BY_LABEL.get(label, MARK_FAILED) \
+                if isinstance(label, str) else MARK_FAILED
             self.conn.execute("UPDATE entries SET mark = ? WHERE tower_id = ? AND seq = ? AND hash = ?",
                               (mark, tower_id, seq, digest))
 
@@ -313,11 +316,11 @@ class Record:
         (n,) = self.conn.execute("SELECT count(*) FROM findings WHERE tower_id = ?", (tower_id,)).fetchone()
         return int(n)
 
-    def findings_between(self, tower_id: int, first: int, last: int) -> bool:
-        """Whether a finding is about an entry of the chain between two seqs (a rejected
-        message that named a seq there is not)."""
-        row = self.conn.execute("SELECT 1 FROM findings WHERE tower_id = ? AND seq BETWEEN ? AND ? "
-                                "AND source != 'message' LIMIT 1", (tower_id, first, last)).fetchone()
+    def findings_between(self, tower_id: int, first: int, last: int, *, source: str) -> bool:
+        """Whether a finding of ``source`` is about an entry between two seqs (``board``: an
+        entry of the chain; a rejected message that named a seq there is ``message``)."""
+        row = self.conn.execute("SELECT 1 FROM findings WHERE tower_id = ? AND seq BETWEEN ? AND ? AND source = ? "
+                                "LIMIT 1", (tower_id, first, last, source)).fetchone()
         return row is not None
 
     def add_evidence(self, tower_id: int, seq: int | None, reason: str, body: bytes, now: float) -> None:
@@ -444,17 +447,6 @@ class Reader:
             "AND seq > ? ORDER BY seq LIMIT ?", (tower_id, after, limit)).fetchall()
         return [unpack(b, h) for b, h in rows]
 
-    def sessions_started(self, tower_id: int, ids: Collection[str], through: int) -> bool:
-        wanted = list(ids)
-        for i in range(0, len(wanted), 500):
-            part = wanted[i:i + 500]
-            row = self.conn.execute(
-                f"SELECT 1 FROM entries WHERE tower_id = ? AND kind = 'session' AND path = 1 AND seq <= ? "
-                f"AND session IN ({', '.join('?' * len(part))}) LIMIT 1", (tower_id, through, *part)).fetchone()
-            if row is not None:
-                return True
-        return False
-
     def session_rolls(self, tower_id: int, first: int, last: int, session: str) -> Iterable[Entry]:
         rows = self.conn.execute(
             "SELECT body, hash FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND path = 1 AND kind = 'roll' "
@@ -486,6 +478,3 @@ class RecordEntries:
 
     def between(self, first: int, last: int) -> Iterable[Entry]:
         return self.reader.path_entries(self.tower_id, first, last)
-
-    def sessions_started(self, ids: Collection[str], through: int) -> bool:
-        return self.reader.sessions_started(self.tower_id, ids, through)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hardware.board.ledger import Ledger
-from hardware.board.messages import MARKS, Rejected, decode, log_entry, status_body
+from hardware.board.messages import Rejected, decode, log_entry, status_body
 from hardware.board.record import Reader, Record
 from hardware.board.stats import Stats
 from hardware.board.worker import Done, Job, Verifier, run_job
@@ -59,8 +59,6 @@ CHECK_EVERY_S = 1.0
 STALE_S = 2 * HEARTBEAT_S + 5
 
 Listener = Callable[[str], None]
-MARK_BY_LABEL = {"rolled": MARKS.index("verified"), "entered": MARKS.index("entered"), "test": MARKS.index("test")}
-FAILED = MARKS.index("failed")
 
 
 @dataclass
@@ -133,7 +131,7 @@ class Towers:
         self._thread: threading.Thread | None = None
         self._verifier = Verifier(self.record.path, self._answer, log=self._log) if verifier else None
         self._reader: Reader | None = None
-        self._inline: list[Job] = []
+        self._jobs: list[Job] = []  # checks due, handed over once the batch is committed
         self._cards: dict[str, tuple[int, int, str, str]] = {}
         self.link = Link()
         self._board_state: dict[str, Any] = {}
@@ -208,10 +206,13 @@ class Towers:
                     if key in self.ledgers:
                         self._save(self.ledgers[key])
                 self._housekeeping(now, changed)
-            jobs, self._inline = self._inline, []
+            jobs, self._jobs = self._jobs, []
         self._notify(changed)
-        for job in jobs:  # no verifier process: check here, after the commit (the reader sees it)
-            self._batch([run_job(self._read(), job)])
+        for job in jobs:  # after the commit: the verifier reads the record, it must see the entries
+            if self._verifier is not None:
+                self._verifier.submit(job)
+            else:  # no verifier process: check here
+                self._batch([run_job(self._read(), job)])
 
     def _read(self) -> Reader:
         if self._reader is None:
@@ -285,11 +286,7 @@ class Towers:
         if not ledger.check_due or ledger.checking or ledger.head_seq == 0 or mono < ledger.check_after:
             return
         ledger.check_due, ledger.checking = False, True
-        job = Job(ledger.id, ledger.key, ledger.path_version, ledger.head_seq, ledger.verifier_state)
-        if self._verifier is None:
-            self._inline.append(job)
-        else:
-            self._verifier.submit(job)
+        self._jobs.append(Job(ledger.id, ledger.key, ledger.path_version, ledger.head_seq, ledger.verifier_state))
 
     def _apply(self, done: Done, now: float, changed: set[str]) -> None:
         job = done.job
@@ -315,10 +312,11 @@ class Towers:
             self.record.add_finding(ledger.id, f.line_no, "verifier", str(f), now)
         for f in checked.pending:
             self.record.add_finding(ledger.id, f.line_no, "verifier", str(f), now, pending=True)
-        for s in checked.settled:
-            clean = not self.record.findings_between(ledger.id, s.first, s.last) \
-                and not self.record.conflicts_between(ledger.id, s.first, s.last)
-            self.record.mark_rolls(ledger.id, s.first, s.last, s.session, MARK_BY_LABEL if clean else {}, FAILED)
+        verified = set(checked.verified)
+        for s in checked.settled:  # a conflict or a bad field in a session: none of its rolls counts
+            clean = not self.record.conflicts_between(ledger.id, s.first, s.last) \
+                and not self.record.findings_between(ledger.id, s.first, s.last, source="board")
+            self.record.mark_rolls(ledger.id, s.first, s.last, s.session, verified if clean else set())
             if clean and s.session in done.tallies:
                 self.record.add_stats(ledger.id, done.tallies[s.session])
                 ledger.stats.add_plain(done.tallies[s.session])

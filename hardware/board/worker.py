@@ -46,7 +46,7 @@ class Job:
 
 @dataclass(frozen=True)
 class Done:
-    """A job's answer: the verifier's, the statistics of each settled session's countable
+    """A job's answer: the verifier's, the statistics of each settled session's verified
     rolls (plain form, :class:`hardware.board.stats.Stats`), or why there is none."""
 
     job: Job
@@ -61,11 +61,13 @@ def run_job(reader: Reader, job: Job) -> Done:
     start = time.perf_counter()
     try:
         checked = check_tower(RecordEntries(reader, job.tower_id), job.state, job.head)
+        verified = set(checked.verified)
         tallies = {}
         for s in checked.settled:
             stats = Stats()
             for entry in reader.session_rolls(job.tower_id, s.first, s.last, s.session):
-                stats.add(entry)
+                if entry["seq"] in verified:
+                    stats.add(entry)
             tallies[s.session] = stats.to_plain()
     except Exception as exc:
         return Done(job, None, error=f"{type(exc).__name__}: {exc}", seconds=time.perf_counter() - start)

@@ -1,7 +1,8 @@
-"""The board's verdict is ``dicetower replay``'s: over every forgery in the corpus
+"""The board's verdict is ``dicetower replay``'s: over every case of the forgery corpus
 (tests/hardware/forgeries.py), honest logs of every kind and the invented-roll cases, fed to
 the board in any number of pieces, the board's findings and counts equal the replay's of the
-same entries. The board checks through one seam (hardware/board/verdict.py)."""
+same entries (the board knows nothing the players noted: replay runs without ``--expect`` and
+``--table-seed`` here). The board checks through one seam (hardware/board/verdict.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ from hardware.board.towers import Towers
 from hardware.entropy.replay import replay_log
 from hardware.network.topics import log_message
 from tests.hardware import forgeries
-from tests.hardware.test_replay_forgeries import genuine  # noqa: F401 - the corpus's genuine logs
 
 
 def board_verdict(entries: list[dict[str, Any]], cuts: list[int] = ()) -> dict[str, Any]:
@@ -60,17 +60,19 @@ def same(entries: list[dict[str, Any]], tmp: Path, cuts: list[int] = ()) -> dict
     return board
 
 
-@pytest.mark.parametrize("kind", ["random", "seeded", "entered"])
-def test_honest_logs_verify_the_same(genuine, tmp_path, kind):  # noqa: F811
-    board = same(forgeries.read(genuine[kind] / "rolls.jsonl"), tmp_path)
+@pytest.mark.parametrize("kind", ["table", "two", "seeded", "entered"])
+def test_honest_logs_verify_the_same(forgery_honest, tmp_path, kind):
+    board = same(forgery_honest.log(kind), tmp_path)
     assert board["problems"] == [] and board["card"]["verified"]
 
 
-@pytest.mark.parametrize("name", list(forgeries.FORGERIES))
-def test_every_forgery_in_the_corpus_gets_the_replays_verdict(genuine, tmp_path, name):  # noqa: F811
-    source, forge = forgeries.FORGERIES[name]
-    board = same(forge(forgeries.read(genuine[source] / "rolls.jsonl")), tmp_path)
-    assert board["problems"] and not board["card"]["verified"], name
+@pytest.mark.parametrize("name", forgeries.NAMES)
+def test_every_case_of_the_corpus_gets_the_replays_verdict(forgery_cases, tmp_path, name):
+    case = forgery_cases[name]
+    board = same(list(case.entries), tmp_path)
+    if not case.expect and not case.table_seeds:  # what only the players' notes can show, the board cannot
+        assert board["problems"] and not board["card"]["verified"], name
+        assert any(case.replay in p for p in board["problems"]), (case.replay, board["problems"])
 
 
 def invented(entries: list[dict[str, Any]], case: str) -> list[dict[str, Any]]:
@@ -91,11 +93,12 @@ def invented(entries: list[dict[str, Any]], case: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("case", ["roll naming an unknown session", "rolled roll with no session",
                                   "roll after its session was revealed", "session abandoned without a reveal"])
-def test_invented_rolls_get_the_replays_verdict_and_are_never_verified(genuine, tmp_path, case):  # noqa: F811
-    entries = forgeries.read(genuine["random"] / "rolls.jsonl")
+def test_invented_rolls_get_the_replays_verdict_and_are_never_verified(forgery_honest, tmp_path, case):
+    entries = forgery_honest.table
     board = same(invented(entries, case), tmp_path)
     counts = board["counts"]
     assert counts["verified"] <= sum(1 for e in entries if e["kind"] == "roll")
+    assert board["problems"], case  # every one of them is a problem for replay, so for the board
     if case == "session abandoned without a reveal":
         assert counts["unchecked"] > 0 and counts["verified"] == 0  # its rolls are unchecked, not verified
 
@@ -113,25 +116,25 @@ def sessions_log(tmp_path_factory) -> list[dict[str, Any]]:
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_the_verdict_does_not_depend_on_how_the_entries_arrive_in_pieces(genuine, sessions_log, data):  # noqa: F811
+def test_the_verdict_does_not_depend_on_how_the_entries_arrive_in_pieces(forgery_honest, forgery_cases,
+                                                                         sessions_log, data):
     """Checked after any pieces (a check between any two entries), the board's verdict is the
-    replay's of the whole log: its window over the entries changes nothing."""
-    name = data.draw(st.sampled_from(["honest", "many sessions", *forgeries.FORGERIES,
-                                      "roll naming an unknown session", "session abandoned without a reveal",
-                                      "many sessions, grinding", "many sessions, one abandoned"]))
-    if name == "honest":
-        entries = forgeries.read(genuine["random"] / "rolls.jsonl")
+    replay's of the whole log: where it saves the verifier's state changes nothing."""
+    name = data.draw(st.sampled_from(["two", "many sessions", *forgeries.NAMES, "roll naming an unknown session",
+                                      "session abandoned without a reveal", "many sessions, grinding",
+                                      "many sessions, one abandoned"]))
+    if name == "two":
+        entries = forgery_honest.two
     elif name == "many sessions":
         entries = sessions_log
     elif name == "many sessions, grinding":
-        entries = forgeries.grind_claiming_continuity(sessions_log)
+        entries = forgeries.grind_offsets(sessions_log, claim_continuity=True)
     elif name == "many sessions, one abandoned":
         entries = [e for e in sessions_log if not (e["kind"] == "reveal" and e["seq"] < len(sessions_log) // 2)]
-    elif name in forgeries.FORGERIES:
-        source, forge = forgeries.FORGERIES[name]
-        entries = forge(forgeries.read(genuine[source] / "rolls.jsonl"))
+    elif name in forgery_cases:
+        entries = list(forgery_cases[name].entries)
     else:
-        entries = invented(forgeries.read(genuine["random"] / "rolls.jsonl"), name)
+        entries = invented(forgery_honest.table, name)
     cuts = data.draw(st.lists(st.integers(1, len(entries)), max_size=6))
     with tempfile.TemporaryDirectory() as tmp:
         same(entries, Path(tmp), cuts)
@@ -140,17 +143,20 @@ def test_the_verdict_does_not_depend_on_how_the_entries_arrive_in_pieces(genuine
 def test_a_replay_that_breaks_is_a_finding_not_a_crash(tmp_path, monkeypatch):
     import hardware.entropy.replay as replay
 
-    def broken(*args, **kwargs):
-        raise AttributeError("'str' object has no attribute 'get'")
+    def broken(self, stored):
+        if stored.line_no == 1:
+            raise AttributeError("'str' object has no attribute 'get'")
+        return feed(self, stored)
 
-    monkeypatch.setattr(replay, "replay_entries", broken)
-    entries = [{"seq": 1, "prev": "0" * 64, "kind": "note"}]
+    feed = replay.Verifier.feed
+    monkeypatch.setattr(replay.Verifier, "feed", broken)
+    entries = [{"seq": 1, "prev": "0" * 64, "kind": "note"}, {"seq": 2, "prev": "", "kind": "note"}]
     path = tmp_path / "rolls.jsonl"
     forgeries.write(path, entries)
     board = board_verdict(forgeries.read(path))
-    assert board["problems"] == ["entry 1: the verifier could not check entries 1..1: AttributeError: 'str' object "
+    assert board["problems"] == ["entry 1: the verifier could not check this entry: AttributeError: 'str' object "
                                  "has no attribute 'get'"]
-    assert json.dumps(board["card"])
+    assert board["card"]["seq"] == 2 and json.dumps(board["card"])
 
 
 class ListEntries:
@@ -162,10 +168,6 @@ class ListEntries:
     def between(self, first: int, last: int) -> list[dict[str, Any]]:
         return [e for e in self.entries if first <= e["seq"] <= last]
 
-    def sessions_started(self, ids, through: int) -> bool:
-        return any(e["kind"] == "session" and str(e.get("session")) in ids and e["seq"] <= through
-                   for e in self.entries)
-
 
 def test_the_seam_goes_on_from_its_state_and_starts_again_when_it_cannot(sessions_log):
     from hardware.board.verdict import check_tower
@@ -174,14 +176,28 @@ def test_the_seam_goes_on_from_its_state_and_starts_again_when_it_cannot(session
     half = len(sessions_log) // 2
     first = check_tower(entries, None, half)
     assert not first.restarted and 0 < first.through <= half and json.loads(json.dumps(first.state)) == first.state
+    assert len(json.dumps(first.state)) < 4000  # saved where no session is open: small
     second = check_tower(entries, first.state, len(sessions_log))
     whole = check_tower(entries, None, len(sessions_log))
     assert not second.restarted and second.counts == whole.counts and second.problems == whole.problems == ()
+    assert set(first.verified) | set(second.verified) == set(whole.verified)
+    assert len(whole.verified) == whole.counts.verified
     assert {s.session for s in first.settled} | {s.session for s in second.settled} == \
            {s.session for s in whole.settled}
-    for unusable in ({"v": 999}, {"v": 1, "through": "x"}, {"v": 1}):
+    for unusable in ({"v": 999}, {"v": 2, "through": "x", "verifier": {}}, {"v": 2}):
         again = check_tower(entries, unusable, len(sessions_log))
         assert again.restarted and again.counts == whole.counts
-    late_reveal = [*sessions_log, {**sessions_log[0], "kind": "reveal", "seq": len(sessions_log) + 1}]
-    named = check_tower(ListEntries(late_reveal), whole.state, len(late_reveal))
-    assert named.restarted  # an entry naming a session from before the window: back to the start
+
+
+def test_the_seam_never_goes_past_entries_it_was_not_given(sessions_log):
+    """Entries not in the record yet (a check started before they were written): the verifier
+    stops before the gap and takes them up next time, never skipping them."""
+    from hardware.board.verdict import check_tower
+
+    head = len(sessions_log)
+    gap = ListEntries([e for e in sessions_log if e["seq"] != 3])
+    early = check_tower(gap, None, head)
+    assert early.through <= 2 and early.problems == ()
+    later = check_tower(ListEntries(sessions_log), early.state, head)
+    whole = check_tower(ListEntries(sessions_log), None, head)
+    assert later.counts == whole.counts and later.problems == whole.problems == ()
