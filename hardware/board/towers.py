@@ -175,8 +175,9 @@ class Towers:
             items = self._inbox.take(TICK_S)
             try:
                 self._batch(items)
-            except Exception as exc:
-                self._log(f"board: cannot write the record {self.record.path}: {exc}; retrying")
+            except Exception as exc:  # the record itself failed (disk full?): the batch is lost, not half-kept
+                self._log(f"board: cannot write the record {self.record.path}: {exc}; the towers are asked again")
+                self._recover()
                 self._stop.wait(1.0)
 
     # --- input ----------------------------------------------------------------------------------------
@@ -252,6 +253,21 @@ class Towers:
             ledger = Ledger(self.record.add_tower(store, tower, now), store, tower, now, now)
             self.ledgers[key] = ledger
         return ledger
+
+    def _recover(self) -> None:
+        """After a batch the record rolled back: every tower as the record holds it (what the
+        batch brought is asked for again)."""
+        with self.lock:
+            try:
+                for ledger in list(self.ledgers.values()):
+                    if any(r.id == ledger.id for r in self.record.towers()):
+                        self._reload(ledger)
+                    else:
+                        del self.ledgers[ledger.key]
+            except Exception as exc:  # the record cannot even be read: said; the next batch tries again
+                self._log(f"board: cannot read the record {self.record.path}: {exc}")
+            self._jobs.clear()
+            self._cards.clear()
 
     def _reload(self, ledger: Ledger) -> Ledger:
         """The tower as the record holds it (after a failure halfway through a message): its

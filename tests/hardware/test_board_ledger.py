@@ -4,6 +4,7 @@ messages, the byte cap on waiting entries, forgetting tower ids that never chain
 from __future__ import annotations
 
 import json
+import sqlite3
 import tempfile
 
 import pytest
@@ -16,6 +17,7 @@ from hardware.board.stats import Stats, outcome_odds
 from hardware.board.towers import ASK_AGAIN_S, STALL_S, Towers
 from hardware.network.topics import log_message
 from hardware.rolllog import RollLog, entry_hash, read_entries
+from tests.hardware.netparts import wait_for
 
 
 @pytest.fixture(scope="module")
@@ -273,3 +275,34 @@ def test_verified_rolls_are_marked_and_counted_and_a_rejected_message_taints_non
     assert card["checked"] == {"verified": 6, "unchecked": 1, "entered": 0, "test": 0}
     assert [r["check"] for r in card["last"]] == ["unchecked"] + ["verified"] * 6
     assert sum(s["rolls"] for s in board.system_stats().values()) == 6
+
+
+def test_a_batch_the_record_cannot_take_is_asked_for_again(tmp_path, chain, monkeypatch):
+    """The record fails mid-batch (a full disk): nothing of the batch is half-kept, the towers
+    are as the record holds them, and the entries come in again (asked for) and chain."""
+    towers = Towers(tmp_path / "record", "s", verifier=False)
+    logs: list[str] = []
+    towers._log = logs.append
+    try:
+        towers.start()
+        for e in chain[:3]:
+            send(towers, e)
+        wait_for(lambda: towers.ledgers["s/t"].head_seq == 3, what="three entries")
+        real = towers._save
+
+        def full(ledger):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        monkeypatch.setattr(towers, "_save", full)
+        for e in chain[3:6]:
+            send(towers, e)
+        wait_for(lambda: any("cannot write the record" in m for m in logs), what="the failure said")
+        monkeypatch.setattr(towers, "_save", real)
+        wait_for(lambda: towers.ledgers["s/t"].head_seq == 3, what="the tower as the record holds it")
+        for e in chain[3:]:
+            send(towers, e)
+        wait_for(lambda: towers.ledgers["s/t"].head_seq == 12, what="the entries again")
+        path = list(towers._read().path_entries(towers.ledgers["s/t"].id, 1, 12))
+        assert path == chain and towers.ledgers["s/t"].problem is None
+    finally:
+        towers.close()
