@@ -287,7 +287,7 @@ def test_a_batch_the_record_cannot_take_is_asked_for_again(tmp_path, chain, monk
         towers.start()
         for e in chain[:3]:
             send(towers, e)
-        wait_for(lambda: towers.ledgers["s/t"].head_seq == 3, what="three entries")
+        wait_for(lambda: (t := towers.ledgers.get("s/t")) and t.head_seq == 3, what="three entries")
         real = towers._save
 
         def full(ledger):
