@@ -713,13 +713,15 @@ def _blast(url: str, logs: list[str], rate: float, seconds: float, skip: int, do
     for _ in range(skip):
         next(feed)
     start = time.monotonic()
+    infos = []
     for sent, (name, entry) in enumerate(feed):
         delay = start + sent / rate - time.monotonic()
         if delay > 0:
             time.sleep(delay)
-        client.publish(f"dicetower/{STORE}/{name}/log", log_message(STORE, name, entry), qos=1)
+        infos.append(client.publish(f"dicetower/{STORE}/{name}/log", log_message(STORE, name, entry), qos=1))
     done.value = time.monotonic() - start
-    time.sleep(0.5)
+    for info in infos:  # every message in the broker's hands before this client goes (it is no tower: no resends)
+        info.wait_for_publish(60)
     client.disconnect()
     client.loop_stop()
 
@@ -754,11 +756,15 @@ def run_rate(cache: Path, rates: list[float], seconds: float = 10.0, towers: int
             want = before + int(rate * seconds)
             caught = wait_until(lambda w=want: _held(port) >= w, 30)
             drain = time.monotonic() - ended
-            step = {"rate": rate, "sent": int(rate * seconds), "publish_s": round(done.value, 2),
-                    "held": _held(port) - before, "drain_s": round(drain, 2), "kept_up": caught and drain <= 2.0}
+            step = {"rate": rate, "sent": int(rate * seconds), "publish_s": round(done.value, 2),  # handed to paho
+                    "held": _held(port) - before, "drain_s": round(drain, 2), "kept_up": caught and drain <= 2.0,
+                    "board": api("127.0.0.1", port, "/api/board")}
             figures["steps"].append(step)
+            b = step["board"]
             out(f"  {rate:>6.0f} entries/s for {seconds:.0f} s: published in {step['publish_s']} s, board held all "
-                f"{step['drain_s']} s after the last one" + ("" if step["kept_up"] else "  <- falls behind"))
+                f"{step['drain_s']} s after the last one" + ("" if step["kept_up"] else "  <- falls behind")
+                + (f" (dropped: queue {b['queue_dropped']}, waiting {b['waiting_dropped']})"
+                   if b.get("queue_dropped") or b.get("waiting_dropped") else ""))
             skip += int(rate * seconds)
             if not step["kept_up"]:
                 break

@@ -81,7 +81,6 @@ class Ledger:
     asked_from: int = 0
     asked_at: float = 0.0
     asked_times: int = 0
-    verifier_state: dict[str, Any] | None = None
     path_version: int = 0
     check_due: bool = False
     checking: bool = False
@@ -111,7 +110,7 @@ class Ledger:
     @classmethod
     def from_row(cls, row: TowerRow, record: Record) -> Ledger:
         ledger = cls(row.id, row.store, row.tower, row.first_seen, row.last_heard, row.head_seq, row.head_hash,
-                     row.rolls, row.sessions, row.duplicates, verifier_state=row.verifier_state)
+                     row.rolls, row.sessions, row.duplicates)
         status = row.status or {}
         ledger.status = {"state": "offline", "seq": status.get("seq")} if status else None  # until it says
         if row.verdict:
@@ -367,7 +366,7 @@ class Ledger:
 
     def reset_checks(self, record: Record) -> None:
         """The verifier starts again from the first entry (the path changed under it)."""
-        self.verifier_state = None
+        record.save_tower(self.id, verifier_state=None)  # the verifier's state lives in the record only
         self.path_version += 1
         self.check_due = True
         record.drop_findings(self.id, "verifier")

@@ -148,7 +148,6 @@ class TowerRow:
     sessions: int
     duplicates: int
     findings_dropped: int
-    verifier_state: dict[str, Any] | None
     verdict: dict[str, Any] | None
 
 
@@ -207,9 +206,8 @@ class Record:
     def towers(self) -> list[TowerRow]:
         rows = self.conn.execute(
             "SELECT id, store, tower, first_seen, last_heard, status, head_seq, head_hash, rolls, sessions, "
-            "duplicates, findings_dropped, verifier_state, verdict FROM towers ORDER BY id").fetchall()
-        return [TowerRow(*r[:5], _json(r[5]), r[6], r[7] or GENESIS, *r[8:12], _json(r[12]), _json(r[13]))
-                for r in rows]
+            "duplicates, findings_dropped, verdict FROM towers ORDER BY id").fetchall()
+        return [TowerRow(*r[:5], _json(r[5]), r[6], r[7] or GENESIS, *r[8:12], _json(r[12])) for r in rows]
 
     def add_tower(self, store: str, tower: str, now: float) -> int:
         cur = self.conn.execute("INSERT INTO towers(store, tower, first_seen, last_heard, head_hash) "
@@ -426,6 +424,11 @@ class Reader:
 
     def close(self) -> None:
         self.conn.close()
+
+    def verifier_state(self, tower_id: int) -> dict[str, Any] | None:
+        """The verifier's state saved for a tower (None: none yet, or thrown away)."""
+        row = self.conn.execute("SELECT verifier_state FROM towers WHERE id = ?", (tower_id,)).fetchone()
+        return _json(row[0]) if row else None
 
     def path_entries(self, tower_id: int, first: int, last: int, *, chunk: int = 500) -> Iterator[Entry]:
         """The path's entries ``first..last`` in seq order, read ``chunk`` at a time."""

@@ -275,7 +275,7 @@ class Towers:
         row = next(r for r in self.record.towers() if r.id == ledger.id)
         fresh = Ledger.from_row(row, self.record)
         fresh.head_seq, fresh.head_hash = self.record.path_head(ledger.id)
-        fresh.duplicates, fresh.status, fresh.verifier_state = ledger.duplicates, ledger.status, ledger.verifier_state
+        fresh.duplicates, fresh.status = ledger.duplicates, ledger.status
         fresh.reset_checks(self.record)
         fresh.rolls = self.record.count_path(ledger.id, "roll")
         fresh.sessions = self.record.count_path(ledger.id, "session")
@@ -302,7 +302,7 @@ class Towers:
         if not ledger.check_due or ledger.checking or ledger.head_seq == 0 or mono < ledger.check_after:
             return
         ledger.check_due, ledger.checking = False, True
-        self._jobs.append(Job(ledger.id, ledger.key, ledger.path_version, ledger.head_seq, ledger.verifier_state))
+        self._jobs.append(Job(ledger.id, ledger.key, ledger.path_version, ledger.head_seq))
 
     def _apply(self, done: Done, now: float, changed: set[str]) -> None:
         job = done.job
@@ -337,7 +337,6 @@ class Towers:
                 self.record.add_stats(ledger.id, done.tallies[s.session])
                 ledger.stats.add_plain(done.tallies[s.session])
                 ledger.stats_version = time.monotonic_ns()
-        ledger.verifier_state = checked.state
         ledger.counts = checked.counts
         self.record.save_tower(ledger.id, verifier_state=checked.state, verdict=checked.counts.to_dict())
         ledger.refresh(self.record)
@@ -389,6 +388,15 @@ class Towers:
                 del self.ledgers[ledger.key]
                 self._cards.pop(ledger.key, None)
                 changed.add(ledger.key)
+
+    def counters(self) -> dict[str, int]:
+        """How much came, how much was kept, what was dropped (the queue full) or failed."""
+        with self.lock:
+            waiting = sum(v.pending_bytes for v in self.ledgers.values())
+            dropped_waiting = sum(v.dropped for v in self.ledgers.values())
+        return {"messages": self.messages, "kept": self.kept, "queue_dropped": self.dropped,
+                "queue_bytes": self._inbox.bytes, "waiting_bytes": waiting, "waiting_dropped": dropped_waiting,
+                "internal_errors": self.internal_errors}
 
     def board_state(self) -> dict[str, Any]:
         """``{"state": "live"|"reconnecting"|"stale", "detail", "restarts"}`` for the page:

@@ -35,13 +35,13 @@ STOP_WAIT_S = 2.0
 
 @dataclass(frozen=True)
 class Job:
-    """Check the tower ``tower_id`` up to ``head`` from ``state`` (the path as of ``path_version``)."""
+    """Check the tower ``tower_id`` up to ``head`` (the path as of ``path_version``), going on
+    from the verifier's state the record holds for it (the board keeps none in memory)."""
 
     tower_id: int
     key: str
     path_version: int
     head: int
-    state: dict[str, Any] | None
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def run_job(reader: Reader, job: Job) -> Done:
     """One check (in the child, or in the caller for tests)."""
     start = time.perf_counter()
     try:
-        checked = check_tower(RecordEntries(reader, job.tower_id), job.state, job.head)
+        checked = check_tower(RecordEntries(reader, job.tower_id), reader.verifier_state(job.tower_id), job.head)
         verified = set(checked.verified)
         tallies = {}
         for s in checked.settled:
