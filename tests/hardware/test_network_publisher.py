@@ -332,3 +332,20 @@ def test_a_missing_password_file_is_one_line(tmp_path):
     with pytest.raises(NetworkError, match=r"network.password_file: cannot read .*nope"):
         publisher_for(config)
     assert Credentials().username is None
+
+
+def test_the_status_is_published_again_every_heartbeat_even_unchanged(broker, collector, tmp_path):
+    """A quiet tower still says it is there (the board's "stale" means no message for much
+    longer than this), with nothing new to say."""
+    log = RollLog(tmp_path / "rolls.jsonl", fsync=False)
+    append(log, 2)
+    p = publisher(broker, tmp_path, heartbeat_s=0.3).start()
+    try:
+        wait_for(lambda: len(collector.entries()) == 2, what="the entries")
+        with collector.lock:
+            before = sum(1 for t, _, _ in collector.messages if t.endswith("/status"))
+        wait_for(lambda: sum(1 for t, _, _ in collector.messages if t.endswith("/status")) >= before + 3,
+                 what="three more status messages")
+        assert collector.last("status")["seq"] == 2 and collector.last("status")["state"] == "online"
+    finally:
+        p.close()
