@@ -160,7 +160,8 @@ def _input(s: PanelState, event: Event, out: _Out, dice: DiceSource) -> PanelSta
     if s.mode is Mode.CARD:
         # any button goes on (to the new session's commitment after a reveal, else the menu)
         nxt = s.card_next if s.card_next is not Mode.SESSION or s.commitment or s.session_why else Mode.SETTINGS
-        return evolve(s, mode=nxt, card_next=Mode.SETTINGS, swallow=button, note="")
+        return evolve(s, mode=nxt, card_next=Mode.SETTINGS, swallow=button,
+                      note=s.note if nxt is Mode.SESSION else "")
     if s.mode is Mode.TABLE_SEED:
         return _seed_press(s, button, out, dice)
     if s.mode is Mode.TURNS:

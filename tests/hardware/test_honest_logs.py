@@ -169,7 +169,7 @@ def tower(state: Path, *, write=None, show: bool = False) -> Rig:
 
 def roll(rig: Rig, times: int = 1) -> None:
     for _ in range(times):
-        rig.tap(Button.ROLL)
+        rig.roll()
         rig.run(1.0)
 
 

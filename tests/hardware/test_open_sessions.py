@@ -38,7 +38,7 @@ def start(state: Path, messages: list[str] | None = None, **dice_options) -> Rig
 
 def roll(rig: Rig, times: int) -> None:
     for _ in range(times):
-        rig.tap(Button.ROLL)
+        rig.roll()
         rig.run(1.0)
 
 
