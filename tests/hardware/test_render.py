@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from hardware.display.oled import OledDisplay
 from hardware.display.render import Renderer, to_text_blocks
 from hardware.fonts import FALLBACK, FONT_DIR, load
 from hardware.fonts.build import FONTS, SOURCE, build_all, parse, scale2x, slot_map
+from tests.support import require_command
 
 GOLDEN = Path(__file__).parent / "golden"
 COMMITMENT = "3fa2c1d0b4e5f60718293a4b5c6d7e8f0123456789abcdeffedcba9876543210"
@@ -286,7 +286,6 @@ def test_the_reveal_screen_draws_the_four_facts_as_session_close_codes_them(seed
     assert margin >= 3 and all(image.getpixel((x, y)) for x in range(QR_BOX) for y in range(margin))
 
 
-@pytest.mark.skipif(shutil.which("zbarimg") is None, reason="zbarimg not installed (zbar-tools; .ci/apt-packages.txt)")
 @pytest.mark.parametrize("name", ["session-qr", "seed-ask", "card"])
 def test_a_qr_code_on_the_oled_reads_back_as_a_phone_would(name: str, renderer: Renderer, tmp_path) -> None:
     """zbar (a QR reader) on a photograph-like copy of the OLED frame (lit pixels bright, 6x
@@ -298,7 +297,8 @@ def test_a_qr_code_on_the_oled_reads_back_as_a_phone_would(name: str, renderer: 
     framed.paste(photo, (48, 48))  # the OLED's dark glass around the lit quiet zone
     path = tmp_path / f"{name}.png"
     framed.save(path)
-    done = subprocess.run(["zbarimg", "--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", "-Sbinary", str(path)],
+    zbarimg = require_command("zbarimg")  # zbar-tools (.ci/apt-packages.txt)
+    done = subprocess.run([zbarimg, "--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", "-Sbinary", str(path)],
                           capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr.decode()
     read = done.stdout.decode("utf-8").removesuffix("\n")
