@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.panel.model import Button
 from hardware.cli import EXIT_UNRECORDED, main
 from hardware.entropy import open_dice
 from hardware.entropy.open_sessions import OpenSessions

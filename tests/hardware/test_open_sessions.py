@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.panel.model import Button
 from hardware.entropy import open_dice
 from hardware.entropy.open_sessions import OPEN_SESSIONS_DIR, OpenSessions
 from hardware.entropy.replay import replay_log

@@ -171,7 +171,8 @@ def test_sim_config_keeps_its_roll_log_and_memory_like_run(tmp_path, capsys) -> 
     (state / "players").mkdir(parents=True)
     stale = state / "players" / ".1.json.x1y2.tmp"
     stale.write_text("{")
-    assert main(["sim", "--config", str(write_config(tmp_path, state)), "--seed", "k", "--press", "roll,roll,wait:1"]) == 0
+    assert main(["sim", "--config", str(write_config(tmp_path, state)), "--seed", "k",
+                 "--press", "roll,roll,wait:1"]) == 0
     capsys.readouterr()
     assert len(logged_rolls(state / "rolls.jsonl")) == 1 and verify(state / "rolls.jsonl").ok
     assert (state / "panel.json").exists() and not stale.exists()
