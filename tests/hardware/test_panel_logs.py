@@ -70,12 +70,30 @@ def test_a_flow_scripts_log_checks_clean_with_what_the_panel_showed(flow: Path, 
     assert rolls and len(prints) >= len(rolls) // 2  # the results carried their fingerprints
     assert {p for p in prints} <= {e["hash"][:8] for e in rolls}
     assert all(e["roll_kind"] == ("entered" if e["session"] is None else "rolled") for e in rolls)
-    if flow.stem == "fingers":  # the game master's hand: typed in, outside any session
-        assert any(e["session"] is None and e["result"]["params"]["winners_set"] for e in rolls)
+    hands = [e for e in rolls if e["result"]["params"].get("winners_set")]
+    assert all(e["session"] is None and e["roll_kind"] == "entered" for e in hands)  # typed in: no session
     if flow.stem != "horizons":  # horizons rolls without one (ROLL on the question)
         assert len(seeds) == 1 and [e["table_seed"] for e in log if e["kind"] == "table_seed"] == list(seeds)
     both_clean(state)
     both_clean(state, *expectations(prints, seeds))
+
+
+def test_the_game_masters_hand_is_logged_entered_outside_the_session(tmp_path) -> None:
+    """fingers' hand page (the game master fixes the hidden fingers: no die is drawn) is
+    logged as the command line logs --winners-set: ``entered``, ``session`` null; the
+    session's own rolls go on where they were (the flow's dice are seeded: the hand is
+    played)."""
+    from tests.hardware.test_sim_flows import run_flow
+
+    steps = run_flow(REPO / "docs" / "screenshots" / "flows" / "fingers.txt", tmp_path, b"flows")
+    rolls = [e for e in entries(tmp_path) if e["kind"] == "roll"]
+    hands = [e for e in rolls if e["result"]["params"].get("winners_set")]
+    assert hands and all(e["session"] is None and e["roll_kind"] == "entered" for e in hands)
+    shown = {line.split()[-1] for step in steps for line in step["screen"]["lines"] if line.startswith("entered ")}
+    assert {e["hash"][:8] for e in hands} <= shown  # the reveal showed each one's entry
+    in_session = [e for e in rolls if e["session"] is not None]
+    assert [e["start"] for e in in_session[1:]] == [e["end"] for e in in_session[:-1]]
+    both_clean(tmp_path)
 
 
 DRIVER = """

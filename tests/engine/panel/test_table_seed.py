@@ -15,9 +15,10 @@ from engine.panel import session as sessions
 from engine.panel.machine import PanelConfig
 from engine.panel.model import Button, Event, EventKind
 from engine.panel.operator import OperatorLock, filter_event
-from engine.panel.settings import ITEMS, Item
+from engine.panel.settings import Item
 from engine.panel.state import Mode
 from tests.engine.panel.driver import FIELD, MINUS, MODE, PLUS, ROLL, Panel
+from tests.engine.panel.test_session import _menu
 
 A = hashlib.sha256(b"session a").hexdigest()
 B = hashlib.sha256(b"session b").hexdigest()
@@ -42,16 +43,6 @@ def _fresh(config: PanelConfig | None = None) -> Panel:
     panel = Panel(config)
     _session(panel, A)
     return panel
-
-
-def _menu(panel: Panel, item: Item) -> None:
-    panel.hold(MODE)
-    panel.release(MODE)
-    for _ in ITEMS:
-        if panel.state.item is item:
-            return
-        panel.tap(FIELD)
-    raise AssertionError(f"no {item} in the menu")
 
 
 # --- the SESSION and LOGGED texts ---------------------------------------------------------
