@@ -280,3 +280,37 @@ def test_a_session_that_changed_under_the_page_is_not_seeded(tmp_path) -> None:
         rig.tower.close()
     both_clean(tmp_path)
 
+
+
+def test_a_session_closed_on_the_command_line_leaves_its_four_facts_on_the_tower(tmp_path) -> None:
+    """`dicetower session close` reveals the tower's session; within a second the tower has
+    the reveal's four facts from the log (the menu's `revealed` item shows them, QR code and
+    all, as `session close` printed them) and opens the next session, which asks again."""
+    from engine.fingerprints import reveal_card
+    from engine.panel.settings import Item
+    from tests.hardware.test_runtime_session import open_menu
+
+    log = RollLog(tmp_path / LOG_NAME)
+    rig = Rig(dice=open_dice("kernel", log=log, keeper=OpenSessions(tmp_path)), memory=tmp_path, roll_log=log)
+    try:
+        rig.set_table_seed(*[Button.PLUS, Button.MINUS, Button.ROLL, Button.MODE] * 2)
+        for _ in range(3):
+            rig.tap(Button.ROLL)
+            rig.run(1.0)
+        done = cli("session", "close", str(tmp_path))
+        assert done.returncode == 0, done.stderr
+        rig.run(1.5)
+        reveal = entries(tmp_path)[-2]
+        assert reveal["kind"] == "reveal" and entries(tmp_path)[-1]["kind"] == "session"
+        card = reveal_card(entries(tmp_path)[0]["commitment"], "43514351", 3, reveal["hash"])
+        assert card in done.stdout or card.split("\n", 1)[1] in done.stdout  # what the command printed
+        open_menu(rig, Item.REVEALED)
+        rig.tap(Button.ROLL)
+        assert rig.tower.screen.kind == "card" and rig.tower.screen.qr == card
+        rig.tap(Button.MODE)
+        rig.tap(Button.MODE)
+        rig.tap(Button.ROLL)
+        assert rig.tower.state.mode is Mode.TABLE_SEED  # the next session asks again
+    finally:
+        rig.tower.close()
+    both_clean(tmp_path, "--expect", reveal["hash"][:8])
