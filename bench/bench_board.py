@@ -1,6 +1,7 @@
-"""Many towers, one board, one broker: load and faults, measured.
+"""Many towers, one board, one broker: load and faults, memory, restart and the rate one
+board keeps up with, measured. Four parts (``--part``, default all):
 
-N simulated towers (real session dice, real roll logs, real publishers; in worker processes)
+``load``: N simulated towers (real session dice, real roll logs, real publishers; in worker processes)
 roll R times a second for S seconds through one local Mosquitto to ``dicetower board`` (its
 own process). Meanwhile, unless ``--no-faults``: the broker is killed (SIGKILL) and restarted,
 one tower's process is killed mid-roll and restarted from its state directory (its cursor),
@@ -14,11 +15,28 @@ and the run waits until the board holds every entry. Printed:
   baseline, measured in the same run, the broker alone: a probe message's round trip through
   the same broker;
 - the fault results: entries lost over the broker restart, how the killed tower resumed, how
-  long the forged entry took to turn its tower red.
+  long the forged entry took to turn its tower red;
+- with ``--browser`` (the default where Chromium is installed): the same rolls' latency to the
+  board page as rendered by a real headless Chromium (a roll counts when it is drawn).
 
-    .venv/bin/python bench/bench_board.py [--towers 50] [--rate 10] [--seconds 60] [--no-faults]
+``rss``: the board's resident memory as its record grows: honest towers' logs (generated once
+into ``--cache``) are fed through the board's own message path (:meth:`Towers.handle`, the
+verifier in its process) and the RSS of the board's process (and of the verifier's) is read at
+each checkpoint (default 10k, 100k, 1M entries). Target: flat within 50 MB after warm-up.
 
-The test suite runs a small version (``tests/hardware/test_bench_board.py``).
+``restart``: the time from opening a record with 50 towers' history (what ``rss`` left) to
+every tower's verdict: in the process (open the record, list the towers), and from starting
+``dicetower board`` to its first ``/api/towers`` answer, against the same for an empty record.
+
+``rate``: the entries per second one board keeps up with: pre-generated honest entries of 50
+towers published through a local Mosquitto at rising rates (10 s each); a rate is kept up with
+when the board holds every entry within 2 s of the last one published.
+
+    .venv/bin/python bench/bench_board.py [--part load,rss,restart,rate] [--towers 50] [--rate 10]
+        [--seconds 60] [--no-faults] [--no-browser] [--rss-entries 10000,100000,1000000]
+        [--cache DIR] [--json]
+
+The test suite runs a small version of ``load`` (``tests/hardware/test_bench_board.py``).
 """
 
 from __future__ import annotations
@@ -120,20 +138,23 @@ class PageClient:
     def _events(self, conn: http.client.HTTPConnection) -> None:
         conn.request("GET", "/events")
         resp = conn.getresponse()
-        data = ""
+        name, data = "", ""
         while not self.stop.is_set():
             line = resp.readline()
             if not line:
                 return
             text = line.decode().rstrip("\n")
-            if text.startswith("data: "):
+            if text.startswith("event: "):
+                name = text[7:]
+            elif text.startswith("data: "):
                 data = text[6:]
             elif text == "" and data:
                 now = time.time()
                 payload = json.loads(data)
-                for card in payload if isinstance(payload, list) else [payload]:
-                    self._card(card, now)
-                data = ""
+                if name in ("snapshot", "tower"):
+                    for card in payload if isinstance(payload, list) else [payload]:
+                        self._card(card, now)
+                name, data = "", ""
 
     def _card(self, card: dict[str, Any], now: float) -> None:
         if not card["verified"] and card["tower"] not in self.red_at:
@@ -147,6 +168,77 @@ class PageClient:
             self.latencies.append(now - logged)
             if logged < self.fault_at:
                 self.steady.append(now - logged)
+
+
+class BrowserPage:
+    """The board page in a real headless Chromium; notes when each roll is first drawn (a
+    MutationObserver, read at the next animation frame: when the browser paints it)."""
+
+    FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--window-size=1700,1000",
+             "--disable-renderer-backgrounding", "--disable-background-timer-throttling")
+    SCRIPT = """
+        window.__seen = []; const seen = new Set();
+        new MutationObserver(() => requestAnimationFrame(() => {
+          const now = Date.now();
+          for (const li of document.querySelectorAll('li.roll[data-seq]')) {
+            const key = li.closest('article').dataset.key + '#' + li.dataset.seq;
+            if (!seen.has(key)) { seen.add(key); window.__seen.push([key, now]); }
+          }
+        })).observe(document, {childList: true, subtree: true});
+    """
+
+    def __init__(self, url: str, profile: Path) -> None:
+        import shutil as _shutil
+
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        options = webdriver.ChromeOptions()
+        options.binary_location = _shutil.which("chromium") or "chromium"
+        for flag in (*self.FLAGS, f"--user-data-dir={profile}"):
+            options.add_argument(flag)
+        self.driver = webdriver.Chrome(options=options, service=Service(_shutil.which("chromedriver")))
+        self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": self.SCRIPT})
+        self.driver.execute_cdp_cmd("Performance.enable", {})
+        self.driver.get(url)
+        self.started = time.monotonic()
+
+    def busy(self) -> dict[str, float]:
+        """How much of the run the page's main thread spent in tasks, scripts, layout, style."""
+        wall = time.monotonic() - self.started
+        metrics = {m["name"]: m["value"] for m in self.driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]}
+        return {k: round(metrics.get(v, 0.0) / wall * 100, 1) for k, v in
+                (("task_pct", "TaskDuration"), ("script_pct", "ScriptDuration"), ("layout_pct", "LayoutDuration"),
+                 ("style_pct", "RecalcStyleDuration"))}
+
+    def seen(self) -> list[tuple[str, int, float]]:
+        """(store/tower, seq, when drawn as a Unix time) of every roll drawn so far."""
+        out = []
+        for key, ms in self.driver.execute_script("return window.__seen.splice(0)"):
+            card, seq = key.rsplit("#", 1)
+            out.append((card, int(seq), ms / 1000))
+        return out
+
+    def close(self) -> None:
+        self.driver.quit()
+
+
+def browser_available() -> bool:
+    return shutil.which("chromium") is not None and shutil.which("chromedriver") is not None
+
+
+def entry_times(work: Path, names: list[str]) -> dict[tuple[str, int], float]:
+    """(store/tower, seq) -> when the roll was logged, from the towers' logs."""
+    from hardware.rolllog import read_entries
+
+    out = {}
+    for n in names:
+        for s in read_entries(work / n / "rolls.jsonl"):
+            if s.entry is not None and s.entry.get("kind") == "roll":
+                out[(f"{STORE}/{n}", s.entry["seq"])] = datetime.fromisoformat(
+                    s.entry["time"].replace("Z", "+00:00")).timestamp()
+    return out
 
 
 class BrokerProbe:
@@ -216,7 +308,7 @@ def wait_until(condition: Any, timeout: float) -> bool:
 
 
 def run_load(towers: int = 50, rate: float = 10.0, seconds: float = 60.0, *, faults: bool = True,
-             session_rolls: int = 100, workers: int = 2, out: Any = print) -> dict[str, Any]:
+             session_rolls: int = 100, workers: int = 2, browser: bool = False, out: Any = print) -> dict[str, Any]:
     """Run the load (and the faults); returns the figures (also printed through ``out``)."""
     from tests.hardware.netparts import Mosquitto, free_port
 
@@ -228,19 +320,22 @@ def run_load(towers: int = 50, rate: float = 10.0, seconds: float = 60.0, *, fau
     broker = Mosquitto(binary, work / "broker").start()
     board_port = free_port()
     board = subprocess.Popen([sys.executable, "-m", "hardware", "board", "--mqtt", broker.url, "--store", STORE,
-                              "--listen", f"127.0.0.1:{board_port}"], cwd=ROOT, stderr=subprocess.PIPE,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+                              "--listen", f"127.0.0.1:{board_port}", "--data", str(work / "record")], cwd=ROOT,
+                             stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
     ctx = multiprocessing.get_context("spawn")
     procs: list[Any] = []
     figures: dict[str, Any] = {"towers": towers, "rate": rate, "seconds": seconds}
     page = PageClient("127.0.0.1", board_port)
     reader: threading.Thread | None = None
     probe = BrokerProbe(broker.port)
+    chromium: BrowserPage | None = None
     try:
         if not wait_until(lambda: _up(board_port), 30):
             raise SystemExit("bench_board: the board did not start")
         reader = threading.Thread(target=page.run, daemon=True)
         reader.start()
+        if browser:
+            chromium = BrowserPage(f"http://127.0.0.1:{board_port}/", work / "chromium")
         names = [f"t{i:02d}" for i in range(towers)]
         victim = names[-1] if faults else None  # in its own process: killed and restarted
         groups = [names[i::workers] for i in range(workers)]
@@ -272,7 +367,12 @@ def run_load(towers: int = 50, rate: float = 10.0, seconds: float = 60.0, *, fau
         figures["latency_all_samples"] = len(page.latencies)
         figures["baseline_broker_p50_ms"] = round(percentile(probe.latencies, 50) * 1000, 1)
         figures["baseline_broker_p99_ms"] = round(percentile(probe.latencies, 99) * 1000, 1)
+        if chromium is not None:
+            _page_latency(figures, chromium.seen(), entry_times(work, names), page.fault_at)
+            figures["page_busy"] = chromium.busy()
     finally:
+        if chromium is not None:
+            chromium.close()
         page.stop.set()
         if reader is not None:
             reader.join(5)
@@ -289,6 +389,25 @@ def run_load(towers: int = 50, rate: float = 10.0, seconds: float = 60.0, *, fau
         shutil.rmtree(work, ignore_errors=True)
     _report(figures, out)
     return figures
+
+
+def _page_latency(figures: dict[str, Any], seen: list[tuple[str, int, float]],
+                  logged: dict[tuple[str, int], float], fault_at: float) -> None:
+    """Logged-to-drawn latency of every roll the Chromium page drew (steady: before the first fault)."""
+    steady, every = [], []
+    for card, seq, drawn in seen:
+        when = logged.get((card, seq))
+        if when is None:
+            continue
+        every.append(drawn - when)
+        if when < fault_at:
+            steady.append(drawn - when)
+    figures["page_p50_ms"] = round(percentile(steady, 50) * 1000, 1)
+    figures["page_p99_ms"] = round(percentile(steady, 99) * 1000, 1)
+    figures["page_samples"] = len(steady)
+    figures["page_all_p50_ms"] = round(percentile(every, 50) * 1000, 1)
+    figures["page_all_p99_ms"] = round(percentile(every, 99) * 1000, 1)
+    figures["page_all_samples"] = len(every)
 
 
 def _up(port: int) -> bool:
@@ -383,31 +502,337 @@ def _report(f: dict[str, Any], out: Any) -> None:
     out(f"  entries sent {f['entries_sent']}, received {f['entries_received']} (missing {f['missing']}), "
         f"duplicates dropped {f['duplicates_dropped']}, settled {f['settled']} after {f['settle_s']} s")
     out(f"  rolls {f['rolls']}, sessions {f['sessions']}, revealed and replayed {f['sessions_replayed']}, "
-        f"never revealed {f['sessions_open']} (a killed tower's session dies with it); "
+        f"never revealed {f['sessions_open']} (the killed tower reveals its session when it starts again); "
         f"honest towers verified {f['towers_verified']}/{f['towers'] - (1 if 'forged_red_ms' in f else 0)}, "
         f"red {f['towers_red']}")
     out(f"  publish-to-page latency p50 {f['latency_p50_ms']} ms, p99 {f['latency_p99_ms']} ms "
         f"({f['latency_samples']} rolls before the first fault); whole run incl. the outage: "
         f"p50 {f['latency_all_p50_ms']} ms, p99 {f['latency_all_p99_ms']} ms ({f['latency_all_samples']} rolls)")
+    if "page_p50_ms" in f:
+        out(f"  logged-to-drawn in a headless Chromium page: p50 {f['page_p50_ms']} ms, p99 {f['page_p99_ms']} ms "
+            f"({f['page_samples']} rolls before the first fault); whole run: p50 {f['page_all_p50_ms']} ms, "
+            f"p99 {f['page_all_p99_ms']} ms ({f['page_all_samples']} rolls)")
+        b = f["page_busy"]
+        out(f"  the page's main thread was busy {b['task_pct']}% of the run (script {b['script_pct']}%, "
+            f"layout {b['layout_pct']}%, style {b['style_pct']}%)")
     out(f"  baseline, the broker alone (a probe's round trip, same run): p50 {f['baseline_broker_p50_ms']} ms, "
         f"p99 {f['baseline_broker_p99_ms']} ms")
 
 
+# --- honest logs, generated once --------------------------------------------------------------------------
+
+
+def _generate(root: str, names: list[str], entries: int, session_rolls: int) -> None:
+    """Roll each tower in ``names`` until its log holds at least ``entries`` entries (worker)."""
+    from bench.sim_towers import SimTower
+    from hardware.rolllog import read_entries
+
+    for name in names:
+        path = Path(root) / name
+        have = sum(1 for _ in read_entries(path / "rolls.jsonl")) if (path / "rolls.jsonl").exists() else 0
+        if have >= entries:
+            continue
+        t = SimTower(path, "mqtt://127.0.0.1:1", STORE, name, session_rolls=session_rolls, start=False)
+        while have < entries:
+            t.roll()
+            have += 1 + (1 if t.rolls % session_rolls == 0 else 0) * 2
+        t.dice.close()
+
+
+def honest_logs(cache: Path, towers: int, entries: int, *, session_rolls: int = 100, out: Any = print) -> list[Path]:
+    """``towers`` honest roll logs of at least ``entries`` entries each under ``cache`` (kept
+    for the next run), made in two worker processes."""
+    names = [f"t{i:02d}" for i in range(towers)]
+    start = time.monotonic()
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_generate, args=(str(cache), names[i::2], entries, session_rolls)) for i in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+        if p.exitcode:
+            raise SystemExit("bench_board: generating the towers' logs failed")
+    if time.monotonic() - start > 1:
+        out(f"  generated {towers} towers' logs of {entries} entries in {time.monotonic() - start:.0f} s ({cache})")
+    return [cache / n / "rolls.jsonl" for n in names]
+
+
+def _interleaved(logs: list[Path], limit: int) -> Any:
+    """(tower, entry) from every log in turn, like towers rolling side by side, ``limit`` in all."""
+    from hardware.rolllog import read_entries
+
+    streams = [(p.parent.name, (s.entry for s in read_entries(p) if s.entry is not None)) for p in logs]
+    sent = 0
+    while streams and sent < limit:
+        alive = []
+        for name, stream in streams:
+            entry = next(stream, None)
+            if entry is None:
+                continue
+            alive.append((name, stream))
+            yield name, entry
+            sent += 1
+            if sent >= limit:
+                return
+        streams = alive
+
+
+# --- memory as the record grows -------------------------------------------------------------------------
+
+
+def rss_kb(pid: int | str = "self") -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def rss_child(data: str, logs: list[str], checkpoints: list[int]) -> None:
+    """In its own process: a board (record, verifier process) fed the logs through its message
+    path; one JSON line per checkpoint."""
+    from hardware.board.towers import Towers
+    from hardware.network.topics import log_message
+
+    towers = Towers(data, STORE).start()
+    fed, start = 0, time.monotonic()
+    try:
+        for name, entry in _interleaved([Path(p) for p in logs], max(checkpoints)):
+            while towers._inbox.bytes > 4 << 20:  # the writer's pace: a board fed as fast as it can write
+                time.sleep(0.005)
+            towers.handle(f"dicetower/{STORE}/{name}/log", log_message(STORE, name, entry))
+            fed += 1
+            if fed in checkpoints:
+                while not towers._inbox.empty():
+                    time.sleep(0.01)
+                pid = towers.verifier_pid
+                with towers.lock:
+                    behind = sum(1 for v in towers.ledgers.values() if v.check_due or v.checking)
+                print(json.dumps({"entries": fed, "board_kb": rss_kb(), "verifier_kb": rss_kb(pid) if pid else 0,
+                                  "seconds": round(time.monotonic() - start, 1), "kept": towers.kept,
+                                  "towers_waiting_for_checks": behind,
+                                  "record_mb": round(sum(f.stat().st_size for f in Path(data).glob("board.*"))
+                                                     / 1e6, 1)}), flush=True)
+        towers.check_now(timeout=3600)
+        print(json.dumps({"checked_s": round(time.monotonic() - start, 1)}), flush=True)
+    finally:
+        towers.close()
+
+
+def run_rss(cache: Path, data: Path, checkpoints: list[int], towers: int = 50, out: Any = print) -> dict[str, Any]:
+    logs = honest_logs(cache, towers, -(-max(checkpoints) // towers) + 2, out=out)
+    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--rss-child", str(data),
+                           ",".join(map(str, checkpoints)), *map(str, logs)], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if proc.returncode:
+        raise SystemExit(f"bench_board: the rss run failed: {proc.stderr[-2000:]}")
+    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    points = [r for r in rows if "entries" in r]
+    figures = {"rss": points, "checked_s": next((r["checked_s"] for r in rows if "checked_s" in r), None)}
+    out(f"board RSS as the record grows ({towers} towers, entries fed through the board's message path):")
+    for r in points:
+        out(f"  {r['entries']:>9,} entries: board {r['board_kb'] / 1024:6.1f} MB, "
+            f"verifier {r['verifier_kb'] / 1024:6.1f} MB, record on disk {r['record_mb']} MB, fed in {r['seconds']} s")
+    if len(points) >= 2:
+        growth = (points[-1]["board_kb"] - points[0]["board_kb"]) / 1024
+        figures["growth_mb"] = round(growth, 1)
+        out(f"  growth after warm-up ({points[0]['entries']:,} -> {points[-1]['entries']:,}): {growth:+.1f} MB "
+            f"(target: within 50 MB); every check done after {figures['checked_s']} s")
+    return figures
+
+
+# --- restart to verdicts --------------------------------------------------------------------------------
+
+
+def run_restart(data: Path, out: Any = print) -> dict[str, Any]:
+    """From opening a record with history to every tower's verdict, in the process and through
+    ``dicetower board`` (against an empty record)."""
+    from hardware.board.towers import Towers
+    from tests.hardware.netparts import free_port
+
+    start = time.perf_counter()
+    towers = Towers(data, STORE, verifier=False)
+    items = towers.summaries()
+    opened = time.perf_counter() - start
+    towers.close()
+    figures: dict[str, Any] = {"towers": len(items), "open_record_ms": round(opened * 1000, 1),
+                               "entries": 0}
+    with sqlite3_connect(data) as conn:
+        figures["entries"] = conn.execute("SELECT count(*) FROM entries").fetchone()[0]
+
+    def first_answer(record: Path) -> float:
+        port = free_port()
+        t0 = time.perf_counter()
+        board = subprocess.Popen([sys.executable, "-m", "hardware", "board", "--mqtt", "mqtt://127.0.0.1:1",
+                                  "--store", STORE, "--listen", f"127.0.0.1:{port}", "--data", str(record)],
+                                 cwd=ROOT, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        try:
+            while True:
+                try:
+                    answer = api("127.0.0.1", port, "/api/towers")
+                    if len(answer) == figures["towers"] or record != data:
+                        return time.perf_counter() - t0
+                except OSError:
+                    time.sleep(0.01)
+        finally:
+            board.send_signal(signal.SIGTERM)
+            board.wait(20)
+
+    with tempfile.TemporaryDirectory() as empty:
+        figures["cli_empty_ms"] = round(min(first_answer(Path(empty)) for _ in range(3)) * 1000)
+    figures["cli_history_ms"] = round(min(first_answer(data) for _ in range(3)) * 1000)
+    out(f"restart to verdicts ({figures['towers']} towers, {figures['entries']:,} entries on disk): "
+        f"record opened and every verdict listed in {figures['open_record_ms']} ms in the process; "
+        f"`dicetower board` start to its first /api/towers answer {figures['cli_history_ms']} ms "
+        f"(an empty record: {figures['cli_empty_ms']} ms, best of 3)")
+    return figures
+
+
+def sqlite3_connect(data: Path) -> Any:
+    import contextlib
+    import sqlite3
+
+    return contextlib.closing(sqlite3.connect(f"file:{data / 'board.sqlite3'}?mode=ro", uri=True))
+
+
+# --- the rate one board keeps up with ---------------------------------------------------------------------
+
+
+def _blast(url: str, logs: list[str], rate: float, seconds: float, skip: int, done: Any) -> None:
+    """Publish ``rate`` entries a second (all towers together) for ``seconds``, after ``skip``."""
+    from paho.mqtt.client import CallbackAPIVersion, Client
+
+    from hardware.network.topics import log_message
+
+    port = int(url.rsplit(":", 1)[1])
+    client = Client(CallbackAPIVersion.VERSION2, client_id=f"bench-blast-{os.getpid()}")
+    client.max_inflight_messages_set(2000)
+    client.max_queued_messages_set(0)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    feed = _interleaved([Path(p) for p in logs], skip + int(rate * seconds))
+    for _ in range(skip):
+        next(feed)
+    start = time.monotonic()
+    infos = []
+    for sent, (name, entry) in enumerate(feed):
+        delay = start + sent / rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        infos.append(client.publish(f"dicetower/{STORE}/{name}/log", log_message(STORE, name, entry), qos=1))
+    done.value = time.monotonic() - start
+    for info in infos:  # every message in the broker's hands before this client goes (it is no tower: no resends)
+        info.wait_for_publish(60)
+    client.disconnect()
+    client.loop_stop()
+
+
+def run_rate(cache: Path, rates: list[float], seconds: float = 10.0, towers: int = 50,
+             out: Any = print) -> dict[str, Any]:
+    from tests.hardware.netparts import Mosquitto, free_port
+
+    needed = int(sum(rates) * seconds)
+    logs = [str(p) for p in honest_logs(cache, towers, -(-needed // towers) + 2, out=out)]
+    work = Path(tempfile.mkdtemp(prefix="bench-rate-"))
+    (work / "broker").mkdir()
+    binary = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/sbin")
+    broker = Mosquitto(binary, work / "broker", extra="allow_anonymous true\nmax_queued_messages 1000000\n"
+                       "max_inflight_messages 0\n").start()
+    port = free_port()
+    board = subprocess.Popen([sys.executable, "-m", "hardware", "board", "--mqtt", broker.url, "--store", STORE,
+                              "--listen", f"127.0.0.1:{port}", "--data", str(work / "record")], cwd=ROOT,
+                             stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    ctx = multiprocessing.get_context("spawn")
+    figures: dict[str, Any] = {"steps": []}
+    try:
+        wait_until(lambda: _up(port), 30)
+        skip = 0
+        for rate in rates:
+            done = ctx.Value("d", 0.0)
+            before = _held(port)
+            p = ctx.Process(target=_blast, args=(broker.url, logs, rate, seconds, skip, done))
+            p.start()
+            p.join(seconds * 10 + 60)
+            ended = time.monotonic()
+            want = before + int(rate * seconds)
+            caught = wait_until(lambda w=want: _held(port) >= w, 30)
+            drain = time.monotonic() - ended
+            step = {"rate": rate, "sent": int(rate * seconds), "publish_s": round(done.value, 2),  # handed to paho
+                    "held": _held(port) - before, "drain_s": round(drain, 2), "kept_up": caught and drain <= 2.0,
+                    "board": api("127.0.0.1", port, "/api/board")}
+            figures["steps"].append(step)
+            b = step["board"]
+            out(f"  {rate:>6.0f} entries/s for {seconds:.0f} s: published in {step['publish_s']} s, board held all "
+                f"{step['drain_s']} s after the last one" + ("" if step["kept_up"] else "  <- falls behind")
+                + (f" (dropped: queue {b['queue_dropped']}, waiting {b['waiting_dropped']})"
+                   if b.get("queue_dropped") or b.get("waiting_dropped") else ""))
+            skip += int(rate * seconds)
+            if not step["kept_up"]:
+                break
+        kept = [s["rate"] for s in figures["steps"] if s["kept_up"]]
+        figures["kept_up_with"] = max(kept) if kept else 0
+        out(f"  one board keeps up with {figures['kept_up_with']:.0f} entries/s ({towers} towers, one broker, "
+            "the publisher on the same 2 cores)")
+    finally:
+        board.send_signal(signal.SIGTERM)
+        board.wait(30)
+        broker.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return figures
+
+
+def _held(port: int) -> int:
+    """Entries the board holds, all towers together (the heads of their chains)."""
+    try:
+        return sum(api("127.0.0.1", port, f"/api/towers/{i['tower']}")["seq"] for i in api("127.0.0.1", port,
+                                                                                             "/api/towers"))
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--part", default="load,rss,restart,rate", help="which parts, comma-separated")
     parser.add_argument("--towers", type=int, default=50)
-    parser.add_argument("--rate", type=float, default=10.0, help="rolls per second per tower")
+    parser.add_argument("--rate", type=float, default=10.0, help="rolls per second per tower (load)")
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--session-rolls", type=int, default=100, help="rolls per session before a reveal")
     parser.add_argument("--workers", type=int, default=2, help="processes the towers run in")
     parser.add_argument("--no-faults", action="store_true", help="load only: no broker kill, tower kill, forgery")
+    parser.add_argument("--no-browser", action="store_true", help="no Chromium page latency")
+    parser.add_argument("--rss-entries", default="10000,100000,1000000", help="rss checkpoints (entries)")
+    parser.add_argument("--rates", default="250,500,1000,1250,1500,1750,2000,3000",
+                        help="rate steps (entries/s, all towers)")
+    parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "dicetower-bench-board-logs"),
+                        help="where the generated towers' logs are kept between runs")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    parser.add_argument("--rss-child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    figures = run_load(args.towers, args.rate, args.seconds, faults=not args.no_faults,
-                       session_rolls=args.session_rolls, workers=args.workers)
+    if args.rss_child:
+        data, checkpoints, *logs = args.rss_child
+        rss_child(data, logs, [int(c) for c in checkpoints.split(",")])
+        return 0
+    parts = set(args.part.split(","))
+    figures: dict[str, Any] = {}
+    ok = True
+    if "load" in parts:
+        figures["load"] = run_load(args.towers, args.rate, args.seconds, faults=not args.no_faults,
+                                   session_rolls=args.session_rolls, workers=args.workers,
+                                   browser=not args.no_browser and browser_available())
+        f = figures["load"]
+        ok = bool(f.get("settled") and f.get("missing") == 0 and not f.get("problems_on_honest_towers"))
+    cache = Path(args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="bench-board-record-") as record:
+        if "rss" in parts or "restart" in parts:
+            checkpoints = [int(c) for c in args.rss_entries.split(",")] if "rss" in parts else [100_000]
+            figures["rss"] = run_rss(cache, Path(record), checkpoints, args.towers)
+        if "restart" in parts:
+            figures["restart"] = run_restart(Path(record))
+    if "rate" in parts:
+        print("the rate one board keeps up with:")
+        figures["rate"] = run_rate(cache, [float(r) for r in args.rates.split(",")], towers=args.towers)
     if args.json:
         print(json.dumps(figures, indent=2))
-    ok = figures.get("settled") and figures.get("missing") == 0 and not figures.get("problems_on_honest_towers")
     return 0 if ok else 1
 
 

@@ -1,6 +1,8 @@
 """Simulated towers for the board's tests and load bench: real session dice (kernel entropy),
 a real roll log, the real publisher. Each :meth:`SimTower.roll` is what a ROLL press does to
-the log: a roll entry (and, every ``session_rolls`` rolls, a reveal and a new session)."""
+the log: a roll entry (and, every ``session_rolls`` rolls, a reveal and a new session). Like
+a real tower, it keeps its open session's seed in the state directory and, started again
+after a kill, first reveals the session the killed run left open."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any
 
 from engine.systems import get
 from hardware.entropy import open_dice
+from hardware.entropy.open_sessions import OpenSessions
 from hardware.network.broker import Credentials, parse_url
 from hardware.network.cursor import CURSOR_NAME
 from hardware.network.publisher import Publisher
@@ -33,7 +36,10 @@ class SimTower:
         self.store, self.tower = store, tower
         self.log_path = state_dir / "rolls.jsonl"
         self.log = RollLog(self.log_path, fsync=False)
-        self.dice = open_dice("kernel", log=self.log, session_rolls=session_rolls)
+        keeper = OpenSessions(state_dir, log=log)
+        if self.log_path.exists():
+            keeper.reveal_left_open(self.log, self.log_path)  # what `dicetower run` does at start-up
+        self.dice = open_dice("kernel", log=self.log, session_rolls=session_rolls, keeper=keeper)
         self.publisher = Publisher(parse_url(url), store=store, tower=tower, log_path=self.log_path,
                                    cursor_path=state_dir / CURSOR_NAME, credentials=credentials, log=log)
         self._settings = itertools.cycle(SETTINGS)

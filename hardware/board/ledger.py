@@ -1,217 +1,452 @@
-"""One tower as the board sees it: its verified chain, what is missing, and the first problem.
+"""One tower as the board sees it: its chain in the record, what waits, what is missing.
 
 Entries arrive over MQTT at least once and, after a broker restart or a late start, out of
-order. :meth:`TowerLedger.accept` keeps the chain: a duplicate (same seq and hash) is dropped
-and counted, an entry from the future waits until the gap before it is filled (the board asks
-the tower to resend), and the entry that continues the chain is checked like ``log verify``
-does (its own hash, its seq, its ``prev``) before it is kept. Anything that fails to check
-(an edited or forged entry, one that conflicts with an entry already kept, a message whose
-claimed tower is not its topic's) sets :attr:`problem` (the first one wins, the badge turns
-red) and is never kept as data.
+order. :meth:`Ledger.accept` keeps the chain: an entry whose content does not match its own
+hash is rejected (a red finding, the message kept as evidence); a duplicate (same seq and
+hash) is dropped and counted; an entry from the future waits (bounded in bytes) until the gap
+before it is filled (the board asks the tower to resend); an entry whose ``prev`` is the hash
+of a kept entry one seq before chains and is kept.
+
+**Conflicts are evidence, not data.** Two different entries for one seq (a forgery published
+before the tower's own entry, or a rewritten log) turn the tower red with "conflicting entries
+at seq N"; both are kept (marked, and never shown as the tower's roll), and the chain goes on
+from whichever of them the tower's later entries name as their ``prev``, so an honest tower's
+later entries still arrive, chain and show. The *path* is the chain from the first entry to
+the head through those ``prev`` links: what the verifier replays and the API lists.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from hardware.board.messages import MARKS, entry_problems, params_view, roll_view, text
+from hardware.board.record import Record, TowerRow, canonical
 from hardware.board.stats import Stats
-from hardware.rolllog import GENESIS, entry_hash
+from hardware.board.verdict import Counts
+from hardware.rolllog import GENESIS
 
-#: Entries from the future kept while waiting for a gap to fill (a flood is not kept).
-MAX_PENDING = 50_000
 #: Rolls a card shows.
 LAST_ROLLS = 8
+#: Bytes of entries from the future one tower may have waiting (at least one entry always fits).
+PENDING_BYTES = 1 << 20
+#: Seqs with conflicting entries kept per tower; beyond, a further conflict is counted only
+#: (the tower is red already, and a tower could make a conflict of every entry).
+MAX_CONFLICTS = 1000
+ENTERED = MARKS.index("entered")
 
 Entry = dict[str, Any]
 
 
 @dataclass
-class ReplayState:
-    """The tower's revealed sessions waiting for their replay, and how many replayed."""
-
-    due: list[tuple[str, int, int]] = field(default_factory=list)  # (session, its entry's index, reveal's index)
-    started_at: dict[str, int] = field(default_factory=dict)  # session id -> index of its session entry
-    replayed: int = 0
-    running: bool = False
+class Waiting:
+    entry: Entry
+    canon: bytes  # what its hash is over (hardware.board.record.canonical)
+    size: int
 
 
 @dataclass
-class TowerLedger:
+class Ledger:
+    """One tower: what the page shows of it (in memory, small) and its chain (in the record)."""
+
+    id: int
     store: str
     tower: str
-    entries: list[Entry] = field(default_factory=list)
-    pending: dict[int, Entry] = field(default_factory=dict)
-    problem: str | None = None
-    duplicates: int = 0
-    status: dict[str, Any] = field(default_factory=dict)
+    first_seen: float
+    last_heard: float
+    head_seq: int = 0
+    head_hash: str = GENESIS
     rolls: int = 0
     sessions: int = 0
+    duplicates: int = 0
+    status: dict[str, Any] | None = None
+    problem: str | None = None
+    problems: int = 0
+    counts: Counts = field(default_factory=Counts)
     stats: Stats = field(default_factory=Stats)
-    replay: ReplayState = field(default_factory=ReplayState)
-    arrived: dict[int, float] = field(default_factory=dict)  # seq -> when it was kept (monotonic)
+    last: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=LAST_ROLLS))
+    setting: tuple[str | None, dict[str, Any]] = (None, {})
+    open_session: dict[str, str | None] | None = None
+    pending: dict[int, list[Waiting]] = field(default_factory=dict)
+    pending_bytes: int = 0
+    dropped: int = 0  # entries from the future not kept (over the byte cap): asked for again later
+    conflicts: int = 0
+    alt: dict[int, set[str]] = field(default_factory=dict)  # seq -> kept entries off the path (conflicts)
+    mismatched: set[int] = field(default_factory=set)  # seqs whose waiting entry does not continue the head
     progress_at: float = field(default_factory=time.monotonic)
     asked_from: int = 0
     asked_at: float = 0.0
-    last_roll: Entry | None = None
-    open_session: Entry | None = None  # the session entry not yet revealed
+    asked_times: int = 0
+    path_version: int = 0
+    check_due: bool = False
+    checking: bool = False
+    check_after: float = 0.0
+    version: int = 0  # bumped at every change the page can see
+    stats_version: int = field(default_factory=time.monotonic_ns)  # new when the statistics change
 
     @property
     def key(self) -> str:
         return f"{self.store}/{self.tower}"
 
     @property
-    def head(self) -> str:
-        return self.entries[-1]["hash"] if self.entries else GENESIS
-
-    @property
-    def next_seq(self) -> int:
-        return len(self.entries) + 1
-
-    @property
     def online(self) -> bool:
-        return self.status.get("state") == "online"
+        return bool(self.status) and self.status.get("state") == "online"
 
     @property
     def wanted(self) -> int:
-        """The highest seq the board knows exists (from the status or entries that wait)."""
+        """The highest seq the board knows exists (the tower's status, entries that wait)."""
         top = max(self.pending) if self.pending else 0
-        seq = self.status.get("seq")
-        return max(top, seq if isinstance(seq, int) else 0, len(self.entries))
+        seq = (self.status or {}).get("seq") or 0
+        return max(top, seq, self.head_seq)
 
     @property
     def missing(self) -> int:
-        return self.wanted - len(self.entries) - len(self.pending)
+        return max(0, self.wanted - self.head_seq - sum(1 for s in self.pending if s > self.head_seq))
 
-    def fail(self, message: str) -> None:
-        if self.problem is None:
-            self.problem = message
+    @classmethod
+    def from_row(cls, row: TowerRow, record: Record) -> Ledger:
+        ledger = cls(row.id, row.store, row.tower, row.first_seen, row.last_heard, row.head_seq, row.head_hash,
+                     row.rolls, row.sessions, row.duplicates)
+        status = row.status or {}
+        ledger.status = {"state": "offline", "seq": status.get("seq")} if status else None  # until it says
+        if row.verdict:
+            with contextlib.suppress(TypeError, ValueError):
+                ledger.counts = Counts(**{k: int(v) for k, v in row.verdict.items()})
+        ledger.stats = Stats.from_plain(record.stats(row.id))
+        for seq in _conflict_seqs(record, row.id):
+            ledger.conflicts += 1
+            ledger.alt[seq] = {h for h, _, on in record.hashes_at(row.id, seq) if not on}
+        ledger.refresh(record)
+        ledger.check_due = row.head_seq > 0
+        return ledger
 
-    # --- entries ------------------------------------------------------------------------------------
+    # --- what the page shows, from the record ---------------------------------------------------------
 
-    def accept(self, entry: Any) -> list[Entry]:
-        """Take one entry from the tower's log topic; returns the entries newly kept, in order."""
-        if not isinstance(entry, dict) or isinstance(entry.get("seq"), bool) or not isinstance(entry.get("seq"), int):
-            self.fail("a log message without a log entry (no whole-number seq)")
-            return []
-        seq = entry["seq"]
-        if seq < 1:
-            self.fail(f"an entry with seq {seq}")
-            return []
-        if seq < self.next_seq:
-            self._compare(self.entries[seq - 1], entry)
-            return []
-        if seq > self.next_seq:
-            held = self.pending.get(seq)
-            if held is not None:
-                self._compare(held, entry)
-            elif len(self.pending) < MAX_PENDING:
-                self.pending[seq] = entry
-            return []
-        kept: list[Entry] = []
-        nxt: Entry | None = entry
-        while nxt is not None and self._chains(nxt):
-            self._keep(nxt)
-            kept.append(nxt)
-            nxt = self.pending.pop(self.next_seq, None)
-        return kept
+    def refresh(self, record: Record) -> None:
+        """The card's parts that come from the record: the headline problem, the last rolls."""
+        first = record.findings(self.id, 1)
+        self.problem = _headline(first[0]) if first else None
+        self.problems = record.count_findings(self.id)
+        self.last.clear()
+        for entry, mark in reversed(record.last_rolls(self.id, LAST_ROLLS)):
+            self._show(entry, mark)
+        session = record.last_of_kind(self.id, "session")
+        reveal = record.last_of_kind(self.id, "reveal")
+        self.open_session = None
+        if session is not None and (reveal is None or reveal.get("session") != session.get("session")
+                                    or reveal["seq"] < session["seq"]):
+            self.open_session = {"session": text(session.get("session"), 40),
+                                 "commitment": text(session.get("commitment"), 80)}
+        self.version += 1
 
-    def _compare(self, kept: Entry, entry: Entry) -> None:
-        if entry.get("hash") == kept.get("hash") and entry_hash(entry) == kept.get("hash"):
-            self.duplicates += 1
-        else:
-            self.fail(f"entry {entry['seq']}: a second, different entry {entry['seq']} arrived "
-                      f"(hash {str(entry.get('hash'))[:12]}…, kept {str(kept.get('hash'))[:12]}…): "
-                      "forged, or a different log")
+    def _show(self, entry: Entry, mark: int) -> None:
+        self.last.appendleft(roll_view(entry, mark))
+        result = entry.get("result") if isinstance(entry.get("result"), dict) else {}
+        self.setting = (text(result.get("system"), 40), params_view(result.get("params")))
 
-    def _chains(self, entry: Entry) -> bool:
-        """Whether ``entry`` continues the chain (the checks of ``log verify``); if not, the
-        tower's problem names it."""
-        seq = entry["seq"]
-        missing = [k for k in ("prev", "hash", "kind") if k not in entry]
-        if missing:
-            self.fail(f"entry {seq}: missing field(s) {', '.join(missing)}")
-        elif entry["hash"] != entry_hash(entry):
-            self.fail(f"entry {seq}: its content does not match its own hash: the entry was edited")
-        elif entry["prev"] != self.head:
-            self.fail(f"entry {seq}: its prev hash does not match entry {seq - 1}'s hash: "
-                      f"entry {seq - 1} was edited and re-hashed, or this entry replaced")
-        else:
-            return True
-        return False
-
-    def _keep(self, entry: Entry) -> None:
-        self.entries.append(entry)
-        self.arrived[entry["seq"]] = time.monotonic()
-        self.progress_at = time.monotonic()
-        kind = entry.get("kind")
-        if kind == "roll":
-            self.rolls += 1
-            self.last_roll = entry
-            self.stats.add(entry)
-        elif kind == "session":
-            self.sessions += 1
-            self.open_session = entry
-            sid = str(entry.get("session"))
-            if sid in self.replay.started_at:
-                self.fail(f"entry {entry['seq']}: session {sid} started twice")
-            self.replay.started_at[sid] = len(self.entries) - 1
-        elif kind == "reveal":
-            sid = str(entry.get("session"))
-            start = self.replay.started_at.get(sid)
-            if start is None:
-                self.fail(f"entry {entry['seq']}: reveal of session {sid}, which was never started")
-            else:
-                self.replay.due.append((sid, start, len(self.entries) - 1))
-            if self.open_session is not None and str(self.open_session.get("session")) == sid:
-                self.open_session = None
-
-    def session_entries(self, sid: str, start: int, end: int) -> list[Entry]:
-        """One session's entries, from its session entry to its reveal."""
-        return [e for e in self.entries[start:end + 1] if str(e.get("session")) == sid]
-
-    @property
-    def replay_due(self) -> bool:
-        return bool(self.replay.due) and not self.replay.running
-
-    # --- what the page and the API show -------------------------------------------------------------
-
-    def rolls_list(self) -> list[Entry]:
-        return [e for e in self.entries if e.get("kind") == "roll"]
+    def card(self) -> dict[str, Any]:
+        """Everything one card on the page shows (every value of a known type)."""
+        system, params = self.setting
+        c = self.counts
+        return {
+            **self.summary(), "key": self.key, "problems": self.problems, "system": system, "params": params,
+            "commitment": (self.open_session or {}).get("commitment"), "session": (self.open_session or {}).get(
+                "session"), "seq": self.head_seq, "missing": self.missing, "duplicates": self.duplicates,
+            "conflicts": self.conflicts, "revealed": c.revealed, "replay_pending": self.check_due or self.checking,
+            "open_sessions": max(0, c.sessions - c.revealed),
+            "checked": {"verified": c.verified, "unchecked": c.unchecked, "entered": c.entered, "test": c.test},
+            "last": list(self.last), "stats": self.stats.to_dict(),
+        }
 
     def summary(self) -> dict[str, Any]:
         """The ``/api/towers`` item."""
         return {"tower": self.tower, "store": self.store, "online": self.online, "rolls": self.rolls,
                 "sessions": self.sessions, "verified": self.problem is None, "problem": self.problem}
 
-    def card(self) -> dict[str, Any]:
-        """Everything one card on the page shows."""
-        last = []
-        for entry in reversed(self.entries):
-            if len(last) >= LAST_ROLLS:
+    # --- findings ------------------------------------------------------------------------------------
+
+    def find(self, record: Record, seq: int | None, message: str, now: float, *, evidence: bytes | None = None,
+             reason: str = "") -> None:
+        """A board finding against this tower: about an entry of its chain, or (with
+        ``evidence``, the message kept) about a message that is not data."""
+        record.add_finding(self.id, seq, "board" if evidence is None else "message", message, now)
+        if evidence is not None:
+            record.add_evidence(self.id, seq, reason or message, evidence, now)
+        self._headline(record)
+
+    def _headline(self, record: Record) -> None:
+        first = record.findings(self.id, 1)
+        problem = _headline(first[0]) if first else None
+        problems = record.count_findings(self.id)
+        if (problem, problems) != (self.problem, self.problems):
+            self.problem, self.problems = problem, problems
+            self.version += 1
+
+    # --- entries ---------------------------------------------------------------------------------------
+
+    def accept(self, record: Record, entry: Entry, raw: bytes, now: float) -> int:
+        """One entry from the tower's log topic (already schema-checked for the chain's fields);
+        returns how many entries were newly kept on the path."""
+        seq, digest = entry["seq"], entry["hash"]
+        canon = canonical(entry)
+        if hashlib.sha256(canon).hexdigest() != digest:
+            self.find(record, seq, f"entry {seq}: its content does not match its own hash: the entry was edited",
+                      now, evidence=raw, reason="edited")
+            return 0
+        if seq <= self.head_seq:
+            return self._behind(record, Waiting(entry, canon, len(raw)), raw, now)
+        held = self.pending.get(seq, [])
+        if any(w.entry["hash"] == digest for w in held):
+            self.duplicates += 1
+            return 0
+        if held:
+            self._conflict(record, seq, [w.entry["hash"] for w in held], entry, raw, now)
+        if seq == self.head_seq + 1 and self._parent_kept(record, seq, entry["prev"]):
+            return self._extend(record, Waiting(entry, canon, len(raw)), now)
+        self._wait(Waiting(entry, canon, len(raw)))
+        if seq == self.head_seq + 1 and not held:
+            self._mismatch(record, seq, now)
+        return 0
+
+    def _mismatch(self, record: Record, seq: int, now: float) -> None:
+        """An entry waits right after the head but does not continue it (a finding, taken back
+        if the entry it names arrives: a conflicting entry at the head's seq)."""
+        if seq not in self.mismatched:
+            self.mismatched.add(seq)
+            self.find(record, seq, _prev_mismatch(seq) + f": entry {seq - 1} was edited and re-hashed, or this "
+                                                          "entry replaced", now)
+
+    def _matched(self, record: Record, seq: int) -> None:
+        if seq in self.mismatched:
+            self.mismatched.discard(seq)
+            record.drop_findings(self.id, "board", seq=seq, starting=_prev_mismatch(seq))
+            self._headline(record)
+
+    def _behind(self, record: Record, w: Waiting, raw: bytes, now: float) -> int:
+        """An entry at a seq the chain already holds: a duplicate, or a conflict."""
+        entry = w.entry
+        seq, digest = entry["seq"], entry["hash"]
+        kept = record.hashes_at(self.id, seq)
+        if any(h == digest for h, _, _ in kept):
+            self.duplicates += 1
+            return 0
+        if any(w.entry["hash"] == digest for w in self.pending.get(seq, [])):
+            self.duplicates += 1  # a conflicting entry already waiting for its parent
+            return 0
+        if len(self.alt) >= MAX_CONFLICTS and seq not in self.alt:
+            self.dropped += 1
+            return 0
+        self._conflict(record, seq, [h for h, _, _ in kept], entry, raw, now)
+        if self._parent_kept(record, seq, entry["prev"]):
+            record.add_entry(self.id, entry, w.canon, path=False, conflict=True, now=now)
+            self.alt.setdefault(seq, set()).add(digest)
+            return self._children(record, seq, digest, now)
+        self._wait(w)
+        return 0
+
+    def _conflict(self, record: Record, seq: int, others: list[str], entry: Entry, raw: bytes, now: float) -> None:
+        first = seq not in self.alt and not record.conflicts_between(self.id, seq, seq)
+        record.mark_conflict(self.id, seq)
+        record.add_evidence(self.id, seq, "conflicting entry", raw, now)
+        self.alt.setdefault(seq, set())
+        if first:
+            self.conflicts += 1
+            shown = " and ".join(f"{h[:12]}…" for h in [*others[:1], entry["hash"]])
+            self.find(record, seq, f"entry {seq}: conflicting entries at seq {seq} ({shown}): both kept as "
+                                   "evidence, neither adopted", now)
+            self.reset_checks(record)
+            self._recount(record)
+
+    def _parent_kept(self, record: Record, seq: int, prev: Any) -> bool:
+        if seq == 1:
+            return prev == GENESIS
+        if seq - 1 == self.head_seq and prev == self.head_hash:
+            return True
+        if prev in self.alt.get(seq - 1, ()):
+            return True
+        return seq - 1 < self.head_seq and any(h == prev for h, _, _ in record.hashes_at(self.id, seq - 1))
+
+    def _extend(self, record: Record, w: Waiting, now: float) -> int:
+        """Keep ``w`` as the new head (its parent is a kept entry at the old head's seq),
+        then whatever waited for it."""
+        kept = 0
+        nxt: Waiting | None = w
+        while nxt is not None:
+            entry = nxt.entry
+            seq = entry["seq"]
+            if self.head_seq and entry["prev"] != self.head_hash:
+                self._switch_path(record, seq - 1, entry["prev"])
+            conflict = seq in self.alt
+            record.add_entry(self.id, entry, nxt.canon, path=True, conflict=conflict, now=now,
+                             mark=ENTERED if _entered(entry) else 0)
+            self._kept(record, entry, conflict, now)
+            kept += 1
+            nxt = self._next_waiting(record, now)
+        if self.pending.get(self.head_seq + 1):
+            self._mismatch(record, self.head_seq + 1, now)
+        return kept
+
+    def _next_waiting(self, record: Record, now: float) -> Waiting | None:
+        """The waiting entry that continues the new head; other entries waiting at that seq
+        chain off the path (conflicts) or stay waiting for their parent."""
+        seq = self.head_seq + 1
+        waiting = self.pending.get(seq)
+        if not waiting:
+            return None
+        parents = {self.head_hash, *self.alt.get(self.head_seq, ())}
+        for w in waiting:
+            if w.entry["prev"] in parents:
+                self._unwait(seq, w)
+                self._matched(record, seq)
+                return w
+        return None
+
+    def _children(self, record: Record, seq: int, digest: str, now: float) -> int:
+        """Entries that waited for the entry ``digest`` at ``seq`` (kept off the path)."""
+        kept = 0
+        for w in list(self.pending.get(seq + 1, [])):
+            if w.entry["prev"] != digest:
+                continue
+            self._unwait(seq + 1, w)
+            self._matched(record, seq + 1)
+            if seq + 1 == self.head_seq + 1:
+                kept += self._extend(record, w, now)
+            else:
+                self._conflict(record, seq + 1, [], w.entry, w.canon, now)
+                record.add_entry(self.id, w.entry, w.canon, path=False, conflict=True, now=now)
+                self.alt.setdefault(seq + 1, set()).add(w.entry["hash"])
+                kept += self._children(record, seq + 1, w.entry["hash"], now)
+        return kept
+
+    def _switch_path(self, record: Record, seq: int, digest: str) -> None:
+        """Make the kept entry ``digest`` at ``seq`` (and its ancestors) the path."""
+        while seq >= 1:
+            on = record.path_entry(self.id, seq)
+            if on is not None and on[0] == digest:
                 break
-            if entry.get("kind") == "roll":
-                last.append(roll_view(entry))
-        result = (self.last_roll or {}).get("result")
-        result = result if isinstance(result, dict) else {}
-        session = self.open_session or {}
-        return {
-            **self.summary(), "key": self.key, "system": result.get("system"), "params": result.get("params") or {},
-            "commitment": session.get("commitment"), "session": session.get("session"), "seq": len(self.entries),
-            "missing": max(0, self.missing), "duplicates": self.duplicates,
-            "revealed": self.replay.replayed,
-            "replay_pending": bool(self.replay.due) or self.replay.running,
-            "open_sessions": 1 if self.open_session is not None else 0,
-            "last": last, "stats": self.stats.to_dict(),
-        }
+            record.set_path(self.id, seq, digest)
+            self.alt.setdefault(seq, set()).discard(digest)
+            if on is not None:
+                self.alt[seq].add(on[0])
+            parent = next((p for h, p, _ in record.hashes_at(self.id, seq) if h == digest), None)
+            if parent is None:
+                break
+            seq, digest = seq - 1, parent
+        self.reset_checks(record)
+        self._recount(record)
+
+    def _kept(self, record: Record, entry: Entry, conflict: bool, now: float) -> None:
+        self.head_seq, self.head_hash = entry["seq"], entry["hash"]
+        self.progress_at = time.monotonic()
+        self.asked_times = 0
+        self.check_due = True
+        self.version += 1
+        for problem in entry_problems(entry):
+            self.find(record, entry["seq"], problem, now)
+        kind = entry["kind"]
+        if kind == "roll" and not conflict:
+            self.rolls += 1
+            self._show(entry, ENTERED if _entered(entry) else 0)
+        elif kind == "session":
+            self.sessions += 1
+            self.open_session = {"session": text(entry.get("session"), 40),
+                                 "commitment": text(entry.get("commitment"), 80)}
+        elif kind == "reveal" and self.open_session is not None \
+                and self.open_session.get("session") == text(entry.get("session"), 40):
+            self.open_session = None
+
+    def _recount(self, record: Record) -> None:
+        self.rolls = record.count_path(self.id, "roll") - _count_conflicting_rolls(record, self.id)
+        self.sessions = record.count_path(self.id, "session")
+        self.refresh(record)
+
+    def reset_checks(self, record: Record) -> None:
+        """The verifier starts again from the first entry (the path changed under it)."""
+        record.save_tower(self.id, verifier_state=None)  # the verifier's state lives in the record only
+        self.path_version += 1
+        self.check_due = True
+        record.drop_findings(self.id, "verifier")
+        record.reset_stats(self.id)
+        record.reset_marks(self.id)
+        self.stats = Stats()
+        self.stats_version = time.monotonic_ns()
+        self.counts = Counts()
+
+    # --- entries from the future --------------------------------------------------------------------------
+
+    def _wait(self, w: Waiting) -> None:
+        if self.pending and self.pending_bytes + w.size > PENDING_BYTES:
+            self.dropped += 1  # asked for again once the gap before it is filled
+            return
+        self.pending.setdefault(w.entry["seq"], []).append(w)
+        self.pending_bytes += w.size
+
+    def _unwait(self, seq: int, w: Waiting) -> None:
+        waiting = self.pending.get(seq, [])
+        if w in waiting:
+            waiting.remove(w)
+            self.pending_bytes -= w.size
+        if not waiting:
+            self.pending.pop(seq, None)
+
+    def drop_waiting(self) -> int:
+        """Forget every entry waiting (bytes freed); they are asked for again."""
+        freed = self.pending_bytes
+        self.pending.clear()
+        self.pending_bytes = 0
+        return freed
+
+    # --- asking for what is missing ---------------------------------------------------------------------
+
+    def resend_range(self, now: float, stall_s: float, ask_again_s: float, max_wait_s: float) -> tuple[int, int] | None:
+        """The entries to ask the tower for, if it is stalled short of what it has published:
+        the gap before the first entry waiting (or up to the tower's head); an entry waiting
+        right after the head that does not chain means the board holds a different entry
+        there (a forgery sent first), so that one is asked for too. The same request is
+        repeated at growing intervals (the answer may be on its way, or never come)."""
+        ahead = sorted(s for s in self.pending if s > self.head_seq)
+        if self.wanted <= self.head_seq and not ahead:
+            return None
+        if now - self.progress_at < stall_s:
+            return None
+        if ahead and ahead[0] == self.head_seq + 1:
+            first, last = max(1, self.head_seq), self.head_seq + 1
+        elif ahead:
+            first, last = self.head_seq + 1, ahead[0] - 1
+        else:
+            first, last = self.head_seq + 1, self.wanted
+        wait = min(max_wait_s, ask_again_s * (2 ** max(0, self.asked_times - 1)))
+        if self.asked_from == first and now - self.asked_at < wait:
+            return None
+        self.asked_times = self.asked_times + 1 if self.asked_from == first else 1
+        self.asked_from, self.asked_at = first, now
+        return first, last
 
 
-def roll_view(entry: Entry) -> dict[str, Any]:
-    """The part of a roll entry a card or the overlay shows."""
-    result = entry.get("result") if isinstance(entry.get("result"), dict) else {}
-    return {
-        "seq": entry.get("seq"), "time": entry.get("time"), "system": result.get("system"),
-        "dice": result.get("dice"), "outcome": result.get("outcome"), "total": result.get("total"),
-        "success": result.get("success"), "player": entry.get("player"), "kind": entry.get("roll_kind", "rolled"),
-    }
+def _entered(entry: Entry) -> bool:
+    return entry.get("kind") == "roll" and entry.get("session") is None and entry.get("roll_kind") == "entered"
+
+
+def _prev_mismatch(seq: int) -> str:
+    return f"entry {seq}: its prev hash does not match entry {seq - 1}'s hash"
+
+
+def _headline(finding: tuple[int | None, str, str]) -> str:
+    _, source, message = finding
+    return f"replay: {message}" if source == "verifier" else message
+
+
+def _conflict_seqs(record: Record, tower_id: int) -> list[int]:
+    rows = record.conn.execute("SELECT DISTINCT seq FROM entries WHERE tower_id = ? AND conflict = 1",
+                               (tower_id,)).fetchall()
+    return [s for (s,) in rows]
+
+
+def _count_conflicting_rolls(record: Record, tower_id: int) -> int:
+    (n,) = record.conn.execute("SELECT count(*) FROM entries WHERE tower_id = ? AND path = 1 AND kind = 'roll' "
+                               "AND conflict = 1", (tower_id,)).fetchone()
+    return int(n)

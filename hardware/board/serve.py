@@ -1,12 +1,17 @@
-"""Running the board: the listening socket, the MQTT subscriber and uvicorn, started and
-stopped together (the subscriber lives as long as the web app, through its lifespan)."""
+"""Running the board: the record, the listening socket, the MQTT subscriber and uvicorn,
+started and stopped together (the subscriber, the record's writer and the verifier process live
+as long as the web app, through its lifespan). SIGINT and SIGTERM stop uvicorn, which ends the
+lifespan: the subscriber, the writer and the verifier's child process all stop with it."""
 
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import socket
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from hardware.board import BoardError
@@ -16,6 +21,8 @@ from hardware.board.web import create_app
 from hardware.network.broker import BrokerURL, Credentials
 
 DEFAULT_LISTEN = "127.0.0.1:8080"
+#: How long open event streams may take to end when the board stops.
+GRACEFUL_S = 2
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,24 @@ def parse_listen(text: str) -> Listen:
     return Listen(host, int(port_text))
 
 
+def default_data_dir() -> Path:
+    """The board's record when ``--data`` is not given: ``board/`` in the default state
+    directory, the same place a tower keeps its state ($DICETOWER_STATE_DIR, $STATE_DIRECTORY
+    under systemd, else the XDG state directory)."""
+    from hardware.state import default_state_dir
+
+    return default_state_dir() / "board"
+
+
+def data_dir(text: str | None) -> Path:
+    """``--data DIR`` (``~`` expanded), or the default."""
+    if text is None:
+        return default_data_dir()
+    if not text.strip() or "\0" in text:
+        raise BoardError(f"--data: expected a directory, got {text!r}")
+    return Path(os.path.expanduser(text))
+
+
 def bind(listen: Listen) -> socket.socket:
     """The listening socket, opened here so that a busy port is one clear line."""
     try:
@@ -56,15 +81,22 @@ def bind(listen: Listen) -> socket.socket:
     return sock
 
 
-def board_app(url: BrokerURL, *, store: str | None, credentials: Credentials | None = None,
-              log: Callable[[str], None] | None = None) -> tuple[Any, Towers]:
-    """The ASGI app with its subscriber, which starts and stops with the app's lifespan (it is
-    made here, so a bad CA file is reported before anything listens)."""
-    towers = Towers(store)
-    subscriber = BoardSubscriber(url, towers, credentials=credentials, log=log)
+def board_app(url: BrokerURL, *, store: str | None, data: str | os.PathLike[str],
+              credentials: Credentials | None = None, log: Callable[[str], None] | None = None,
+              **towers_options: Any) -> tuple[Any, Towers]:
+    """The ASGI app with its record and subscriber, which start and stop with the app's
+    lifespan (they are made here, so a record in use or a bad CA file is reported before
+    anything listens)."""
+    towers = Towers(data, store, log=log, **towers_options)
+    try:
+        subscriber = BoardSubscriber(url, towers, credentials=credentials, log=log)
+    except BaseException:
+        towers.close()
+        raise
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
+        towers.start()
         app.state.subscriber = subscriber.start()
         try:
             yield
@@ -75,9 +107,29 @@ def board_app(url: BrokerURL, *, store: str | None, credentials: Credentials | N
     return create_app(towers, lifespan=lifespan), towers
 
 
-def serve(app: Any, sock: socket.socket) -> None:
-    """uvicorn on an already bound socket, until SIGINT or SIGTERM."""
+def serve(app: Any, sock: socket.socket, towers: Towers | None = None) -> None:
+    """uvicorn on an already bound socket, until SIGINT or SIGTERM (either one stops the board
+    the same way: uvicorn shuts down, the lifespan stops the subscriber, the record's writer and
+    the verifier's process). uvicorn raises the signal again once it has shut down; by then the
+    board has stopped cleanly, so that second delivery is let go."""
     import uvicorn
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False,
+                            timeout_graceful_shutdown=GRACEFUL_S)
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if towers is not None:
+                towers.stop_streams()  # the pages' event streams end now, not at a timeout
+            super().handle_exit(sig, frame)
+
+    stops = (signal.SIGINT, signal.SIGTERM)
+    before = {sig: signal.signal(sig, _stopped) for sig in stops}
+    try:
+        Server(config).run(sockets=[sock])
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
+def _stopped(sig: int, frame: Any) -> None:
+    """The signal uvicorn raises again after its shutdown: nothing left to do."""

@@ -1,5 +1,12 @@
 """The board's MQTT side: subscribe to the store's log and status topics, feed
-:class:`~hardware.board.towers.Towers`, and ask stalled towers to resend what is missing."""
+:class:`~hardware.board.towers.Towers`, and ask stalled towers to resend what is missing.
+
+The network loop is supervised: it runs in a thread of ours (paho's ``loop_forever``), and if
+it ever stops (an exception in a callback, anything) it is started again on the same client,
+the restart is counted and said, and the page shows it. ``on_message`` only hands the
+message to :meth:`Towers.handle`, which queues it. The connection state goes to the towers'
+:class:`~hardware.board.towers.Link`, from which the page says live / reconnecting / stale.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +21,8 @@ from hardware.network.broker import KEEPALIVE_S, BrokerURL, Credentials, make_cl
 
 #: How often the board looks for towers that lack entries.
 CHECK_S = 0.25
+#: How long the supervisor waits before starting a stopped loop again (doubling up to 5 s).
+RESTART_S = 0.2
 
 
 class BoardSubscriber:
@@ -27,47 +36,79 @@ class BoardSubscriber:
         self._client = make_client(url, f"dicetower-board-{uuid.uuid4().hex[:12]}", credentials or Credentials(),
                                    ca_what=ca_what)
         self._client.on_connect = self._on_connect
-        self._client.on_connect_fail = lambda client, userdata: self._say(
-            f"board: cannot reach {self.url} (broker down, wrong address, or a TLS certificate that --ca-file "
-            "does not trust); retrying")
+        self._client.on_connect_fail = self._on_connect_fail
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
         self._stop = threading.Event()
         self.connected = threading.Event()
         self.resends = 0
+        self.restarts = 0
         self._said = ""
-        self._thread = threading.Thread(target=self._check_gaps, name="board-gaps", daemon=True)
+        self._loop = threading.Thread(target=self._supervise, name="board-mqtt", daemon=True)
+        self._gaps = threading.Thread(target=self._check_gaps, name="board-gaps", daemon=True)
 
     def start(self) -> BoardSubscriber:
         self._client.connect_async(self.url.host, self.url.port, keepalive=KEEPALIVE_S)
-        self._client.loop_start()
-        self._thread.start()
+        self._loop.start()
+        self._gaps.start()
         return self
 
     def close(self) -> None:
         self._stop.set()
+        self._client.disconnect()
+        self._loop.join(5)
+        self._gaps.join(2)
         release(self._client)
-        self._thread.join(2)
 
     def _say(self, message: str) -> None:
         if message != self._said:
             self._said = message
             self._log(message)
 
+    # --- the supervised network loop -------------------------------------------------------------------
+
+    def _supervise(self) -> None:
+        delay = RESTART_S
+        while not self._stop.is_set():
+            try:
+                self._client.loop_forever(retry_first_connection=True)
+            except Exception as exc:
+                why = f"{type(exc).__name__}: {exc}"
+            else:
+                why = "it returned"
+            if self._stop.is_set():
+                return
+            self.restarts += 1
+            self._say(f"board: the MQTT loop stopped ({why}); starting it again")
+            self.towers.link_changed(connected=self._client.is_connected(), restarted=True, note=why)
+            self._stop.wait(delay)
+            delay = min(delay * 2, 5.0)
+
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
-            self._say(f"board: {self.url} refused the connection: {reason}; retrying")
+            note = f"{self.url} refused the connection: {reason}"
+            self._say(f"board: {note}; retrying")
+            self.towers.link_changed(connected=False, note=note)
             return
         store = self.towers.store
         client.subscribe([(topics.subscription(store, "log"), 1), (topics.subscription(store, "status"), 1)])
         self.connected.set()
+        self.towers.link_changed(connected=True)
         self._say(f"board: connected to {self.url}, watching {'store ' + store if store else 'every store'}")
+
+    def _on_connect_fail(self, client: Any, userdata: Any) -> None:
+        note = f"cannot reach {self.url}"
+        self._say(f"board: {note} (broker down, wrong address, or a TLS certificate that --ca-file does not "
+                  "trust); retrying")
+        self.towers.link_changed(connected=False, note=note)
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         was = self.connected.is_set()
         self.connected.clear()
-        if was and not self._stop.is_set():
-            self._say(f"board: lost {self.url} ({reason}); reconnecting")
+        if not self._stop.is_set():
+            self.towers.link_changed(connected=False, note=f"lost {self.url} ({reason})")
+            if was:
+                self._say(f"board: lost {self.url} ({reason}); reconnecting")
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         self.towers.handle(message.topic, message.payload)

@@ -1,175 +1,445 @@
-"""The board's state: every tower's ledger, fed by MQTT messages, read by the web app.
+"""The board's state: every tower's ledger, fed by MQTT messages, kept in the record, read by
+the web app.
 
-:meth:`Towers.handle` takes one message (from paho's network thread); the web app reads under
-the same lock. Replays run in one worker thread, one tower at a time, after a reveal is kept,
-so a message never waits for a replay. Listeners (the page's event streams) hear which towers
-changed. :meth:`Towers.resend_requests` says which towers to ask for entries again: those the
-board knows it lacks (from the tower's retained status or entries waiting after a gap) and
-that made no progress for ``STALL_S``.
+:meth:`Towers.handle` is all the MQTT side calls (from paho's network thread): it only queues
+the message (bounded in bytes), so the network loop never waits for the disk or a bad message.
+One thread (:meth:`_run`, the record's one writer) takes the queue in batches, one transaction
+each: it decodes and checks every message (:mod:`hardware.board.messages`), keeps entries
+(:mod:`hardware.board.ledger`), and schedules the verifier (:mod:`hardware.board.worker`),
+whose answers come back through the same queue. Nothing a message contains can raise out of
+it: a bad message is a finding against its topic's tower, a failure of the board's own code
+too (the message is kept as evidence and the tower reloaded from the record).
+
+Listeners (the page's event streams) hear which towers changed, and ``""`` when the board's
+own state (live / reconnecting / stale) changed. :meth:`Towers.resend_requests` says which
+towers to ask for entries again.
+
+Not started (:meth:`start`), it handles each message at once in the caller, and checks inline
+when asked (:meth:`check_now`): what the unit tests use.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import multiprocessing
+import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
 from typing import Any
 
-from hardware.board.ledger import TowerLedger
-from hardware.board.stats import Stats, SystemTally
+from hardware.board.ledger import Ledger
+from hardware.board.messages import Rejected, decode, log_entry, status_body
+from hardware.board.record import Reader, Record
+from hardware.board.stats import Stats
+from hardware.board.worker import Done, Job, Verifier, run_job
+from hardware.network.status import HEARTBEAT_S
 from hardware.network.topics import parse_topic
 
-#: How the verifier's hash-chain findings start (the board checks the chain itself).
-CHAIN_FINDING = "hash chain broken"
 #: A tower that lacks entries and got none for this long is asked to resend.
 STALL_S = 1.0
-#: The same request again only after this long without progress (the answer may be on its way).
+#: The same request again only after this long without progress, doubling up to MAX_ASK_S.
 ASK_AGAIN_S = 3.0
+MAX_ASK_S = 60.0
+#: Messages waiting for the record, in bytes (beyond: dropped, and asked for again as gaps).
+INBOX_BYTES = 64 << 20
+#: Entries from the future, all towers together (beyond: the biggest waiting set is dropped).
+PENDING_TOTAL_BYTES = 32 << 20
+#: A tower id whose entries never chained is forgotten after this long without a valid message,
+#: and the oldest of them beyond this many.
+EVICT_S = 600.0
+MAX_UNCHAINED = 1000
+#: How often the writer looks at the clock when no message comes (board state, checks, evictions).
+TICK_S = 0.25
+#: A tower is checked at most this often while entries come in (a reveal is checked at once).
+CHECK_EVERY_S = 1.0
+#: No message at all for this long while towers are online: the page says "stale".
+STALE_S = 2 * HEARTBEAT_S + 5
 
 Listener = Callable[[str], None]
 
 
-class Towers:
-    """All towers of the store(s) the board watches (``store=None``: every store)."""
+@dataclass
+class Link:
+    """The broker connection as the subscriber reports it, and when the last message came."""
 
-    def __init__(self, store: str | None = None, *, replay_in_thread: bool = True) -> None:
-        """``replay_in_thread=False`` replays at once in the caller (unit tests); otherwise in
-        one worker process, so the replays use another core than the messages and the page."""
+    connected: bool = False
+    changed_at: float = 0.0
+    last_message: float = 0.0
+    restarts: int = 0
+    note: str = ""
+
+
+class _Inbox:
+    """Messages (and the verifier's answers) for the writer thread, bounded in bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.items: deque[tuple[Any, int]] = deque()
+        self.bytes = 0
+        self.cond = threading.Condition()
+
+    def put(self, item: Any, size: int, *, force: bool = False) -> bool:
+        with self.cond:
+            if not force and self.bytes + size > self.limit:
+                return False
+            self.items.append((item, size))
+            self.bytes += size
+            self.cond.notify()
+            return True
+
+    def take(self, timeout: float, most: int = 100) -> list[Any]:
+        with self.cond:
+            if not self.items:
+                self.cond.wait(timeout)
+            out = []
+            while self.items and len(out) < most:
+                item, size = self.items.popleft()
+                self.bytes -= size
+                out.append(item)
+            return out
+
+    def empty(self) -> bool:
+        with self.cond:
+            return not self.items
+
+
+class Towers:
+    """All towers of the store(s) the board watches (``store=None``: every store), recorded in
+    ``data`` (a directory; see :mod:`hardware.board.record`)."""
+
+    def __init__(self, data: str | os.PathLike[str], store: str | None = None, *, verifier: bool = True,
+                 log: Callable[[str], None] | None = None, stale_s: float = STALE_S,
+                 clock: Callable[[], float] = time.time) -> None:
+        """``verifier=False`` checks in the calling thread (:meth:`check_now`) instead of the
+        verifier process (unit tests)."""
         self.store = store
+        self.clock = clock
+        self.stale_s = stale_s
+        self._log = log or (lambda message: None)
+        self.record = Record(data)
         self.lock = threading.RLock()
-        self.ledgers: dict[str, TowerLedger] = {}
+        self.ledgers: dict[str, Ledger] = {}
+        for row in self.record.towers():
+            self.ledgers[f"{row.store}/{row.tower}"] = Ledger.from_row(row, self.record)
         self._listeners: list[Listener] = []
-        self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) \
-            if replay_in_thread else None
-        self._running: set[Future[Any]] = set()
+        self._inbox = _Inbox(INBOX_BYTES)
+        self._stop = threading.Event()
+        self.stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._verifier = Verifier(self.record.path, self._answer, log=self._log) if verifier else None
+        self._reader: Reader | None = None
+        self._jobs: list[Job] = []  # checks due, handed over once the batch is committed
+        self._cards: dict[str, tuple[int, int, str, str]] = {}
+        self.link = Link()
+        self._board_state: dict[str, Any] = {}
+        self._housekept = 0.0
         self.messages = 0
         self.kept = 0
+        self.dropped = 0  # messages not queued (the record fell behind by INBOX_BYTES)
+        self.internal_errors = 0
 
-    # --- input --------------------------------------------------------------------------------------
+    # --- running ------------------------------------------------------------------------------------
+
+    def start(self) -> Towers:
+        if self._verifier is not None:
+            self._verifier.start()
+        self._thread = threading.Thread(target=self._run, name="board-record", daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop the writer (what is queued is written first) and the verifier process."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(10)
+        if self._verifier is not None:
+            self._verifier.close()
+        if self._reader is not None:
+            self._reader.close()
+        self.record.close()
+
+    def stop_streams(self) -> None:
+        """The board is stopping: every page's event stream ends (they wake up and see it)."""
+        self.stopping.set()
+        self._notify({""})
+
+    @property
+    def verifier_pid(self) -> int | None:
+        return self._verifier.pid if self._verifier is not None else None
+
+    def _run(self) -> None:
+        while not self._stop.is_set() or not self._inbox.empty():
+            items = self._inbox.take(TICK_S)
+            try:
+                self._batch(items)
+            except Exception as exc:  # the record itself failed (disk full?): the batch is lost, not half-kept
+                self._log(f"board: cannot write the record {self.record.path}: {exc}; the towers are asked again")
+                self._recover()
+                self._stop.wait(1.0)
+
+    # --- input ----------------------------------------------------------------------------------------
 
     def handle(self, topic: str, payload: bytes) -> None:
-        """One MQTT message on a ``log`` or ``status`` topic."""
+        """One MQTT message (any topic: others are ignored). Never raises, never waits long."""
+        self.link.last_message = time.monotonic()
+        if self._thread is None:
+            self._batch([(topic, payload)])
+        elif not self._inbox.put((topic, bytes(payload)), len(payload) + 200):
+            self.dropped += 1  # its tower is asked again once the gap shows
+
+    def _answer(self, done: Done) -> None:
+        self._inbox.put(done, 0, force=True)
+
+    def _batch(self, items: list[Any]) -> None:
+        changed: set[str] = set()
+        with self.lock:
+            with self.record.batch():
+                now = self.clock()
+                for item in items:
+                    if isinstance(item, Done):
+                        self._apply(item, now, changed)
+                    else:
+                        self._message(*item, now, changed)
+                for key in changed:
+                    if key in self.ledgers:
+                        self._save(self.ledgers[key])
+                self._housekeeping(now, changed)
+            jobs, self._jobs = self._jobs, []
+        self._notify(changed)
+        for job in jobs:  # after the commit: the verifier reads the record, it must see the entries
+            if self._verifier is not None:
+                self._verifier.submit(job)
+            else:  # no verifier process: check here
+                self._batch([run_job(self._read(), job)])
+
+    def _read(self) -> Reader:
+        if self._reader is None:
+            self._reader = Reader(self.record.path)
+        return self._reader
+
+    def _message(self, topic: str, payload: bytes, now: float, changed: set[str]) -> None:
         t = parse_topic(topic)
         if t is None or (self.store is not None and t.store != self.store) or t.kind == "resend":
             return
-        with self.lock:
-            self.messages += 1
-            ledger = self._ledger(t.store, t.tower)
-            body = _json(payload)
+        self.messages += 1
+        ledger = self._ledger(t.store, t.tower, now)
+        changed.add(ledger.key)
+        self.record.conn.execute("SAVEPOINT message")
+        try:
+            body = decode(payload)
             if t.kind == "status":
-                self._status(ledger, body)
+                self._status(ledger, status_body(body, t.store, t.tower))
             else:
-                self._log(ledger, body)
-        self._notify(ledger.key)
-        self._replay_if_due(ledger)
+                self.kept += ledger.accept(self.record, log_entry(body, t.store, t.tower), payload, now)
+            ledger.last_heard = now
+        except Rejected as exc:
+            ledger.find(self.record, _seq_of(exc), str(exc), now, evidence=payload, reason="rejected")
+        except Exception as exc:
+            self.record.conn.execute("ROLLBACK TO message")
+            self.internal_errors += 1
+            ledger = self._reload(ledger)
+            ledger.find(self.record, None, f"a message the board could not handle ({type(exc).__name__}: "
+                                           f"{str(exc)[:200]}); kept as evidence", now, evidence=payload)
+        self.record.conn.execute("RELEASE message")
+        ledger.version += 1
 
-    def _ledger(self, store: str, tower: str) -> TowerLedger:
+    def _ledger(self, store: str, tower: str, now: float) -> Ledger:
         key = f"{store}/{tower}"
         ledger = self.ledgers.get(key)
         if ledger is None:
-            ledger = self.ledgers[key] = TowerLedger(store, tower)
+            ledger = Ledger(self.record.add_tower(store, tower, now), store, tower, now, now)
+            self.ledgers[key] = ledger
         return ledger
 
-    def _status(self, ledger: TowerLedger, body: Any) -> None:
-        if not isinstance(body, dict):
-            ledger.fail("a status message that is not a JSON object")
+    def _recover(self) -> None:
+        """After a batch the record rolled back: every tower as the record holds it (what the
+        batch brought is asked for again)."""
+        with self.lock:
+            try:
+                for ledger in list(self.ledgers.values()):
+                    if any(r.id == ledger.id for r in self.record.towers()):
+                        self._reload(ledger)
+                    else:
+                        del self.ledgers[ledger.key]
+            except Exception as exc:  # the record cannot even be read: said; the next batch tries again
+                self._log(f"board: cannot read the record {self.record.path}: {exc}")
+            self._jobs.clear()
+            self._cards.clear()
+
+    def _reload(self, ledger: Ledger) -> Ledger:
+        """The tower as the record holds it (after a failure halfway through a message): its
+        chain from the entries kept, what waited is asked for again."""
+        row = next(r for r in self.record.towers() if r.id == ledger.id)
+        fresh = Ledger.from_row(row, self.record)
+        fresh.head_seq, fresh.head_hash = self.record.path_head(ledger.id)
+        fresh.duplicates, fresh.status = ledger.duplicates, ledger.status
+        fresh.reset_checks(self.record)
+        fresh.rolls = self.record.count_path(ledger.id, "roll")
+        fresh.sessions = self.record.count_path(ledger.id, "session")
+        self.ledgers[ledger.key] = fresh
+        return fresh
+
+    def _status(self, ledger: Ledger, status: dict[str, Any]) -> None:
+        if status["seq"] is None and ledger.status:  # the last will carries only the state
+            status = {**status, "seq": ledger.status.get("seq")}
+        if status != ledger.status:
+            ledger.status = status
+            self.record.save_tower(ledger.id, status=status)
+
+    def _save(self, ledger: Ledger) -> None:
+        """The tower's row, once per batch (the entries of the batch are in the same transaction)."""
+        self.record.save_tower(ledger.id, last_heard=ledger.last_heard, head_seq=ledger.head_seq,
+                               head_hash=ledger.head_hash, rolls=ledger.rolls, sessions=ledger.sessions,
+                               duplicates=ledger.duplicates)
+
+    # --- checks (the verifier) -----------------------------------------------------------------------------
+
+    def _schedule(self, ledger: Ledger, now: float) -> None:
+        mono = time.monotonic()
+        if not ledger.check_due or ledger.checking or ledger.head_seq == 0 or mono < ledger.check_after:
             return
-        if not _same_tower(ledger, body):
-            ledger.fail(f"a status message on {ledger.key}'s topic says it is from {body.get('store')}/"
-                        f"{body.get('tower')}")
+        ledger.check_due, ledger.checking = False, True
+        self._jobs.append(Job(ledger.id, ledger.key, ledger.path_version, ledger.head_seq))
+
+    def _apply(self, done: Done, now: float, changed: set[str]) -> None:
+        job = done.job
+        ledger = self.ledgers.get(job.key)
+        if ledger is None or ledger.id != job.tower_id:
+            return  # evicted meanwhile
+        ledger.checking = False
+        ledger.check_after = time.monotonic() + max(CHECK_EVERY_S, 5 * done.seconds)
+        checked = done.checked
+        if checked is None or ledger.path_version != job.path_version:
+            ledger.check_due = True
+            if checked is None:
+                self._log(f"board: checking {job.key} failed ({done.error}); trying again")
             return
-        if body.get("state") == "offline" and ledger.status:
-            ledger.status = {**ledger.status, "state": "offline"}  # the last will carries only that
+        if ledger.head_seq > job.head:
+            ledger.check_due = True
+        if checked.restarted:
+            ledger.reset_checks(self.record)
+            ledger.check_due = ledger.head_seq > job.head
         else:
-            ledger.status = body
+            self.record.drop_findings(ledger.id, "verifier", pending_only=True)
+        for f in checked.findings:
+            self.record.add_finding(ledger.id, f.line_no, "verifier", str(f), now)
+        for f in checked.pending:
+            self.record.add_finding(ledger.id, f.line_no, "verifier", str(f), now, pending=True)
+        verified = set(checked.verified)
+        for s in checked.settled:  # a conflict or a bad field in a session: none of its rolls counts
+            clean = not self.record.conflicts_between(ledger.id, s.first, s.last) \
+                and not self.record.findings_between(ledger.id, s.first, s.last, source="board")
+            self.record.mark_rolls(ledger.id, s.first, s.last, s.session, verified if clean else set())
+            if clean and s.session in done.tallies:
+                self.record.add_stats(ledger.id, done.tallies[s.session])
+                ledger.stats.add_plain(done.tallies[s.session])
+                ledger.stats_version = time.monotonic_ns()
+        ledger.counts = checked.counts
+        self.record.save_tower(ledger.id, verifier_state=checked.state, verdict=checked.counts.to_dict())
+        ledger.refresh(self.record)
+        changed.add(ledger.key)
 
-    def _log(self, ledger: TowerLedger, body: Any) -> None:
-        if not isinstance(body, dict) or "entry" not in body:
-            ledger.fail("a log message that is not {store, tower, entry}")
-            return
-        if not _same_tower(ledger, body):
-            seq = body["entry"].get("seq") if isinstance(body["entry"], dict) else None
-            ledger.fail(f"entry {seq}: published on {ledger.key}'s topic but says it is from "
-                        f"{body.get('store')}/{body.get('tower')}")
-            return
-        self.kept += len(ledger.accept(body["entry"]))
-
-    # --- replays --------------------------------------------------------------------------------------
-
-    def _replay_if_due(self, ledger: TowerLedger) -> None:
-        with self.lock:
-            if not ledger.replay_due:
-                return
-            ledger.replay.running = True
-            due, ledger.replay.due = ledger.replay.due, []
-            # the kept entries never change: a copy of each session's own entries goes to the worker
-            work = [(sid, ledger.session_entries(sid, start, end)) for sid, start, end in due]
-        if self._pool is None:
-            self._replayed(ledger, replay_sessions(ledger.key, work))
-            return
-        try:
-            future = self._pool.submit(replay_sessions, ledger.key, work)
-        except RuntimeError:  # shutting down
-            return
-        with self.lock:
-            self._running.add(future)
-        future.add_done_callback(lambda f: self._done(ledger, f))
-
-    def _done(self, ledger: TowerLedger, future: Future[Any]) -> None:
-        with self.lock:
-            self._running.discard(future)
-        if future.cancelled():
-            return
-        try:
-            result = future.result()
-        except Exception as exc:  # the worker died: say so rather than show the tower as checked
-            result = (0, f"the replay could not run: {exc}")
-        self._replayed(ledger, result)
-
-    def _replayed(self, ledger: TowerLedger, result: tuple[int, str | None]) -> None:
-        replayed, problem = result
-        with self.lock:
-            ledger.replay.running = False
-            ledger.replay.replayed += replayed
-            if problem is not None:
-                ledger.fail(f"replay: {problem}")
-        self._notify(ledger.key)
-        self._replay_if_due(ledger)
-
-    def wait_replays(self, timeout: float = 30.0) -> None:
-        """Until every replay asked for so far has run (tests, the bench)."""
+    def check_now(self, timeout: float = 60.0) -> None:
+        """Until every check due has run (tests, the bench). With the verifier process, waits
+        for it; without, runs them here."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.lock:
-                running = set(self._running)
-            if not running:
+                busy = any(v.check_due or v.checking for v in self.ledgers.values() if v.head_seq)
+                for ledger in self.ledgers.values():
+                    ledger.check_after = 0.0
+            if not busy and self._inbox.empty():
                 return
-            wait(running, timeout=max(0.0, deadline - time.monotonic()))
+            if self._thread is None:
+                self._batch([])
+            else:
+                time.sleep(0.02)
+        raise TimeoutError(f"the board's checks did not finish within {timeout} s")
 
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+    wait_replays = check_now
+
+    # --- housekeeping ----------------------------------------------------------------------------------
+
+    def _housekeeping(self, now: float, changed: set[str]) -> None:
+        for ledger in self.ledgers.values():
+            self._schedule(ledger, now)
+        total = sum(v.pending_bytes for v in self.ledgers.values())
+        while total > PENDING_TOTAL_BYTES:
+            total -= max(self.ledgers.values(), key=lambda v: v.pending_bytes).drop_waiting()
+        mono = time.monotonic()
+        if mono - self._housekept >= 1.0:
+            self._housekept = mono
+            self._evict(now, changed)
+            state = self.board_state()
+            if state != self._board_state:
+                self._board_state = state
+                changed.add("")
+
+    def _evict(self, now: float, changed: set[str]) -> None:
+        """Forget tower ids that never chained an entry: after ``EVICT_S`` without a valid
+        message, and the oldest beyond ``MAX_UNCHAINED``."""
+        unchained = sorted((v for v in self.ledgers.values() if v.head_seq == 0), key=lambda v: v.last_heard)
+        for i, ledger in enumerate(unchained):
+            if now - ledger.last_heard > EVICT_S or len(unchained) - i > MAX_UNCHAINED:
+                self.record.drop_tower(ledger.id)
+                del self.ledgers[ledger.key]
+                self._cards.pop(ledger.key, None)
+                changed.add(ledger.key)
+
+    def counters(self) -> dict[str, int]:
+        """How much came, how much was kept, what was dropped (the queue full) or failed."""
+        with self.lock:
+            waiting = sum(v.pending_bytes for v in self.ledgers.values())
+            dropped_waiting = sum(v.dropped for v in self.ledgers.values())
+        return {"messages": self.messages, "kept": self.kept, "queue_dropped": self.dropped,
+                "queue_bytes": self._inbox.bytes, "waiting_bytes": waiting, "waiting_dropped": dropped_waiting,
+                "internal_errors": self.internal_errors}
+
+    def board_state(self) -> dict[str, Any]:
+        """``{"state": "live"|"reconnecting"|"stale", "detail", "restarts"}`` for the page:
+        stale when nothing came for longer than the towers' status interval allows, though
+        some tower said it is online (a bridge down between brokers, a silent connection)."""
+        link = self.link
+        quiet = time.monotonic() - max(link.last_message, link.changed_at)
+        if not link.connected:
+            state, detail = "reconnecting", link.note or "the broker cannot be reached"
+        elif quiet > self.stale_s and any(v.online for v in self.ledgers.values()):
+            state, detail = "stale", f"no message for {int(quiet)} s, though towers say they are online"
+        else:
+            state, detail = "live", ""
+        return {"state": state, "detail": detail, "restarts": link.restarts}
+
+    def link_changed(self, *, connected: bool | None = None, restarted: bool = False, note: str = "") -> None:
+        """The subscriber says the connection changed (or its loop was restarted)."""
+        link = self.link
+        if connected is not None and connected != link.connected:
+            link.connected = connected
+            link.changed_at = time.monotonic()
+        if restarted:
+            link.restarts += 1
+        link.note = note
+        with self.lock:
+            state = self.board_state()
+            if state == self._board_state:
+                return
+            self._board_state = state
+        self._notify({""})
 
     # --- gaps -------------------------------------------------------------------------------------------
 
     def resend_requests(self, now: float | None = None) -> list[tuple[str, str, int, int]]:
-        """(store, tower, first, last) for each tower stalled short of what it has published:
-        the entries between what the board holds and the first one waiting (or the tower's
-        head). Asked again only after ``ASK_AGAIN_S`` without progress."""
+        """(store, tower, first, last) for each tower stalled short of what it has published
+        (:meth:`hardware.board.ledger.Ledger.resend_range`)."""
         now = time.monotonic() if now is None else now
         out = []
         with self.lock:
             for ledger in self.ledgers.values():
-                if ledger.wanted <= len(ledger.entries) or now - ledger.progress_at < STALL_S:
-                    continue
-                if ledger.asked_from == ledger.next_seq and now - ledger.asked_at < ASK_AGAIN_S:
-                    continue
-                last = min(ledger.pending) - 1 if ledger.pending else ledger.wanted
-                ledger.asked_from, ledger.asked_at = ledger.next_seq, now
-                out.append((ledger.store, ledger.tower, ledger.next_seq, last))
+                asked = ledger.resend_range(now, STALL_S, ASK_AGAIN_S, MAX_ASK_S)
+                if asked is not None:
+                    out.append((ledger.store, ledger.tower, *asked))
         return out
 
     # --- output -----------------------------------------------------------------------------------------
@@ -183,71 +453,67 @@ class Towers:
             if listener in self._listeners:
                 self._listeners.remove(listener)
 
-    def _notify(self, key: str) -> None:
+    def _notify(self, keys: set[str]) -> None:
+        if not keys:
+            return
         with self.lock:
             listeners = list(self._listeners)
-        for listener in listeners:
-            listener(key)
+        for key in sorted(keys):
+            for listener in listeners:
+                with contextlib.suppress(Exception):
+                    listener(key)
 
     def summaries(self) -> list[dict[str, Any]]:
         with self.lock:
             return [self.ledgers[k].summary() for k in sorted(self.ledgers)]
 
     def cards(self, keys: list[str] | None = None) -> list[dict[str, Any]]:
+        """The cards of ``keys`` (every tower if None)."""
+        return [json.loads(text) for text in self.cards_json(keys)]
+
+    def cards_json(self, keys: list[str] | None = None, *, stats_sent: dict[str, int] | None = None) -> list[str]:
+        """The cards of ``keys`` (every tower if None) as JSON text, each made once per change
+        however many pages watch. With ``stats_sent`` (key -> the statistics version a page
+        has, updated here), a card leaves its ``stats`` out when the page has them already."""
         with self.lock:
             chosen = sorted(self.ledgers) if keys is None else [k for k in keys if k in self.ledgers]
-            return [self.ledgers[k].card() for k in chosen]
+            out = []
+            for key in chosen:
+                ledger = self.ledgers[key]
+                cached = self._cards.get(key)
+                if cached is None or cached[0] != ledger.version or cached[1] != ledger.stats_version:
+                    card = ledger.card()
+                    whole = json.dumps(card, separators=(",", ":"), allow_nan=False)
+                    del card["stats"]
+                    cached = (ledger.version, ledger.stats_version, whole,
+                              json.dumps(card, separators=(",", ":"), allow_nan=False))
+                    self._cards[key] = cached
+                if stats_sent is not None and stats_sent.get(key) == ledger.stats_version:
+                    out.append(cached[3])
+                else:
+                    out.append(cached[2])
+                    if stats_sent is not None:
+                        stats_sent[key] = ledger.stats_version
+            return out
 
-    def find(self, tower: str, store: str | None = None) -> list[TowerLedger]:
+    def find(self, tower: str, store: str | None = None) -> list[Ledger]:
         with self.lock:
             return [v for v in self.ledgers.values() if v.tower == tower and (store is None or v.store == store)]
 
     def system_stats(self) -> dict[str, Any]:
-        """Per-system statistics over every tower."""
+        """Per-system statistics over every tower (verified rolls only)."""
         total = Stats()
         with self.lock:
             for ledger in self.ledgers.values():
-                for system, tally in ledger.stats.systems.items():
-                    into = total.systems.setdefault(system, SystemTally())
-                    into.rolls += tally.rolls
-                    into.unpriced += tally.unpriced
-                    for name, t in tally.outcomes.items():
-                        o = into.outcomes.setdefault(name, type(t)())
-                        o.observed += t.observed
-                        o.expected += t.expected
-                        o.variance += t.variance
+                total.add_plain(ledger.stats.to_plain())
         return total.to_dict()
 
 
-def _same_tower(ledger: TowerLedger, body: dict[str, Any]) -> bool:
-    return (body.get("store"), body.get("tower")) == (ledger.store, ledger.tower)
-
-
-def _json(payload: bytes) -> Any:
-    try:
-        return json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
-        return None
-
-
-def replay_sessions(key: str, sessions: list[tuple[str, list[dict[str, Any]]]]) -> tuple[int, str | None]:
-    """Replay each revealed session from its own entries (in the worker process): how many
-    replayed clean, and the first problem. The chain itself was checked entry by entry as it
-    was kept; the verifier's chain finding on one session's entries (which do not start at
-    seq 1) is therefore not the board's verdict, everything else it finds is."""
-    from hardware.entropy.replay import replay_entries
-    from hardware.network.topics import dumps
-    from hardware.rolllog import StoredEntry
-
-    replayed = 0
-    for sid, entries in sessions:
-        stored = [StoredEntry(e["seq"], dumps(e), e, True) for e in entries]
-        try:
-            report = replay_entries(lambda s=stored: iter(s), key)
-        except Exception as exc:  # an auditor reports what it could not check, and carries on
-            return replayed, f"session {sid}: the replay could not run: {exc}"
-        findings = [f for f in report.problems if not f.message.startswith(CHAIN_FINDING)]
-        if findings:
-            return replayed, str(findings[0])
-        replayed += 1
-    return replayed, None
+def _seq_of(exc: Rejected) -> int | None:
+    """The seq a rejection names (``entry 12: ...``), so the finding sorts by it."""
+    text = str(exc)
+    if text.startswith("entry "):
+        head = text[6:].split(":", 1)[0]
+        if head.isdigit():
+            return int(head)
+    return None

@@ -3,9 +3,14 @@ server-sent event stream the page and the overlay listen to.
 
 Routes: ``/`` (one card per tower), ``/overlay?tower=T`` (transparent, latest roll large),
 ``/api/towers``, ``/api/towers/T`` (a card), ``/api/towers/T/rolls`` (roll entries, oldest
-first), ``/api/stats`` (per system, all towers), ``/events[?tower=T]`` (SSE: a ``snapshot``
-of the cards, then a ``tower`` event with the card of each tower that changed).
-Everything a tower sends is shown with ``textContent`` by the page: nothing it says is HTML.
+first; ``?after=SEQ&limit=N`` pages through them), ``/api/towers/T/evidence`` (findings,
+rejected messages and conflicting entries), ``/api/stats`` (per system, all towers, verified
+rolls only), ``/api/board`` (live / reconnecting / stale, and the message counters), ``/events[?tower=T]`` (SSE: the
+board's state and a ``snapshot`` of the cards, then a ``tower`` event with the card of each
+tower that changed, its ``stats`` left out when they did not, and a ``board`` event when the
+board's state changes).
+Every value in a card is of a known type (:mod:`hardware.board.messages`), and the page shows
+what a tower sends with ``textContent`` only: nothing it says is HTML.
 """
 
 from __future__ import annotations
@@ -16,13 +21,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from hardware.board.ledger import TowerLedger
+from hardware.board.ledger import Ledger
+from hardware.board.record import Reader
 from hardware.board.towers import Towers
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -30,6 +37,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 FLUSH_S = 0.1
 #: A comment line this often keeps proxies and the browser from closing a quiet stream.
 HEARTBEAT_S = 15.0
+#: Roll entries per page of ``/api/towers/T/rolls`` (read from the record a chunk at a time).
+ROLLS_CHUNK = 500
 
 
 def create_app(towers: Towers, *, lifespan: Any = None) -> Starlette:
@@ -44,21 +53,39 @@ def create_app(towers: Towers, *, lifespan: Any = None) -> Starlette:
     async def api_towers(request: Request) -> Response:
         return JSONResponse(towers.summaries())
 
-    def of_one_tower(view: Callable[[Any], Any]) -> Callable[[Request], Awaitable[Response]]:
-        """An endpoint that answers with ``view(ledger)`` of the tower the path names (404 if none)."""
+    def of_one_tower(view: Callable[[Ledger, Request], Any]) -> Callable[[Request], Awaitable[Response]]:
+        """An endpoint that answers with ``view(ledger, request)`` of the tower the path names (404 if none)."""
         async def endpoint(request: Request) -> Response:
             ledger = _one(towers, request)
             if isinstance(ledger, Response):
                 return ledger
-            with towers.lock:
-                return JSONResponse(view(ledger))
+            return await view(ledger, request)
         return endpoint
 
-    api_tower = of_one_tower(lambda ledger: ledger.card())
-    api_rolls = of_one_tower(lambda ledger: ledger.rolls_list())
+    async def card(ledger: Ledger, request: Request) -> Response:
+        return Response(towers.cards_json([ledger.key])[0], media_type="application/json")
+
+    async def rolls(ledger: Ledger, request: Request) -> Response:
+        after, limit = _whole(request, "after", 0), _whole(request, "limit", None)
+        if after is None or after < 0 or (limit is not None and limit < 1):
+            return JSONResponse({"error": "after and limit must be whole numbers (limit at least 1)"}, 400)
+        return StreamingResponse(_rolls(towers, ledger.id, after, limit), media_type="application/json")
+
+    async def evidence(ledger: Ledger, request: Request) -> Response:
+        def read() -> dict[str, Any]:
+            reader = Reader(towers.record.path)
+            try:
+                return {"tower": ledger.tower, "store": ledger.store, "findings": reader.findings(ledger.id),
+                        "rejected": reader.evidence(ledger.id), "conflicting": reader.conflicting(ledger.id)}
+            finally:
+                reader.close()
+        return JSONResponse(await anyio.to_thread.run_sync(read))
 
     async def api_stats(request: Request) -> Response:
         return JSONResponse(towers.system_stats())
+
+    async def api_board(request: Request) -> Response:
+        return JSONResponse({**towers.board_state(), **towers.counters()})
 
     async def events(request: Request) -> Response:
         only = request.query_params.get("tower")
@@ -67,14 +94,23 @@ def create_app(towers: Towers, *, lifespan: Any = None) -> Starlette:
 
     routes = [
         Route("/", page), Route("/overlay", overlay), Route("/api/towers", api_towers),
-        Route("/api/towers/{tower}", api_tower), Route("/api/towers/{tower}/rolls", api_rolls),
-        Route("/api/stats", api_stats), Route("/events", events),
+        Route("/api/towers/{tower}", of_one_tower(card)), Route("/api/towers/{tower}/rolls", of_one_tower(rolls)),
+        Route("/api/towers/{tower}/evidence", of_one_tower(evidence)),
+        Route("/api/stats", api_stats), Route("/api/board", api_board), Route("/events", events),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
 
 
-def _one(towers: Towers, request: Request) -> TowerLedger | Response:
+def _whole(request: Request, name: str, default: int | None) -> int | None:
+    """A whole-number query parameter (``default`` when absent, -1 when not a whole number)."""
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 16 else -1
+
+
+def _one(towers: Towers, request: Request) -> Ledger | Response:
     tower = request.path_params["tower"]
     store = request.query_params.get("store")
     found = towers.find(tower, store)
@@ -86,41 +122,79 @@ def _one(towers: Towers, request: Request) -> TowerLedger | Response:
     return found[0]
 
 
-def _event(name: str, data: Any) -> bytes:
-    return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+async def _rolls(towers: Towers, tower_id: int, after: int, limit: int | None) -> AsyncIterator[bytes]:
+    """The tower's roll entries as one JSON array, read from the record a chunk at a time."""
+    reader = await anyio.to_thread.run_sync(Reader, towers.record.path)
+    try:
+        yield b"["
+        first, left = True, limit
+        while left is None or left > 0:
+            chunk = await anyio.to_thread.run_sync(reader.rolls, tower_id, after,
+                                                   ROLLS_CHUNK if left is None else min(left, ROLLS_CHUNK))
+            if not chunk:
+                break
+            text = ",".join(json.dumps(e, separators=(",", ":")) for e in chunk)
+            yield (text if first else "," + text).encode()
+            first = False
+            after = chunk[-1]["seq"]
+            left = None if left is None else left - len(chunk)
+        yield b"]"
+    finally:
+        reader.close()
+
+
+def _event(name: str, data: str) -> bytes:
+    return f"event: {name}\ndata: {data}\n\n".encode()
 
 
 async def _stream(towers: Towers, request: Request, only: str | None) -> AsyncIterator[bytes]:
-    """One client's event stream: a snapshot, then the cards that changed (coalesced)."""
+    """One client's event stream: the board's state and a snapshot, then what changed (coalesced)."""
     loop = asyncio.get_running_loop()
     dirty: set[str] = set()
     wake = asyncio.Event()
+    stats_sent: dict[str, int] = {}  # a card's statistics are sent again only when they change
 
     def mark(key: str) -> None:
         dirty.add(key)
         wake.set()
 
-    def listener(key: str) -> None:  # called from the MQTT and replay threads
-        if only is None or key.split("/", 1)[1] == only:
+    def listener(key: str) -> None:  # called from the record's and the MQTT threads
+        if only is None or key == "" or key.split("/", 1)[1] == only:
             loop.call_soon_threadsafe(mark, key)
+
+    def board() -> bytes:
+        return _event("board", json.dumps(towers.board_state()))
+
+    def snapshot() -> bytes:
+        stats_sent.clear()
+        cards = towers.cards_json(stats_sent=stats_sent)
+        if only is not None:
+            cards = [c for c in cards if json.loads(c)["tower"] == only]
+        return _event("snapshot", "[" + ",".join(cards) + "]")
 
     towers.add_listener(listener)
     try:
-        cards = towers.cards()
-        if only is not None:
-            cards = [c for c in cards if c["tower"] == only]
-        yield _event("snapshot", cards)
-        while not await request.is_disconnected():
+        yield board()
+        yield snapshot()
+        while not towers.stopping.is_set() and not await request.is_disconnected():
             try:
                 await asyncio.wait_for(wake.wait(), HEARTBEAT_S)
             except TimeoutError:
                 yield b": still here\n\n"
                 continue
             wake.clear()
+            if towers.stopping.is_set():
+                break
             keys = sorted(dirty)
             dirty.clear()
-            for card in towers.cards(keys):
-                yield _event("tower", card)
+            if "" in keys:
+                yield board()
+            gone = [k for k in keys if k and not towers.find(k.split("/", 1)[1], k.split("/", 1)[0])]
+            if gone:  # a tower id forgotten (never chained): the page starts again from a snapshot
+                yield snapshot()
+            else:
+                for text in towers.cards_json([k for k in keys if k], stats_sent=stats_sent):
+                    yield _event("tower", text)
             await asyncio.sleep(FLUSH_S)
     finally:
         towers.remove_listener(listener)

@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.dice import DiceSource, FacesDice
 from engine.errors import ParameterError
-from engine.params import Param, whole_number
+from engine.params import Param, typed_in, whole_number
 from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
 from hardware.cli import Parser, UsageError
 from hardware.cli.dice_source import RollBook, add_dice_options, add_state_options
@@ -190,7 +190,7 @@ def _entered_or_rolled(opts: argparse.Namespace, book: RollBook,
     A typed-in roll is logged as ``entered``: nothing about it can be verified, so it takes
     no part in a session and may not be mixed with the options of rolled dice.
     """
-    typed = "faces" if opts.faces is not None else "winners-set" if params.get("winners_set") else None
+    typed = "faces" if opts.faces is not None else "winners-set" if typed_in(params) else None
     if typed is None:
         return None, book.dice(opts)
     rolled = [f"--{name}" for name in ("seed", "entropy", "mix") if getattr(opts, name, None) is not None]

@@ -5,8 +5,10 @@ a machine with no GPIO it says so in one line and starts the simulator. SIGTERM 
 stop) and Ctrl-C shut down cleanly: LEDs off, display cleared, the dice session revealed.
 
 What the tower keeps (``[kiosk] state_dir``, ``unrecorded``) is set up by :func:`keep` for
-both: ``sim --config FILE`` keeps its roll log and memory exactly where ``run`` would. ``sim``
-without ``--config`` is a sandbox and keeps nothing.
+both: ``sim --config FILE`` keeps its roll log and memory exactly where ``run`` would, and
+``sim --state-dir DIR`` in DIR. ``sim`` without either is a sandbox and keeps nothing. A
+scripted ``sim --seed S`` times its roll log's entries by the simulated clock, so the same
+script in an empty state directory writes the same log (and shows the same fingerprints).
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="DIR",
                    help="write transcript.json, a PNG per step and a WAV per sentence said into DIR")
     p.add_argument("--seed", metavar="S", help="deterministic dice from this seed (repeatable runs)")
+    p.add_argument("--state-dir", metavar="DIR",
+                   help="keep the roll log and the panel's memory in DIR (instead of [kiosk] state_dir)")
     p.add_argument("--scale", metavar="N", default="4", help="PNG pixels per OLED pixel (default 4)")
     p.add_argument("--json", action="store_true", help="print the transcript as JSON")
     p.add_argument("--bridge", action="store_true",
@@ -70,11 +74,12 @@ class Kept:
                 "show": show}
 
 
-def keep(config: TowerConfig) -> Kept:
+def keep(config: TowerConfig, *, clock: Any = None) -> Kept:
     """The state directory and roll log ``[kiosk]`` asks for: ``"none"`` keeps nothing, ``""``
     the default ($STATE_DIRECTORY under systemd, else the XDG state directory). Temp files a
     killed writer left are removed (under the lock). A directory that cannot be made is said
-    in one line and the tower still starts: the display then says why it cannot roll."""
+    in one line and the tower still starts: the display then says why it cannot roll.
+    ``clock`` times the log's entries (the simulator's, for a repeatable ``--seed`` script)."""
     from hardware.locking import state_lock
     from hardware.paths import user_path
     from hardware.rolllog import LenientLog, RollLog
@@ -94,7 +99,7 @@ def keep(config: TowerConfig) -> Kept:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         _stderr(f"kiosk.state_dir: cannot create {state_dir}: {why}; "
                 "the panel will not remember, and rolls need a writable roll log")
-    log: Any = RollLog(state_dir / LOG_NAME)
+    log: Any = RollLog(state_dir / LOG_NAME) if clock is None else RollLog(state_dir / LOG_NAME, clock=clock)
     if config.kiosk.unrecorded == "show":
         log = LenientLog(log)
     return Kept(state_dir, log)
@@ -126,9 +131,19 @@ def _stderr(message: str) -> None:
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
+    import dataclasses
+
     config = load(args.config)
     scale = _scale(args.scale)
-    kept = keep(config) if args.config is not None else Kept()
+    if args.state_dir is not None:
+        config = dataclasses.replace(config, kiosk=dataclasses.replace(config.kiosk, state_dir=args.state_dir))
+    scripted_run = args.press is not None or args.script is not None
+    clock = None
+    if args.seed is not None and scripted_run:
+        from hardware.sim import SimClock
+
+        clock = SimClock()  # the same script, the same log: its entries timed by the simulated clock
+    kept = keep(config, clock=clock) if args.config is not None or args.state_dir is not None else Kept()
     script_text = None
     option = "press"
     if args.press is not None:
@@ -142,7 +157,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
             raise ParameterError(option, "needs a script: --press LIST or --script FILE")
         return interactive(config, seed=args.seed, kept=kept, bridge=args.bridge)
     return scripted(config, script_text, option=option, seed=args.seed, out=args.out, scale=scale, as_json=args.json,
-                    kept=kept, bridge=args.bridge)
+                    kept=kept, bridge=args.bridge, clock=clock)
 
 
 #: A script is a few lines of button names; a file larger than this is not one.
@@ -172,7 +187,7 @@ def _scale(text: str) -> int:
 
 
 def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | None, out: str | None,
-             scale: int, as_json: bool, kept: Kept | None = None, bridge: bool = False) -> int:
+             scale: int, as_json: bool, kept: Kept | None = None, bridge: bool = False, clock: Any = None) -> int:
     import json
 
     from hardware.network.publisher import publishing
@@ -191,7 +206,7 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
     # the transcript is standard output here: UNRECORDED lines go to stderr, and the screens
     # in the transcript carry the UNRECORDED title
     with publishing(config, log=_stderr):  # [network]: the roll log goes to the broker too
-        sim = Simulator(config, dice=_dice(config, seed, kept=kept), log=_stderr, pins=_twin_pins(bridge),
+        sim = Simulator(config, dice=_dice(config, seed, kept=kept), clock=clock, log=_stderr, pins=_twin_pins(bridge),
                         speaker=_speaker(config, wav_dir=out_dir / "frames" if out_dir is not None else None),
                         **kept.tower_options(show=_stderr))
         try:

@@ -26,7 +26,7 @@ from typing import Any
 from hardware.network import topics
 from hardware.network.broker import KEEPALIVE_S, BrokerURL, Credentials, make_client, release
 from hardware.network.cursor import Cursor, load_cursor, save_cursor
-from hardware.network.status import OFFLINE, ONLINE, LogSummary
+from hardware.network.status import HEARTBEAT_S, OFFLINE, ONLINE, LogSummary
 from hardware.network.tail import LogTail
 from hardware.rolllog import LogError, read_entries
 
@@ -36,7 +36,8 @@ WINDOW = 32
 POLL_S = 0.05
 #: The cursor is written at most this often (and at the end): it may lag, never lead.
 CURSOR_EVERY_S = 0.5
-#: The status is republished at most this often while rolls come in.
+#: The status is republished at most this often while rolls come in (and, unchanged, every
+#: ``HEARTBEAT_S``: a consumer that hears nothing for much longer knows its link is down).
 STATUS_EVERY_S = 1.0
 #: How long :meth:`Publisher.close` waits for the broker by default.
 CLOSE_TIMEOUT_S = 3.0
@@ -58,7 +59,8 @@ class Publisher:
 
     def __init__(self, url: BrokerURL, *, store: str, tower: str, log_path: str | Path, cursor_path: str | Path,
                  credentials: Credentials | None = None, window: int = WINDOW, poll_s: float = POLL_S,
-                 log: Callable[[str], None] | None = None, ca_what: str = "ca_file") -> None:
+                 log: Callable[[str], None] | None = None, ca_what: str = "ca_file",
+                 heartbeat_s: float = HEARTBEAT_S) -> None:
         self.url = url
         self.store = topics.check_id("store", store)
         self.tower = topics.check_id("tower", tower)
@@ -66,6 +68,7 @@ class Publisher:
         self.cursor_path = Path(cursor_path)
         self.window = window
         self.poll_s = poll_s
+        self.heartbeat_s = heartbeat_s
         self._log = log or (lambda message: None)
         self._topic = topics.topic(store, tower, "log")
         self._status_topic = topics.topic(store, tower, "status")
@@ -263,7 +266,8 @@ class Publisher:
     def _send_status(self, state: str = ONLINE, *, force: bool = False) -> Any:
         body = self._summary.body(state, self.store, self.tower)
         now = time.monotonic()
-        if not (force or self._announce or (body != self._status_sent and now - self._status_at >= STATUS_EVERY_S)):
+        changed = body != self._status_sent and now - self._status_at >= STATUS_EVERY_S
+        if not (force or self._announce or changed or now - self._status_at >= self.heartbeat_s):
             return None
         self._announce = False
         self._status_sent, self._status_at = body, now

@@ -12,6 +12,9 @@ from typing import Any
 
 ONLINE = "online"
 OFFLINE = "offline"
+#: A tower republishes its status at least this often, changed or not, so a consumer that
+#: hears nothing for much longer knows its link is down (the board's "stale").
+HEARTBEAT_S = 30.0
 
 
 @dataclass

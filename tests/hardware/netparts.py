@@ -173,13 +173,19 @@ class Collector:
 
 
 class RunningBoard:
-    """The board (subscriber and web app) served by uvicorn in a thread on a free port."""
+    """The board (record, subscriber and web app) served by uvicorn in a thread on a free port.
+    ``data`` is its record's directory (default: a new temporary one, removed at the end)."""
 
-    def __init__(self, url: str, store: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, url: str, store: str | None = None, *, data: str | os.PathLike[str] | None = None,
+                 **kwargs: Any) -> None:
+        import tempfile
+
         from hardware.board.serve import Listen, bind, board_app
         from hardware.network.broker import parse_url
 
-        self.app, self.towers = board_app(parse_url(url), store=store, **kwargs)
+        self._made = None if data is not None else tempfile.mkdtemp(prefix="board-record-")
+        self.data = Path(data if data is not None else self._made)
+        self.app, self.towers = board_app(parse_url(url), store=store, data=self.data, **kwargs)
         self.sock = bind(Listen("127.0.0.1", 0))
         self.base = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         self.server: Any = None
@@ -188,7 +194,8 @@ class RunningBoard:
     def start(self) -> RunningBoard:
         import uvicorn
 
-        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on"))
+        self.server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", lifespan="on",
+                                                    timeout_graceful_shutdown=2))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()
         wait_for(lambda: self.server.started, what="the board's web server")
@@ -206,11 +213,18 @@ class RunningBoard:
             return json.loads(r.read())
 
     def stop(self) -> None:
+        self.towers.stop_streams()
         if self.server is not None:
             self.server.should_exit = True
         if self.thread is not None:
             self.thread.join(10)
+        if self.server is None or not self.server.started:
+            self.towers.close()  # the lifespan never ran: close the record here
         self.sock.close()
+        if self._made is not None:
+            import shutil
+
+            shutil.rmtree(self._made, ignore_errors=True)
 
 
 @contextlib.contextmanager

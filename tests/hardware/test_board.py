@@ -80,8 +80,10 @@ def test_api_lists_every_tower_verified_with_its_rolls_oldest_first(board, tower
     assert card["revealed"] == 2 and card["open_sessions"] == 1  # 3 + 3 rolls revealed, 1 roll open
     assert card["last"][0]["seq"] == logged[-1]["seq"] and card["system"] == logged[-1]["result"]["system"]
     assert len(card["commitment"]) == 64
+    assert card["checked"] == {"verified": 6, "unchecked": 1, "entered": 0, "test": 0}
+    assert [r["check"] for r in card["last"]] == ["unchecked"] + ["verified"] * 6
     stats = board.get("/api/stats")
-    assert sum(s["rolls"] for s in stats.values()) == 14
+    assert sum(s["rolls"] for s in stats.values()) == 6 + 4  # verified rolls only: the open sessions' wait
     d6 = stats["d6cv"]["outcomes"]
     assert d6["success"]["observed"] + d6["failure"]["observed"] == stats["d6cv"]["rolls"]
     # d6cv stat 3 against cv 7 succeeds on 4+ on... whatever the engine says: expected = n * p exactly
@@ -121,7 +123,10 @@ def test_a_forged_entry_turns_the_tower_red_and_is_not_data(board, towers, raw):
     assert len(board.get("/api/towers/table1/rolls")) == 2  # the forged roll is not shown as a roll
 
 
-def test_a_forged_entry_with_a_good_hash_is_caught_by_the_real_one_or_the_replay(board, towers, raw):
+def test_a_forgery_sent_first_is_evidence_and_the_honest_tower_goes_on(board, towers, raw):
+    """A forged entry with a valid hash, published ahead of the tower's own entry for that
+    seq: red with "conflicting entries at seq N", both kept as evidence, neither shown as the
+    tower's roll, and the tower's later entries still arrive, chain and show."""
     t = towers("table1", session_rolls=100)
     t.roll()
     real = t.roll()
@@ -132,9 +137,20 @@ def test_a_forged_entry_with_a_good_hash_is_caught_by_the_real_one_or_the_replay
     forged["hash"] = entry_hash(forged)
     raw.client.publish(f"dicetower/{STORE}/table1/log", log_message(STORE, "table1", forged), qos=1)
     wait_for(lambda: (tower_item(board, "table1") or {}).get("rolls") == 3, what="the forgery taken in")
-    t.roll()  # the tower's real entry at that seq
+    honest = t.roll()  # the tower's real entry at that seq
     item = wait_for(lambda: (i := tower_item(board, "table1")) and i["problem"] and i, what="the red badge")
-    assert f"entry {forged['seq']}: a second, different entry" in item["problem"]
+    seq = forged["seq"]
+    assert item["problem"].startswith(f"entry {seq}: conflicting entries at seq {seq} ")
+    assert "both kept as evidence, neither adopted" in item["problem"]
+    later = [t.roll() for _ in range(3)]
+    wait_for(lambda: board.get("/api/towers/table1")["seq"] == later[-1]["seq"], what="the later entries chained")
+    card = board.get("/api/towers/table1")
+    assert [r["seq"] for r in card["last"][:3]] == [e["seq"] for e in reversed(later)]
+    shown = [e["seq"] for e in board.get("/api/towers/table1/rolls")]
+    assert seq not in shown and shown == [2, 3, *(e["seq"] for e in later)]  # neither entry adopted
+    evidence = board.get("/api/towers/table1/evidence")
+    assert sorted(e["hash"] for e in evidence["conflicting"]) == sorted([forged["hash"], honest["hash"]])
+    assert board.get("/api/towers/table1")["problem"] == item["problem"]  # red for good
 
 
 def test_a_rehashed_forged_log_fails_the_replay(board, broker, tmp_path, raw):
@@ -206,14 +222,16 @@ def test_the_event_stream_sends_a_snapshot_then_changes(board, towers):
                 elif line == "" and name:
                     return name, json.loads(data)
 
+        first = event()
+        assert first[0] == "board" and first[1]["state"] == "live", first
         name, cards = event()
-        assert name == "snapshot" and [c["tower"] for c in cards] == ["table1"]
+        assert name == "snapshot" and [c["tower"] for c in cards] == ["table1"], (name, cards)
         entry = t.roll()
         while True:
             name, card = event()
-            if name == "tower" and card["last"][0]["seq"] == entry["seq"]:
+            if name == "tower" and card["last"] and card["last"][0]["seq"] == entry["seq"]:
                 break
-        assert card["rolls"] == 2 and card["verified"] is True
+        assert card["rolls"] == 2 and card["verified"] is True, card
     finally:
         conn.close()
 
@@ -269,3 +287,134 @@ def test_board_defaults_to_localhost():
     assert DEFAULT_LISTEN.startswith("127.0.0.1:")
     assert str(parse_listen("[::1]:8080")) == "[::1]:8080"
     assert Path(__file__).exists()
+
+
+# --- never deaf --------------------------------------------------------------------------------------------
+
+
+def test_100000_brackets_never_make_the_board_deaf(board, towers, raw):
+    t = towers("table1", session_rolls=4)
+    t.roll()
+    wait_for(lambda: (tower_item(board, "table1") or {}).get("rolls") == 1, what="the first roll")
+    raw.client.publish(f"dicetower/{STORE}/table1/log", b"[" * 100_000, qos=1)
+    item = wait_for(lambda: (i := tower_item(board, "table1")) and i["problem"] and i, what="the red badge")
+    assert item["problem"] == "a message nested 100000 levels deep, more than the 32 allowed"
+    later = [t.roll() for _ in range(5)]
+    wait_for(lambda: board.get("/api/towers/table1")["seq"] == later[-1]["seq"], what="the rolls after it")
+    assert board.get("/api/towers/table1")["last"][0]["seq"] == later[-1]["seq"]
+    assert board.subscriber.restarts == 0 and board.towers.internal_errors == 0
+
+
+@pytest.mark.parametrize("params", ["stat 3 cv 7", [3, 7]], ids=["string", "list"])
+def test_a_hashed_roll_with_params_of_the_wrong_type_is_red_and_the_board_goes_on(board, towers, raw, params):
+    t = towers("table1", session_rolls=4)
+    t.roll()
+    liar = {"seq": 1, "prev": "0" * 64, "kind": "roll", "time": "2026-12-01T20:00:00.000Z",
+            "session": "0011223344556677", "roll_kind": "rolled", "mix": "00", "start": 0, "end": 1,
+            "result": {"system": "d6cv", "params": params, "dice": [6], "outcome": "success", "total": 9,
+                       "success": True}}
+    liar["hash"] = entry_hash(liar)
+    raw.client.publish(f"dicetower/{STORE}/liar/log", log_message(STORE, "liar", liar), qos=1)
+    item = wait_for(lambda: (i := tower_item(board, "liar")) and i["problem"] and i, what="liar red")
+    kind = "a string ('stat 3 cv 7')" if isinstance(params, str) else "a list of 2"
+    assert item["problem"] == f"entry 1: result.params is {kind}, expected an object"
+    later = [t.roll() for _ in range(5)]
+    wait_for(lambda: board.get("/api/towers/table1")["seq"] == later[-1]["seq"], what="table1 goes on")
+    board.towers.check_now()
+    assert tower_item(board, "table1")["verified"] is True
+    liar_card = board.get("/api/towers/liar")
+    assert liar_card["params"] == {} and liar_card["stats"] == {}  # shown as nothing, counted nowhere
+    assert board.get("/api/stats")  # the statistics still answer
+    assert board.subscriber.restarts == 0 and board.towers.internal_errors == 0
+
+
+def test_a_stopped_mqtt_loop_is_started_again_and_the_page_says_so(board, towers):
+    t = towers("table1")
+    t.roll()
+    wait_for(lambda: (tower_item(board, "table1") or {}).get("rolls") == 1, what="the first roll")
+    client = board.subscriber._client
+    handler = client.on_message
+    calls = []
+
+    def fails_once(c, userdata, message):
+        if not calls:
+            calls.append(message.topic)
+            raise RuntimeError("a callback bug")
+        handler(c, userdata, message)
+
+    client.on_message = fails_once
+    t.roll()  # its message stops paho's loop (the exception leaves loop_forever)
+    wait_for(lambda: board.subscriber.restarts == 1, what="the loop started again")
+    later = [t.roll() for _ in range(3)]
+    wait_for(lambda: board.get("/api/towers/table1")["seq"] == later[-1]["seq"], what="entries after the restart")
+    assert board.get("/api/board")["restarts"] == 1
+
+
+# --- stopping -------------------------------------------------------------------------------------------------
+
+
+def _children(pid: int) -> set[int]:
+    """Every process below ``pid`` (children, grandchildren), from /proc."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                kids = {int(k) for k in (task / "children").read_text().split()}
+            except OSError:
+                continue
+            todo += list(kids - found)
+            found |= kids
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_sigterm_and_sigint_stop_the_board_and_every_child(broker, towers, tmp_path, sig):
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    from tests.hardware.netparts import free_port
+
+    t = towers("table1", session_rolls=2)
+    for _ in range(3):
+        t.roll()
+    port = free_port()
+    repo = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-m", "hardware", "board", "--mqtt", broker.url, "--store", STORE,
+                             "--listen", f"127.0.0.1:{port}", "--data", str(tmp_path / "record")],
+                            cwd=repo, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    try:
+        def rolls() -> int:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/towers", timeout=2) as r:
+                    return sum(i["rolls"] for i in json.loads(r.read()))
+            except OSError:
+                return 0
+
+        wait_for(lambda: rolls() == 3, timeout=30, what="the board serving table1's rolls")
+        children = wait_for(lambda: _children(proc.pid), what="the verifier's process")
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)  # an open event stream too
+        conn.request("GET", "/events")
+        assert conn.getresponse().status == 200
+        proc.send_signal(getattr(signal, sig))  # to the board alone, as `kill` or systemd does
+        assert proc.wait(15) == 0
+        conn.close()
+        wait_for(lambda: not any(_alive(c) for c in children), timeout=5, what="every child gone")
+        err = proc.stderr.read().decode()
+        assert "Traceback" not in err and "board: stopped" in err, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+        proc.stderr.close()

@@ -101,6 +101,9 @@ def test_the_page_shows_every_tower_and_updates_live(setup, browser, tmp_path):
     for t in towers.values():  # more rolls, so the screenshot shows full cards
         t.roll()
     wait_for(lambda: all(c["rolls"] >= 4 for n, c in cards(browser).items() if n != "table3"), what="last rolls")
+    board.towers.check_now()  # every revealed session replayed, so the screenshot shows verified rolls
+    wait_for(lambda: "✓ chain ok" in cards(browser)["table1"]["badge"] and "verified" in browser.execute_script(
+        "return document.querySelector('article.card li.roll').title"), what="verified rolls on the page")
     browser.execute_script("document.querySelector('article.card details.stats')?.setAttribute('open', '')")
     shot = tmp_path / "board.png"
     browser.save_screenshot(str(shot))
@@ -123,3 +126,144 @@ def test_the_overlay_is_transparent_and_shows_the_latest_roll(setup, browser):
     assert dice == entry["result"]["dice"]
     outcome = browser.execute_script("return document.getElementById('outcome').textContent")
     assert outcome.startswith(str(entry["result"]["outcome"]).upper())
+
+
+def live_text(driver) -> str:
+    return driver.execute_script("return document.getElementById('live').textContent")
+
+
+def test_the_page_says_live_reconnecting_and_stale(tmp_path, browser):
+    """The status line tells the truth: reconnecting while the broker is down, stale when
+    nothing came for longer than the towers' status interval though a tower is online."""
+    binary = require_command("mosquitto")
+    (tmp_path / "broker").mkdir()
+    with running_broker(binary, tmp_path / "broker") as broker, \
+            running_board(broker.url, STORE, stale_s=3.0) as board:
+        t = SimTower(tmp_path / "t1", broker.url, STORE, "table1")
+        try:
+            t.roll()
+            browser.get(board.base + "/")
+            wait_for(lambda: live_text(browser) == "● live" and cards(browser), what="live with a card")
+            broker.kill()
+            wait_for(lambda: live_text(browser).startswith("reconnecting… (broker down)"), what="reconnecting")
+            broker.start()
+            wait_for(lambda: live_text(browser) == "● live", timeout=20, what="live again")
+            t.publisher.heartbeat_s = 3600.0  # the tower goes quiet (it stays online)
+            wait_for(lambda: live_text(browser).startswith("stale: no message for"), timeout=20, what="stale")
+            t.roll()
+            wait_for(lambda: live_text(browser) == "● live", what="live after a roll")
+        finally:
+            t.close(timeout=1.0)
+
+
+HOSTILE = [None, True, False, 0, -7, 1.5, 10**30, "", "<img src=x onerror=\"document.title='owned'\">",
+           "x" * 5000, "\u202eevil", [], [1, "a", None, {"b": 2}], {}, {"a": {"b": [1, {"c": "d"}]}}]
+ROLL_FIELDS = ["time", "session", "roll_kind", "player", "faces", "result", "result.system", "result.params",
+               "result.dice", "result.outcome", "result.total", "result.success"]
+SESSION_FIELDS = ["session", "commitment"]
+STATUS_FIELDS = ["state", "seq", "rolls", "head", "system", "params", "session", "commitment"]
+
+
+def hostile_logs() -> dict[str, list[dict]]:
+    """One tower per (field, value): a session entry and a roll, one field hostile, hashed."""
+    from hardware.rolllog import entry_hash
+
+    base_session = {"kind": "session", "session": "0123456789abcdef", "commitment": "ab" * 32,
+                    "time": "2026-12-01T20:00:00.000Z"}
+    base_roll = {"kind": "roll", "session": "0123456789abcdef", "roll_kind": "rolled", "player": 1,
+                 "time": "2026-12-01T20:00:01.000Z", "mix": "00", "start": 0, "end": 1,
+                 "result": {"system": "d6cv", "params": {"stat": 3, "cv": 7, "opponent": [1, 2]}, "dice": [5],
+                            "outcome": "success", "total": 8, "success": True}}
+    logs = {}
+    for where, fields in (("roll", ROLL_FIELDS), ("session", SESSION_FIELDS)):
+        for field in fields:
+            for i, value in enumerate(HOSTILE):
+                session, roll = json.loads(json.dumps(base_session)), json.loads(json.dumps(base_roll))
+                target = roll if where == "roll" else session
+                if field.startswith("result."):
+                    target["result"][field[7:]] = value
+                else:
+                    target[field] = value
+                chain, prev = [], "0" * 64
+                for seq, e in enumerate((session, roll), start=1):
+                    e = {**e, "seq": seq, "prev": prev}
+                    e["hash"] = entry_hash(e)
+                    prev = e["hash"]
+                    chain.append(e)
+                logs[f"h-{where}-{field.replace('.', '-')}-{i}"] = chain
+    return logs
+
+
+def test_hostile_values_in_every_field_never_hide_a_card(setup, browser):
+    """Every field a card shows, with a value of every JSON type (and HTML, huge and
+    right-to-left text), each from its own tower through the broker: every card is on the
+    page, none is drawn as HTML, and the honest tower's card is whole."""
+    broker, board, tower = setup
+    honest = tower("honest")
+    honest.roll()
+    logs = hostile_logs()
+    sender = Collector(broker.port, "dicetower/none")
+    try:
+        for name, chain in logs.items():
+            for e in chain:
+                sender.client.publish(f"dicetower/{STORE}/{name}/log", log_message(STORE, name, e), qos=1)
+        statuses = 0
+        for field in STATUS_FIELDS:
+            for i, value in enumerate(HOSTILE):
+                name = f"s-{field}-{i}"
+                status = {"state": "online", "store": STORE, "tower": name, "seq": 0, field: value}
+                sender.client.publish(f"dicetower/{STORE}/{name}/status", json.dumps(status), qos=1, retain=True)
+                statuses += 1
+        total = len(logs) + statuses + 1
+        wait_for(lambda: len(board.get("/api/towers")) == total, timeout=60, what="every tower at the board")
+        browser.get(board.base + "/")
+        shown = wait_for(lambda: (c := cards(browser)) and len(c) == total and c, timeout=60,
+                         what="every card on the page")
+    finally:
+        sender.close()
+    html = "return document.querySelectorAll('article.card img, article.card script').length"
+    assert browser.execute_script(html) == 0
+    assert browser.title == "dicetower board"
+    assert not [n for n, c in shown.items() if "could not be shown" in c["badge"]]
+    assert shown["honest"]["rolls"] == 1 and "chain ok" in shown["honest"]["badge"]
+    red = {n for n, c in shown.items() if c["red"]}
+    # a wrong type in a field the board reads is red (naming the entry); the rest is shown as text
+    assert "h-session-commitment-3" in red and "h-roll-result-params-9" in red
+    assert shown["h-session-commitment-3"]["badge"].startswith("✗ entry 1: commitment is a number (0), expected a "
+                                                               "string")
+    assert shown["s-seq-8"]["badge"].startswith("✗ a status message whose seq is a string ('<img src=x")
+    assert not shown["s-system-8"]["red"]  # a field the board does not read is not its business
+
+
+def test_a_card_that_cannot_be_drawn_never_removes_another(setup, browser):
+    """The page draws each card on its own: a card whose every field is hostile, and one whose
+    fields throw when read, are each said on their own card; the others stay and update."""
+    _, board, tower = setup
+    names = ["a-first", "m-middle", "z-last"]
+    towers = {n: tower(n) for n in names}
+    for t in towers.values():
+        t.roll()
+    browser.get(board.base + "/")
+    wait_for(lambda: len(cards(browser)) == 3, what="three cards")
+    browser.execute_script("""
+        const hostile = [null, true, 0, 1e308, "", "<b>x</b>", [], [null, {}], {}, {a: {b: []}}];
+        let i = 0;
+        for (const value of hostile) {
+          const card = {key: "shop1/bad" + i, tower: "bad" + i};
+          for (const f of ["online", "verified", "problem", "problems", "rolls", "sessions", "system", "params",
+                           "commitment", "seq", "missing", "duplicates", "conflicts", "revealed", "replay_pending",
+                           "checked", "last", "stats", "store"]) card[f] = value;
+          later(card);
+          i += 1;
+        }
+        const throwing = {key: "shop1/throws"};
+        for (const f of ["tower", "verified", "last", "stats", "commitment"])
+          Object.defineProperty(throwing, f, {get() { throw new Error("no " + f); }});
+        later(throwing);
+        later({key: "shop1/bad-last", tower: "bad-last", last: [{dice: {}, check: "x", seq: {}}, 5, null]});
+    """)
+    shown = wait_for(lambda: (c := cards(browser)) and len(c) == 3 + 10 + 2 and c, what="every card drawn")
+    assert "could not be shown: Error: no" in shown["a tower"]["badge"]  # the card whose fields throw
+    entry = towers["m-middle"].roll()  # the others still update
+    wait_for(lambda: cards(browser)["m-middle"]["first"] == str(entry["seq"]), what="an update after them")
+    assert {"a-first", "z-last"} <= set(cards(browser))

@@ -314,14 +314,16 @@ def test_tower_with_session_dice_publishes_its_rolls(broker, collector, tmp_path
         dice = open_dice("kernel", log=RollLog(tmp_path / "state" / "rolls.jsonl"))
         sim = Simulator(config, dice=dice)
         try:
-            sim.run_script(parse_script("roll,roll"))
+            # the table's seed (asked at the first ROLL, eight finger presses, ROLL), then two rolls
+            sim.run_script(parse_script("roll plus 1 2 3 4 5 1 2 3 roll roll roll"))
         finally:
             sim.close()
     # the publisher has handed the last entry to the broker; the collector's copy follows
-    wait_for(lambda: all_arrived(collector, 4), what="the session, two rolls and the reveal")
+    wait_for(lambda: all_arrived(collector, 5), what="the session, its table seed, two rolls and the reveal")
     entries = collector.unique()
     kinds = [entries[s]["kind"] for s in sorted(entries)]
-    assert kinds == ["session", "roll", "roll", "reveal"]  # the reveal at shutdown went out too
+    assert kinds == ["session", "table_seed", "roll", "roll", "reveal"]  # the reveal at shutdown went out too
+    assert entries[2]["table_seed"] == "12345123"
 
 
 def test_a_missing_password_file_is_one_line(tmp_path):
@@ -332,3 +334,20 @@ def test_a_missing_password_file_is_one_line(tmp_path):
     with pytest.raises(NetworkError, match=r"network.password_file: cannot read .*nope"):
         publisher_for(config)
     assert Credentials().username is None
+
+
+def test_the_status_is_published_again_every_heartbeat_even_unchanged(broker, collector, tmp_path):
+    """A quiet tower still says it is there (the board's "stale" means no message for much
+    longer than this), with nothing new to say."""
+    log = RollLog(tmp_path / "rolls.jsonl", fsync=False)
+    append(log, 2)
+    p = publisher(broker, tmp_path, heartbeat_s=0.3).start()
+    try:
+        wait_for(lambda: len(collector.entries()) == 2, what="the entries")
+        with collector.lock:
+            before = sum(1 for t, _, _ in collector.messages if t.endswith("/status"))
+        wait_for(lambda: sum(1 for t, _, _ in collector.messages if t.endswith("/status")) >= before + 3,
+                 what="three more status messages")
+        assert collector.last("status")["seq"] == 2 and collector.last("status")["state"] == "online"
+    finally:
+        p.close()

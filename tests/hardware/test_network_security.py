@@ -69,17 +69,24 @@ def test_each_tower_publishes_only_under_its_own_topic(secured, tmp_path):
         table1.close()
 
 
-def test_the_board_can_ask_for_resends_but_not_write_data(secured):
+def test_the_board_can_ask_for_resends_but_publish_nothing_else(secured):
+    """With the shipped ACL, the board's user publishes resend requests and nothing else: not
+    another tower's log or status, and not its own as if it were a tower named "board"."""
     board = as_user(secured, "board")
     table1 = as_user(secured, "table1", "dicetower/+/table1/resend")
     watcher = as_user(secured, "board", "dicetower/#")
     try:
-        board.publish(f"dicetower/{STORE}/table1/log", {"store": STORE, "tower": "table1", "entry": {"seq": 1}})
+        for tower in ("table1", "board"):
+            board.publish(f"dicetower/{STORE}/{tower}/log", {"store": STORE, "tower": tower, "entry": {"seq": 1}})
+            board.publish(f"dicetower/{STORE}/{tower}/status", {"state": "online", "store": STORE, "tower": tower})
+        board.publish("elsewhere/board", {"state": "anything"})
         board.publish(f"dicetower/{STORE}/table1/resend", {"from": 1})
         wait_for(lambda: table1.last("resend") == {"from": 1}, what="the resend request at table1")
         table1.publish(f"dicetower/{STORE}/table1/status", {"state": "marker", "store": STORE, "tower": "table1"})
         wait_for(lambda: (watcher.last("status") or {}).get("state") == "marker", what="the marker")
-        assert watcher.entries() == []  # the board's log message was dropped
+        with watcher.lock:
+            seen = [(topic, body) for topic, body, _ in watcher.messages]
+        assert seen == [(f"dicetower/{STORE}/table1/status", {"state": "marker", "store": STORE, "tower": "table1"})]
     finally:
         for c in (board, table1, watcher):
             c.close()

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.panel.model import Button
 from hardware.entropy import open_dice
 from hardware.entropy.open_sessions import OPEN_SESSIONS_DIR, OpenSessions
 from hardware.entropy.replay import replay_log
@@ -38,7 +37,7 @@ def start(state: Path, messages: list[str] | None = None, **dice_options) -> Rig
 
 def roll(rig: Rig, times: int) -> None:
     for _ in range(times):
-        rig.tap(Button.ROLL)
+        rig.roll()
         rig.run(1.0)
 
 

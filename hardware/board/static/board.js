@@ -1,52 +1,80 @@
 // The board page: one card per tower, updated in place from the event stream (no reload).
+// Each card is rendered on its own: a card that cannot be shown says so and never takes the
+// others with it. Updates are drawn at most once per frame (many rolls a second make one draw).
 "use strict";
 
 const grid = document.getElementById("towers");
 const cards = new Map();
+const waiting = new Map();
 window.boardPageId = Math.random().toString(36).slice(2);  // a reload would change it (tests)
 let updates = 0;
+let drawing = false;
+
+const CHECK_MARKS = {verified: "✓", unchecked: "?", entered: "typed", test: "test", failed: "✗"};
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
 
 function badge(card) {
-  if (!card.verified) return el("p", "badge red", "✗ " + card.problem);
-  const parts = [`chain ok · ${card.seq} entries`];
-  parts.push(`${card.revealed} session${card.revealed === 1 ? "" : "s"} revealed and replayed`);
-  if (card.open_sessions) parts.push(`${card.open_sessions} open`);
-  if (card.missing) parts.push(`${card.missing} missing, asked again`);
-  const waiting = card.missing || card.replay_pending;
-  return el("p", waiting ? "badge amber" : "badge green", (waiting ? "… " : "✓ ") + parts.join(" · "));
+  if (card.verified !== true) {
+    const more = num(card.problems) > 1 ? ` (and ${num(card.problems) - 1} more)` : "";
+    return el("p", "badge red", "✗ " + str(card.problem, 300) + more);
+  }
+  const checked = card.checked && typeof card.checked === "object" ? card.checked : {};
+  const parts = [`chain ok · ${num(card.seq) || 0} entries`, `${num(checked.verified) || 0} verified`];
+  parts.push(plural(num(card.revealed) || 0, "session") + " revealed and replayed");
+  if (num(card.missing)) parts.push(`${num(card.missing)} missing, asked again`);
+  const missing = num(card.missing);
+  const box = el("div", "badges");
+  box.append(el("p", missing ? "badge amber" : "badge green", (missing ? "… " : "✓ ") + parts.join(" · ")));
+  if (num(checked.unchecked)) {
+    box.append(el("p", "badge amber unchecked",
+                  `? ${plural(num(checked.unchecked), "roll")} unchecked until the session is revealed`));
+  }
+  return box;
 }
 
 function rollsList(card) {
-  const list = el("ol", "rolls");
-  for (const roll of card.last) {
-    const item = el("li", "roll " + outcomeClass(roll));
+  const box = el("ol", "rolls");
+  for (const roll of list(card.last).slice(0, 8)) {
+    if (!roll || typeof roll !== "object") continue;
+    const check = Object.hasOwn(CHECK_MARKS, roll.check) ? roll.check : "unchecked";
+    const item = el("li", `roll ${outcomeClass(roll)} ${check}`);
+    item.append(el("span", "check", CHECK_MARKS[check]));
     item.append(diceNode(roll.dice));
-    item.append(el("span", "outcome", roll.outcome));
-    if (roll.total !== null && roll.total !== undefined) item.append(el("span", "total", "= " + roll.total));
-    item.append(el("span", "meta", `${roll.system} #${roll.seq}` + (roll.player ? ` · P${roll.player}` : "")));
-    item.dataset.seq = roll.seq;
-    list.append(item);
+    item.append(el("span", "outcome", str(roll.outcome, 40)));
+    if (num(roll.total) !== null) item.append(el("span", "total", "= " + num(roll.total)));
+    const player = num(roll.player) ? ` · P${num(roll.player)}` : "";
+    item.append(el("span", "meta", `${str(roll.system, 40)} #${str(roll.seq, 12)}${player}`));
+    item.dataset.seq = str(roll.seq, 12);
+    item.title = check === "unchecked" ? "unchecked: its session is not revealed yet" : check;
+    box.append(item);
   }
-  if (!card.last.length) list.append(el("li", "roll none", "no rolls yet"));
-  return list;
+  if (!box.children.length) box.append(el("li", "roll none", "no rolls yet"));
+  return box;
 }
 
 function statsTable(stats, title) {
   const box = el("details", "stats");
-  box.append(el("summary", null, title || "outcomes against the exact odds"));
-  for (const [system, tally] of Object.entries(stats)) {
+  box.append(el("summary", null, title || "verified rolls against the exact odds"));
+  const systems = stats && typeof stats === "object" ? Object.entries(stats) : [];
+  for (const [system, tally] of systems) {
+    if (!tally || typeof tally !== "object") continue;
     const table = el("table");
-    const cap = el("caption", null, `${system}: ${tally.rolls} roll${tally.rolls === 1 ? "" : "s"}`);
-    table.append(cap);
+    table.append(el("caption", null, `${str(system, 40)}: ${plural(num(tally.rolls) || 0, "roll")}`));
     const head = el("tr");
     for (const h of ["outcome", "seen", "expected", "z"]) head.append(el("th", null, h));
     table.append(head);
-    for (const [name, o] of Object.entries(tally.outcomes)) {
+    const outcomes = tally.outcomes && typeof tally.outcomes === "object" ? Object.entries(tally.outcomes) : [];
+    for (const [name, o] of outcomes) {
+      if (!o || typeof o !== "object") continue;
       // z means little until an outcome is expected a few times: shown from 5 expected on
-      const judged = o.expected >= 5;
-      const row = el("tr", judged && Math.abs(o.z) >= 4 ? "odd" : null);
-      row.append(el("td", null, name), el("td", null, o.observed), el("td", null, o.expected.toFixed(1)),
-                 el("td", null, judged ? o.z.toFixed(2) : "–"));
+      const expected = num(o.expected) || 0, z = num(o.z) || 0;
+      const judged = expected >= 5;
+      const row = el("tr", judged && Math.abs(z) >= 4 ? "odd" : null);
+      row.append(el("td", null, str(name, 40)), el("td", null, num(o.observed) || 0),
+                 el("td", null, expected.toFixed(1)), el("td", null, judged ? z.toFixed(2) : "–"));
       table.append(row);
     }
     box.append(table);
@@ -54,26 +82,99 @@ function statsTable(stats, title) {
   return box;
 }
 
-function render(card) {
-  const node = el("article", "card " + (card.verified ? "ok" : "red"));
-  node.dataset.key = card.key;
-  node.dataset.tower = card.tower;
-  node.dataset.rolls = card.rolls;
-  node.dataset.verified = card.verified;
+function headNode(card) {
   const head = el("header");
-  head.append(el("span", "dot " + (card.online ? "online" : "offline"), card.online ? "online" : "offline"));
-  head.append(el("h2", null, card.tower), el("span", "store", card.store));
-  node.append(head, badge(card));
-  node.append(el("p", "setting", settingText(card.system, card.params)));
-  node.append(el("p", "commitment", card.commitment ? "commitment " + card.commitment.slice(0, 16) + "…"
-                                                     : "no session open"));
-  node.append(rollsList(card));
-  node.append(el("p", "counts", `${card.rolls} rolls · ${card.sessions} sessions · ${card.duplicates} duplicates dropped`));
-  if (Object.keys(card.stats).length) node.append(statsTable(card.stats));
+  head.append(el("span", "dot " + (card.online === true ? "online" : "offline"), card.online === true ? "online" : "offline"));
+  head.append(el("h2", null, str(card.tower, 64)), el("span", "store", str(card.store, 64)));
+  return head;
+}
+
+function commitmentNode(card) {
+  const commitment = str(card.commitment, 80);
+  return el("p", "commitment", commitment ? "commitment " + commitment.slice(0, 16) + "…" : "no session open");
+}
+
+function countsNode(card) {
+  const conflicts = num(card.conflicts) ? ` · ${plural(num(card.conflicts), "conflicting seq")}` : "";
+  return el("p", "counts", `${plural(num(card.rolls) || 0, "roll")} · ${plural(num(card.sessions) || 0, "session")} · ` +
+                           `${num(card.duplicates) || 0} duplicates dropped${conflicts}`);
+}
+
+function statsNode(card) {
+  const stats = card.stats && typeof card.stats === "object" ? card.stats : {};
+  return Object.keys(stats).length ? statsTable(stats) : el("div", "stats none");
+}
+
+// A card's parts in order: each is drawn again only when what it shows changed (a roll
+// redraws the badge, the list and the counts; the statistics change at a reveal).
+const PARTS = [
+  ["head", headNode, (c) => [c.tower, c.store, c.online]],
+  ["badge", badge, (c) => [c.verified, c.problem, c.problems, c.seq, c.checked, c.revealed, c.missing, c.replay_pending]],
+  ["setting", (c) => el("p", "setting", settingText(c.system, c.params)), (c) => [c.system, c.params]],
+  ["commitment", commitmentNode, (c) => [c.commitment]],
+  ["rolls", rollsList, (c) => [c.last]],
+  ["counts", countsNode, (c) => [c.rolls, c.sessions, c.duplicates, c.conflicts]],
+  ["stats", statsNode, (c) => [c.stats]],
+];
+
+function cardNode(card, old) {
+  const node = old && old.drawn ? old : el("article");
+  node.className = "card " + (card.verified === true ? "ok" : "red");
+  node.dataset.tower = str(card.tower, 64);
+  node.dataset.rolls = num(card.rolls) || 0;
+  node.dataset.verified = card.verified === true;
+  const drawn = node.drawn || {};
+  const parts = {};
+  for (const [name, make, shows] of PARTS) {
+    const sig = JSON.stringify(shows(card));
+    if (drawn[name] && drawn[name].sig === sig) {
+      parts[name] = drawn[name];
+      continue;
+    }
+    parts[name] = {sig, node: make(card)};
+  }
+  for (const [name] of PARTS) {  // only what changed is replaced, in place
+    const before = drawn[name] && drawn[name].node;
+    const part = parts[name].node;
+    if (before === part) continue;
+    if (before && before.open) part.setAttribute("open", "");  // an open statistics table stays open
+    if (before) node.replaceChild(part, before);
+    else node.append(part);
+  }
+  node.drawn = parts;
+  return node;
+}
+
+// A card that cannot be drawn: said on its own card, the others stay.
+function brokenNode(card, error) {
+  let name = "a tower";
+  try { name = str(card.tower, 64) || name; } catch (e) { /* the name itself is the trouble */ }
+  const node = el("article", "card red broken");
+  node.dataset.tower = name;
+  node.dataset.rolls = 0;
+  node.dataset.verified = false;
+  node.append(el("h2", null, name));
+  node.append(el("p", "badge red", "✗ this card could not be shown: " + str(String(error), 200)));
+  return node;
+}
+
+function render(card) {
+  if (!card || typeof card !== "object" || typeof card.key !== "string") {
+    console.error("a card without a key", card);
+    return;
+  }
   const old = cards.get(card.key);
-  const open = old && old.querySelector("details.stats[open]");
-  if (open) node.querySelector("details.stats")?.setAttribute("open", "");
-  if (old) {
+  let node;
+  try {
+    node = cardNode(card, old);
+  } catch (error) {
+    console.error("card", card.key, error);
+    node = brokenNode(card, error);
+  }
+  node.dataset.key = card.key;
+  if (old === node) {
+    // drawn in place
+  } else if (old) {
     grid.replaceChild(node, old);
   } else {
     const after = [...cards.keys()].sort().find((k) => k > card.key);
@@ -81,14 +182,45 @@ function render(card) {
   }
   cards.set(card.key, node);
   updates += 1;
+}
+
+function draw() {
+  drawing = false;
+  for (const card of waiting.values()) {
+    try { render(card); } catch (error) { console.error("render", error); }
+  }
+  waiting.clear();
   document.body.dataset.updates = updates;
   refreshSummary();
+}
+
+const lastStats = new Map();
+
+function later(card) {
+  if (!card || typeof card !== "object" || typeof card.key !== "string") return;
+  try {  // the board sends a card's statistics only when they changed
+    if (Object.hasOwn(card, "stats")) lastStats.set(card.key, card.stats);
+    else card.stats = lastStats.get(card.key);
+  } catch (error) { /* drawn as a card that cannot be shown */ }
+  waiting.set(card.key, card);
+  if (!drawing) {
+    drawing = true;
+    requestAnimationFrame(draw);
+  }
+}
+
+function snapshot(all) {
+  const keys = new Set(list(all).map((c) => c && c.key));
+  for (const [key, node] of cards) {  // towers the board forgot
+    if (!keys.has(key)) { node.remove(); cards.delete(key); }
+  }
+  list(all).forEach(later);
 }
 
 function refreshSummary() {
   let rolls = 0, red = 0;
   for (const node of cards.values()) {
-    rolls += Number(node.dataset.rolls);
+    rolls += Number(node.dataset.rolls) || 0;
     if (node.dataset.verified === "false") red += 1;
   }
   document.getElementById("count-towers").textContent = cards.size;
@@ -97,10 +229,19 @@ function refreshSummary() {
   document.getElementById("empty").hidden = cards.size > 0;
 }
 
-function setState(state) {
+const STATES = {live: "● live", reconnecting: "reconnecting… (broker down)", stale: "stale", unreachable: "board unreachable, reconnecting…"};
+
+function setState(state, detail) {
   const live = document.getElementById("live");
   live.dataset.state = state;
-  live.textContent = state === "live" ? "● live" : "reconnecting…";
+  live.textContent = STATES[state] + (detail ? ": " + str(detail, 160) : "");
+}
+
+function boardState(info) {
+  const state = info && Object.hasOwn(STATES, info.state) ? info.state : "unreachable";
+  const restarts = num(info && info.restarts);
+  const detail = [str(info && info.detail, 120), restarts ? `MQTT loop restarted ${restarts}×` : ""].filter(Boolean).join("; ");
+  setState(state, state === "live" ? (restarts ? `MQTT loop restarted ${restarts}×` : "") : detail);
 }
 
 // The store's statistics by system (all towers together): refreshed every few seconds.
@@ -109,12 +250,12 @@ async function refreshStoreStats() {
     const stats = await (await fetch("/api/stats")).json();
     const box = document.getElementById("store-stats");
     const open = box.querySelector("details[open]") !== null;
-    const table = statsTable(stats, "all towers: outcomes by system against the exact odds");
+    const table = statsTable(stats, "all towers: verified rolls by system against the exact odds");
     if (open) table.setAttribute("open", "");
     box.replaceChildren(...(Object.keys(stats).length ? [table] : []));
   } catch (e) { /* the next refresh tries again */ }
 }
 
-listen("/events", (all) => all.forEach(render), render, setState);
+listen("/events", {snapshot, tower: later, board: boardState, unreachable: () => setState("unreachable", "")});
 refreshStoreStats();
 setInterval(refreshStoreStats, 5000);

@@ -1,0 +1,278 @@
+"""What the board accepts from the broker: every message decoded with a bounded size and depth
+and checked against a schema (the type of every field the board reads) before anything else
+touches it, and the views of tower-supplied values that the page and the API show.
+
+A tower controls every byte it publishes, so nothing here assumes anything: a message that
+fails is a :class:`Rejected` with one line saying what was wrong (the caller counts it against
+the topic's tower); an entry that chains but has a field of the wrong type is kept (it is part
+of the tower's hash chain) and :func:`entry_problems` names the field. The views
+(:func:`roll_view`, :func:`params_view`, :func:`text`) turn any value into short text,
+whole numbers and booleans, so the page never meets a type it does not expect.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from hardware.rolllog import MAX_LINE_BYTES
+from hardware.safefile import nesting_depth
+
+#: A log message is an entry (at most what the roll log holds on one line) and a small envelope.
+MAX_MESSAGE_BYTES = MAX_LINE_BYTES + 4096
+#: How deep a message may nest (a real entry nests about 5 levels).
+MAX_DEPTH = 32
+#: Longest text the page shows of one tower-supplied value.
+TEXT_CHARS = 120
+#: At most this many dice and parameters are shown per roll.
+SHOWN_DICE = 40
+SHOWN_PARAMS = 12
+
+HEX64 = re.compile(r"[0-9a-f]{64}")
+Entry = dict[str, Any]
+
+
+class Rejected(ValueError):
+    """A message the board cannot use; the text says what was wrong (one line)."""
+
+
+# --- decoding ---------------------------------------------------------------------------------------
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:20]} is out of range")
+    return value
+
+
+def decode(payload: bytes) -> Any:
+    """The JSON value of a message, or :class:`Rejected`: too large, not UTF-8, nested too
+    deep, not JSON (NaN and infinite numbers are not JSON either)."""
+    if len(payload) > MAX_MESSAGE_BYTES:
+        raise Rejected(f"a message of {len(payload)} bytes, more than the {MAX_MESSAGE_BYTES} allowed")
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Rejected(f"a message that is not UTF-8 text (byte {exc.start})") from None
+    if text.count("[") + text.count("{") > MAX_DEPTH:  # only then can it nest too deep
+        depth = nesting_depth(text)
+        if depth > MAX_DEPTH:
+            raise Rejected(f"a message nested {depth} levels deep, more than the {MAX_DEPTH} allowed")
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except RecursionError:
+        raise Rejected("a message nested too deeply") from None
+    except ValueError as exc:
+        raise Rejected(f"a message that is not JSON ({clip(str(exc), 80)})") from None
+
+
+# --- describing a bad value ----------------------------------------------------------------------------
+
+
+def describe(value: Any) -> str:
+    """What a value is, for a message: ``a string ('abc')``, ``a list``, ``null``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"a boolean ({'true' if value else 'false'})"
+    if isinstance(value, int):
+        return f"a number ({clip(str(value), 20)})"
+    if isinstance(value, float):
+        return f"a number ({value:g})"
+    if isinstance(value, str):
+        return f"a string ({clip(repr(value), 30)})"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def clip(text: str, limit: int = TEXT_CHARS) -> str:
+    text = text.replace("\n", " ").replace("\r", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# --- the log message and its entry -----------------------------------------------------------------------
+
+
+def log_entry(body: Any, store: str, tower: str) -> Entry:
+    """The entry of a log message published on ``store``/``tower``'s topic, or :class:`Rejected`."""
+    if not isinstance(body, dict) or "entry" not in body:
+        raise Rejected("a log message that is not {store, tower, entry}")
+    entry = body["entry"]
+    seq = entry.get("seq") if isinstance(entry, dict) else None
+    if (body.get("store"), body.get("tower")) != (store, tower):
+        said = f"{text(body.get('store'), 64)}/{text(body.get('tower'), 64)}"
+        raise Rejected(f"entry {seq if whole(seq) else '?'}: published on {store}/{tower}'s topic but says it "
+                       f"is from {said}")
+    if not isinstance(entry, dict) or not whole(seq):
+        raise Rejected("a log message without a log entry (no whole-number seq)")
+    if seq < 1:
+        raise Rejected(f"an entry with seq {seq}")
+    missing = [k for k in ("prev", "hash", "kind") if k not in entry]
+    if missing:
+        raise Rejected(f"entry {seq}: missing field(s) {', '.join(missing)}")
+    for key in ("prev", "hash"):
+        if not isinstance(entry[key], str) or not HEX64.fullmatch(entry[key]):
+            raise Rejected(f"entry {seq}: {key} is {describe(entry[key])}, expected 64 hex digits")
+    if not isinstance(entry["kind"], str):
+        raise Rejected(f"entry {seq}: kind is {describe(entry['kind'])}, expected a string")
+    return entry
+
+
+#: (field, what it must be, required) of the fields the board reads, by entry kind. A checker
+#: returns True when the value is acceptable.
+_STR = (lambda v: isinstance(v, str), "a string")
+_OPT_STR = (lambda v: v is None or isinstance(v, str), "a string or null")
+_OBJECT = (lambda v: isinstance(v, dict), "an object")
+_OPT_WHOLE = (lambda v: v is None or whole(v), "a whole number or null")
+_OPT_LIST = (lambda v: v is None or isinstance(v, list), "a list or null")
+_DICE = (lambda v: isinstance(v, list) and all(whole(d) for d in v), "a list of whole numbers")
+_OPT_NUMBER = (lambda v: v is None or (isinstance(v, int | float) and not isinstance(v, bool)), "a number or null")
+_OPT_BOOL = (lambda v: v is None or isinstance(v, bool), "true, false or null")
+
+_COMMON = (("time", _STR, False), ("session", _OPT_STR, False))
+_BY_KIND: dict[str, tuple[tuple[str, tuple[Any, str], bool], ...]] = {
+    "roll": (("result", _OBJECT, True), ("roll_kind", _STR, False), ("player", _OPT_WHOLE, False),
+             ("faces", _OPT_LIST, False)),
+    "session": (("session", _STR, True), ("commitment", _STR, True)),
+    "reveal": (("session", _STR, True),),
+}
+_RESULT = (("system", _STR, True), ("params", _OBJECT, True), ("outcome", _STR, True), ("dice", _DICE, False),
+           ("total", _OPT_NUMBER, False), ("success", _OPT_BOOL, False))
+
+
+def entry_problems(entry: Entry) -> list[str]:
+    """What is wrong with the fields of a chained entry that the board reads ([] if nothing):
+    ``entry 7: result.params is a string ('abc'), expected an object``."""
+    seq = entry["seq"]
+    out = _fields(entry, (*_COMMON, *_BY_KIND.get(entry["kind"], ())), "")
+    result = entry.get("result")
+    if entry["kind"] == "roll" and isinstance(result, dict):
+        out += _fields(result, _RESULT, "result.")
+    return [f"entry {seq}: {p}" for p in out]
+
+
+def _fields(obj: Mapping[str, Any], rules: Any, prefix: str) -> list[str]:
+    out = []
+    for name, (ok, what), required in rules:
+        if name not in obj:
+            if required:
+                out.append(f"{prefix}{name} is missing, expected {what}")
+        elif not ok(obj[name]):
+            out.append(f"{prefix}{name} is {describe(obj[name])}, expected {what}")
+    return out
+
+
+# --- the status message ---------------------------------------------------------------------------------
+
+_STATUS = (("state", _STR, True), ("seq", _OPT_WHOLE, False), ("rolls", _OPT_WHOLE, False),
+           ("head", _OPT_STR, False))
+
+
+def status_body(body: Any, store: str, tower: str) -> dict[str, Any]:
+    """The parts of a status message the board uses (state, seq), or :class:`Rejected`."""
+    if not isinstance(body, dict):
+        raise Rejected("a status message that is not a JSON object")
+    if (body.get("store"), body.get("tower")) != (store, tower):
+        raise Rejected(f"a status message on {store}/{tower}'s topic says it is from "
+                       f"{text(body.get('store'), 64)}/{text(body.get('tower'), 64)}")
+    problems = _fields(body, _STATUS, "")
+    if problems:
+        raise Rejected(f"a status message whose {problems[0]}")
+    state = body["state"]
+    if state not in ("online", "offline"):
+        raise Rejected(f"a status message whose state is {describe(state)}, expected online or offline")
+    seq = body.get("seq")
+    return {"state": state, "seq": seq if whole(seq) and seq >= 0 else None}
+
+
+# --- what the page shows ------------------------------------------------------------------------------
+
+
+def text(value: Any, limit: int = TEXT_CHARS) -> str | None:
+    """Any value as short text (None stays None): what the page may show of it."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return clip(value, limit)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        return clip(str(value), limit)
+    try:
+        return clip(json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False), limit)
+    except (ValueError, TypeError, RecursionError):
+        return "…"
+
+
+def number(value: Any) -> int | float | None:
+    """A finite number of at most 15 digits, or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value if abs(value) < 1e15 else None
+
+
+def params_view(params: Any) -> dict[str, str | int | float | bool | None]:
+    """A roll's parameters as the page shows them: short keys, scalar values."""
+    if not isinstance(params, dict):
+        return {}
+    out: dict[str, str | int | float | bool | None] = {}
+    for n, (key, value) in enumerate(params.items()):
+        if n >= SHOWN_PARAMS:
+            break
+        kind = type(value)
+        if value is None or kind is bool or (kind is int and -10**15 < value < 10**15):
+            shown: Any = value
+        elif kind is str:
+            shown = value if len(value) <= 40 and "\n" not in value else clip(value, 40)
+        elif kind is float:
+            shown = value if math.isfinite(value) and abs(value) < 1e15 else None
+        elif kind is list and all(type(v) in (str, int, float) for v in value):
+            shown = text(",".join(str(v) for v in value), 40)
+        else:
+            shown = text(value, 40)
+        out[key if type(key) is str and len(key) <= 30 else clip(str(key), 30)] = shown
+    return out
+
+
+def dice_view(dice: Any) -> list[int]:
+    if not isinstance(dice, list):
+        return []
+    return [d if abs(d) < 10**9 else 0 for d in dice[:SHOWN_DICE] if whole(d)]
+
+
+#: What a roll's check mark means (the ``mark`` column of the record).
+MARKS = ("unchecked", "verified", "entered", "test", "failed")
+
+
+def roll_view(entry: Entry, mark: int = 0) -> dict[str, Any]:
+    """The part of a roll entry a card or the overlay shows, every value of a known type."""
+    result = entry.get("result") if isinstance(entry.get("result"), dict) else {}
+    seq = entry.get("seq")
+    success = result.get("success")
+    player = entry.get("player")
+    return {
+        "seq": seq if whole(seq) else None, "time": text(entry.get("time"), 40),
+        "system": text(result.get("system"), 40), "dice": dice_view(result.get("dice")),
+        "outcome": text(result.get("outcome"), 40), "total": number(result.get("total")),
+        "success": success if isinstance(success, bool) else None,
+        "player": player if whole(player) and 0 <= player < 10**6 else None,
+        "kind": text(entry.get("roll_kind", "rolled"), 20),
+        "check": MARKS[mark] if 0 <= mark < len(MARKS) else "unchecked",
+    }

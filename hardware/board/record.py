@@ -1,0 +1,484 @@
+"""The board's record on disk: one SQLite database (stdlib ``sqlite3``, WAL, one writer).
+
+``DIR/board.sqlite3`` holds every tower the board has heard of, each tower's entries (the
+hash chain as received, conflicting entries included and marked), the findings against it,
+the evidence (rejected messages and conflicting entries, bounded per tower), the verifier's
+state and counts, and the statistics of verified rolls. The board process is the one writer
+(:class:`Record`, used from one thread; ``DIR/board.lock`` keeps a second board out); the web
+side and the verifier process read through their own connections (:class:`Reader`), which WAL
+lets run beside the writer. So memory stays flat as entries grow, and a restart keeps every
+verdict and every tower's history.
+
+Tables (``entries.path`` marks the entries on the tower's chain as the board follows it; two
+entries for one seq both have ``conflict`` = 1 and only one of them, at most, is on the path):
+
+- ``towers``: id, store, tower, when first and last heard, the last status, the head, counts,
+  ``verifier_state`` (JSON, owned by :mod:`hardware.board.verdict`) and ``verdict`` (its counts);
+- ``entries``: tower, seq, hash, prev, kind, session, path, conflict, mark (a roll's check:
+  :data:`hardware.board.messages.MARKS`), when received, the entry (zlib of its canonical JSON);
+- ``findings``: tower, seq (NULL: a message with no entry), source (``board``: about an entry
+  of the chain, its fields or a conflict; ``message``: a message rejected, not data;
+  ``verifier``: the replay), the message, ``pending`` (a verifier finding about entries after
+  its last decided point, replaced at each check);
+- ``evidence``: tower, seq, when, why, the message's bytes (clipped);
+- ``stats``: tower, system, outcome, observed, expected, variance; ``stat_rolls``: tower,
+  system, rolls, unpriced.
+
+A later consumer of verdicts (a webhook that posts each verified roll and red verdict once)
+keeps what it sent in a table of its own keyed by (tower, seq) and the finding's rowid.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import sqlite3
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hardware.board import BoardError
+from hardware.rolllog import GENESIS
+from hardware.safefile import open_file
+
+DB_NAME = "board.sqlite3"
+LOCK_NAME = "board.lock"
+SCHEMA_VERSION = 1
+#: Evidence kept per tower: at most this many messages, each clipped to this many bytes.
+EVIDENCE_ROWS = 64
+EVIDENCE_BYTES = 64 << 10
+#: Board findings kept per tower (later ones are counted, not kept).
+FINDING_ROWS = 200
+#: A roll's check mark (the ``mark`` column; the names are hardware.board.messages.MARKS).
+MARK_VERIFIED, MARK_ENTERED, MARK_TEST, MARK_FAILED = 1, 2, 3, 4
+MARK_BY_LABEL = {"entered": MARK_ENTERED, "test": MARK_TEST}
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS towers(
+    id INTEGER PRIMARY KEY, store TEXT NOT NULL, tower TEXT NOT NULL,
+    first_seen REAL NOT NULL, last_heard REAL NOT NULL, status TEXT,
+    head_seq INTEGER NOT NULL DEFAULT 0, head_hash TEXT NOT NULL DEFAULT '',
+    rolls INTEGER NOT NULL DEFAULT 0, sessions INTEGER NOT NULL DEFAULT 0,
+    duplicates INTEGER NOT NULL DEFAULT 0, findings_dropped INTEGER NOT NULL DEFAULT 0,
+    verifier_state TEXT, verdict TEXT,
+    UNIQUE(store, tower));
+CREATE TABLE IF NOT EXISTS entries(
+    tower_id INTEGER NOT NULL, seq INTEGER NOT NULL, hash TEXT NOT NULL, prev TEXT NOT NULL,
+    kind TEXT NOT NULL, session TEXT, path INTEGER NOT NULL, conflict INTEGER NOT NULL DEFAULT 0,
+    mark INTEGER NOT NULL DEFAULT 0, received REAL NOT NULL, body BLOB NOT NULL,
+    UNIQUE(tower_id, seq, hash));
+CREATE INDEX IF NOT EXISTS entries_sessions ON entries(tower_id, session, seq) WHERE kind = 'session';
+CREATE INDEX IF NOT EXISTS entries_conflicts ON entries(tower_id, seq) WHERE conflict = 1;
+CREATE TABLE IF NOT EXISTS findings(
+    id INTEGER PRIMARY KEY, tower_id INTEGER NOT NULL, seq INTEGER, source TEXT NOT NULL,
+    message TEXT NOT NULL, pending INTEGER NOT NULL DEFAULT 0, at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS findings_tower ON findings(tower_id, seq);
+CREATE TABLE IF NOT EXISTS evidence(
+    id INTEGER PRIMARY KEY, tower_id INTEGER NOT NULL, seq INTEGER, at REAL NOT NULL,
+    reason TEXT NOT NULL, body BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS evidence_tower ON evidence(tower_id);
+CREATE TABLE IF NOT EXISTS stats(
+    tower_id INTEGER NOT NULL, system TEXT NOT NULL, outcome TEXT NOT NULL,
+    observed INTEGER NOT NULL, expected REAL NOT NULL, variance REAL NOT NULL,
+    PRIMARY KEY(tower_id, system, outcome));
+CREATE TABLE IF NOT EXISTS stat_rolls(
+    tower_id INTEGER NOT NULL, system TEXT NOT NULL, rolls INTEGER NOT NULL, unpriced INTEGER NOT NULL,
+    PRIMARY KEY(tower_id, system));
+"""
+
+Entry = dict[str, Any]
+
+
+def canonical(entry: Entry) -> bytes:
+    """The bytes an entry's hash is computed over: its canonical JSON without ``hash`` (as
+    :func:`hardware.rolllog.entry_hash` makes them; a test holds the two together)."""
+    return json.dumps({k: v for k, v in entry.items() if k != "hash"}, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=True).encode("ascii")
+
+
+def pack(canon: bytes) -> bytes:
+    """An entry as stored: zlib of its canonical JSON (the hash is a column of its own)."""
+    return zlib.compress(canon, 1)
+
+
+def unpack(body: bytes, digest: str) -> Entry:
+    entry = json.loads(zlib.decompress(body))
+    entry["hash"] = digest
+    return entry
+
+
+def session_column(entry: Entry) -> str | None:
+    """The ``session`` column: the id as the replay reads it (``str`` of the field for a
+    session entry, None for an entry outside any session)."""
+    sid = entry.get("session")
+    if entry.get("kind") == "session":
+        return str(sid)
+    return None if sid is None else str(sid)
+
+
+def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
+    uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
+    conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 30000")
+    if readonly:
+        conn.execute("PRAGMA query_only = 1")
+    return conn
+
+
+def database_path(directory: str | os.PathLike[str]) -> Path:
+    return Path(directory) / DB_NAME
+
+
+@dataclass(frozen=True)
+class TowerRow:
+    id: int
+    store: str
+    tower: str
+    first_seen: float
+    last_heard: float
+    status: dict[str, Any] | None
+    head_seq: int
+    head_hash: str
+    rolls: int
+    sessions: int
+    duplicates: int
+    findings_dropped: int
+    verdict: dict[str, Any] | None
+
+
+class Record:
+    """The writer: every change to the database goes through one instance, in one thread.
+    Changes are grouped into transactions by :meth:`batch`."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory).expanduser().absolute()
+        self._lock_fd = _take_lock(self.directory)
+        self.path = database_path(self.directory)
+        try:
+            self.conn = _connect(self.path, readonly=False)
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.execute("PRAGMA synchronous = NORMAL")
+            self.conn.executescript(SCHEMA)
+            self._check_version()
+        except sqlite3.DatabaseError as exc:
+            os.close(self._lock_fd)
+            raise BoardError(f"--data: cannot use {self.path}: {exc}") from None
+        self._in_batch = False
+
+    def _check_version(self) -> None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if row is None:
+            self.conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        elif row[0] != str(SCHEMA_VERSION):
+            raise sqlite3.DatabaseError(f"it was written by another version of the board (schema {row[0]})")
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self.conn.close()
+        os.close(self._lock_fd)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """One transaction around a group of changes (nested: the outer one commits)."""
+        if self._in_batch:
+            yield
+            return
+        self._in_batch = True
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+        finally:
+            self._in_batch = False
+
+    # --- towers ------------------------------------------------------------------------------------
+
+    def towers(self) -> list[TowerRow]:
+        rows = self.conn.execute(
+            "SELECT id, store, tower, first_seen, last_heard, status, head_seq, head_hash, rolls, sessions, "
+            "duplicates, findings_dropped, verdict FROM towers ORDER BY id").fetchall()
+        return [TowerRow(*r[:5], _json(r[5]), r[6], r[7] or GENESIS, *r[8:12], _json(r[12])) for r in rows]
+
+    def add_tower(self, store: str, tower: str, now: float) -> int:
+        cur = self.conn.execute("INSERT INTO towers(store, tower, first_seen, last_heard, head_hash) "
+                                "VALUES (?, ?, ?, ?, ?)", (store, tower, now, now, GENESIS))
+        return int(cur.lastrowid or 0)
+
+    def save_tower(self, tower_id: int, **fields: Any) -> None:
+        """Update some columns of a tower's row (dicts are stored as JSON)."""
+        names = list(fields)
+        values = [json.dumps(v, separators=(",", ":")) if isinstance(v, dict) else v for v in fields.values()]
+        self.conn.execute(f"UPDATE towers SET {', '.join(n + ' = ?' for n in names)} WHERE id = ?",
+                          (*values, tower_id))
+
+    def drop_tower(self, tower_id: int) -> None:
+        for table in ("entries", "findings", "evidence", "stats", "stat_rolls"):
+            self.conn.execute(f"DELETE FROM {table} WHERE tower_id = ?", (tower_id,))
+        self.conn.execute("DELETE FROM towers WHERE id = ?", (tower_id,))
+
+    # --- entries ------------------------------------------------------------------------------------
+
+    def add_entry(self, tower_id: int, entry: Entry, canon: bytes, *, path: bool, conflict: bool, now: float,
+                  mark: int = 0) -> None:
+        """Keep an entry (``canon``: its :func:`canonical` bytes, already hashed by the caller)."""
+        self.conn.execute(
+            "INSERT OR IGNORE INTO entries(tower_id, seq, hash, prev, kind, session, path, conflict, mark, received, "
+            "body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (tower_id, entry["seq"], entry["hash"], entry["prev"], entry["kind"], session_column(entry), int(path),
+             int(conflict), mark, now, pack(canon)))
+
+    def hashes_at(self, tower_id: int, seq: int) -> list[tuple[str, str, bool]]:
+        """(hash, prev, on the path) of every entry kept at ``seq``."""
+        rows = self.conn.execute("SELECT hash, prev, path FROM entries WHERE tower_id = ? AND seq = ?",
+                                 (tower_id, seq)).fetchall()
+        return [(h, p, bool(on)) for h, p, on in rows]
+
+    def mark_conflict(self, tower_id: int, seq: int) -> None:
+        self.conn.execute("UPDATE entries SET conflict = 1 WHERE tower_id = ? AND seq = ?", (tower_id, seq))
+
+    def set_path(self, tower_id: int, seq: int, digest: str) -> None:
+        """Put the entry ``digest`` at ``seq`` on the path (and the others at that seq off it)."""
+        self.conn.execute("UPDATE entries SET path = (hash = ?) WHERE tower_id = ? AND seq = ?",
+                          (digest, tower_id, seq))
+
+    def mark_rolls(self, tower_id: int, first: int, last: int, session: str, verified: set[int]) -> None:
+        """Set the check mark of the path's rolls of a revealed ``session`` between two seqs:
+        verified for the seqs in ``verified``, else by their label (entered, test), else failed."""
+        rows = self.conn.execute(
+            "SELECT seq, hash, body FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND path = 1 "
+            "AND kind = 'roll' AND session = ?", (tower_id, first, last, session)).fetchall()
+        for seq, digest, body in rows:
+            label = unpack(body, digest).get("roll_kind", "rolled")
+            mark = MARK_VERIFIED if seq in verified else MARK_BY_LABEL.get(label, MARK_FAILED) \
+                if isinstance(label, str) else MARK_FAILED
+            self.conn.execute("UPDATE entries SET mark = ? WHERE tower_id = ? AND seq = ? AND hash = ?",
+                              (mark, tower_id, seq, digest))
+
+    def reset_marks(self, tower_id: int) -> None:
+        """Every roll of a session unchecked again (a typed-in roll outside any session keeps its mark)."""
+        self.conn.execute("UPDATE entries SET mark = 0 WHERE tower_id = ? AND kind = 'roll' AND mark != 0 "
+                          "AND session IS NOT NULL", (tower_id,))
+
+    def conflicts_between(self, tower_id: int, first: int, last: int) -> bool:
+        row = self.conn.execute("SELECT 1 FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND conflict = 1 "
+                                "LIMIT 1", (tower_id, first, last)).fetchone()  # the partial index
+        return row is not None
+
+    # --- findings and evidence ----------------------------------------------------------------------
+
+    def add_finding(self, tower_id: int, seq: int | None, source: str, message: str, now: float, *,
+                    pending: bool = False) -> bool:
+        """Keep a finding; False when the tower has :data:`FINDING_ROWS` of the board's own already."""
+        if source != "verifier":
+            (count,) = self.conn.execute("SELECT count(*) FROM findings WHERE tower_id = ? AND source != 'verifier'",
+                                         (tower_id,)).fetchone()
+            if count >= FINDING_ROWS:
+                self.conn.execute("UPDATE towers SET findings_dropped = findings_dropped + 1 WHERE id = ?",
+                                  (tower_id,))
+                return False
+        self.conn.execute("INSERT INTO findings(tower_id, seq, source, message, pending, at) VALUES (?, ?, ?, ?, ?, ?)",
+                          (tower_id, seq, source, message, int(pending), now))
+        return True
+
+    def drop_findings(self, tower_id: int, source: str, *, pending_only: bool = False,
+                      seq: int | None = None, starting: str | None = None) -> None:
+        sql = "DELETE FROM findings WHERE tower_id = ? AND source = ?"
+        args: list[Any] = [tower_id, source]
+        if pending_only:
+            sql += " AND pending = 1"
+        if seq is not None:
+            sql += " AND seq = ?"
+            args.append(seq)
+        if starting is not None:
+            sql += " AND substr(message, 1, ?) = ?"
+            args += [len(starting), starting]
+        self.conn.execute(sql, args)
+
+    def findings(self, tower_id: int, limit: int = 1) -> list[tuple[int | None, str, str]]:
+        """The first ``limit`` findings (seq, source, message), lowest seq first (a message
+        with no entry first of all), then in the order they were found."""
+        return self.conn.execute("SELECT seq, source, message FROM findings WHERE tower_id = ? "
+                                 "ORDER BY coalesce(seq, 0), id LIMIT ?", (tower_id, limit)).fetchall()
+
+    def count_findings(self, tower_id: int) -> int:
+        (n,) = self.conn.execute("SELECT count(*) FROM findings WHERE tower_id = ?", (tower_id,)).fetchone()
+        return int(n)
+
+    def findings_between(self, tower_id: int, first: int, last: int, *, source: str) -> bool:
+        """Whether a finding of ``source`` is about an entry between two seqs (``board``: an
+        entry of the chain; a rejected message that named a seq there is ``message``)."""
+        row = self.conn.execute("SELECT 1 FROM findings WHERE tower_id = ? AND seq BETWEEN ? AND ? AND source = ? "
+                                "LIMIT 1", (tower_id, first, last, source)).fetchone()
+        return row is not None
+
+    def add_evidence(self, tower_id: int, seq: int | None, reason: str, body: bytes, now: float) -> None:
+        (count,) = self.conn.execute("SELECT count(*) FROM evidence WHERE tower_id = ?", (tower_id,)).fetchone()
+        if count < EVIDENCE_ROWS:
+            self.conn.execute("INSERT INTO evidence(tower_id, seq, at, reason, body) VALUES (?, ?, ?, ?, ?)",
+                              (tower_id, seq, now, reason, body[:EVIDENCE_BYTES]))
+
+    # --- statistics ---------------------------------------------------------------------------------
+
+    def add_stats(self, tower_id: int, tallies: dict[str, Any]) -> None:
+        """Add per-system tallies (``{system: {"rolls", "unpriced", "outcomes": {name: [observed,
+        expected, variance]}}}``) to the tower's statistics."""
+        for system, t in tallies.items():
+            self.conn.execute(
+                "INSERT INTO stat_rolls VALUES (?, ?, ?, ?) ON CONFLICT(tower_id, system) DO UPDATE SET "
+                "rolls = rolls + excluded.rolls, unpriced = unpriced + excluded.unpriced",
+                (tower_id, system, t["rolls"], t["unpriced"]))
+            for name, (obs, exp, var) in t["outcomes"].items():
+                self.conn.execute(
+                    "INSERT INTO stats VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(tower_id, system, outcome) DO UPDATE "
+                    "SET observed = observed + excluded.observed, expected = expected + excluded.expected, "
+                    "variance = variance + excluded.variance", (tower_id, system, name, obs, exp, var))
+
+    def reset_stats(self, tower_id: int) -> None:
+        self.conn.execute("DELETE FROM stats WHERE tower_id = ?", (tower_id,))
+        self.conn.execute("DELETE FROM stat_rolls WHERE tower_id = ?", (tower_id,))
+
+    def stats(self, tower_id: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for system, rolls, unpriced in self.conn.execute(
+                "SELECT system, rolls, unpriced FROM stat_rolls WHERE tower_id = ?", (tower_id,)):
+            out[system] = {"rolls": rolls, "unpriced": unpriced, "outcomes": {}}
+        for system, name, obs, exp, var in self.conn.execute(
+                "SELECT system, outcome, observed, expected, variance FROM stats WHERE tower_id = ?", (tower_id,)):
+            out.setdefault(system, {"rolls": 0, "unpriced": 0, "outcomes": {}})["outcomes"][name] = [obs, exp, var]
+        return out
+
+    # --- reading the path ----------------------------------------------------------------------------
+
+    def last_rolls(self, tower_id: int, n: int) -> list[tuple[Entry, int]]:
+        """The last ``n`` rolls on the path that are not in conflict, newest first, with their marks."""
+        rows = self.conn.execute(
+            "SELECT body, hash, mark FROM entries WHERE tower_id = ? AND path = 1 AND kind = 'roll' AND conflict = 0 "
+            "ORDER BY seq DESC LIMIT ?", (tower_id, n)).fetchall()
+        return [(unpack(b, h), m) for b, h, m in rows]
+
+    def last_of_kind(self, tower_id: int, kind: str) -> Entry | None:
+        row = self.conn.execute("SELECT body, hash FROM entries WHERE tower_id = ? AND path = 1 AND kind = ? "
+                                "ORDER BY seq DESC LIMIT 1", (tower_id, kind)).fetchone()
+        return unpack(*row) if row else None
+
+    def count_path(self, tower_id: int, kind: str) -> int:
+        (n,) = self.conn.execute("SELECT count(*) FROM entries WHERE tower_id = ? AND path = 1 AND kind = ?",
+                                 (tower_id, kind)).fetchone()
+        return int(n)
+
+    def path_entry(self, tower_id: int, seq: int) -> tuple[str, str] | None:
+        """(hash, prev) of the path's entry at ``seq``."""
+        row = self.conn.execute("SELECT hash, prev FROM entries WHERE tower_id = ? AND seq = ? AND path = 1",
+                                (tower_id, seq)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def path_head(self, tower_id: int) -> tuple[int, str]:
+        """(seq, hash) of the path's last entry (0 and GENESIS when none)."""
+        row = self.conn.execute("SELECT seq, hash FROM entries WHERE tower_id = ? AND path = 1 ORDER BY seq DESC "
+                                "LIMIT 1", (tower_id,)).fetchone()
+        return (row[0], row[1]) if row else (0, GENESIS)
+
+
+def _json(text: str | None) -> dict[str, Any] | None:
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _take_lock(directory: Path) -> int:
+    """The board's lock in ``directory`` (made if missing): one board per record."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = open_file(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT)  # the one rule: a FIFO there never blocks
+    except OSError as exc:
+        raise BoardError(f"--data: cannot use {directory}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+            raise BoardError(f"--data: another board is using {directory}; give each board its own --data") from None
+        raise BoardError(f"--data: cannot lock {directory}: {exc.strerror or exc}") from None
+    return fd
+
+
+class Reader:
+    """A read-only connection to the record (the web side, the verifier process)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.conn = _connect(Path(path), readonly=True)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def verifier_state(self, tower_id: int) -> dict[str, Any] | None:
+        """The verifier's state saved for a tower (None: none yet, or thrown away)."""
+        row = self.conn.execute("SELECT verifier_state FROM towers WHERE id = ?", (tower_id,)).fetchone()
+        return _json(row[0]) if row else None
+
+    def path_entries(self, tower_id: int, first: int, last: int, *, chunk: int = 500) -> Iterator[Entry]:
+        """The path's entries ``first..last`` in seq order, read ``chunk`` at a time."""
+        seq = first
+        while seq <= last:
+            rows = self.conn.execute(
+                "SELECT seq, body, hash FROM entries WHERE tower_id = ? AND path = 1 AND seq BETWEEN ? AND ? "
+                "ORDER BY seq LIMIT ?", (tower_id, seq, last, chunk)).fetchall()
+            if not rows:
+                return
+            for _, body, digest in rows:
+                yield unpack(body, digest)
+            seq = rows[-1][0] + 1
+
+    def rolls(self, tower_id: int, after: int = 0, limit: int = 500) -> list[Entry]:
+        """Up to ``limit`` roll entries on the path after seq ``after`` (conflicting ones left out)."""
+        rows = self.conn.execute(
+            "SELECT body, hash FROM entries WHERE tower_id = ? AND path = 1 AND kind = 'roll' AND conflict = 0 "
+            "AND seq > ? ORDER BY seq LIMIT ?", (tower_id, after, limit)).fetchall()
+        return [unpack(b, h) for b, h in rows]
+
+    def session_rolls(self, tower_id: int, first: int, last: int, session: str) -> Iterable[Entry]:
+        rows = self.conn.execute(
+            "SELECT body, hash FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND path = 1 AND kind = 'roll' "
+            "AND session = ? ORDER BY seq", (tower_id, first, last, session)).fetchall()
+        return [unpack(b, h) for b, h in rows]
+
+    def evidence(self, tower_id: int) -> list[dict[str, Any]]:
+        rows = self.conn.execute("SELECT seq, at, reason, body FROM evidence WHERE tower_id = ? ORDER BY id",
+                                 (tower_id,)).fetchall()
+        return [{"seq": s, "at": at, "reason": r, "message": b.decode("utf-8", "replace")} for s, at, r, b in rows]
+
+    def conflicting(self, tower_id: int) -> list[Entry]:
+        rows = self.conn.execute("SELECT body, hash FROM entries WHERE tower_id = ? AND conflict = 1 "
+                                 "ORDER BY seq, hash", (tower_id,)).fetchall()
+        return [unpack(b, h) for b, h in rows]
+
+    def findings(self, tower_id: int, limit: int = 100) -> list[dict[str, Any]]:
+        rows = self.conn.execute("SELECT seq, source, message, pending FROM findings WHERE tower_id = ? "
+                                 "ORDER BY coalesce(seq, 0), id LIMIT ?", (tower_id, limit)).fetchall()
+        return [{"seq": s, "source": src, "message": m, "pending": bool(p)} for s, src, m, p in rows]
+
+
+class RecordEntries:
+    """:class:`hardware.board.verdict.TowerEntries` over a :class:`Reader`: one tower's path."""
+
+    def __init__(self, reader: Reader, tower_id: int) -> None:
+        self.reader = reader
+        self.tower_id = tower_id
+
+    def between(self, first: int, last: int) -> Iterable[Entry]:
+        return self.reader.path_entries(self.tower_id, first, last)
