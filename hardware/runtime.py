@@ -311,7 +311,7 @@ class Tower:
         from hardware.locking import LockError, state_lock
 
         try:
-            lock = state_lock(self.state_dir)
+            lock = state_lock(self.state_dir, clean=False)  # cleaned once at start (hardware.cli.tower.keep)
             lock.__enter__()
         except LockError as exc:  # no lock file (a read-only card): the log says more at the roll
             if str(exc) != self._lock_problem:
@@ -788,19 +788,19 @@ class Tower:
     def _recall(self, *, quiet: bool = False) -> dict | None:
         if self.memory is None:
             return None
-        import json
+        import errno
 
-        from hardware.safefile import check_nesting, read_capped
+        from hardware.safefile import FileRefused, load_json
 
         try:
-            text = read_capped(self.memory, MAX_MEMORY_BYTES, follow=False).decode("utf-8")
-            check_nesting(text, MAX_MEMORY_DEPTH, self.memory)
-            data = json.loads(text)
+            data = load_json(self.memory, MAX_MEMORY_BYTES, MAX_MEMORY_DEPTH)
         except FileNotFoundError:
             return None
         except (OSError, ValueError, RecursionError) as exc:
             if not quiet:
-                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                why = ("it is a symbolic link" if isinstance(exc, OSError) and exc.errno == errno.ELOOP
+                       else str(exc.strerror).removeprefix(f"{self.memory} ") if isinstance(exc, FileRefused)
+                       else exc.strerror if isinstance(exc, OSError) and exc.strerror else exc)
                 self.log(f"panel memory {self.memory}: {why}; starting fresh")
             return None
         if not isinstance(data, dict):

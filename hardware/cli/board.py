@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
+
+from hardware.cli.output import say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,7 +36,7 @@ def cmd_board(args: argparse.Namespace) -> int:
     url = parse_url(args.mqtt, what="--mqtt")
     if args.store is not None:
         check_id("--store", args.store)
-    password = read_password(args.password_file, what="--password-file") if args.password_file else None
+    password = read_password(args.password_file, what="--password-file") if args.password_file is not None else None
     credentials = Credentials(username=args.username, password=password, ca_file=args.ca_file)
     listen = parse_listen(args.listen or DEFAULT_LISTEN)
     data = data_dir(args.data)
@@ -52,4 +53,4 @@ def cmd_board(args: argparse.Namespace) -> int:
 
 
 def _stderr(message: str) -> None:
-    print(f"dicetower: {message}", file=sys.stderr, flush=True)
+    say(f"dicetower: {message}")

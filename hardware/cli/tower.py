@@ -21,6 +21,7 @@ from typing import Any
 
 from engine.errors import EngineError, ParameterError
 from engine.params import whole_number
+from hardware.cli import output
 from hardware.config import STATE_DIR_NONE, TowerConfig, load
 
 
@@ -80,17 +81,18 @@ def keep(config: TowerConfig, *, clock: Any = None) -> Kept:
     in one line and the tower still starts: the display then says why it cannot roll.
     ``clock`` times the log's entries (the simulator's, for a repeatable ``--seed`` script)."""
     from hardware.locking import state_lock
+    from hardware.paths import user_path
     from hardware.rolllog import LenientLog, RollLog
-    from hardware.state import LOG_NAME, StateStore, default_state_dir
+    from hardware.state import LOG_NAME, default_state_dir
 
     text = config.kiosk.state_dir
     if text.strip().lower() == STATE_DIR_NONE:
         return Kept()
-    state_dir = Path(text).expanduser() if text.strip() else default_state_dir()
+    state_dir = user_path(text, "kiosk.state_dir") if text.strip() else default_state_dir()
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
-        with state_lock(state_dir):
-            StateStore(state_dir).clean_temp()
+        with state_lock(state_dir):  # which also removes what a killed writer left
+            pass
     except (OSError, EngineError) as exc:
         # an unattended tower still starts: the panel forgets between runs and the roll
         # log (which the dice sessions need) says on the display why it cannot roll
@@ -104,7 +106,12 @@ def keep(config: TowerConfig, *, clock: Any = None) -> Kept:
 
 
 def _stdout(line: str) -> None:
-    print(line, flush=True)
+    """A line the tower prints (an UNRECORDED result): where standard output cannot take it
+    (closed, full) it goes to stderr instead, and the tower carries on."""
+    try:
+        output.out(line, flush=True)
+    except output.OutputError as exc:
+        output.say(f"dicetower: cannot print to standard output ({exc.strerror}): {line}")
 
 
 def _dice(config: TowerConfig, seed: str | None, *, buttons: Any = None, kept: Kept | None = None,
@@ -120,7 +127,7 @@ def _dice(config: TowerConfig, seed: str | None, *, buttons: Any = None, kept: K
 
 
 def _stderr(message: str) -> None:
-    print(f"dicetower: {message}", file=sys.stderr, flush=True)
+    output.say(f"dicetower: {message}")  # one journal line: control characters (a board's error text) escaped
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
@@ -143,12 +150,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         script_text = args.press
     elif args.script is not None:
         option = "script"
-        try:
-            script_text = Path(args.script).read_bytes().decode("utf-8")
-        except OSError as exc:
-            raise ParameterError("script", f"cannot read {args.script}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError as exc:
-            raise ParameterError("script", f"{args.script} is not UTF-8 text (byte {exc.start})") from None
+        script_text = _read_script(args.script)
     if script_text is None:
         if args.out is not None or args.json:
             option = "out" if args.out is not None else "json"
@@ -156,6 +158,28 @@ def cmd_sim(args: argparse.Namespace) -> int:
         return interactive(config, seed=args.seed, kept=kept, bridge=args.bridge)
     return scripted(config, script_text, option=option, seed=args.seed, out=args.out, scale=scale, as_json=args.json,
                     kept=kept, bridge=args.bridge, clock=clock)
+
+
+#: A script is a few lines of button names; a file larger than this is not one.
+MAX_SCRIPT_BYTES = 1 << 20
+
+
+def _read_script(name: str) -> str:
+    """The ``--script`` file, read by the one rule (:mod:`hardware.safefile`): ``/dev/zero``, a
+    FIFO or a link is refused in one line, never read for ever or waited on."""
+    import errno
+
+    from hardware.paths import option_path
+    from hardware.safefile import FileRefused, read_text
+
+    path = option_path(name, "script")
+    try:
+        return read_text(path, MAX_SCRIPT_BYTES)
+    except FileRefused as exc:
+        raise ParameterError("script", str(exc.strerror)) from None
+    except OSError as exc:
+        why = "it is a symbolic link; name the file it points to" if exc.errno == errno.ELOOP else exc.strerror
+        raise ParameterError("script", f"cannot read {name}: {why or exc}") from None
 
 
 def _scale(text: str) -> int:
@@ -170,7 +194,9 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
     from hardware.sim import Simulator, describe_step, parse_script
 
     actions = parse_script(script_text, option=option)
-    out_dir = Path(out) if out is not None else None
+    from hardware.paths import option_path
+
+    out_dir = option_path(out, "out") if out is not None else None
     if out_dir is not None:
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
@@ -188,9 +214,9 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
         finally:
             sim.close()
     if as_json:
-        print(json.dumps(steps, indent=2))
+        output.out(json.dumps(steps, indent=2))
     elif out_dir is None:
-        print("\n".join(describe_step(s) for s in steps))
+        output.out("\n".join(describe_step(s) for s in steps))
     if out_dir is not None:
         wavs = sum(1 for s in steps for said in s.get("said", ()) if said["wav"])
         also = f" and {wavs} WAV file{'' if wavs == 1 else 's'} of what was said" if wavs else ""
@@ -265,22 +291,31 @@ def cmd_run(args: argparse.Namespace) -> int:
             bridge.close()
 
 
+#: ``run`` cannot start here (no GPIO and no terminal for the simulator, a pin another program
+#: holds): the status of a mistake in what was asked for, as docs/roll-log.md lists it.
+EXIT_CANNOT_START = 2
+
+
 def _run(config: TowerConfig, bridge: Any) -> int:
+    from hardware.backends import PIN_FACTORIES
     from hardware.panel_io import NoGpioError, open_pin_factory
 
+    if bridge is not None and PIN_FACTORIES.get(config.gpio_factory).bridge:
+        bridge.wait_for_board()  # up to START_TIMEOUT_S; then one line, and the tower carries on
     try:
         # the link only when the board is in use: open_pin_factory's plain form stays as it was
         factory = open_pin_factory(config.gpio_factory, **({"link": bridge.link} if bridge is not None else {}))
     except NoGpioError as exc:
         if not has_terminal():
             # a service (systemd: stdin /dev/null) has nobody to drive a simulator: fail, so
-            # that the unit shows failed and Restart= applies, rather than exit 0 at once
+            # that the unit shows failed and Restart= applies, rather than exit 0 at once;
+            # the tower cannot start here, which is exit 2 (docs/roll-log.md), not 1 ("a check failed")
             if is_a_raspberry_pi():
                 _stderr(f"{exc}; install a GPIO backend (pip install 'dicetower[pi]') or try `dicetower sim`")
             else:
                 _stderr(f"not a Raspberry Pi (no GPIO), and no terminal here for the simulator "
                         f"(stdin and stdout are not one); {SCRIPTED_HINT}")
-            return 1
+            return EXIT_CANNOT_START
         _stderr(f"{exc}; starting the simulator instead (dicetower sim)")
         return interactive(config, seed=None, kept=keep(config))
     return run_tower(config, factory, bridge=bridge)
@@ -309,7 +344,7 @@ def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
                           log=_stderr, speaker=_speaker(config), **kept.tower_options(show=_stdout))
         except (GPIOZeroError, PinSetupError) as exc:
             _stderr(f"GPIO: {exc}")
-            return 1
+            return EXIT_CANNOT_START
         _stderr(f"running ({config.source}; display {config.display.kind}, pins {factory.__class__.__name__})")
         notifier = SystemdNotifier.from_environ(log=_stderr)  # does nothing outside systemd
         try:
