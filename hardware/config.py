@@ -23,13 +23,10 @@ from hardware import backends
 
 DEFAULT_TOML = Path(__file__).resolve().parent / "default.toml"
 
-#: gpiozero pin factories and display kinds the config may name (the registries' names).
-PIN_FACTORIES = backends.PIN_FACTORIES.names()
-DISPLAY_KINDS = backends.DISPLAY_KINDS.names()
+# gpiozero pin factories, display kinds and speakers a config may name are the registries'
+# in hardware.backends (read when a config is checked, so a row added there is allowed here).
 SERIAL_PROTOCOLS = ("matrix-orbital", "sparkfun", "ansi", "plain")
 BUZZER_KINDS = ("tonal", "active", "none")
-#: Speakers a config may name (the others are the simulator's and the tests').
-SPEAKER_KINDS = tuple(b.name for b in backends.SPEAKERS if b.config)
 
 #: Pins the 40-pin header offers as GPIO (BCM numbering).
 BCM_PINS = range(0, 28)
@@ -251,7 +248,7 @@ class TowerConfig:
         if self.encoder is not None:
             uses.update({"encoder.a": self.encoder.a, "encoder.b": self.encoder.b})
         d = self.display
-        if d.kind in ("ssd1306", "sh1106") and d.bus == "spi":
+        if d.bus == "spi" and d.bus in backends.DISPLAY_KINDS.get(d.kind).buses:
             uses["display.spi_dc"] = d.spi_dc
             if d.spi_reset is not None:
                 uses["display.spi_reset"] = d.spi_reset
@@ -262,7 +259,7 @@ class TowerConfig:
         d = self.display
         if self.gpio_factory == "bridge":
             return dict(BRIDGE_RESERVED)  # the pins are the Pico's; the Pi's buses are not involved
-        if d.kind in ("ssd1306", "sh1106"):
+        if d.bus in backends.DISPLAY_KINDS.get(d.kind).buses:
             if d.bus == "i2c" and d.i2c_port == 1:
                 return dict(I2C_PINS)
             if d.bus == "spi" and d.spi_port == 0:
@@ -323,7 +320,7 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
     """Validate parsed TOML; every problem is a :class:`ConfigError` naming its key."""
     root = _Table(data, "", source)
     gpio = root.table("gpio")
-    factory = gpio.choice("factory", "auto", PIN_FACTORIES)
+    factory = gpio.choice("factory", "auto", backends.PIN_FACTORIES.config_names())
     gpio.done()
 
     b = root.table("buttons")
@@ -455,8 +452,8 @@ def _operator_buttons(t: _Table, default: tuple[str, ...]) -> tuple[str, ...]:
 
 def _display(t: _Table) -> DisplayConfig:
     d = DisplayConfig()
-    kind = t.choice("kind", d.kind, DISPLAY_KINDS)
-    bus = t.choice("bus", d.bus, ("i2c", "spi"))
+    kind = t.choice("kind", d.kind, backends.DISPLAY_KINDS.config_names())
+    bus = t.choice("bus", d.bus, backends.DISPLAY_BUSES)
     reset = t.pin("spi_reset", d.spi_reset, optional=True)
     cfg = DisplayConfig(
         kind=kind,
@@ -479,6 +476,7 @@ def _display(t: _Table) -> DisplayConfig:
         retry_seconds=t.number("retry_seconds", d.retry_seconds, 0.1, 600),
     )
     t.done()
+    _check_display_bus(t, cfg)
     _check_display_size(t, cfg)
     if cfg.kind == "serial":
         _check_serial_port(t, cfg.serial_port)
@@ -517,7 +515,7 @@ def _sound(t: _Table) -> SoundConfig:
     d = SoundConfig()
     cfg = SoundConfig(
         speak=t.boolean("speak", d.speak),
-        speaker=t.choice("speaker", d.speaker, SPEAKER_KINDS),
+        speaker=t.choice("speaker", d.speaker, backends.SPEAKERS.config_names()),
         language=t.text("language", d.language),
         voice=_sound_name(t, "voice", d.voice),
         rate=t.integer("rate", d.rate, 80, 450),
@@ -592,20 +590,22 @@ def _panel_bounds() -> dict[str, tuple[float, float]]:
     }
 
 
-#: (width, height) each OLED driver accepts (luma.oled); anything else fails only when opened.
-OLED_SIZES = {
-    "ssd1306": ((128, 64), (128, 32), (64, 48), (64, 32)),
-    "sh1106": ((128, 128), (128, 64), (128, 32)),
-}
-
-
 def _check_display_size(t: _Table, d: DisplayConfig) -> None:
-    sizes = OLED_SIZES.get(d.kind)
-    if sizes is None or (d.width, d.height) in sizes:
+    """The sizes the kind's driver accepts (its row in hardware.backends.DISPLAY_KINDS):
+    anything else would fail only when the display is opened."""
+    kind = backends.DISPLAY_KINDS.get(d.kind)
+    sizes = kind.sizes
+    if not sizes or (d.width, d.height) in sizes:
         return
     key = "height" if d.width in {w for w, _ in sizes} else "width"
     shown = ", ".join(f"{w}x{h}" for w, h in sizes)
     raise t.error(key, f"{d.kind} modules are {shown} pixels, got {d.width}x{d.height}")
+
+
+def _check_display_bus(t: _Table, d: DisplayConfig) -> None:
+    buses = backends.DISPLAY_KINDS.get(d.kind).buses
+    if buses and d.bus not in buses:
+        raise t.error("bus", f"{d.kind} modules come on {' or '.join(buses)}, got {d.bus!r}")
 
 
 def _check_serial_port(t: _Table, port: str) -> None:

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.panel.model import Button, Event, EventKind, Sound
-from hardware.backends import AUTO_PIN_FACTORIES
-from hardware.backends import PIN_FACTORIES as PIN_FACTORY_TABLE
-from hardware.config import PIN_FACTORIES, TowerConfig
+from hardware.backends import AUTO_PIN_FACTORIES, PIN_FACTORIES
+from hardware.config import TowerConfig
 
 Clock = Callable[[], int]  # monotonic nanoseconds, like time.monotonic_ns
 
@@ -53,18 +52,16 @@ def open_pin_factory(name: str = "auto", *, link: Any = None) -> Any:
     TonalBuzzer); ``bridge`` needs the companion board's ``link``. Raises
     :class:`NoGpioError` with one line saying why none could be used.
     """
-    if name not in PIN_FACTORIES:
-        raise ValueError(f"pin factory: one of {', '.join(PIN_FACTORIES)}, got {name!r}")
-    backend = PIN_FACTORY_TABLE.get(name)
+    backend = PIN_FACTORIES.get(name)  # a ValueError naming the choices for an unknown one
     if backend.bridge:  # the tower waited for the board (BridgeSession.wait_for_board) or carries on without it
-        return PIN_FACTORY_TABLE.load(name)(link=link, timeout=None)
+        return PIN_FACTORIES.load(name)(link=link, timeout=None)
     order = AUTO_PIN_FACTORIES if name == "auto" else (name,)
     reasons: list[str] = []
     for candidate in order:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return PIN_FACTORY_TABLE.load(candidate)()
+                return PIN_FACTORIES.load(candidate)()
         except Exception as exc:  # every backend fails in its own way off a Pi
             reasons.append(f"{candidate}: {_first_line(exc)}")
     raise NoGpioError("no GPIO on this machine (" + "; ".join(reasons) + ")")

@@ -26,7 +26,8 @@ from hardware.config import STATE_DIR_NONE, TowerConfig, load
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run the tower on a Raspberry Pi (buttons, LEDs, display)")
+    p = sub.add_parser("run", help="run the tower on a Raspberry Pi (buttons, LEDs, display)",
+                       epilog=_backends_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", metavar="FILE", help="TOML config (default: the documented default wiring)")
     p.set_defaults(func=cmd_run)
 
@@ -277,6 +278,19 @@ def interactive(config: TowerConfig, *, seed: str | None, kept: Kept | None = No
         sim = Simulator(config, dice=_dice(config, seed, kept=kept), clock=real_clock(), log=None,
                         pins=_twin_pins(bridge), speaker=_speaker(config, log=None), **kept.tower_options())
         return Interactive(sim).run()
+
+
+def _backends_help() -> str:
+    """What a config's [gpio] factory and [display] kind may name, from the registries."""
+    from hardware import backends
+
+    lines = []
+    for key, registry in (("[gpio] factory", backends.PIN_FACTORIES), ("[display] kind", backends.DISPLAY_KINDS)):
+        lines.append(f"{key}:")
+        for b in registry:
+            sizes = ", ".join(f"{w}x{h}" for w, h in getattr(b, "sizes", ()))
+            lines.append(f"  {b.name:<9} {b.help}" + (f" ({sizes})" if sizes else ""))
+    return "\n".join(lines)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
