@@ -326,7 +326,7 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
     b = root.table("buttons")
     defaults = ButtonsConfig()
     buttons = ButtonsConfig(
-        pins=tuple(b.pin(str(btn), defaults.pin(btn)) for btn in Button),  # type: ignore[arg-type]
+        pins=tuple(b.pin(str(btn), defaults.pin(btn)) for btn in Button),
         pull_up=b.boolean("pull_up", defaults.pull_up),
         bounce_seconds=b.number("bounce_ms", defaults.bounce_seconds * 1000, 0, 500) / 1000,
         hold_seconds=b.number("hold_ms", defaults.hold_seconds * 1000, 100, 10_000) / 1000,
@@ -337,7 +337,7 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
     led_t = root.table("leds")
     led_defaults = LedsConfig()
     leds = LedsConfig(
-        pins=tuple(  # type: ignore[arg-type]
+        pins=tuple(
             led_t.pin(str(btn), led_defaults.pins[i], optional=True) for i, btn in enumerate(Button)
         ),
         active_high=led_t.boolean("active_high", led_defaults.active_high),

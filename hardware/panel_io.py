@@ -414,7 +414,10 @@ class PanelIO:
             self.rgb.value = tuple(max(0.0, min(1.0, float(v))) for v in rgb)
 
     def rgb_level(self) -> tuple[float, float, float] | None:
-        return None if self.rgb is None else tuple(float(v) for v in self.rgb.value)  # type: ignore[return-value]
+        if self.rgb is None:
+            return None
+        red, green, blue = (float(v) for v in self.rgb.value)
+        return red, green, blue
 
     def off(self) -> None:
         """Every LED dark and the buzzer quiet (shutdown)."""

@@ -101,7 +101,7 @@ class Parser(argparse.ArgumentParser):
             return
         out(self.format_usage(), end="")
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         for pattern, replacement in _REWORDED:
             if pattern.fullmatch(message):
                 message = pattern.sub(replacement, message).replace("{help}", f"{self.prog} --help")
