@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from engine.errors import DicetowerError
 from engine.panel.model import Button, Event, EventKind, Sound
 from hardware.backends import AUTO_PIN_FACTORIES, PIN_FACTORIES
 from hardware.config import TowerConfig
@@ -29,11 +30,11 @@ Clock = Callable[[], int]  # monotonic nanoseconds, like time.monotonic_ns
 MAX_TURN = 50
 
 
-class NoGpioError(RuntimeError):
+class NoGpioError(DicetowerError, RuntimeError):
     """No GPIO pin factory works on this machine (not a Pi, or no backend installed)."""
 
 
-class PinSetupError(RuntimeError):
+class PinSetupError(DicetowerError, RuntimeError):
     """A configured pin could not be set up (in use by another program, no permission, ...);
     the message names the config key and the BCM pin, e.g. ``buttons.roll (BCM 26): GPIO busy``."""
 

@@ -29,7 +29,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from engine.errors import EngineError, EntropyError, clip
+from engine.errors import DicetowerError, EngineError, EntropyError, clip
 from hardware.cli.output import OutputError, finish, out, say
 
 #: Subcommand modules, in the order ``dicetower --help`` lists them.
@@ -51,7 +51,7 @@ EXIT_UNRECORDED = 4
 EXIT_OUTPUT = 5
 
 
-class UsageError(Exception):
+class UsageError(DicetowerError):
     """A command-line mistake found by argparse; printed as one line, exit 2."""
 
     def __init__(self, message: str) -> None:
