@@ -598,7 +598,7 @@ class Tower:
         seeded or revealed meanwhile), then tell the panel what the log holds: the seed (a
         SESSION event) or why it is not set (a LOGGED event: "cannot record" when the log
         could not take it)."""
-        from hardware.entropy.session import TableSeeding
+        from hardware.entropy.session_dice import TableSeeding
         from hardware.rolllog import LogError
 
         commitment, text = asked

@@ -42,7 +42,7 @@ COMMANDS: tuple[str, ...] = (
     "hardware.cli.log",
     "hardware.cli.stats",
     "hardware.cli.board",
-    "hardware.cli.bridge",
+    "hardware.cli.bridge_tools",
 )
 
 EXIT_USAGE = 2

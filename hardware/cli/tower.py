@@ -258,7 +258,7 @@ def is_a_raspberry_pi(model: Path = BOARD_MODEL) -> bool:
 def _twin_pins(bridge: bool) -> Any:
     if not bridge:
         return None
-    from hardware.bridge import TwinPins
+    from hardware.companion import TwinPins
 
     return TwinPins(log=_stderr)
 
@@ -295,7 +295,7 @@ def _backends_help() -> str:
 
 def cmd_run(args: argparse.Namespace) -> int:
     config = load(args.config)
-    from hardware.bridge import open_bridge
+    from hardware.companion import open_bridge
 
     bridge = open_bridge(config, log=_stderr)
     try:

@@ -61,7 +61,7 @@ class BridgeSession:
     def entropy_source(self) -> Any:
         """The ``bridge`` entropy source on this link (one per session)."""
         if self._source is None:
-            from hardware.entropy.bridge import BridgeSource
+            from hardware.entropy.ring_oscillator import BridgeSource
 
             self._source = BridgeSource(self.link)
         return self._source
