@@ -17,12 +17,15 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.errors import EngineError
 from engine.panel.config import PanelConfig
 from engine.panel.model import Button
 from hardware import backends
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 DEFAULT_TOML = Path(__file__).resolve().parent / "default.toml"
 
@@ -353,14 +356,14 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
     return config
 
 
-T = TypeVar("T")
+T = TypeVar("T", bound="DataclassInstance")
 
 
 def read_fields(t: _Table, cls: type[T], **given: Any) -> T:
     """``cls`` (a config dataclass) from table ``t``: each field made with :func:`key` is read
     by its reader, in field order; ``given`` fields are not read. Leftover keys are refused."""
     values = dict(given)
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]  # cls is a config dataclass
+    for f in dataclasses.fields(cls):
         if f.name not in given and "read" in f.metadata:
             values[f.name] = _read_field(t, f)
     t.done()

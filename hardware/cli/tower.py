@@ -284,13 +284,14 @@ def _backends_help() -> str:
     """What a config's [gpio] factory and [display] kind may name, from the registries."""
     from hardware import backends
 
-    lines = []
-    for key, registry in (("[gpio] factory", backends.PIN_FACTORIES), ("[display] kind", backends.DISPLAY_KINDS)):
-        lines.append(f"{key}:")
-        for b in registry:
-            sizes = ", ".join(f"{w}x{h}" for w, h in getattr(b, "sizes", ()))
-            lines.append(f"  {b.name:<9} {b.help}" + (f" ({sizes})" if sizes else ""))
-    return "\n".join(lines)
+    def line(name: str, help: str, sizes: tuple[tuple[int, int], ...] = ()) -> str:
+        shown = ", ".join(f"{w}x{h}" for w, h in sizes)
+        return f"  {name:<9} {help}" + (f" ({shown})" if shown else "")
+
+    return "\n".join([
+        "[gpio] factory:", *(line(b.name, b.help) for b in backends.PIN_FACTORIES if b.config),
+        "[display] kind:", *(line(k.name, k.help, k.sizes) for k in backends.DISPLAY_KINDS if k.config),
+    ])
 
 
 def cmd_run(args: argparse.Namespace) -> int:
