@@ -22,7 +22,7 @@ from typing import Any
 from engine.errors import EngineError, ParameterError
 from engine.params import whole_number
 from hardware.cli import output
-from hardware.config import STATE_DIR_NONE, TowerConfig, load
+from hardware.tower_config import STATE_DIR_NONE, TowerConfig, load
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -8,8 +8,8 @@ from typing import Any
 from engine.panel.model import Screen
 from hardware import backends
 from hardware.backends import DisplayKind
-from hardware.config import DisplayConfig
 from hardware.display.render import Renderer
+from hardware.tower_config import DisplayConfig
 
 
 def luma_class(kind: DisplayKind) -> Any:

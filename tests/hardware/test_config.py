@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from engine.panel.model import Button
-from hardware import config as cfg
+from hardware import tower_config as cfg
 from hardware.cli import main
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from engine.panel.model import Screen
 from hardware import backends
-from hardware import config as cfg
+from hardware import tower_config as cfg
 from hardware.cli import main
 
 # luma's ssd1306-family drivers read pixels with Image.getdata, which Pillow has deprecated
