@@ -346,7 +346,7 @@ def screen_dict(screen: Screen | None) -> dict[str, Any] | None:
     }
 
 
-def _writing(path: Path, write: Callable[[], None]) -> None:
+def _writing(path: Path, write: Callable[[], object]) -> None:
     """Run ``write``; a read-only, full or occupied ``--out`` is one line naming the path."""
     try:
         write()
