@@ -5,10 +5,11 @@ Routes: ``/`` (one card per tower), ``/overlay?tower=T`` (transparent, latest ro
 ``/api/towers``, ``/api/towers/T`` (a card), ``/api/towers/T/rolls`` (roll entries, oldest
 first; ``?after=SEQ&limit=N`` pages through them), ``/api/towers/T/evidence`` (findings,
 rejected messages and conflicting entries), ``/api/stats`` (per system, all towers, verified
-rolls only), ``/api/board`` (live / reconnecting / stale, and the message counters), ``/events[?tower=T]`` (SSE: the
-board's state and a ``snapshot`` of the cards, then a ``tower`` event with the card of each
-tower that changed, its ``stats`` left out when they did not, and a ``board`` event when the
-board's state changes).
+rolls only), ``/api/board`` (live / reconnecting / stale, the message counters and each
+webhook's counts and state), ``/events[?tower=T]`` (SSE: the board's state and a
+``snapshot`` of the cards, then a ``tower`` event with the card of each tower that changed,
+its ``stats`` left out when they did not, and a ``board`` event when the board's state
+changes).
 Every value in a card is of a known type (:mod:`hardware.board.messages`), and the page shows
 what a tower sends with ``textContent`` only: nothing it says is HTML.
 """
@@ -85,7 +86,7 @@ def create_app(towers: Towers, *, lifespan: Any = None) -> Starlette:
         return JSONResponse(towers.system_stats())
 
     async def api_board(request: Request) -> Response:
-        return JSONResponse({**towers.board_state(), **towers.counters()})
+        return JSONResponse({**towers.board_state(), **towers.counters(), "webhooks": towers.webhooks()})
 
     async def events(request: Request) -> Response:
         only = request.query_params.get("tower")
