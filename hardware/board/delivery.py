@@ -284,9 +284,13 @@ class Delivered:
     """A post's outcome, for the record's writer: ``sent`` (acknowledged), else given up."""
 
     hook_id: int
-    ids: tuple[int, ...]
+    items: tuple[tuple[int, str], ...]  # (outbox id, kind)
     sent: bool
     at: float
+
+    @property
+    def ids(self) -> list[int]:
+        return [i for i, _ in self.items]
 
 
 @dataclass
@@ -372,13 +376,15 @@ class Deliverer:
         else:
             payload = posts.encode(bodies[0])
         outcome = self._post(payload, {"Idempotency-Key": ", ".join(keys)}, bodies[0])
-        if outcome is not None:  # None: stopping, they stay in the outbox
-            if outcome:
-                self.status.sent += len(items)
-            else:
-                self.status.failed += len(items)
-            self.report(Delivered(self.hook_id, tuple(i for i, _ in items), outcome, time.time()))
-        self.queue.release(items)
+        if outcome is None:  # stopping: they stay in the outbox
+            self.queue.release(items)
+            return
+        if outcome:
+            self.status.sent += len(items)
+        else:
+            self.status.failed += len(items)
+        # still in hand (counted as waiting) until the writer has committed them out of the outbox
+        self.report(Delivered(self.hook_id, tuple(items), outcome, time.time()))
 
     def _post(self, payload: bytes, headers: dict[str, str], first: dict[str, Any]) -> bool | None:
         """Post until it is delivered (True) or given up (False); None if the board stops first."""

@@ -71,6 +71,7 @@ class Feeds:
         self.hooks: list[Hook] = []
         self._new: list[tuple[Hook, int, str]] = []  # posts written in the batch under way
         self._dropped: list[tuple[Hook, list[int]]] = []  # dropped from a queue, to delete from the outbox
+        self._done: list[Delivered] = []  # delivered or given up in the batch under way
         with record.batch():
             for hook in hooks:
                 hook_id, sent, dropped, failed, last_ok = record.hook(hook.ident, hook.name)
@@ -161,6 +162,7 @@ class Feeds:
         n = len(done.ids)
         self.record.outbox_done(done.hook_id, done.ids, sent=n if done.sent else 0, failed=0 if done.sent else n,
                                 ok_at=done.at if done.sent else None)
+        self._done.append(done)
 
     def housekeeping(self) -> None:
         """Posts dropped from full queues since the last batch: out of the outbox, counted."""
@@ -177,6 +179,11 @@ class Feeds:
     def committed(self) -> None:
         """The batch is committed: its posts go to their hooks' queues."""
         new, self._new = self._new, []
+        done, self._done = self._done, []
+        for d in done:  # out of the outbox for good: no longer waiting
+            h = next((h for h in self.hooks if h.id == d.hook_id), None)
+            if h is not None:
+                h.queue.release(list(d.items))
         by_hook: dict[int, tuple[Hook, list[tuple[int, str]]]] = {}
         for h, post_id, kind in new:
             by_hook.setdefault(h.id, (h, []))[1].append((post_id, kind))
@@ -184,8 +191,14 @@ class Feeds:
             self._queue(h, items)
 
     def rolled_back(self) -> None:
-        """The batch was rolled back: its posts never existed; the feed state as the record has it."""
+        """The batch was rolled back: its posts never existed, what it took out of the outbox is
+        back (posted again: the receiver has the idempotency key); the feed state as the record has it."""
         self._new.clear()
+        for d in self._done:
+            h = next((h for h in self.hooks if h.id == d.hook_id), None)
+            if h is not None:
+                h.queue.unclaim(list(d.items))
+        self._done.clear()
         self.towers = {t: FeedTower(*s) for t, s in self.record.feed_towers().items()}
 
     def _queue(self, h: Hook, items: list[tuple[int, str]]) -> None:

@@ -116,7 +116,7 @@ def make_webhook(url: str, *, what: str = "--webhook", format: str = "auto", nam
         format = "discord" if discord else "json"
     if discord and not target.tls:
         raise BoardError(f"{what}: a Discord webhook URL must start with https://")
-    if discord:  # Discord answers once the message is saved (else it says 204 even if it was not)
+    if format == "discord":  # Discord answers once the message is saved (else it says 204 even if it was not)
         target = Target(target.tls, target.host, target.port, _with_query(target.path, "wait=true"),
                         target.authorization)
     if name is not None and (not name.strip() or len(name) > MAX_NAME_CHARS or not name.isprintable()):

@@ -5,7 +5,9 @@ on the same port, and can hold its answer (a board killed while a post is in fli
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -49,6 +51,7 @@ class Receiver:
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
     _release: threading.Event = field(default_factory=threading.Event)
+    _connections: set[socket.socket] = field(default_factory=set)
 
     @property
     def url(self) -> str:
@@ -60,6 +63,11 @@ class Receiver:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                with receiver.lock:
+                    receiver._connections.add(self.connection)
 
             def do_POST(self) -> None:
                 data = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -73,8 +81,9 @@ class Receiver:
                     post = Post(self.path, {k.lower(): v for k, v in self.headers.items()}, body, time.time(),
                                 0 if holding else status)
                     receiver.posts.append(post)
-                if holding:  # never answered: the request waits until the receiver stops
-                    receiver._release.wait(60)
+                if holding:  # never answered: the request waits while held, then its connection is closed
+                    while receiver.hold.is_set() and not receiver._release.wait(0.05):
+                        pass
                     self.close_connection = True
                     return
                 self.send_response(status)
@@ -95,12 +104,18 @@ class Receiver:
         return self
 
     def stop(self) -> None:
-        """Down: the port refuses connections until :meth:`start` again."""
+        """Down: the port refuses connections until :meth:`start` again, and the connections
+        kept alive are cut."""
         self._release.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+        with self.lock:
+            connections, self._connections = self._connections, set()
+        for conn in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
         if self._thread is not None:
             self._thread.join(5)
 
@@ -129,5 +144,4 @@ def receiving(*receivers: Receiver) -> Iterator[None]:
 
 
 def wait_posts(receiver: Receiver, n: int, kind: str = "roll", timeout: float = 30.0) -> list[dict[str, Any]]:
-    return wait_for(lambda: (b := receiver.bodies(kind)) and len(b) >= n and b, timeout,
-                    f"{n} {kind} posts at the receiver (got {len(receiver.bodies(kind))})")
+    return wait_for(lambda: (b := receiver.bodies(kind)) and len(b) >= n and b, timeout, f"{n} {kind} posts")
