@@ -16,6 +16,7 @@ any other status (400, 401, 404, a redirect) gives that post up, with one logged
 from __future__ import annotations
 
 import contextlib
+import functools
 import http.client
 import json
 import random
@@ -49,6 +50,7 @@ GIVE_UP_QUIET_S = 60.0
 CLOSE_WAIT_S = 3.0
 
 
+@functools.cache
 def user_agent() -> str:
     """Ours (some receivers, Discord's front among them, refuse Python's default)."""
     from importlib.metadata import PackageNotFoundError, version
@@ -366,16 +368,18 @@ class Deliverer:
             items = [it for it in items if it[0] in found]
             if not items:
                 return
-        bodies = [json.loads(found[i][2]) for i, _ in items]
         keys = [found[i][1] for i, _ in items]
         if self.hook.format == "discord":
+            bodies = [json.loads(found[i][2]) for i, _ in items]
             fit = posts.discord_fit(bodies)
             self.queue.unclaim(items[fit:])
-            items, bodies, keys = items[:fit], bodies[:fit], keys[:fit]
-            payload = posts.encode(posts.discord_post(bodies))
+            items, keys = items[:fit], keys[:fit]
+            payload = posts.encode(posts.discord_post(bodies[:fit]))
+            first: Callable[[], Any] = lambda: bodies[0]  # noqa: E731
         else:
-            payload = posts.encode(bodies[0])
-        outcome = self._post(payload, {"Idempotency-Key": ", ".join(keys)}, bodies[0])
+            payload = found[items[0][0]][2]  # the plain body as the outbox keeps it
+            first = lambda: json.loads(payload)  # noqa: E731
+        outcome = self._post(payload, {"Idempotency-Key": ", ".join(keys)}, first)
         if outcome is None:  # stopping: they stay in the outbox
             self.queue.release(items)
             return
@@ -386,7 +390,7 @@ class Deliverer:
         # still in hand (counted as waiting) until the writer has committed them out of the outbox
         self.report(Delivered(self.hook_id, tuple(items), outcome, time.time()))
 
-    def _post(self, payload: bytes, headers: dict[str, str], first: dict[str, Any]) -> bool | None:
+    def _post(self, payload: bytes, headers: dict[str, str], what: Callable[[], Any]) -> bool | None:
         """Post until it is delivered (True) or given up (False); None if the board stops first."""
         attempt = 0
         self.status.state = "sending"
@@ -402,7 +406,7 @@ class Deliverer:
                     self._stop.wait(pause)
                 return True
             if decision.action == "give_up":
-                self._given_up(answer, first)
+                self._given_up(answer, what())
                 self.status.state, self.status.detail, self.status.retry_at = "idle", f"gave up: {answer.said()}", None
                 return False
             self._retrying(decision, attempt)
@@ -426,7 +430,7 @@ class Deliverer:
                       f"{time.monotonic() - self._failing_since:.0f} s")
             self._failing_since = None
 
-    def _given_up(self, answer: Answer, first: dict[str, Any]) -> None:
+    def _given_up(self, answer: Answer, body: Any) -> None:
         """One line per post given up, or, for the same answer again within a minute, one line
         saying how many (a deleted Discord webhook refuses every post)."""
         now = time.monotonic()
@@ -437,8 +441,14 @@ class Deliverer:
         more = f" (and {self._quiet[2]} more posts given up with {self._quiet[0]})" if self._quiet and \
             self._quiet[2] else ""
         self._quiet = (said, now, 0)
-        what = f"{first.get('type')} {first.get('store')}/{first.get('tower')}" + (
-            f" seq {first['entry'].get('seq')}" if isinstance(first.get("entry"), dict) else "")
+        what = _what(body) if isinstance(body, dict) else "post"
         text = answer.body[:200].decode("utf-8", "replace").replace("\n", " ").strip()
         self._log(f"board: webhook {self.hook.name}: {said} for the {what}" + (f": {text}" if text else "")
                   + f"; this post is given up, not sent again{more}")
+
+
+def _what(body: dict[str, Any]) -> str:
+    """What a plain body is about, for a log line: ``roll shop1/table3 seq 12``."""
+    entry = body.get("entry")
+    return f"{body.get('type')} {body.get('store')}/{body.get('tower')}" + (
+        f" seq {entry.get('seq')}" if isinstance(entry, dict) else "")

@@ -158,17 +158,22 @@ class Feeds:
             self._new.append((h, self.record.outbox_add(h.id, kind, body["id"], now, data), kind))
 
     def delivered(self, done: Delivered) -> None:
-        """A hook's thread says how a post went: out of the outbox, counted."""
-        n = len(done.ids)
-        self.record.outbox_done(done.hook_id, done.ids, sent=n if done.sent else 0, failed=0 if done.sent else n,
-                                ok_at=done.at if done.sent else None)
+        """A hook's thread says how a post went: out of the outbox at the end of the batch."""
         self._done.append(done)
 
     def housekeeping(self) -> None:
-        """Posts dropped from full queues since the last batch: out of the outbox, counted."""
+        """At the end of a batch: the posts delivered, given up or dropped from a full queue since
+        the last one go out of the outbox, counted (one statement per hook and kind)."""
         dropped, self._dropped = self._dropped, []
         for h, ids in dropped:
             self.record.outbox_done(h.id, ids, dropped=len(ids))
+        by_hook: dict[tuple[int, bool], tuple[list[int], float]] = {}
+        for d in self._done:
+            ids, at = by_hook.get((d.hook_id, d.sent), ([], 0.0))
+            by_hook[d.hook_id, d.sent] = ([*ids, *d.ids], max(at, d.at))
+        for (hook_id, sent), (ids, at) in by_hook.items():
+            self.record.outbox_done(hook_id, ids, sent=len(ids) if sent else 0, failed=0 if sent else len(ids),
+                                    ok_at=at if sent else None)
 
     def forget(self, tower_id: int) -> None:
         """A tower the board forgot (its row in ``feed_towers`` goes with the tower's)."""

@@ -5,12 +5,13 @@ on the same port, and can hold its answer (a board killed while a post is in fli
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -41,10 +42,12 @@ class Post:
 
 @dataclass
 class Receiver:
-    """Start with :meth:`start`; ``script`` answers the first requests in order, then 204."""
+    """Start with :meth:`start`; ``script`` answers the first requests in order, then
+    ``answer`` (204 if None)."""
 
     script: list[Reply] = field(default_factory=list)
     port: int = field(default_factory=free_port)
+    answer: Callable[[], Reply] | None = None  # once the script is done (default: 204)
     posts: list[Post] = field(default_factory=list)  # every request, answered or not, in order
     hold: threading.Event | None = None  # while set, requests are kept (status 0) and never answered
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -77,7 +80,12 @@ class Receiver:
                     body = data
                 with receiver.lock:
                     holding = receiver.hold is not None and receiver.hold.is_set()
-                    status, headers, payload = OK if holding or not receiver.script else receiver.script.pop(0)
+                    if holding:
+                        status, headers, payload = OK
+                    elif receiver.script:
+                        status, headers, payload = receiver.script.pop(0)
+                    else:
+                        status, headers, payload = receiver.answer() if receiver.answer else OK
                     post = Post(self.path, {k.lower(): v for k, v in self.headers.items()}, body, time.time(),
                                 0 if holding else status)
                     receiver.posts.append(post)
@@ -145,3 +153,37 @@ def receiving(*receivers: Receiver) -> Iterator[None]:
 
 def wait_posts(receiver: Receiver, n: int, kind: str = "roll", timeout: float = 30.0) -> list[dict[str, Any]]:
     return wait_for(lambda: (b := receiver.bodies(kind)) and len(b) >= n and b, timeout, f"{n} {kind} posts")
+
+
+class DiscordLimit:
+    """Answers like Discord's limits on a webhook: a bucket of ``per`` requests each ``window``
+    seconds, announced in ``X-RateLimit-Remaining`` and ``X-RateLimit-Reset-After``, and the
+    channel's own limit of ``per_minute`` messages a minute, which no header announces (both
+    answered 429 with Discord's JSON ``retry_after``)."""
+
+    def __init__(self, per: int = 5, window: float = 2.0, per_minute: int = 30) -> None:
+        self.per, self.window, self.per_minute = per, window, per_minute
+        self.started = 0.0
+        self.used = 0
+        self.minute: collections.deque[float] = collections.deque()
+        self.refused = 0
+
+    def __call__(self) -> Reply:
+        now = time.monotonic()
+        if now - self.started >= self.window:
+            self.started, self.used = now, 0
+        while self.minute and now - self.minute[0] >= 60.0:
+            self.minute.popleft()
+        left = self.window - (now - self.started)
+        if self.used >= self.per:
+            return self._refuse(left, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset-After": f"{left:.3f}"})
+        if len(self.minute) >= self.per_minute:
+            return self._refuse(60.0 - (now - self.minute[0]), {"X-RateLimit-Scope": "shared"})
+        self.used += 1
+        self.minute.append(now)
+        return 204, {"X-RateLimit-Remaining": str(self.per - self.used), "X-RateLimit-Reset-After": f"{left:.3f}"}, b""
+
+    def _refuse(self, wait: float, headers: dict[str, str]) -> Reply:
+        self.refused += 1
+        body = json.dumps({"message": "You are being rate limited.", "retry_after": round(wait, 3), "global": False})
+        return 429, {"Content-Type": "application/json", "Retry-After": str(int(wait) + 1), **headers}, body.encode()
