@@ -883,8 +883,8 @@ def run_webhook(towers: int = 50, rate: float = 10.0, seconds: float = 60.0, *, 
     hook = two["hooks"]["throttled"]
     figures["throttled"] = {"posts": len(thr), "rolls": rolls, "refused_429": limit.refused,
                             "dropped": hook["dropped"], "waiting": hook["waiting"], "failed": hook["failed"],
-                            "rolls_per_s": round(rolls / max(1e-9, thr[-1].at - thr[0].at), 1) if len(thr) > 1
-                            else 0.0, "verified": two["verified"]}
+                            "rolls_per_s": round(rolls / max(1e-9, two["ended"] - thr[0].at), 1) if thr else 0.0,
+                            "verified": two["verified"], "seconds": round(two["ended"] - thr[0].at, 1) if thr else 0}
     figures["board_log_2"] = two["log"]
     _webhook_report(figures, out)
     return figures
@@ -943,6 +943,7 @@ def _hooked_run(hooks: list[tuple[Any, str, str]], towers: int, rate: float, sec
             time.sleep(5)  # the throttled hook never catches up: what 5 more seconds bring
         result["hooks"] = _hooks(board_port)
         result["posts"] = {name: r.answered() for r, name, _ in hooks}
+        result["ended"] = time.time()
     finally:
         for p in procs:
             if p.is_alive():
@@ -1017,8 +1018,8 @@ def _webhook_report(f: dict[str, Any], out: Any) -> None:
         f"{b['dropped']}")
     c = f["throttled"]
     out(f"  beside it, a throttled hook (Discord format and limits: 5 requests per 2 s, 30 a minute, then "
-        f"429): {c['rolls']} of "
-        f"{c['verified']} rolls in {c['posts']} posts ({c['rolls_per_s']} rolls/s), {c['refused_429']} answers "
+        f"429): {c['rolls']} of {c['verified']} rolls in {c['posts']} posts over {c['seconds']} s "
+        f"({c['rolls_per_s']} rolls/s), {c['refused_429']} answers "
         f"429, dropped {c['dropped']}, still waiting {c['waiting']}, given up {c['failed']}")
     for line in f["board_log"] + f["board_log_2"]:
         out(f"    {line}")

@@ -17,8 +17,9 @@ webhooks can also live in a TOML file that only the board's user reads::
     queue = 10000                                  # posts that may wait (then the oldest rolls are dropped)
 
 Every ``[board]`` key is the option of the same name (``password_file`` is
-``--password-file``); an option given on the command line wins, and ``--webhook`` adds a hook
-to those of the file. Unknown keys and wrong types are a :class:`~hardware.config.ConfigError`
+``--password-file``, ``allow_origins = ["https://vtt.example.com"]`` the ``--allow-origin``
+options); an option given on the command line wins, and ``--webhook`` and ``--allow-origin``
+add to those of the file. Unknown keys and wrong types are a :class:`~hardware.config.ConfigError`
 naming the key, one line, exit 2, as in a tower's config.
 """
 
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from hardware.board import BoardError
+from hardware.board.serve import parse_origin
 from hardware.board.webhooks import DEFAULT_QUEUE, FORMATS, MAX_QUEUE, SENDS, Webhook, make_webhook
 from hardware.config import MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH, ConfigError, _Table
 
@@ -42,6 +44,7 @@ URL_FILE_BYTES = 16 << 10
 class BoardConfig:
     options: dict[str, str]  # the [board] keys given (OPTIONS)
     webhooks: tuple[Webhook, ...] = ()
+    allow_origins: tuple[str, ...] = ()
 
 
 def load(path: str | Path) -> BoardConfig:
@@ -59,12 +62,18 @@ def from_mapping(data: dict[str, Any], source: str = "config") -> BoardConfig:
         value = board.text(name, "")
         if value:
             options[name] = value
+    origins = board.string_list("allow_origins", ())
     raw = board.raw("webhook", [])
     board.done()
     if not isinstance(raw, list):
         raise ConfigError("board.webhook", "expected [[board.webhook]] tables (an array of tables)", source)
     hooks = tuple(_webhook(_Table(item, f"board.webhook[{n}]", source), source) for n, item in enumerate(raw))
-    return BoardConfig(options, hooks)
+    for origin in origins:
+        try:
+            parse_origin(origin, "allow_origins")
+        except BoardError as exc:
+            raise ConfigError("board.allow_origins", str(exc).removeprefix("allow_origins: "), source) from None
+    return BoardConfig(options, hooks, origins)
 
 
 def _webhook(t: _Table, source: str) -> Webhook:

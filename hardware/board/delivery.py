@@ -225,7 +225,7 @@ class HookQueue:
         self.cap = cap
         self.rolls: deque[int] = deque()
         self.alerts: deque[int] = deque()
-        self.in_hand: list[tuple[int, str]] = []
+        self.in_hand: set[tuple[int, str]] = set()
         self.cond = threading.Condition()
 
     def __len__(self) -> int:
@@ -256,7 +256,7 @@ class HookQueue:
                     out.append((self.alerts.popleft(), "alert"))
                 else:
                     out.append((self.rolls.popleft(), "roll"))
-            self.in_hand.extend(out)
+            self.in_hand.update(out)
             return out
 
     def unclaim(self, items: list[tuple[int, str]]) -> None:
@@ -264,14 +264,12 @@ class HookQueue:
         with self.cond:
             for post_id, kind in reversed(items):
                 (self.alerts if kind == "alert" else self.rolls).appendleft(post_id)
-                self.in_hand.remove((post_id, kind))
+                self.in_hand.discard((post_id, kind))
 
     def release(self, items: list[tuple[int, str]]) -> None:
         """Posts done with (sent or given up): no longer in hand."""
         with self.cond:
-            for item in items:
-                if item in self.in_hand:
-                    self.in_hand.remove(item)
+            self.in_hand.difference_update(items)
 
     def wake(self) -> None:
         with self.cond:

@@ -24,6 +24,7 @@ for it.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,16 @@ from hardware.board.webhooks import Webhook
 
 #: A full queue is said at most this often per hook.
 FULL_SAID_EVERY_S = 60.0
+
+
+@dataclass(frozen=True)
+class Post:
+    """A roll or alert decided in a committed batch: its plain body (for ``/events?feed=1``)."""
+
+    kind: str
+    store: str
+    tower: str
+    body: bytes
 
 
 class FeedTower:
@@ -72,6 +83,10 @@ class Feeds:
         self._new: list[tuple[Hook, int, str]] = []  # posts written in the batch under way
         self._dropped: list[tuple[Hook, list[int]]] = []  # dropped from a queue, to delete from the outbox
         self._done: list[Delivered] = []  # delivered or given up in the batch under way
+        self._live: list[Post] = []  # the batch's posts, for the live stream (/events?feed=1)
+        self._outcomes: list[Delivered] = []  # reported by the hooks' threads, not taken yet
+        self._outcomes_lock = threading.Lock()
+        self._wake: Callable[[], None] = lambda: None
         with record.batch():
             for hook in hooks:
                 hook_id, sent, dropped, failed, last_ok = record.hook(hook.ident, hook.name)
@@ -102,10 +117,26 @@ class Feeds:
 
     # --- running ------------------------------------------------------------------------------------------
 
-    def start(self, db_path: str | Path, report: Callable[[Delivered], None]) -> None:
-        """Each hook's thread (posts read from the record at ``db_path``; outcomes to ``report``)."""
+    def start(self, db_path: str | Path, wake: Callable[[], None]) -> None:
+        """Each hook's thread (posts read from the record at ``db_path``). Their outcomes wait in
+        one box, and ``wake`` asks the writer to take them (:meth:`take_outcomes`) when the box
+        was empty: while the writer is busy, outcomes pile up and are taken in one transaction."""
+        self._wake = wake
         for h in self.hooks:
-            h.deliverer = Deliverer(h.hook, h.id, h.queue, db_path, report, h.status, log=self._log).start()
+            h.deliverer = Deliverer(h.hook, h.id, h.queue, db_path, self._report, h.status, log=self._log).start()
+
+    def _report(self, done: Delivered) -> None:
+        with self._outcomes_lock:
+            self._outcomes.append(done)
+            first = len(self._outcomes) == 1
+        if first:
+            self._wake()
+
+    def take_outcomes(self) -> None:
+        """In the writer's transaction: every outcome reported since the last time."""
+        with self._outcomes_lock:
+            outcomes, self._outcomes = self._outcomes, []
+        self._done += outcomes
 
     def close(self) -> None:
         """Stop every hook's thread (what it was posting stays in the outbox if not answered)."""
@@ -151,15 +182,10 @@ class Feeds:
             self.record.save_feed_tower(ledger.id, state.announced, red)
 
     def _write(self, hooks: list[Hook], kind: str, body: dict[str, Any], now: float) -> None:
-        if not hooks:
-            return
         data = posts.encode(body)
+        self._live.append(Post(kind, body["store"], body["tower"], data))
         for h in hooks:
             self._new.append((h, self.record.outbox_add(h.id, kind, body["id"], now, data), kind))
-
-    def delivered(self, done: Delivered) -> None:
-        """A hook's thread says how a post went: out of the outbox at the end of the batch."""
-        self._done.append(done)
 
     def housekeeping(self) -> None:
         """At the end of a batch: the posts delivered, given up or dropped from a full queue since
@@ -181,8 +207,10 @@ class Feeds:
 
     # --- after the transaction ---------------------------------------------------------------------------------
 
-    def committed(self) -> None:
-        """The batch is committed: its posts go to their hooks' queues."""
+    def committed(self) -> list[Post]:
+        """The batch is committed: its posts go to their hooks' queues; returns them (one per
+        roll or alert, whatever the hooks) for the live stream."""
+        live, self._live = self._live, []
         new, self._new = self._new, []
         done, self._done = self._done, []
         for d in done:  # out of the outbox for good: no longer waiting
@@ -194,11 +222,13 @@ class Feeds:
             by_hook.setdefault(h.id, (h, []))[1].append((post_id, kind))
         for h, items in by_hook.values():
             self._queue(h, items)
+        return live
 
     def rolled_back(self) -> None:
         """The batch was rolled back: its posts never existed, what it took out of the outbox is
         back (posted again: the receiver has the idempotency key); the feed state as the record has it."""
         self._new.clear()
+        self._live.clear()
         for d in self._done:
             h = next((h for h in self.hooks if h.id == d.hook_id), None)
             if h is not None:

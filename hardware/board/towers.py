@@ -34,8 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hardware.board.delivery import Delivered
-from hardware.board.feeds import Feeds
+from hardware.board.feeds import Feeds, Post
 from hardware.board.ledger import Ledger
 from hardware.board.messages import Rejected, decode, log_entry, status_body
 from hardware.board.record import Reader, Record
@@ -66,6 +65,8 @@ CHECK_EVERY_S = 1.0
 STALE_S = 2 * HEARTBEAT_S + 5
 
 Listener = Callable[[str], None]
+#: In the writer's queue: the webhooks' threads have outcomes to take out of the outbox.
+OUTCOMES = object()
 
 
 @dataclass
@@ -137,6 +138,7 @@ class Towers:
             self.record.close()
             raise
         self._listeners: list[Listener] = []
+        self._post_listeners: list[Callable[[Post], None]] = []
         self._inbox = _Inbox(INBOX_BYTES)
         self._stop = threading.Event()
         self.stopping = threading.Event()
@@ -158,7 +160,7 @@ class Towers:
     def start(self) -> Towers:
         if self._verifier is not None:
             self._verifier.start()
-        self.feeds.start(self.record.path, self._delivered)
+        self.feeds.start(self.record.path, lambda: self._inbox.put(OUTCOMES, 0, force=True))
         self._thread = threading.Thread(target=self._run, name="board-record", daemon=True)
         self._thread.start()
         return self
@@ -208,9 +210,6 @@ class Towers:
     def _answer(self, done: Done) -> None:
         self._inbox.put(done, 0, force=True)
 
-    def _delivered(self, done: Delivered) -> None:
-        """A webhook's thread says a post went (or was given up): out of the outbox."""
-        self._inbox.put(done, 0, force=True)
 
     def _batch(self, items: list[Any]) -> None:
         changed: set[str] = set()
@@ -220,8 +219,8 @@ class Towers:
                 for item in items:
                     if isinstance(item, Done):
                         self._apply(item, now, changed)
-                    elif isinstance(item, Delivered):
-                        self.feeds.delivered(item)
+                    elif item is OUTCOMES:
+                        self.feeds.take_outcomes()
                     else:
                         self._message(*item, now, changed)
                 for key in changed:
@@ -231,8 +230,9 @@ class Towers:
                 self.feeds.verdicts([self.ledgers[k] for k in sorted(changed) if k in self.ledgers], now)
                 self.feeds.housekeeping()
             jobs, self._jobs = self._jobs, []
-            self.feeds.committed()  # the posts of the batch, now in the record, go to their hooks
+            live = self.feeds.committed()  # the posts of the batch, now in the record, go to their hooks
         self._notify(changed)
+        self._notify_posts(live)
         for job in jobs:  # after the commit: the verifier reads the record, it must see the entries
             if self._verifier is not None:
                 self._verifier.submit(job)
@@ -484,6 +484,27 @@ class Towers:
         with self.lock:
             if listener in self._listeners:
                 self._listeners.remove(listener)
+
+    def add_post_listener(self, listener: Callable[[Post], None]) -> None:
+        """``listener`` hears each verified roll and red verdict (the webhooks' plain body) once
+        its batch is committed (from the record's thread: it must not wait)."""
+        with self.lock:
+            self._post_listeners.append(listener)
+
+    def remove_post_listener(self, listener: Callable[[Post], None]) -> None:
+        with self.lock:
+            if listener in self._post_listeners:
+                self._post_listeners.remove(listener)
+
+    def _notify_posts(self, posts: list[Post]) -> None:
+        if not posts:
+            return
+        with self.lock:
+            listeners = list(self._post_listeners)
+        for listener in listeners:
+            for post in posts:
+                with contextlib.suppress(Exception):
+                    listener(post)
 
     def _notify(self, keys: set[str]) -> None:
         if not keys:

@@ -32,13 +32,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="post each verified roll and red verdict here (repeatable): Discord's webhook JSON for a "
                         "Discord webhook URL, the board's plain JSON otherwise (a URL is a secret: --config "
                         "keeps it out of ps)")
+    p.add_argument("--allow-origin", metavar="ORIGIN", action="append", default=[],
+                   help="let pages of this origin (a virtual tabletop's, https://HOST[:PORT]) read the API and "
+                        "/events from the browser (repeatable; CORS, GET only)")
     p.set_defaults(func=cmd_board)
 
 
 def cmd_board(args: argparse.Namespace) -> int:
     from hardware.board import BoardError
     from hardware.board.config import BoardConfig, load
-    from hardware.board.serve import DEFAULT_LISTEN, bind, board_app, data_dir, parse_listen, serve
+    from hardware.board.serve import DEFAULT_LISTEN, bind, board_app, data_dir, parse_listen, parse_origin, serve
     from hardware.board.webhooks import make_webhook
     from hardware.network.broker import Credentials, parse_url, read_password
     from hardware.network.topics import check_id
@@ -59,8 +62,9 @@ def cmd_board(args: argparse.Namespace) -> int:
     names = [h.name for h in webhooks]
     if len({h.ident for h in webhooks}) < len(webhooks):
         raise BoardError("--webhook: the same URL is given twice; each hook once")
+    origins = [*config.allow_origins, *(parse_origin(o) for o in args.allow_origin)]
     app, towers = board_app(url, store=option["store"], data=data, credentials=credentials, log=_stderr,
-                            webhooks=webhooks)
+                            webhooks=webhooks, allow_origins=origins)
     try:
         sock = bind(listen)
     except BaseException:

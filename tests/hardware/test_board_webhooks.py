@@ -316,3 +316,62 @@ def test_a_post_in_flight_when_the_board_dies_comes_again_with_the_same_key(brok
         board.kill()
     assert again["id"] == held.body["id"] and r.answered()[0].headers["idempotency-key"] == again["id"]
     assert again == held.body  # the same post, byte for byte the same body
+
+
+# --- the live stream, for a virtual tabletop's page ------------------------------------------------------------------
+
+
+def read_events(port: int, path: str, origin: str, want: int, kinds: tuple[str, ...] = ("roll", "alert")):
+    """Read ``/events...`` as a browser on ``origin`` would, until ``want`` events of ``kinds``
+    arrived; returns the response's headers and those events (name, JSON)."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    try:
+        conn.request("GET", path, headers={"Origin": origin, "Accept": "text/event-stream"})
+        resp = conn.getresponse()
+        headers = {k.lower(): v for k, v in resp.getheaders()}
+        got, name = [], ""
+        while len(got) < want:
+            line = resp.readline().decode().rstrip("\n")
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: ") and name in kinds:
+                got.append((name, json.loads(line[6:])))
+        return headers, got
+    finally:
+        conn.close()
+
+
+def test_the_event_stream_feeds_each_verified_roll_to_an_allowed_origin(broker, tower):
+    import threading
+
+    with running_board(broker.url, STORE, allow_origins=["https://vtt.example"]) as board:  # no webhook at all
+        port = int(board.base.rsplit(":", 1)[1])
+        t = tower(session_rolls=3)
+        result: dict = {}
+        reader = threading.Thread(target=lambda: result.update(zip(("headers", "events"), read_events(
+            port, "/events?tower=table1&feed=1", "https://vtt.example", 3)), strict=True), daemon=True)
+        reader.start()
+        wait_for(lambda: board.towers._post_listeners, what="the stream listening")
+        entries = [t.roll() for _ in range(3)]
+        reader.join(20)
+        assert result["headers"]["access-control-allow-origin"] == "https://vtt.example"
+        assert [name for name, _ in result["events"]] == ["roll"] * 3
+        bodies = [body for _, body in result["events"]]
+        assert [b["entry"] for b in bodies] == entries and all(b["verdict"]["check"] == "verified" for b in bodies)
+        headers, _ = read_events(port, "/events", "https://elsewhere.example", 0)
+        assert "access-control-allow-origin" not in headers  # another origin's page cannot read it
+
+
+@pytest.mark.parametrize(("origin", "message"), [
+    ("https://vtt.example/", "--allow-origin: expected an origin such as https://vtt.example.com"),
+    ("vtt.example", "--allow-origin: expected an origin"),
+    ("https://vtt.example/game", "--allow-origin: expected an origin"),
+])
+def test_a_bad_origin_is_one_line(origin, message, capsys):
+    from hardware.cli import main
+
+    assert main(["board", "--mqtt", "mqtt://x", "--allow-origin", origin]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
