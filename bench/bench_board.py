@@ -68,6 +68,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -863,9 +864,16 @@ def run_webhook(towers: int = 50, rate: float = 10.0, seconds: float = 60.0, *, 
         pr.close()
     figures["baseline_post_p50_ms"] = round(percentile(probe[0].latencies if probe else [], 50) * 1000, 2)
     figures["baseline_post_p99_ms"] = round(percentile(probe[0].latencies if probe else [], 99) * 1000, 2)
-    _fast_figures(figures, one["posts"]["fast"], one["verified"])
+    figures["fast"] = _fast_figures(one["posts"]["fast"], one["verified"])
     figures["fast_hook"] = one["hooks"]["fast"]
     figures["board_log"] = one["log"]
+
+    batched = Receiver()
+    three = _hooked_run([(batched, "batched", "json")], towers, rate, seconds, session_rolls, workers,
+                        lambda port, t0: None, out)
+    figures["batched"] = _fast_figures(three["posts"]["batched"], three["verified"])
+    figures["batched"]["requests"] = len(three["posts"]["batched"])
+    figures["board_log"] += three["log"]
 
     late, limit = Receiver(), DiscordLimit()
     throttled = Receiver(answer=limit)
@@ -906,8 +914,8 @@ def _hooked_run(hooks: list[tuple[Any, str, str]], towers: int, rate: float, sec
     for r in started if started is not None else [r for r, _, _ in hooks]:
         r.start()
     config = work / "board.toml"
-    config.write_text("".join(f'[[board.webhook]]\nurl = "{r.url}"\nname = "{name}"\nformat = "{fmt}"\n\n'
-                              for r, name, fmt in hooks))
+    config.write_text("".join(f'[[board.webhook]]\nurl = "{r.url}"\nname = "{name}"\nformat = "{fmt}"\n'
+                              f'batch = {100 if name == "batched" else 1}\n\n' for r, name, fmt in hooks))
     board_port = free_port()
     board = subprocess.Popen([sys.executable, "-m", "hardware", "board", "--mqtt", broker.url, "--store", STORE,
                               "--listen", f"127.0.0.1:{board_port}", "--data", str(work / "record"),
@@ -969,12 +977,15 @@ def _when(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
-def _fast_figures(figures: dict[str, Any], posts: list[Any], verified: int) -> None:
-    rolls = [p for p in posts if p.body.get("type") == "roll"]
+def _fast_figures(requests: list[Any], verified: int) -> dict[str, Any]:
+    """Latency, exactly-once and rate of the roll posts in ``requests`` (batches unpacked)."""
+    arrived = [(p.at, body) for p in requests
+               for body in (p.body["posts"] if p.body.get("type") == "batch" else [p.body])]
+    rolls = [SimpleNamespace(at=at, body=body) for at, body in arrived if body.get("type") == "roll"]
     keys = [p.body["id"] for p in rolls]
     latency = [p.at - _when(p.body["decided_at"]) for p in rolls]
     since_logged = [p.at - _when(p.body["entry"]["time"]) for p in rolls]
-    figures["fast"] = {
+    return {
         "rolls": len(rolls), "unique": len(set(keys)), "verified_at_board": verified,
         "exactly_once": len(keys) == len(set(keys)) == verified,
         "p50_ms": round(percentile(latency, 50) * 1000, 1), "p99_ms": round(percentile(latency, 99) * 1000, 1),
@@ -1012,6 +1023,11 @@ def _webhook_report(f: dict[str, Any], out: Any) -> None:
         f"(it waits for its session's reveal): p50 {a['logged_p50_s']} s, p99 {a['logged_p99_s']} s")
     out(f"  baseline, a POST's round trip to the same receiver (same run): p50 {f['baseline_post_p50_ms']} ms, "
         f"p99 {f['baseline_post_p99_ms']} ms")
+    d = f["batched"]
+    out(f"  one hook with batch = 100 (plain JSON, up to 100 posts a request): {d['rolls']} rolls in "
+        f"{d['requests']} requests, {d['unique']} different, {d['verified_at_board']} verified: exactly once "
+        f"{d['exactly_once']}; latency p50 {d['p50_ms']} ms, p99 {d['p99_ms']} ms (max {d['max_ms']} ms); "
+        f"{d['rolls_per_s']} rolls/s while posting, peak {d['peak_rolls_per_s']:.0f}/s")
     b = f["late"]
     out(f"  a late hook (down until {f['late_up_at_s']} s, then up): {b['rolls']} rolls posted in {b['seconds']} s "
         f"({b['rolls_per_s']} rolls/s, peak {b['peak_rolls_per_s']:.0f}/s); dropped with its queue full: "
@@ -1071,7 +1087,7 @@ def main() -> int:
     if "webhook" in parts:
         figures["webhook"] = run_webhook(args.towers, args.rate, args.seconds, session_rolls=args.session_rolls,
                                          workers=args.workers)
-        ok = ok and bool(figures["webhook"].get("fast", {}).get("exactly_once"))
+        ok = ok and bool(figures["webhook"].get("batched", {}).get("exactly_once"))
     if args.json:
         print(json.dumps(figures, indent=2))
     return 0 if ok else 1

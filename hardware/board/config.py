@@ -15,6 +15,7 @@ webhooks can also live in a TOML file that only the board's user reads::
     format = "auto"                                # auto | discord | json
     send = ["rolls", "alerts"]
     queue = 10000                                  # posts that may wait (then the oldest rolls are dropped)
+    batch = 1                                      # json: up to this many posts a request (a busy store)
 
 Every ``[board]`` key is the option of the same name (``password_file`` is
 ``--password-file``, ``allow_origins = ["https://vtt.example.com"]`` the ``--allow-origin``
@@ -31,7 +32,7 @@ from typing import Any
 
 from hardware.board import BoardError
 from hardware.board.serve import parse_origin
-from hardware.board.webhooks import DEFAULT_QUEUE, FORMATS, MAX_QUEUE, SENDS, Webhook, make_webhook
+from hardware.board.webhooks import DEFAULT_QUEUE, FORMATS, MAX_BATCH, MAX_QUEUE, SENDS, Webhook, make_webhook
 from hardware.config import MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH, ConfigError, _Table
 
 #: The ``[board]`` keys that are options (``None``: not given).
@@ -85,12 +86,13 @@ def _webhook(t: _Table, source: str) -> Webhook:
     format_ = t.choice("format", "auto", FORMATS)
     send = t.string_list("send", SENDS)
     queue = t.integer("queue", DEFAULT_QUEUE, 1, MAX_QUEUE)
+    batch = t.integer("batch", 1, 1, MAX_BATCH)
     t.done()
     if url_file:
         url = _read_url(url_file, t.key("url_file"), source)
     try:
         return make_webhook(url, what=f"{source}: {t.prefix}", format=format_, name=name, send=tuple(send),
-                            queue=queue)
+                            queue=queue, batch=batch)
     except BoardError as exc:
         raise ConfigError(t.prefix, str(exc).removeprefix(f"{source}: {t.prefix}: "), source) from None
 

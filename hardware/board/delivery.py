@@ -347,7 +347,7 @@ class Deliverer:
         try:
             reader = Reader(self.db_path)
             while not self._stop.is_set():
-                items = self.queue.claim(posts.EMBEDS if self.hook.format == "discord" else 1, 0.5)
+                items = self.queue.claim(posts.EMBEDS if self.hook.format == "discord" else self.hook.batch, 0.5)
                 if items:
                     self._deliver(reader, items)
         except Exception as exc:  # a bug of ours: said, and the hook stops (its posts stay in the outbox)
@@ -367,17 +367,21 @@ class Deliverer:
             if not items:
                 return
         keys = [found[i][1] for i, _ in items]
+        encoded = [found[i][2] for i, _ in items]  # each post's plain body as the outbox keeps it
+        first: Callable[[], Any] = lambda: json.loads(encoded[0])  # noqa: E731
         if self.hook.format == "discord":
-            bodies = [json.loads(found[i][2]) for i, _ in items]
+            bodies = [json.loads(b) for b in encoded]
             fit = posts.discord_fit(bodies)
-            self.queue.unclaim(items[fit:])
-            items, keys = items[:fit], keys[:fit]
             payload = posts.encode(posts.discord_post(bodies[:fit]))
-            first: Callable[[], Any] = lambda: bodies[0]  # noqa: E731
+        elif self.hook.batch > 1:
+            fit = posts.batch_fit([len(b) for b in encoded])
+            payload = posts.batch(encoded[:fit])
         else:
-            payload = found[items[0][0]][2]  # the plain body as the outbox keeps it
-            first = lambda: json.loads(payload)  # noqa: E731
-        outcome = self._post(payload, {"Idempotency-Key": ", ".join(keys)}, first)
+            fit, payload = 1, encoded[0]
+        self.queue.unclaim(items[fit:])
+        items, keys = items[:fit], keys[:fit]
+        key = posts.batch_key(keys) if self.hook.batch > 1 else ", ".join(keys)
+        outcome = self._post(payload, {"Idempotency-Key": key}, first)
         if outcome is None:  # stopping: they stay in the outbox
             self.queue.release(items)
             return
@@ -440,6 +444,8 @@ class Deliverer:
             self._quiet[2] else ""
         self._quiet = (said, now, 0)
         what = _what(body) if isinstance(body, dict) else "post"
+        if self.hook.batch > 1 or self.hook.format == "discord":
+            what = f"request whose first post is the {what}"
         text = answer.body[:200].decode("utf-8", "replace").replace("\n", " ").strip()
         self._log(f"board: webhook {self.hook.name}: {said} for the {what}" + (f": {text}" if text else "")
                   + f"; this post is given up, not sent again{more}")

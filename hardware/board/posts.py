@@ -89,6 +89,31 @@ def alert_body(store: str, tower: str, *, seq: int | None, problem: str, problem
             "verdict": {"check": "red", "tower_verified": False, "problem": problem, "problems": problems}}
 
 
+#: A batch request holds posts up to this many bytes (and at least one, whatever its size).
+BATCH_BYTES = 1 << 20
+
+
+def batch_fit(sizes: list[int]) -> int:
+    """How many posts (of these encoded sizes, from the first) go into one batch request."""
+    total = 0
+    for n, size in enumerate(sizes):
+        total += size + 1
+        if total > BATCH_BYTES:
+            return max(1, n)
+    return len(sizes)
+
+
+def batch(encoded: list[bytes]) -> bytes:
+    """A batch request's body: ``{"version": 1, "type": "batch", "posts": [...]}``, the posts'
+    plain bodies in order."""
+    return b'{"version":%d,"type":"batch","posts":[' % VERSION + b",".join(encoded) + b"]}"
+
+
+def batch_key(keys: list[str]) -> str:
+    """A batch's Idempotency-Key header (each post's own is its ``id``)."""
+    return "batch/" + hashlib.sha256("\n".join(keys).encode("utf-8")).hexdigest()[:32]
+
+
 def encode(body: Body) -> bytes:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode("ascii")
 

@@ -25,6 +25,8 @@ SENDS = ("rolls", "alerts")
 #: Posts that may wait for one hook (beyond: the oldest rolls are dropped and counted).
 DEFAULT_QUEUE = 10_000
 MAX_QUEUE = 1_000_000
+#: Posts one request of a JSON hook may carry (1: one post per request, the plain body itself).
+MAX_BATCH = 100
 #: Hosts whose ``/api/webhooks/...`` URLs are Discord webhooks.
 DISCORD_HOSTS = frozenset({"discord.com", "discordapp.com", "ptb.discord.com", "canary.discord.com",
                            "ptb.discordapp.com", "canary.discordapp.com"})
@@ -53,6 +55,7 @@ class Webhook:
     target: Target = field(repr=False)
     send: frozenset[str] = frozenset(SENDS)
     queue: int = DEFAULT_QUEUE
+    batch: int = 1  # JSON: more than 1, requests carry {"version", "type": "batch", "posts": [...]}
 
     @property
     def ident(self) -> str:
@@ -99,7 +102,8 @@ def is_discord(url: str) -> bool:
 
 
 def make_webhook(url: str, *, what: str = "--webhook", format: str = "auto", name: str | None = None,
-                 send: tuple[str, ...] | frozenset[str] = SENDS, queue: int = DEFAULT_QUEUE) -> Webhook:
+                 send: tuple[str, ...] | frozenset[str] = SENDS, queue: int = DEFAULT_QUEUE,
+                 batch: int = 1) -> Webhook:
     """A checked hook, or a :class:`BoardError` naming ``what`` (the option or config key) and
     what is wrong, without repeating the URL."""
     if format not in FORMATS:
@@ -110,6 +114,8 @@ def make_webhook(url: str, *, what: str = "--webhook", format: str = "auto", nam
                          f"{sorted(send)!r}")
     if not 1 <= queue <= MAX_QUEUE:
         raise BoardError(f"{what}: queue: expected a whole number from 1 to {MAX_QUEUE}, got {queue}")
+    if not 1 <= batch <= MAX_BATCH:
+        raise BoardError(f"{what}: batch: expected a whole number from 1 to {MAX_BATCH}, got {batch}")
     target = _target(url, what)
     discord = is_discord(url)
     if format == "auto":
@@ -121,7 +127,10 @@ def make_webhook(url: str, *, what: str = "--webhook", format: str = "auto", nam
                         target.authorization)
     if name is not None and (not name.strip() or len(name) > MAX_NAME_CHARS or not name.isprintable()):
         raise BoardError(f"{what}: name: expected 1 to {MAX_NAME_CHARS} printable characters, got {name!r}")
-    return Webhook(url, format, name or redact(url), target, frozenset(send), queue)
+    if batch > 1 and format == "discord":
+        raise BoardError(f"{what}: batch: a Discord hook sends up to 10 rolls a message by itself; batch is for "
+                         "json hooks")
+    return Webhook(url, format, name or redact(url), target, frozenset(send), queue, batch)
 
 
 def _target(url: str, what: str) -> Target:

@@ -141,6 +141,15 @@ def test_whatever_a_tower_wrote_the_discord_post_keeps_discords_limits_and_pings
             datetime.fromisoformat(e["timestamp"].replace("Z", "+00:00"))
 
 
+def test_a_batch_is_the_posts_in_order_within_a_megabyte():
+    encoded = [posts.encode(roll()), posts.encode(roll({**ENTRY, "seq": 13}))]
+    body = json.loads(posts.batch(encoded))
+    assert body == {"version": 1, "type": "batch", "posts": [roll(), roll({**ENTRY, "seq": 13})]}
+    assert posts.batch_fit([100] * 50) == 50 and posts.batch_fit([600_000] * 3) == 1
+    assert posts.batch_fit([2_000_000]) == 1  # one post always goes, whatever its size
+    assert posts.batch_key(["a", "b"]) == posts.batch_key(["a", "b"]) != posts.batch_key(["a"])
+
+
 def test_a_long_burst_is_cut_to_what_one_message_holds():
     big = posts.roll_body("shop1", "t", {**ENTRY, "result": {**ENTRY["result"], "params": {
         f"k{i}": "v" * 40 for i in range(12)}}}, problem="p" * 600, problems=9, decided_at=0.0)
@@ -306,6 +315,12 @@ queue = 50
      "c.toml: board.webhook[0].queue: expected a whole number from 1 to 1000000, got 0"),
     ({"board": {"webhook": [{"url": "gopher://h/SECRET"}]}},
      "c.toml: board.webhook[0]: expected an http:// or https:// URL, got one starting with gopher:"),
+    ({"board": {"webhook": [{"url": "https://discord.com/api/webhooks/1/SECRET", "batch": 5}]}},
+     "c.toml: board.webhook[0]: batch: a Discord hook sends up to 10 rolls a message by itself"),
+    ({"board": {"webhook": [{"url": "http://h/", "batch": 101}]}},
+     "c.toml: board.webhook[0].batch: expected a whole number from 1 to 100, got 101"),
+    ({"board": {"allow_origins": ["https://vtt.example/x"]}},
+     "c.toml: board.allow_origins: expected an origin such as https://vtt.example.com"),
     ({"board": {"webhook": [{"url_file": "/nonexistent/url"}]}},
      "c.toml: board.webhook[0].url_file: cannot read /nonexistent/url: No such file or directory"),
 ])

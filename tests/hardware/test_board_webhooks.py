@@ -198,6 +198,23 @@ def test_a_receiver_that_is_down_gets_everything_in_order_once_it_is_up(broker, 
     assert any("connection refused; trying again" in line for line in logs)
 
 
+def test_a_batch_hook_sends_what_waits_in_requests_of_up_to_batch_posts(broker, tower, receivers):
+    r = receivers(start=False)
+    with running_board(broker.url, STORE, webhooks=[make_webhook(r.url, batch=4)]) as board:
+        t = tower(session_rolls=3)
+        entries = [t.roll() for _ in range(9)]
+        wait_for(lambda: hook_status(board)["waiting"] == 9, what="nine posts waiting")
+        r.start()
+        wait_for(lambda: sum(len(p.body["posts"]) for p in r.answered()) == 9, what="nine posts in batches")
+    requests = r.answered()
+    assert all(p.body["version"] == 1 and p.body["type"] == "batch" and 1 <= len(p.body["posts"]) <= 4
+               for p in requests)
+    assert len(requests) >= 3 and len(requests[0].body["posts"]) == 4  # what waited goes four at a time
+    batched = [post for p in requests for post in p.body["posts"]]
+    assert seqs(batched) == [e["seq"] for e in entries] and len({b["id"] for b in batched}) == 9
+    assert all(p.headers["idempotency-key"].startswith("batch/") for p in requests)
+
+
 def test_a_full_queue_drops_the_oldest_rolls_waiting_and_counts_them(broker, tower, receivers):
     r = receivers(start=False)
     logs: list[str] = []
@@ -351,7 +368,7 @@ def test_the_event_stream_feeds_each_verified_roll_to_an_allowed_origin(broker, 
         t = tower(session_rolls=3)
         result: dict = {}
         reader = threading.Thread(target=lambda: result.update(zip(("headers", "events"), read_events(
-            port, "/events?tower=table1&feed=1", "https://vtt.example", 3)), strict=True), daemon=True)
+            port, "/events?tower=table1&feed=1", "https://vtt.example", 3), strict=True)), daemon=True)
         reader.start()
         wait_for(lambda: board.towers._post_listeners, what="the stream listening")
         entries = [t.roll() for _ in range(3)]
