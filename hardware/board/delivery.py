@@ -48,6 +48,9 @@ ANSWER_BYTES = 64 << 10
 GIVE_UP_QUIET_S = 60.0
 #: How long :meth:`Deliverer.close` waits for a post in flight before it cuts the connection.
 CLOSE_WAIT_S = 3.0
+#: Posts a hook's thread takes from its queue at once (their bodies read in one query; sent in
+#: order, as many requests as its format makes of them).
+CLAIM = 50
 
 
 @functools.cache
@@ -347,7 +350,7 @@ class Deliverer:
         try:
             reader = Reader(self.db_path)
             while not self._stop.is_set():
-                items = self.queue.claim(posts.EMBEDS if self.hook.format == "discord" else self.hook.batch, 0.5)
+                items = self.queue.claim(max(CLAIM, self.hook.batch), 0.5)
                 if items:
                     self._deliver(reader, items)
         except Exception as exc:  # a bug of ours: said, and the hook stops (its posts stay in the outbox)
@@ -359,38 +362,41 @@ class Deliverer:
                 reader.close()
 
     def _deliver(self, reader: Reader, items: list[tuple[int, str]]) -> None:
+        """Post ``items`` (claimed, oldest first; their bodies read in one go), as many requests
+        as the hook's format makes of them, in order."""
         found = reader.outbox_posts(i for i, _ in items)
         gone = [it for it in items if it[0] not in found]
         if gone:  # not in the outbox any more (cannot happen while we hold them): nothing to post
             self.queue.release(gone)
             items = [it for it in items if it[0] in found]
-            if not items:
+        while items:
+            fit, payload, key = self._request(items, found)
+            encoded = found[items[0][0]][2]
+            outcome = self._post(payload, {"Idempotency-Key": key}, lambda b=encoded: json.loads(b))
+            if outcome is None:  # stopping: they stay in the outbox
+                self.queue.release(items)
                 return
+            sent, items = items[:fit], items[fit:]
+            if outcome:
+                self.status.sent += len(sent)
+            else:
+                self.status.failed += len(sent)
+            # still in hand (counted as waiting) until the writer has committed them out of the outbox
+            self.report(Delivered(self.hook_id, tuple(sent), outcome, time.time()))
+
+    def _request(self, items: list[tuple[int, str]], found: dict[int, tuple[str, str, bytes]]) -> tuple[
+            int, bytes, str]:
+        """(how many of ``items`` from the first, the body, the Idempotency-Key) of the next request."""
         keys = [found[i][1] for i, _ in items]
         encoded = [found[i][2] for i, _ in items]  # each post's plain body as the outbox keeps it
-        first: Callable[[], Any] = lambda: json.loads(encoded[0])  # noqa: E731
         if self.hook.format == "discord":
-            bodies = [json.loads(b) for b in encoded]
+            bodies = [json.loads(b) for b in encoded[:posts.EMBEDS]]
             fit = posts.discord_fit(bodies)
-            payload = posts.encode(posts.discord_post(bodies[:fit]))
-        elif self.hook.batch > 1:
-            fit = posts.batch_fit([len(b) for b in encoded])
-            payload = posts.batch(encoded[:fit])
-        else:
-            fit, payload = 1, encoded[0]
-        self.queue.unclaim(items[fit:])
-        items, keys = items[:fit], keys[:fit]
-        key = posts.batch_key(keys) if self.hook.batch > 1 else ", ".join(keys)
-        outcome = self._post(payload, {"Idempotency-Key": key}, first)
-        if outcome is None:  # stopping: they stay in the outbox
-            self.queue.release(items)
-            return
-        if outcome:
-            self.status.sent += len(items)
-        else:
-            self.status.failed += len(items)
-        # still in hand (counted as waiting) until the writer has committed them out of the outbox
-        self.report(Delivered(self.hook_id, tuple(items), outcome, time.time()))
+            return fit, posts.encode(posts.discord_post(bodies[:fit])), ", ".join(keys[:fit])
+        if self.hook.batch > 1:
+            fit = posts.batch_fit([len(b) for b in encoded[:self.hook.batch]])
+            return fit, posts.batch(encoded[:fit]), posts.batch_key(keys[:fit])
+        return 1, encoded[0], keys[0]
 
     def _post(self, payload: bytes, headers: dict[str, str], what: Callable[[], Any]) -> bool | None:
         """Post until it is delivered (True) or given up (False); None if the board stops first."""

@@ -527,12 +527,10 @@ class Reader:
 
     def outbox_posts(self, ids: Iterable[int]) -> dict[int, tuple[str, str, bytes]]:
         """id -> (kind, key, body) of posts in the outbox (a post no longer there is left out)."""
-        out = {}
-        for i in ids:
-            row = self.conn.execute("SELECT kind, key, body FROM outbox WHERE id = ?", (i,)).fetchone()
-            if row is not None:
-                out[i] = (row[0], row[1], zlib.decompress(row[2]))
-        return out
+        wanted = list(ids)
+        rows = self.conn.execute(f"SELECT id, kind, key, body FROM outbox WHERE id IN ({','.join('?' * len(wanted))})",
+                                 wanted).fetchall() if wanted else []
+        return {i: (kind, key, zlib.decompress(body)) for i, kind, key, body in rows}
 
     def evidence(self, tower_id: int) -> list[dict[str, Any]]:
         rows = self.conn.execute("SELECT seq, at, reason, body FROM evidence WHERE tower_id = ? ORDER BY id",

@@ -209,7 +209,7 @@ def test_a_batch_hook_sends_what_waits_in_requests_of_up_to_batch_posts(broker, 
     requests = r.answered()
     assert all(p.body["version"] == 1 and p.body["type"] == "batch" and 1 <= len(p.body["posts"]) <= 4
                for p in requests)
-    assert len(requests) >= 3 and len(requests[0].body["posts"]) == 4  # what waited goes four at a time
+    assert any(len(p.body["posts"]) == 4 for p in requests)  # what waited goes four at a time
     batched = [post for p in requests for post in p.body["posts"]]
     assert seqs(batched) == [e["seq"] for e in entries] and len({b["id"] for b in batched}) == 9
     assert all(p.headers["idempotency-key"].startswith("batch/") for p in requests)
