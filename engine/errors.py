@@ -17,6 +17,26 @@ def clip(text: str, limit: int = CLIP_AT) -> str:
     return f"{text[:keep]}...({len(text) - 2 * keep} characters left out)...{text[-keep:]}"
 
 
+_NAMED_CONTROLS = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(c: str) -> str:
+    code = ord(c)
+    named = _NAMED_CONTROLS.get(c)
+    if named is not None:
+        return named
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every character that is not printable shown as an escape (``\\n``,
+    ``\\x1b``): one line and no terminal codes, whatever it quotes (a board's error text, a
+    file name)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escaped(c) for c in text)
+
+
 class EngineError(Exception):
     """Base of every error the engine raises on purpose. Its text is clipped (:func:`clip`):
     a message may quote what the user typed, and that can be huge."""

@@ -23,8 +23,19 @@ REQUIRED: Any = type("Required", (), {"__repr__": lambda self: "REQUIRED"})()
 #: also takes "1_0" and full-width or other Unicode digits ("８"), which no one means.
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 
+#: Parameters that, when given, make a roll's outcome typed in rather than drawn (fingers'
+#: fixed hand): such a roll is logged as ``entered``, outside any dice session, by the command
+#: line and the tower alike, and checkers derive the kind from them (docs/fairness.md).
+ENTERED_PARAMS = ("winners_set",)
+
 _TRUE = {"1", "true", "yes", "on", "y"}
 _FALSE = {"0", "false", "no", "off", "n"}
+
+
+def typed_in(params: Mapping[str, Any]) -> bool:
+    """Whether a roll of these parameters (a roll's ``params``) is typed in: its outcome was
+    given, not drawn (see :data:`ENTERED_PARAMS`)."""
+    return any(params.get(name) for name in ENTERED_PARAMS)
 
 
 @dataclass(frozen=True)

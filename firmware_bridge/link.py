@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.errors import escape_controls
 from firmware_bridge.errors import BadReply, BoardRefused, BridgeError, BridgeTimeout, VersionMismatch
 from firmware_bridge.firmware import codec
 
@@ -286,7 +287,8 @@ class Link:
             self._srtt = rtt if self._srtt is None else 0.875 * self._srtt + 0.125 * rtt
         if pending.kind == codec.ERROR:
             code = pending.payload[0] if pending.payload else 0
-            text = bytes(pending.payload[1:]).decode("utf-8", "replace")
+            # the board's words go into the journal: control bytes are shown escaped, never passed on
+            text = escape_controls(bytes(pending.payload[1:]).decode("utf-8", "replace"))
             if code == codec.E_NO_SESSION:
                 self._set_state(State.HANDSHAKE)  # the board rebooted: shake hands again
             raise BoardRefused(code, f"bridge at {self.port_name}: {name} refused: {text}")

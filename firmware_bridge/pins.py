@@ -21,7 +21,7 @@ from gpiozero.pins.pi import PiPin
 
 from firmware_bridge.errors import BridgeError
 from firmware_bridge.firmware import codec
-from firmware_bridge.link import Hello, Link
+from firmware_bridge.link import Hello, Link, State
 
 PORT_ENV = "DICETOWER_BRIDGE_PORT"
 #: GP pins a Pico brings out (GP23, GP24 and GP29 are wired on the board itself).
@@ -183,7 +183,7 @@ class BridgeFactory(Factory):
     """gpiozero pins on the board at ``port`` (or on ``link``, shared with the display and the
     entropy source). Without either, ``DICETOWER_BRIDGE_PORT`` or the first Pico found."""
 
-    def __init__(self, *, link: Link | None = None, port: str | None = None, timeout: float = 10.0,
+    def __init__(self, *, link: Link | None = None, port: str | None = None, timeout: float | None = 10.0,
                  log: Callable[[str], None] | None = None) -> None:
         super().__init__()
         self._twin = None
@@ -196,10 +196,13 @@ class BridgeFactory(Factory):
         self._info = pico_board_info()
         self._lock = threading.Lock()
         self._warned = False
+        self._connecting = False
         link.on_edge(self._on_edge)
         link.on_state(self._on_state)
         link.on_connect(self._on_connect)
         link.on_restore(self._on_restore)
+        if timeout is None:  # the caller waited (or carries on without the board): pins are sent when it is up
+            return
         try:
             link.wait_up(timeout)
         except BridgeError:
@@ -208,6 +211,8 @@ class BridgeFactory(Factory):
 
     def send(self, kind: int, payload: bytes) -> bytes:
         """A request for a pin; while the board is away the pin keeps its state for the resend."""
+        if not self._connecting and self.link.state not in (State.UP, State.DEGRADED):
+            return b""  # not up (yet): kept, and sent with every pin after the handshake
         try:
             reply = self.link.request(kind, payload)
         except BridgeError as exc:
@@ -249,8 +254,12 @@ class BridgeFactory(Factory):
 
     def _on_connect(self, hello: Hello, new_boot: bool) -> None:
         if new_boot:
-            for pin in list(self.pins.values()):
-                pin.resend()
+            self._connecting = True  # the handshake is done: these sends go out before the link says UP
+            try:
+                for pin in list(self.pins.values()):
+                    pin.resend()
+            finally:
+                self._connecting = False
 
     def _on_restore(self) -> None:
         # the board's safe state turned every output off: the levels the host keeps go back

@@ -36,11 +36,27 @@ class BridgeSession:
 
     def __init__(self, config: TowerConfig, *, log: Callable[[str], None] | None = None) -> None:
         cfg = config.bridge
+        self._log = log or (lambda message: None)
         if cfg.port:
             self.link, self.twin = open_link(cfg.port, log=log)
         else:
             self.link, self.twin = Link(serial_number=cfg.serial_number or None, log=log).start(), None
         self._source: Any = None
+
+    def wait_for_board(self, timeout: float = START_TIMEOUT_S) -> bool:
+        """Wait up to ``timeout`` for the board's handshake; when it does not come, say so in
+        one line and carry on without it (its pins, display and entropy start working once it
+        answers). A board that refuses this host (another major protocol version) stops the
+        tower: waiting would not help."""
+        from firmware_bridge.errors import BridgeTimeout
+
+        try:
+            self.link.wait_up(timeout)
+        except BridgeTimeout as exc:
+            self._log(f"bridge: {exc}; carrying on without the board: its buttons, display and entropy "
+                      "work once it answers")
+            return False
+        return True
 
     def entropy_source(self) -> Any:
         """The ``bridge`` entropy source on this link (one per session)."""

@@ -276,16 +276,24 @@ def load(path: str | Path | None = None) -> TowerConfig:
     """The config from ``path`` (TOML), or the documented defaults when ``path`` is None."""
     if path is None:
         return from_mapping({}, source="defaults")
+    import errno
+
+    from hardware.paths import PathError, user_path
     from hardware.safefile import FileRefused, read_capped
 
-    p = Path(path)
     try:
-        data = read_capped(p, MAX_CONFIG_BYTES)  # /dev/zero or a FIFO is refused, not read for ever
+        p = user_path(path, "--config") if isinstance(path, str) else Path(path)
+    except PathError as exc:
+        raise ConfigError("file", exc.detail, source=str(path)) from None
+    try:
+        # by the one rule (hardware.safefile): /dev/zero, a FIFO or a link is refused, not read
+        data = read_capped(p, MAX_CONFIG_BYTES)
     except FileRefused as exc:
-        raise ConfigError("file", str(exc.strerror), source=str(p)) from None
+        raise ConfigError("file", str(exc.strerror).removeprefix(f"{p} "), source=str(p)) from None
     except OSError as exc:
         # The line starts with the path (the source): say it once.
-        raise ConfigError("file", f"cannot read it: {exc.strerror or exc}", source=str(p)) from None
+        why = "it is a symbolic link; name the file it points to" if exc.errno == errno.ELOOP else exc.strerror
+        raise ConfigError("file", f"cannot read it: {why or exc}", source=str(p)) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -398,7 +406,7 @@ def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig
     k_t = root.table("kiosk")
     k_d = KioskConfig()
     kiosk = KioskConfig(
-        state_dir=k_t.text("state_dir", k_d.state_dir),
+        state_dir=k_t.path("state_dir", k_d.state_dir, special=(STATE_DIR_NONE,)),
         tick_hz=k_t.number("tick_hz", k_d.tick_hz, 1, 200),
         unrecorded=k_t.choice("unrecorded", k_d.unrecorded, UNRECORDED_CHOICES),
         lock=k_t.boolean("lock", k_d.lock),
@@ -481,7 +489,8 @@ def _network(t: _Table, kiosk: KioskConfig) -> NetworkConfig:
     """``[network]``: the broker URL and ids are checked here, so a typo stops the tower at
     start-up with the key named, not silently later in the publisher's thread."""
     d = NetworkConfig()
-    cfg = NetworkConfig(**{f.name: t.text(f.name, getattr(d, f.name)) for f in dataclasses.fields(NetworkConfig)})
+    cfg = NetworkConfig(**{f.name: (t.path if f.name.endswith("_file") else t.text)(f.name, getattr(d, f.name))
+                           for f in dataclasses.fields(NetworkConfig)})
     t.done()
     if not cfg.enabled:
         return cfg
@@ -718,6 +727,20 @@ class _Table:
             return default
         if not isinstance(value, str):
             raise self.error(name, f"expected a string, got {_show(value)}")
+        return value
+
+    def path(self, name: str, default: str, *, special: tuple[str, ...] = ()) -> str:
+        """A path (kept as written; "" and ``special`` words pass as they are): checked now by
+        :func:`hardware.paths.user_path`, so a NUL or a ``~user`` with no such user stops the
+        tower at start-up with the key named."""
+        from hardware.paths import PathError, user_path
+
+        value = self.text(name, default)
+        if value and value.strip().lower() not in special:
+            try:
+                user_path(value, self.key(name))
+            except PathError as exc:
+                raise self.error(name, exc.detail) from None
         return value
 
     def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:

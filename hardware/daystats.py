@@ -87,8 +87,10 @@ class DayStats:
         return out
 
     def _read(self, day: date) -> None:
+        from hardware.safefile import open_file
+
         try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            fd = open_file(self.path)  # a FIFO or a link planted there is refused, never waited on
         except FileNotFoundError:
             return  # no roll yet
         with os.fdopen(fd, "rb") as f:
@@ -109,11 +111,10 @@ class DayStats:
                     self._count(raw, day)
 
     def _count(self, raw: bytes, day: date) -> None:
-        try:
-            entry = json.loads(raw)
-        except ValueError:
-            return
-        if not isinstance(entry, dict) or not logged_on(entry, day):
+        from hardware.rolllog import MAX_LINE_BYTES, parse_line
+
+        entry = parse_line(raw) if len(raw) <= MAX_LINE_BYTES else None
+        if entry is None or not logged_on(entry, day):
             return
         result = counted_result(entry)
         if result is not None:
@@ -123,18 +124,17 @@ class DayStats:
 def start_of_day(f: Any, size: int, day: date) -> int:
     """The offset of a line at or before the first entry logged on ``day`` or later, found by
     bisection (entries are appended in time order)."""
+    from hardware.rolllog import MAX_LINE_BYTES, parse_line
+
     lo, hi = 0, size
     while hi - lo > 4096:
         mid = (lo + hi) // 2
         f.seek(mid)
-        f.readline()  # to the start of the next whole line
+        f.readline(MAX_LINE_BYTES + 1)  # to the start of the next whole line (no line is longer)
         start = f.tell()
-        line = f.readline()
-        try:
-            entry = json.loads(line) if line.endswith(b"\n") else None
-        except ValueError:
-            entry = None
-        when = entry_day(entry) if isinstance(entry, dict) else None
+        line = f.readline(MAX_LINE_BYTES + 1)
+        entry = parse_line(line) if line.endswith(b"\n") else None
+        when = entry_day(entry) if entry is not None else None
         if when is not None and when < day:
             lo = start
         else:

@@ -10,6 +10,7 @@ thread deadlocks, so take it once at the outermost step.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 from collections.abc import Iterator
@@ -29,16 +30,30 @@ class LockError(EngineError):
 
 
 @contextmanager
-def state_lock(directory: str | os.PathLike[str]) -> Iterator[None]:
-    """Hold the exclusive lock of ``directory`` (created if missing) for the ``with`` block."""
+def state_lock(directory: str | os.PathLike[str], *, clean: bool = True) -> Iterator[None]:
+    """Hold the exclusive lock of ``directory`` (created if missing) for the ``with`` block.
+
+    The lock file is opened by the one rule (:func:`hardware.safefile.open_file`: a FIFO,
+    a symbolic link or a directory there is refused, never waited on). Once it is held, the
+    temp files a killed writer left are removed (:func:`hardware.state.clean_temp`): every
+    command that takes the lock cleans up after the one that died holding it. A process that
+    takes the lock again and again (the tower at each roll) passes ``clean=False`` after its
+    first time: a directory listing per roll buys nothing."""
+    from hardware.safefile import FileRefused, open_file
+    from hardware.state import clean_temp
+
     path = Path(directory) / LOCK_NAME
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fd = open_file(path, os.O_RDWR | os.O_CREAT)
     except OSError as exc:
-        raise LockError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else \
+            "not a regular file" if isinstance(exc, FileRefused) else exc.strerror or exc
+        raise LockError(f"cannot open the lock file {path}: {why}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        if clean:
+            clean_temp(directory)
         yield
     finally:
         os.close(fd)  # also releases the lock

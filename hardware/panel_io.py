@@ -56,8 +56,8 @@ def open_pin_factory(name: str = "auto", *, link: Any = None) -> Any:
     if name not in PIN_FACTORIES:
         raise ValueError(f"pin factory: one of {', '.join(PIN_FACTORIES)}, got {name!r}")
     backend = PIN_FACTORY_TABLE.get(name)
-    if backend.bridge:
-        return PIN_FACTORY_TABLE.load(name)(link=link)
+    if backend.bridge:  # the tower waited for the board (BridgeSession.wait_for_board) or carries on without it
+        return PIN_FACTORY_TABLE.load(name)(link=link, timeout=None)
     order = AUTO_PIN_FACTORIES if name == "auto" else (name,)
     reasons: list[str] = []
     for candidate in order:

@@ -33,7 +33,6 @@ import hashlib
 import json
 import os
 import re
-import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -42,11 +41,13 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
+from hardware.safefile import FileRefused, open_file
 from hardware.state import fsync_dir
 
 __all__ = [
     "GENESIS", "MAX_LINE_BYTES", "ROTATE_BYTES", "LenientLog", "LogError", "LogProblem", "LogReport", "RollLog",
-    "StoredEntry", "chain_files", "entry_hash", "last_entry", "read_entries", "verify", "verify_entries",
+    "StoredEntry", "chain_files", "entry_hash", "last_entry", "last_lines", "parse_line", "read_entries", "read_error",
+    "verify", "verify_entries",
 ]
 
 #: ``prev`` of the first entry.
@@ -88,27 +89,29 @@ def _iso(t_ns: int) -> str:
 
 
 def _short(exc: OSError) -> str:
-    return "symbolic link refused" if exc.errno == errno.ELOOP else str(exc.strerror or exc)
+    if exc.errno == errno.ELOOP:
+        return "symbolic link refused"
+    return "not a regular file" if isinstance(exc, FileRefused) else str(exc.strerror or exc)
 
 
 def _why(exc: OSError, path: Path) -> str:
     if exc.errno == errno.ELOOP:
         return f"{path}: it is a symbolic link, and the roll log is never followed through one"
+    if isinstance(exc, FileRefused):
+        return str(exc.strerror)  # names the path itself
     return f"{path}: {exc.strerror or exc}"
 
 
+def read_error(exc: OSError, path: Path) -> LogError:
+    """The :class:`LogError` of a log file that cannot be read (``cannot read the roll log …``:
+    exit 4 on the command line), worded as every reader of the log words it."""
+    return LogError(f"cannot read the roll log {_why(exc, path)}", _short(exc))
+
+
 def open_regular(path: Path, flags: int, mode: int = 0o644) -> int:
-    """``os.open`` with ``O_NOFOLLOW``, checked to be a regular file (not a FIFO or device,
-    which could block or never end). Raises OSError (ELOOP for a symlink, EINVAL otherwise)."""
-    fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, mode)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+    """A file of the log, opened by the one rule (:func:`hardware.safefile.open_file`: no link
+    followed, no blocking, a regular file). Raises OSError (ELOOP for a symlink)."""
+    return open_file(path, flags, mode)
 
 
 # --- the files of one log --------------------------------------------------------------------
@@ -199,6 +202,7 @@ class RollLog:
         self._fsync = fsync
         self._rotate_bytes = rotate_bytes
         self._os_write = write
+        self._directory: tuple[int, int] | None = None  # (st_dev, st_ino) of the directory appended in
 
     def __repr__(self) -> str:
         return f"RollLog({str(self.path)!r})"
@@ -230,7 +234,8 @@ class RollLog:
         while True:
             created = not os.path.lexists(self.path)
             try:
-                if created:
+                self._same_directory(created)
+                if created and self._directory is None:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
                 fd = open_regular(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
             except OSError as exc:  # a LogError, never a bare OSError: the panel shows it
@@ -243,11 +248,33 @@ class RollLog:
                     current = None
                 mine = os.fstat(fd)
                 if current is not None and (current.st_ino, current.st_dev) == (mine.st_ino, mine.st_dev):
+                    if self._directory is None:
+                        parent = os.stat(self.path.parent)
+                        self._directory = (parent.st_dev, parent.st_ino)
                     return fd, created
             except OSError as exc:
                 os.close(fd)
                 raise LogError(f"cannot lock the roll log {_why(exc, self.path)}", _short(exc)) from None
             os.close(fd)
+
+    def _same_directory(self, created: bool) -> None:
+        """Once this log has appended, its directory must stay the one it appended in: a state
+        directory removed (or removed and made again) while a command or the tower runs would
+        otherwise be recreated with a new chain starting at seq 1, silently cut off from the
+        entries before it. Raises :class:`LogError` (nothing more is recorded). A directory made
+        again may get the removed one's inode number back, and another writer's lock may be
+        what made it again (``created``: the current file is missing), so a log of which no
+        file is left at all is taken for a removed one too."""
+        if self._directory is None:
+            return
+        try:
+            now = os.stat(self.path.parent)
+        except OSError:
+            now = None
+        if now is None or (now.st_dev, now.st_ino) != self._directory or (created and not chain_files(self.path)):
+            raise LogError(f"cannot write the roll log {self.path}: its directory {self.path.parent} was removed "
+                           "or replaced since the last entry; nothing more is recorded (a new chain is not started "
+                           "in its place)", "state directory removed")
 
     def _append_locked(self, fd: int, kind: str, fields: dict[str, Any]) -> dict[str, Any] | None:
         size, lost = None, b""
@@ -260,6 +287,10 @@ class RollLog:
                     self._write(fd, b"\n")
                     last, torn = unterminated, 0
                     size += 1
+            elif torn:  # longer than any line: not a write a power cut stopped, but damage; it is
+                self._write(fd, b"\n")  # ended and kept in place (never read whole), then bridged
+                last, torn = b"", 0
+                size += 1
             if self._rotate_bytes is not None and not torn and last is not None and size >= self._rotate_bytes:
                 self._rotate()
                 return None
@@ -307,21 +338,25 @@ class RollLog:
         finally:
             os.close(rfd)
 
-    def _last_valid(self, fd: int) -> tuple[str, int, int, str]:
+    def _last_valid(self, fd: int, *, before: Callable[[], tuple[str, int]] | None = None
+                    ) -> tuple[str, int, int, str]:
         """Chain head after the file's last valid entry, the number of damaged lines
-        after it, and their SHA-256 (joined by newlines); one line at a time."""
-        prev, seq, damaged, digest = GENESIS, 1, 0, hashlib.sha256()
+        after it, and their SHA-256 (joined by newlines); one line at a time. A file with no
+        valid entry at all goes on from ``before()`` (the rotated files), if given."""
+        prev, seq, damaged, digest, found = GENESIS, 1, 0, hashlib.sha256(), False
         for raw, terminated in _lines(fd):
             if not terminated:
                 break  # the torn tail: the caller's
             entry = _valid(raw)
             if entry is not None:
-                prev, seq, damaged, digest = entry_hash(entry), entry["seq"] + 1, 0, hashlib.sha256()
+                prev, seq, damaged, digest, found = entry_hash(entry), entry["seq"] + 1, 0, hashlib.sha256(), True
                 continue
             if damaged:
                 digest.update(b"\n")
             digest.update(raw)
             damaged += 1
+        if not found and before is not None:
+            prev, seq = before()
         return prev, seq, damaged, digest.hexdigest()
 
     def _bridge_damage(self, fd: int) -> tuple[str, int]:
@@ -331,7 +366,7 @@ class RollLog:
         lines are kept in place, and a ``recovered`` entry chains on from the last valid entry,
         so ``log verify`` still names the first damaged line.
         """
-        prev, seq, damaged, digest = self._last_valid(fd)
+        prev, seq, damaged, digest = self._last_valid(fd, before=self._chain_from_rotated)
         entry = {
             "seq": seq, "prev": prev, "kind": "recovered", "time": _iso(self._clock()),
             "damaged_lines": damaged, "damaged_sha256": digest,
@@ -420,21 +455,31 @@ class StoredEntry:
     complete: bool
 
 
-def _lines(fd: int) -> Iterator[tuple[bytes, bool]]:
-    """Each line of the open file and whether it ended in a newline (only the last may not);
-    a line longer than :data:`MAX_LINE_BYTES` comes as ``b""`` (its bytes are skipped, not held)."""
+def _lines(fd: int, start: int = 0) -> Iterator[tuple[bytes, bool]]:
+    """Each line of the open file (from byte ``start``, a line's start) and whether it ended in
+    a newline (only the last may not); a line longer than :data:`MAX_LINE_BYTES` comes as
+    ``b""`` (its bytes are skipped, not held)."""
+    for _, raw, terminated in _spans(fd, start):
+        yield raw, terminated
+
+
+def _spans(fd: int, start: int = 0) -> Iterator[tuple[int, bytes, bool]]:
+    """:func:`_lines` with the byte offset each line starts at."""
     with os.fdopen(os.dup(fd), "rb", buffering=_CHUNK) as f:
-        f.seek(0)
+        f.seek(start)
+        offset = start
         while raw := f.readline(MAX_LINE_BYTES + 1):
+            at, offset = offset, offset + len(raw)
             if raw.endswith(b"\n"):
-                yield raw[:-1], True
+                yield at, raw[:-1], True
             elif len(raw) <= MAX_LINE_BYTES:
-                yield raw, False  # the unterminated end of the file
+                yield at, raw, False  # the unterminated end of the file
             else:
                 more = raw
                 while more and not more.endswith(b"\n"):
                     more = f.readline(_CHUNK)
-                yield b"", bool(more)
+                    offset += len(more)
+                yield at, b"", bool(more)
 
 
 def read_entries(path: str | os.PathLike[str]) -> Iterator[StoredEntry]:
@@ -449,17 +494,73 @@ def read_entries(path: str | os.PathLike[str]) -> Iterator[StoredEntry]:
         try:
             fd = open_regular(file, os.O_RDONLY)
         except OSError as exc:
-            raise LogError(f"cannot read the roll log {_why(exc, file)}", _short(exc)) from None
+            raise read_error(exc, file) from None
         try:
             for raw, terminated in _lines(fd):
                 line_no += 1
-                entry = _parse(raw)
+                entry = parse_line(raw)
                 complete = terminated or _whole(raw) is not None
                 yield StoredEntry(line_no, raw, entry, complete)
         except OSError as exc:
-            raise LogError(f"cannot read the roll log {_why(exc, file)}", _short(exc)) from None
+            raise read_error(exc, file) from None
         finally:
             os.close(fd)
+
+
+def last_lines(path: str | os.PathLike[str], n: int) -> Iterator[StoredEntry]:
+    """The last ``n`` lines of the log, as :func:`read_entries` gives them (rotated files
+    first, numbered through all files). Memory grows with ``n`` by 12 bytes a line, not by the
+    entries: one pass keeps a ring of the last ``n`` line starts (file and offset), then the
+    lines are read from the first of them. Both passes read the same open files, so a rotation
+    in between changes nothing; lines appended in between are not shown."""
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    path = Path(path)
+    files = chain_files(path)
+    if not files:
+        raise LogError(f"no roll log at {path}")
+    fds: list[int] = []
+    try:
+        for file in files:
+            try:
+                fds.append(open_regular(file, os.O_RDONLY))
+            except OSError as exc:
+                raise read_error(exc, file) from None
+        yield from _ring_tail(files, fds, n)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _ring_tail(files: list[Path], fds: list[int], n: int) -> Iterator[StoredEntry]:
+    from array import array
+
+    offsets, where = array("q", bytes(8 * n)), array("I", bytes(4 * n))
+    count = 0
+    for index, (file, fd) in enumerate(zip(files, fds, strict=True)):
+        try:
+            for at, _, _ in _spans(fd):
+                slot = count % n
+                offsets[slot], where[slot] = at, index
+                count += 1
+        except OSError as exc:
+            raise read_error(exc, file) from None
+    wanted = min(n, count)
+    if not wanted:
+        return
+    first = count - wanted
+    index, start = where[first % n], offsets[first % n]
+    del offsets, where
+    line_no = first
+    for i in range(index, len(fds)):
+        try:
+            for raw, terminated in _lines(fds[i], start if i == index else 0):
+                line_no += 1
+                yield StoredEntry(line_no, raw, parse_line(raw), terminated or _whole(raw) is not None)
+                if line_no >= count:
+                    return
+        except OSError as exc:
+            raise read_error(exc, files[i]) from None
 
 
 def entries_mentioning(path: str | os.PathLike[str], needles: Iterable[bytes]) -> Iterator[dict[str, Any]]:
@@ -473,15 +574,15 @@ def entries_mentioning(path: str | os.PathLike[str], needles: Iterable[bytes]) -
         except FileNotFoundError:
             continue
         except OSError as exc:
-            raise LogError(f"cannot read the roll log {_why(exc, file)}", _short(exc)) from None
+            raise read_error(exc, file) from None
         try:
             for raw, _ in _lines(fd):
                 if any(n in raw for n in wanted):
-                    entry = _parse(raw)
+                    entry = parse_line(raw)
                     if entry is not None:
                         yield entry
         except OSError as exc:
-            raise LogError(f"cannot read the roll log {_why(exc, file)}", _short(exc)) from None
+            raise read_error(exc, file) from None
         finally:
             os.close(fd)
 
@@ -507,7 +608,7 @@ def _last_in_file(path: Path, kind: str, max_bytes: int,
     except FileNotFoundError:
         return None, 0
     except OSError as exc:
-        raise LogError(f"cannot read the roll log {_why(exc, path)}", _short(exc)) from None
+        raise read_error(exc, path) from None
     try:
         size = end = os.fstat(fd).st_size
         floor = max(0, end - max_bytes)
@@ -522,7 +623,7 @@ def _last_in_file(path: Path, kind: str, max_bytes: int,
                 break
             end = nl
     except OSError as exc:
-        raise LogError(f"cannot read the roll log {_why(exc, path)}", _short(exc)) from None
+        raise read_error(exc, path) from None
     finally:
         os.close(fd)
     return None, size - floor
@@ -530,14 +631,17 @@ def _last_in_file(path: Path, kind: str, max_bytes: int,
 
 def _valid(raw: bytes) -> dict[str, Any] | None:
     """The entry on a line, if the line is one (a JSON object with a whole-number ``seq``)."""
-    entry = _parse(raw)
+    entry = parse_line(raw)
     seq = entry.get("seq") if entry is not None else None
     if isinstance(seq, bool) or not isinstance(seq, int):
         return None
     return entry
 
 
-def _parse(raw: bytes) -> dict[str, Any] | None:
+def parse_line(raw: bytes) -> dict[str, Any] | None:
+    """The JSON object on one line of a log, or None: not an object, not JSON, not UTF-8, or
+    nested past the parser's recursion limit (the depth cap of a log line; lines are at most
+    :data:`MAX_LINE_BYTES`)."""
     if not raw or not raw.lstrip().startswith(b"{"):
         return None
     try:

@@ -17,9 +17,17 @@ open session, which the command line may share (a ``roll --state-dir``, ``sessio
 ``session close``): every roll, and every opening, following and reveal of the session, runs
 under the state directory's lock, and once a second the tower takes in what others logged.
 
+The table seed the panel's players set (an effect of the state machine) is written to the log
+by the dice (:class:`hardware.entropy.TableSeeding`) under the same lock, for the session
+whose commitment the players saw, before the panel shows it; a seed another writer set
+(``dicetower session seed``) reaches the panel within a second, as the log has it.
+
 The roll log is the truth: a step that rolls runs under the state directory's lock, and its
 entry is appended (and fsynced) before anything of the result reaches the LEDs, the buzzer or
-the display. When the entry cannot be written (a full or read-only card, a removed one) the
+the display; in the same step the panel is told the entry's fingerprint (a LOGGED event:
+the roll's number in its session and the start of its hash), so the result's first frame
+shows it. A typed-in roll (a fixed hand) is logged as ``entered``, outside any session, as
+the command line logs it. When the entry cannot be written (a full or read-only card, a removed one) the
 panel shows "cannot record" instead and the dice session that drew the roll is closed, so the
 log stays replayable; with ``kiosk.unrecorded = "show"`` the result is shown anyway, titled
 UNRECORDED on the display and printed as ``UNRECORDED <json>`` (docs/roll-log.md).
@@ -47,6 +55,7 @@ from engine.panel import session as sessions
 from engine.panel.model import Effects, Event, EventKind, Screen
 from engine.panel.state import Mode, PanelState
 from engine.panel.view import render
+from engine.params import typed_in
 from hardware.config import TowerConfig
 from hardware.display import ResilientDisplay
 from hardware.panel_io import Clock, PanelIO
@@ -138,6 +147,7 @@ class Tower:
         self._session_id: str | None = None  # the session the panel was told about
         self._commitment = ""
         self._session_text = ""  # the last SESSION text sent
+        self._table_seed: str | None = None  # the table seed of the session the panel was told about
         self._session_retry_at = 0
         self._syncing = False
         self._reveal_wanted = False
@@ -258,7 +268,11 @@ class Tower:
             if event.kind in ROLLING_EVENTS:
                 self._log_late_reveals()
             state, fx = machine.step(before, event, now / 1e9, dice=dice)
-            failed = self._record(fx.rolled, state) if fx.rolled is not None else dice.failed
+            failed, logged = self._record(fx.rolled, state) if fx.rolled is not None else (dice.failed, None)
+            if failed is None and logged is not None:
+                # the entry is written: its fingerprint goes up with the result's first frame
+                state, more = machine.step(state, Event(EventKind.LOGGED, text=logged), now / 1e9, dice=dice)
+                fx = _merged(fx, more)
         if failed is not None:
             state, fx = self._not_recorded(before, state, fx, failed, now)
         self.state = state
@@ -273,6 +287,8 @@ class Tower:
             self._dirty = True
         if fx.request is not None:
             self._request(fx.request)
+        if fx.table_seed is not None:
+            self._set_table_seed(fx.table_seed, now)
         if self._reveal_wanted and self.state.mode is not Mode.GUESS:
             # between rolls: this step's roll (if any) is recorded; a hidden hand defers it
             self._reveal(now)
@@ -295,7 +311,7 @@ class Tower:
         from hardware.locking import LockError, state_lock
 
         try:
-            lock = state_lock(self.state_dir)
+            lock = state_lock(self.state_dir, clean=False)  # cleaned once at start (hardware.cli.tower.keep)
             lock.__enter__()
         except LockError as exc:  # no lock file (a read-only card): the log says more at the roll
             if str(exc) != self._lock_problem:
@@ -365,27 +381,59 @@ class Tower:
             return screen
         return replace(screen, title="UNRECORDED")
 
-    def _record(self, rolled: dict, state: PanelState) -> str | None:
-        """Append the roll (with the slot's state after it); returns why it could not be, or
-        None when it is in the log (or the dice keep no log)."""
+    def _record(self, rolled: dict, state: PanelState) -> tuple[str | None, str | None]:
+        """Append the roll (with the slot's state after it). Returns why it could not be (None
+        when it is in the log, or the dice keep no log) and, once it is in the log, the LOGGED
+        text of its fingerprint for the panel."""
         record = getattr(self.dice, "record", None)
         if not callable(record):
-            return None
+            return None, None
         failures = getattr(self.roll_log, "failures", 0)
         slot = players.to_json(state.slot)
+        entered = typed_in(rolled.get("params") or {})
         try:
-            entry = record(rolled, player=state.settings.player, source="panel", player_state=slot)
+            if entered:  # typed in (a fixed hand): outside any session, as the command line logs it
+                entry = self._append_entered(rolled, state.settings.player, slot)
+            else:
+                entry = record(rolled, player=state.settings.player, source="panel", player_state=slot)
         except Exception as exc:  # a LogError, or anything else the log hit: not recorded
             self.log(f"roll log: {exc}")
-            return getattr(exc, "reason", None) or getattr(exc, "detail", None) or str(exc)
+            return getattr(exc, "reason", None) or getattr(exc, "detail", None) or str(exc), None
         if getattr(self.roll_log, "failures", 0) != failures:  # a LenientLog swallowed it
             self.log(f"roll log: {self.roll_log.last_error}")
-            return str(getattr(self.roll_log, "last_reason", "") or self.roll_log.last_error)
-        seq = entry.get("seq") if isinstance(entry, dict) else None
+            return str(getattr(self.roll_log, "last_reason", "") or self.roll_log.last_error), None
+        if not isinstance(entry, dict):
+            return None, None  # dice without a log: nothing recorded, nothing to show
+        seq = entry.get("seq")
         if isinstance(seq, int) and self.memory is not None:
             self._log_seq = seq
             self._save_after_roll = True  # saved as soon as the step is done, not a second later
-        return None
+        return None, self._fingerprint(entry, entered)
+
+    def _append_entered(self, rolled: dict, player: int, slot: dict) -> dict[str, Any] | None:
+        """A typed-in roll's entry: ``entered``, ``session`` null (nothing in it can be checked,
+        and it takes no part in the open session: docs/fairness.md, "Roll kinds")."""
+        if self.roll_log is None:
+            return None
+        return self.roll_log.append("roll", session=None, roll_kind="entered", result=rolled, player=player,
+                                    source="panel", player_state=slot)
+
+    def _fingerprint(self, entry: dict[str, Any], entered: bool) -> str | None:
+        """The LOGGED text for the entry just written: its number in its session (from the
+        dice, which counted it) and its hash."""
+        digest = entry.get("hash")
+        if not isinstance(digest, str) or not digest:
+            return None
+        number = 0
+        if not entered:
+            fp = getattr(self.dice, "last_fingerprint", None)
+            number = getattr(fp, "number", 0) if getattr(fp, "entry", None) == digest else 0
+            if not number:
+                return None  # not the dice's own count of it: show nothing rather than a wrong number
+        try:
+            return sessions.roll_logged(number, digest)
+        except ValueError:
+            return None
 
     def _not_recorded(self, before: PanelState, state: PanelState, fx: Effects, why: str,
                       now: int) -> tuple[PanelState, Effects]:
@@ -405,7 +453,7 @@ class Tower:
         self._marking = False
         text = f"roll log: {why}; roll not shown"
         refused = replace(before, now=now / 1e9, mode=Mode.MESSAGE, message=("cannot record", text[:160]),
-                          shown_at=now / 1e9, fingers=(), result=None, view=None)
+                          shown_at=now / 1e9, fingers=(), result=None, fingerprint="", view=None)
         view = render(refused)
         refused = replace(refused, view=view)
         return refused, Effects(screen=view.screen, leds=view.leds, rgb=view.rgb, sounds=(looks.ERROR_SOUND,))
@@ -544,6 +592,47 @@ class Tower:
         elif request != sessions.REVEAL:
             self.log(f"panel: unknown request {request!r}")
 
+    def _set_table_seed(self, asked: tuple[str, str], now: int) -> None:
+        """Set the table seed the players entered, record-first, on the session whose
+        commitment they saw (the dice follow the log first: another writer may have rolled,
+        seeded or revealed meanwhile), then tell the panel what the log holds: the seed (a
+        SESSION event) or why it is not set (a LOGGED event: "cannot record" when the log
+        could not take it)."""
+        from hardware.entropy.session import TableSeeding
+        from hardware.rolllog import LogError
+
+        commitment, text = asked
+        dice = self.dice
+        problem: str | None = None
+        if not isinstance(dice, TableSeeding):
+            problem = sessions.seed_refused("these dice take no table seed")
+        else:
+            failures = getattr(self.roll_log, "failures", 0)
+            try:
+                with self._state_locked():
+                    follow = getattr(dice, "follow", None)
+                    if callable(follow):
+                        follow()
+                    sid = dice.session_id
+                    if sid is None or not commitment.startswith(sid):
+                        raise ValueError(f"the session changed (#{commitment[:8]} is no longer open); note the "
+                                         "new commitment, then set its table seed")
+                    entry = dice.set_table_seed(text)
+            except LogError as exc:
+                why = getattr(self.roll_log, "last_reason", "") if getattr(self.roll_log, "failures", 0) != failures \
+                    else exc.reason
+                self.log(f"table seed: roll log: {why or exc}; not set")
+                problem = sessions.seed_not_logged(f"roll log: {why or exc}")
+            except Exception as exc:  # refused (too late, set already, the session changed): said on screen
+                self.log(f"table seed: {exc}")
+                problem = sessions.seed_refused(str(exc).removeprefix("table seed: "))
+            else:
+                digest = str(entry.get("hash", ""))[:8]
+                self.log(f"table seed {text!r} set for session #{commitment[:8]} (entry {digest})")
+        self._sync_session(now)  # the seed as the log holds it (or the session as it now is)
+        if problem is not None:
+            self.step(Event(EventKind.LOGGED, text=problem), now)
+
     def _reveal(self, now: int) -> None:
         """Close the session (its seed goes to the roll log), open the next one, tell the panel."""
         self._reveal_wanted = False
@@ -566,11 +655,14 @@ class Tower:
         try:
             sid = self.dice.session_id  # type: ignore[attr-defined]
             if sid is not None and sid == self._session_id:
+                self._send_session(self._open_text(), now)  # its table seed, its first roll
                 return
             if self._session_id is not None:  # the session the panel shows has closed
-                old, self._session_id, self._commitment = self._commitment, None, ""
+                old, old_sid, seed = self._commitment, self._session_id, self._table_seed
+                self._session_id, self._commitment, self._table_seed = None, "", None
                 if announce:
-                    self._send_session(sessions.revealed(old) if self.kept else sessions.unavailable(NOT_KEPT), now)
+                    self._send_session(self._revealed_text(old, old_sid, seed) if self.kept
+                                       else sessions.unavailable(NOT_KEPT), now)
             if sid is None and now < self._session_retry_at:
                 return
             try:
@@ -588,9 +680,49 @@ class Tower:
             self._commitment = commitment
             self._session_problem = ""  # the same trouble again later is news again
             self._session_retry_at = 0  # the next one (after a reveal) opens at once
-            self._send_session(sessions.committed(commitment), now)
+            self._send_session(self._open_text(), now)
         finally:
             self._syncing = False
+
+    def _open_text(self) -> str:
+        """The SESSION text of the open session: its commitment, its table seed as the dice
+        (following the log) hold it, and whether it has a roll."""
+        describe = getattr(self.dice, "describe", None)
+        info = describe() if callable(describe) else {}
+        seed = info.get("table_seed") if isinstance(info, dict) else None
+        seed = seed if isinstance(seed, str) and sessions.is_table_seed(seed) else None
+        rolls = info.get("rolls") if isinstance(info, dict) else 0
+        self._table_seed = seed
+        return sessions.committed(self._commitment, table_seed=seed, started=isinstance(rolls, int) and rolls > 0)
+
+    def _revealed_text(self, commitment: str, sid: str, table_seed: str | None) -> str:
+        """The SESSION text of a session just closed, with the reveal's four facts when its
+        reveal entry is in the log (the reveal screen and its QR code); without them when it
+        is not yet (a full card: the dice write it late)."""
+        entry = self._reveal_entry(sid)
+        if entry is None:
+            return sessions.revealed(commitment)
+        rolls, head = entry.get("rolls"), entry.get("hash")
+        if not isinstance(rolls, int) or not isinstance(head, str) or not sessions.is_commitment(head):
+            return sessions.revealed(commitment)
+        return sessions.revealed(commitment, rolls=rolls, head=head, table_seed=table_seed)
+
+    def _reveal_entry(self, sid: str) -> dict[str, Any] | None:
+        """Session ``sid``'s reveal entry: the dice's own, or (another writer revealed it)
+        the log's."""
+        own = getattr(self.dice, "last_reveal_entry", None)
+        if isinstance(own, dict) and own.get("session") == sid:
+            return own
+        path = getattr(self.roll_log, "path", None)
+        if path is None:
+            return None
+        from hardware.rolllog import last_entry
+
+        try:
+            return last_entry(path, "reveal", where=lambda e: e.get("session") == sid)
+        except Exception as exc:  # an unreadable log: the reveal is shown without its facts
+            self.log(f"reveal: cannot read session {sid}'s reveal from the roll log: {exc}")
+            return None
 
     def _log_session_problem(self, exc: Exception, why: str) -> None:
         """Tell the log (the journal, on a kiosk) why no session opens: a roll log that cannot
@@ -656,19 +788,19 @@ class Tower:
     def _recall(self, *, quiet: bool = False) -> dict | None:
         if self.memory is None:
             return None
-        import json
+        import errno
 
-        from hardware.safefile import check_nesting, read_capped
+        from hardware.safefile import FileRefused, load_json
 
         try:
-            text = read_capped(self.memory, MAX_MEMORY_BYTES, follow=False).decode("utf-8")
-            check_nesting(text, MAX_MEMORY_DEPTH, self.memory)
-            data = json.loads(text)
+            data = load_json(self.memory, MAX_MEMORY_BYTES, MAX_MEMORY_DEPTH)
         except FileNotFoundError:
             return None
         except (OSError, ValueError, RecursionError) as exc:
             if not quiet:
-                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+                why = ("it is a symbolic link" if isinstance(exc, OSError) and exc.errno == errno.ELOOP
+                       else str(exc.strerror).removeprefix(f"{self.memory} ") if isinstance(exc, FileRefused)
+                       else exc.strerror if isinstance(exc, OSError) and exc.strerror else exc)
                 self.log(f"panel memory {self.memory}: {why}; starting fresh")
             return None
         if not isinstance(data, dict):
@@ -723,6 +855,19 @@ class Tower:
             with contextlib.suppress(Exception), self._state_locked():  # shutting down regardless; said by _revealing
                 self._log_late_reveals()
                 self._revealing(close)
+
+
+def _merged(first: Effects, then: Effects) -> Effects:
+    """Two steps' effects carried out as one (the second's picture over the first's)."""
+    return Effects(
+        screen=then.screen if then.screen is not None else first.screen,
+        leds=then.leds if then.leds is not None else first.leds,
+        rgb=then.rgb if then.rgb is not None else first.rgb,
+        sounds=first.sounds + then.sounds,
+        rolled=first.rolled if first.rolled is not None else then.rolled,
+        request=first.request or then.request,
+        table_seed=first.table_seed or then.table_seed,
+    )
 
 
 class _Watched:

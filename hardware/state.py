@@ -17,7 +17,6 @@ import contextlib
 import errno
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,15 +76,19 @@ class StateWriteError(StateError):
 def default_state_dir() -> Path:
     """``$DICETOWER_STATE_DIR``, else systemd's ``$STATE_DIRECTORY`` (the service's
     ``StateDirectory=``; the first one if it lists several), else ``$XDG_STATE_HOME/dicetower``,
-    else ``~/.local/state/dicetower``."""
+    else ``~/.local/state/dicetower``. Each goes through :func:`hardware.paths.user_path`."""
+    from hardware.paths import home_directory, user_path
+
     env = os.environ.get("DICETOWER_STATE_DIR")
     if env:
-        return Path(env)
+        return user_path(env, "$DICETOWER_STATE_DIR")
     systemd = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
     if systemd:
-        return Path(systemd)
+        return user_path(systemd, "$STATE_DIRECTORY")
     xdg = os.environ.get("XDG_STATE_HOME")
-    return Path(xdg) / "dicetower" if xdg else Path.home() / ".local" / "state" / "dicetower"
+    if xdg:
+        return user_path(xdg, "$XDG_STATE_HOME") / "dicetower"
+    return home_directory() / ".local" / "state" / "dicetower"
 
 
 def fsync_dir(directory: Path) -> None:
@@ -97,31 +100,58 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *,
+                       below: str | os.PathLike[str] | None = None) -> None:
     """Replace ``path`` with ``data`` so that a crash leaves the old or the new file, whole.
 
-    Temp file in the same directory (``os.replace`` is atomic only within one file system),
-    write, flush, fsync, replace, fsync the directory. On any error the temp file is removed
-    and the old file is untouched.
+    Temp file (``.NAME.XXXXXXXX.tmp``, mode 0600) in the same directory (``os.replace`` is
+    atomic only within one file system), write, flush, fsync, replace, fsync the directory.
+    On any error the temp file is removed and the old file is untouched. The directory is
+    opened as :func:`hardware.safefile.open_dir` opens it: with ``below`` (the state
+    directory) no directory after it is followed through a symbolic link, and missing ones are
+    made (0700); without it the parent is the user's and is made if missing.
     """
+    from hardware.safefile import open_dir
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    dir_fd = open_dir(path.parent, below=below, create=True)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    fsync_dir(path.parent)
+        tmp = _temp_file(path.name, dir_fd)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp, dir_fd=dir_fd)
+            raise
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
 
 
-def atomic_write_json(path: str | os.PathLike[str], value: Any) -> None:
-    atomic_write_bytes(path, (json.dumps(value, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+def _temp_file(name: str, dir_fd: int) -> str:
+    """Create a new empty temp file for ``name`` in the directory (0600, never an existing
+    name, never through a link); returns its name."""
+    import secrets
+
+    for _ in range(100):
+        tmp = f".{name}.{secrets.token_hex(4)}.tmp"
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                             dir_fd=dir_fd))
+        except FileExistsError:
+            continue
+        return tmp
+    raise FileExistsError(errno.EEXIST, f"no free temporary name for {name}")
+
+
+def atomic_write_json(path: str | os.PathLike[str], value: Any, *,
+                      below: str | os.PathLike[str] | None = None) -> None:
+    atomic_write_bytes(path, (json.dumps(value, indent=2, sort_keys=True) + "\n").encode("utf-8"), below=below)
 
 
 @dataclass(frozen=True)
@@ -170,9 +200,11 @@ HEAL_WINDOW_BYTES = 1 << 20
 
 def check_state_dir(text: str, option: str = "state-dir") -> Path:
     """A state directory named on the command line or in the config; "" is not one."""
+    from hardware.paths import option_path
+
     if not text.strip():
         raise ParameterError(option, f"is empty ({text!r}); name a directory")
-    return Path(text).expanduser()
+    return option_path(text, option)
 
 
 class StateStore:
@@ -202,23 +234,20 @@ class StateStore:
 
     def load(self, player: int) -> PlayerState:
         """The player's state; a fresh one if the player has none yet."""
-        from hardware.safefile import FileRefused, check_nesting, read_capped
+        from hardware.safefile import FileRefused, load_json
 
         path = self.player_path(player)
         try:
-            raw = read_capped(path, MAX_STATE_BYTES, follow=False)
-            text = raw.decode("utf-8")  # not UTF-8 (a bad sector, an editor): damaged too
-            check_nesting(text, MAX_STATE_DEPTH, path)
+            data = load_json(path, MAX_STATE_BYTES, MAX_STATE_DEPTH, below=self.directory)
         except FileNotFoundError:
             return PlayerState(player)
         except FileRefused as exc:
             raise StateError(f"state file {exc.strerror}; fix it or move it aside") from None
         except OSError as exc:
             raise StateError(f"cannot read state file {_os_why(exc, path)}") from None
-        except UnicodeDecodeError:
-            raise StateError(f"state file {path} is damaged (not UTF-8 text); fix it or move it aside") from None
+        except ValueError as exc:
+            raise StateError(f"state file {path} is damaged ({exc}); fix it or move it aside") from None
         try:
-            data = json.loads(text)
             systems = data["systems"]
             if not isinstance(systems, dict) or not all(isinstance(v, dict) for v in systems.values()):
                 raise TypeError("systems must map names to objects")
@@ -234,37 +263,30 @@ class StateStore:
     def save(self, state: PlayerState) -> None:
         path = self.player_path(state.player)
         try:
-            atomic_write_json(path, state.to_json())
+            atomic_write_json(path, state.to_json(), below=self.directory)
         except OSError as exc:
             raise StateWriteError(f"cannot write state file {_os_why(exc, path)}") from None
 
     def check_writable(self, player: int) -> None:
         """Raise :class:`StateError` now if the player's file could not be saved (a read-only
         or missing ``players/``), so a roll is refused before anything is appended."""
+        from hardware.safefile import FileRefused, open_dir
+
         folder = self.player_path(player).parent
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".check.", suffix=".tmp")
-            os.close(fd)
-            os.unlink(tmp)
+            dir_fd = open_dir(folder, below=self.directory, create=True)
+            try:
+                os.unlink(_temp_file("check", dir_fd), dir_fd=dir_fd)
+            finally:
+                os.close(dir_fd)
+        except FileRefused as exc:
+            raise StateError(f"cannot keep player state: {exc.strerror}; move it aside") from None
         except OSError as exc:
             raise StateWriteError(f"cannot write player state in {_os_why(exc, folder)}") from None
 
     def clean_temp(self) -> list[Path]:
-        """Remove temporary files a killed writer left (``.NAME.XXXX.tmp``); call it under the
-        state lock, so no live writer's file is taken. Returns what was removed."""
-        removed = []
-        for folder in (self.directory, self.directory / "players"):
-            try:
-                names = os.listdir(folder)
-            except OSError:
-                continue
-            for name in names:
-                if name.startswith(".") and name.endswith(".tmp"):
-                    with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError):
-                        os.unlink(folder / name)
-                        removed.append(folder / name)
-        return removed
+        """Remove temporary files a killed writer left; see :func:`clean_temp`."""
+        return clean_temp(self.directory)
 
     def heal(self) -> PlayerState | None:
         """Bring the player file of the log's last roll up to date with it, if it is behind
@@ -286,6 +308,49 @@ class StateStore:
         healed = PlayerState(player, systems, last["seq"])
         self.save(healed)
         return healed
+
+
+#: A temp file of a writer that may not hold the lock (the tower's panel memory, the MQTT
+#: cursor) is taken for a killed writer's only when it is older than this.
+UNLOCKED_TEMP_AGE_S = 60.0
+
+
+def clean_temp(directory: str | os.PathLike[str]) -> list[Path]:
+    """Remove temporary files a killed writer left (``.NAME.XXXXXXXX.tmp``) in the state
+    directory, ``players/`` and ``open-sessions/``; called under the state lock, by every
+    command that takes it (:func:`hardware.locking.state_lock`). Player files, open sessions
+    (every writer keeps, refreshes and forgets them under the lock) and an earlier version's
+    ``session.json`` are written only under the lock, so their temp files are always a killed
+    writer's; the others (panel memory, MQTT cursor) may be written without it, so theirs are
+    removed once they are :data:`UNLOCKED_TEMP_AGE_S` old. Folders behind a symbolic link are
+    not looked into. Returns what was removed."""
+    import time
+
+    from hardware.safefile import open_dir
+
+    top = Path(directory)
+    removed = []
+    now = time.time()
+    for sub in ("", "players", "open-sessions"):
+        folder = top / sub if sub else top
+        try:
+            dir_fd = open_dir(folder, below=top)
+        except OSError:
+            continue
+        try:
+            for name in os.listdir(dir_fd):
+                if not (name.startswith(".") and name.endswith(".tmp")):
+                    continue
+                locked = sub in ("players", "open-sessions") or (sub == "" and name.startswith(".session.json."))
+                with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError):
+                    if not locked and now - os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mtime \
+                            < UNLOCKED_TEMP_AGE_S:
+                        continue
+                    os.unlink(name, dir_fd=dir_fd)
+                    removed.append(folder / name)
+        finally:
+            os.close(dir_fd)
+    return removed
 
 
 def _os_why(exc: OSError, path: Path) -> str:

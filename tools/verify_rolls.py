@@ -13,7 +13,8 @@ against the HMAC_DRBG output; and what you noted at the table: `--expect HEX` (a
 least 8 hex digits of an entry's hash or a commitment you photographed; repeatable) and
 `--table-seed TEXT` (the table seed you set; repeatable). Prints one line per problem and a
 summary; exit status 0 when everything checks out, 1 when something does not, 2 for a usage
-mistake or an unreadable file.
+mistake or an unreadable file (the log is opened without following a link or waiting on a
+FIFO, and must be a regular file: name rolls.jsonl itself).
 
 What it does not check: the game rules' arithmetic from the dice to the outcome (totals,
 successes, karma). For that, feed a roll's dice back with `dicetower roll ... --faces`, or
@@ -23,10 +24,13 @@ work it out from docs/rules.md.
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import hmac
 import json
+import os
 import re
+import stat
 import sys
 
 SEED_MAGIC = b"dicetower-seed-v1\n"
@@ -403,6 +407,23 @@ class Checker:
                 self.problem(0, f"expected fingerprint {prefix} is not in the log")
 
 
+def read_log(path: str) -> bytes:
+    """The bytes of the log file at ``path``, opened without following a link and without
+    blocking (a FIFO or a device named here is refused, never waited on or read for ever),
+    and checked to be a regular file before anything is read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            what = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
+            raise OSError(errno.EINVAL, f"it is {what}; name the roll log file (rolls.jsonl)")
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read()
+    finally:
+        os.close(fd)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="verify_rolls.py", description="Check a dicetower roll log.")
     parser.add_argument("log", metavar="ROLLS.JSONL")
@@ -416,10 +437,10 @@ def main(argv: list[str]) -> int:
         print(f"verify_rolls: --expect needs 8 to 64 hex digits, got {bad[0]!r}", file=sys.stderr)
         return 2
     try:
-        with open(args.log, "rb") as f:
-            lines = f.read().split(b"\n")
+        lines = read_log(args.log).split(b"\n")
     except OSError as exc:
-        print(f"verify_rolls: cannot read {args.log}: {exc.strerror}", file=sys.stderr)
+        why = "it is a symbolic link; name the log file itself" if exc.errno == errno.ELOOP else exc.strerror
+        print(f"verify_rolls: cannot read {args.log}: {why}", file=sys.stderr)
         return 2
     if lines and lines[-1] == b"":
         lines.pop()

@@ -1,10 +1,11 @@
 """The panel state machine: ``(state, event, now) -> (state, effects)``, pure.
 
-The hardware feeds button presses, releases, holds, encoder turns, clock ticks, status lines
-and the dice session's commitment; it draws the screens and lights the LEDs the effects ask
-for, and carries out requests (a reveal). Time and dice are passed in: the machine never reads
-a clock, and it draws dice only when a roll happens (ROLL, or a finger pressed after ROLL hid
-the hand). Button map and screens: docs/panel.md.
+The hardware feeds button presses, releases, holds, encoder turns, clock ticks, status lines,
+the dice session's commitment (and table seed) and what the roll log took; it draws the
+screens and lights the LEDs the effects ask for, and carries out requests (a reveal, a table
+seed). Time and dice are passed in: the machine never reads a clock, and it draws dice only
+when a roll happens (ROLL, or a finger pressed after ROLL hid the hand). Button map and
+screens: docs/panel.md.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from engine.panel import rows as pages
 from engine.panel import session as sessions
 from engine.panel import setting as setup
 from engine.panel import settings as menu
+from engine.panel import tableseed as seeding
 from engine.panel.config import PanelConfig
 from engine.panel.model import Button, Effects, Event, EventKind, Sound
 from engine.panel.state import Mode, PanelState, evolve
@@ -50,6 +52,7 @@ class _Out:
     sounds: list[Sound] = field(default_factory=list)
     rolled: RollResult | None = None
     request: str | None = None
+    table_seed: tuple[str, str] | None = None
 
 
 def initial(config: PanelConfig, now: float, *, saved: Mapping[str, Any] | None = None
@@ -84,6 +87,8 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
         s = evolve(s, status=event.text.strip()[:STATUS_MOST])
     elif kind is EventKind.SESSION:
         s = _session(s, sessions.parse(event.text))
+    elif kind is EventKind.LOGGED:
+        s = _logged(s, sessions.parse_logged(event.text), out)
     elif kind is EventKind.SPEECH:
         s = evolve(s, voice=event.text.strip()[:STATUS_MOST])
     elif kind is EventKind.STATS:
@@ -152,6 +157,13 @@ def _input(s: PanelState, event: Event, out: _Out, dice: DiceSource) -> PanelSta
     if s.mode is Mode.SESSION:
         # any button goes back to the menu and does nothing else, nor does its hold
         return evolve(s, mode=Mode.SETTINGS, swallow=button, note="")
+    if s.mode is Mode.CARD:
+        # any button goes on (to the new session's commitment after a reveal, else the menu)
+        nxt = s.card_next if s.card_next is not Mode.SESSION or s.commitment or s.session_why else Mode.SETTINGS
+        return evolve(s, mode=nxt, card_next=Mode.SETTINGS, swallow=button,
+                      note=s.note if nxt is Mode.SESSION else "")
+    if s.mode is Mode.TABLE_SEED:
+        return _seed_press(s, button, out, dice)
     if s.mode is Mode.TURNS:
         return _next_turn(s, button, out)
     # A result or a message sits over the setup screen: every button does its usual job.
@@ -174,6 +186,9 @@ def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> 
         return _nudge(s, -1, out, press=True)
     if button is Button.PLUS:
         return _nudge(s, +1, out, press=True)
+    if seeding.offered(s):
+        # the session's first ROLL: the table may set a seed of its own before anything is rolled
+        return _open_seed(s, seeding.ASK, back=Mode.SETUP)
     return _roll(s, out, dice, guess=None)
 
 
@@ -194,8 +209,8 @@ def _opens(row: pages.Row) -> str:
 
 
 def _hold(s: PanelState, button: Button, out: _Out) -> PanelState:
-    if s.mode is Mode.GUESS:
-        return s
+    if s.mode in (Mode.GUESS, Mode.TABLE_SEED):
+        return s  # every press there is a finger (or an answer); a hold is nothing more
     if button is Button.MODE:
         back = s.system_index if s.mode_tap_from is None else s.mode_tap_from
         moved = back != s.system_index
@@ -311,11 +326,23 @@ def _settings_press(s: PanelState, button: Button, out: _Out) -> PanelState:
     if item not in menu.ACTIONS:
         out.sounds.append(looks.LIMIT_SOUND)
         return s
-    if item in (menu.Item.SESSION, menu.Item.REVEAL) and not s.sessions:
+    if item in _SESSION_ITEMS and not s.sessions:
         out.sounds.append(looks.LIMIT_SOUND)
         return evolve(s, armed=None, note="dice have no sessions")
     if item is menu.Item.SESSION:  # the commitment in full, or why no session is open
         return evolve(s, mode=Mode.SESSION, armed=None, note="")
+    if item is menu.Item.TABLE_SEED:
+        why = seeding.why_not(s)
+        if why:
+            out.sounds.append(looks.LIMIT_SOUND)
+            return evolve(s, armed=None, note=why)
+        return _open_seed(evolve(s, armed=None, note=""), seeding.ENTER, back=Mode.SETTINGS)
+    if item is menu.Item.REVEALED:
+        if s.card is None:
+            out.sounds.append(looks.LIMIT_SOUND)
+            return evolve(s, armed=None, note="no session revealed yet" if not s.revealed
+                          else "its reveal is not in the log yet")
+        return evolve(s, mode=Mode.CARD, card_next=Mode.SETTINGS, armed=None, note="")
     if item is menu.Item.REVEAL and not s.commitment:
         out.sounds.append(looks.LIMIT_SOUND)
         return evolve(s, armed=None, note="no session open")
@@ -337,23 +364,103 @@ def _settings_press(s: PanelState, button: Button, out: _Out) -> PanelState:
 
 
 def _session(s: PanelState, news: sessions.News) -> PanelState:
-    """A SESSION event: a new commitment, a reveal, or no session open. Like a status line it
-    does not wake the panel; after a reveal the player asked for, the new session's
-    commitment is shown in full (if the menu is still open)."""
+    """A SESSION event: a new commitment (its table seed, whether it has a roll), a reveal,
+    or no session open. Like a status line it does not wake the panel; after a reveal the
+    player asked for, the reveal's four facts are shown, then the new session's commitment in
+    full (if the menu is still open). A table seed page whose session changed under it
+    (another writer rolled, set a seed or revealed) is left, saying why."""
     s = evolve(s, sessions=True)
     if news.commitment:
-        s = evolve(s, commitment=news.commitment, session_why="")
+        s = evolve(s, commitment=news.commitment, session_why="", table_seed=news.table_seed,
+                   started=news.started)
+        s = _seed_page_still(s)
         if s.revealing:
             s = evolve(s, revealing=False)
             if s.mode is Mode.SETTINGS:
                 s = evolve(s, mode=Mode.SESSION, armed=None)
+            elif s.mode is Mode.CARD:
+                s = evolve(s, card_next=Mode.SESSION)
         return s
+    card = sessions.card(news)
+    s = evolve(s, commitment="", table_seed=None, started=False)
+    s = _seed_page_still(s)
     if news.revealed:
         note = "seed revealed: in log" if s.revealing else s.note
-        return evolve(s, commitment="", revealed=news.revealed, session_why="", note=note)
+        s = evolve(s, revealed=news.revealed, session_why="", note=note,
+                   card=card if card is not None else s.card if s.card and s.card.commitment == news.revealed else None)
+        if s.revealing and s.mode is Mode.SETTINGS and s.card is not None:
+            s = evolve(s, mode=Mode.CARD, card_next=Mode.SETTINGS, armed=None)
+        return s
     # no session open (it could not be opened, or a reveal failed): say why on the menu
     note = news.why[:80] if s.revealing else s.note
-    return evolve(s, commitment="", session_why=news.why[:200], note=note, revealing=False)
+    return evolve(s, session_why=news.why[:200], note=note, revealing=False)
+
+
+def _logged(s: PanelState, logged: sessions.Logged, out: _Out) -> PanelState:
+    """A LOGGED event: the roll on show is in the log (its fingerprint), or the table seed
+    asked for is not set (why)."""
+    if logged.entry:
+        if s.result is None:
+            return s
+        return evolve(s, fingerprint=logged.line, started=s.started or logged.number > 0)
+    out.sounds.append(looks.ERROR_SOUND)
+    title = "cannot record" if logged.unlogged else "no table seed"
+    text = f"table seed not set: {logged.problem}" if logged.unlogged else logged.problem
+    if s.mode is Mode.TABLE_SEED:
+        s = _leave_seed(s)
+    return evolve(s, mode=Mode.MESSAGE, message=(title, text[:240]), shown_at=s.now, fingers=())
+
+
+# --- the table seed -----------------------------------------------------------------------
+
+
+def _open_seed(s: PanelState, step: str, *, back: Mode) -> PanelState:
+    return evolve(s, mode=Mode.TABLE_SEED, seed_step=step, code=(), seed_for=s.commitment, seed_back=back,
+                  note="", fingers=())
+
+
+def _leave_seed(s: PanelState) -> PanelState:
+    return evolve(s, mode=s.seed_back, seed_step="", code=(), seed_for="")
+
+
+def _seed_page_still(s: PanelState) -> PanelState:
+    """Leave the table seed page when its session is no longer one a seed can be set for."""
+    if s.mode is not Mode.TABLE_SEED:
+        return s
+    if s.commitment == s.seed_for and not s.started and s.table_seed is None:
+        return s
+    if s.commitment != s.seed_for:
+        why = "a new session opened: note its commitment, then ROLL" if s.commitment else "the session was revealed"
+    elif s.table_seed is not None:
+        why = f"set meanwhile: {s.table_seed}"
+    else:
+        why = "too late: the session has a roll now"
+    return evolve(_leave_seed(s), mode=Mode.MESSAGE, message=("table seed", why), shown_at=s.now)
+
+
+def _seed_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> PanelState:
+    """The table seed page. Asked first (from a ROLL): PLUS, MINUS or FIELD set one, ROLL
+    rolls without, MODE goes back. Then every button is a finger (thumb 1 .. pinky 5) until
+    CODE_PRESSES are in; then ROLL sets it, MODE cancels, any other button starts again."""
+    s = evolve(s, swallow=button)  # its hold and release belong to the page
+    if s.seed_step == seeding.ASK:
+        if button is Button.ROLL:  # no table seed: roll as the press meant to
+            return _roll(evolve(_leave_seed(s), swallow=None), out, dice, guess=None)
+        if button is Button.MODE:
+            return _leave_seed(s)
+        return evolve(s, seed_step=seeding.ENTER, code=(), note="")
+    if len(s.code) < seeding.CODE_PRESSES:
+        code = (*s.code, button.finger)
+        if len(code) == seeding.CODE_PRESSES and len(set(code)) < seeding.CODE_FINGERS:
+            out.sounds.append(looks.ERROR_SOUND)
+            return evolve(s, code=(), note=f"use {seeding.CODE_FINGERS} fingers or more")
+        return evolve(s, code=code, note="")
+    if button is Button.ROLL:
+        out.table_seed = (s.seed_for, seeding.code_text(s.code))
+        return _leave_seed(s)
+    if button is Button.MODE:
+        return _leave_seed(s)
+    return evolve(s, code=(), note="")
 
 
 # --- rolling ------------------------------------------------------------------------------
@@ -381,7 +488,7 @@ def _roll(s: PanelState, out: _Out, dice: DiceSource, guess: tuple[int, ...] | N
     out.rolled = result
     out.sounds.append(looks.ROLL_SOUND)
     first = guess[0] if guess else None
-    s = evolve(s, result=result, guess=first, guesses=(), rolled_at=s.now, fingers=(), note="")
+    s = evolve(s, result=result, guess=first, guesses=(), rolled_at=s.now, fingers=(), note="", fingerprint="")
     seconds = s.settings.animation_seconds
     if seconds > 0:
         return evolve(s, mode=Mode.ROLLING, animate_until=s.now + seconds)
@@ -475,6 +582,7 @@ def _finish(before: PanelState, s: PanelState, out: _Out) -> tuple[PanelState, E
         sounds=tuple(out.sounds),
         rolled=out.rolled.to_dict() if out.rolled is not None else None,
         request=out.request,
+        table_seed=out.table_seed,
     )
     return evolve(s, view=view), effects
 
@@ -551,6 +659,10 @@ def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
         loaded = [slots.from_json(p) for p in raw_players[: len(players)]]
         players = (*loaded, *players[len(loaded) :])
     return evolve(s, system_index=index, settings=settings, values=values, players=players)
+
+
+#: Settings items that need dice with sessions.
+_SESSION_ITEMS = frozenset({menu.Item.SESSION, menu.Item.TABLE_SEED, menu.Item.REVEAL, menu.Item.REVEALED})
 
 
 def _why(exc: Exception) -> str:

@@ -37,6 +37,7 @@ class EventKind(StrEnum):
     SESSION = "session"  # the dice session changed (``text``: see engine.panel.session)
     STATS = "stats"  # today's rolls per system (``text``: see engine.panel.attract)
     SPEECH = "speech"  # why speech cannot be heard (``text``; "" when it can), for the settings menu
+    LOGGED = "logged"  # what the roll log took for the step before (``text``: see engine.panel.session)
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class Event:
             return f"{self.kind}:{self.button}"
         if self.kind is EventKind.TURN:
             return f"turn:{self.steps:+d}"
-        if self.kind in (EventKind.STATUS, EventKind.SESSION, EventKind.SPEECH):
+        if self.kind in (EventKind.STATUS, EventKind.SESSION, EventKind.SPEECH, EventKind.LOGGED):
             return f"{self.kind}:{self.text}"
         return str(self.kind)
 
@@ -71,6 +72,10 @@ class Screen:
     whole picture by a few pixels (attract screen, against OLED burn-in); ``contrast`` is
     0..1 (dimmed when idle). ``page`` counts up while a result longer than the display is
     up; a display that cannot show every line shows page ``page`` modulo its page count.
+    ``foot`` is a line every page shows at the bottom (a recorded result's fingerprint, so a
+    photograph of any page has it). ``qr`` is text a graphic display draws as a QR code at
+    the left, with ``beside`` (short lines) at its right instead of the other text; a text
+    display shows ``lines`` as ever.
     """
 
     title: str
@@ -83,13 +88,19 @@ class Screen:
     contrast: float = 1.0
     page: int = 0  # which page of ``lines`` a screen too long for the display shows (it wraps round)
     kind: str = "setup"  # setup | rolling | result | turn | guess | reveal | settings | session | attract | message
+    # | seed | card
+    foot: str = ""
+    qr: str = ""
+    beside: tuple[str, ...] = ()
 
     def text(self) -> list[str]:
-        """Plain text rendering: title, big line, lines (for terminals and transcripts)."""
+        """Plain text rendering: title, big line, lines, foot (for terminals and transcripts)."""
         out = [self.title]
         if self.big:
             out.append(self.big)
         out.extend(self.lines)
+        if self.foot:
+            out.append(self.foot)
         return out
 
 
@@ -109,6 +120,9 @@ class Effects:
     ``rolled`` carries the roll result's JSON when this step rolled (for the log).
     ``request`` asks the hardware for something only it can do, between rolls: ``"reveal"``
     closes the dice session and reveals its seed (the answer comes back as SESSION events).
+    ``table_seed`` is ``(commitment, text)``: set this table seed on the session with that
+    commitment (the one the players saw), record-first; the answer comes back as a SESSION
+    event with the seed, or a LOGGED event saying why it is not set.
     """
 
     screen: Screen | None = None
@@ -117,8 +131,9 @@ class Effects:
     sounds: tuple[Sound, ...] = ()
     rolled: dict | None = field(default=None, compare=False)
     request: str | None = None
+    table_seed: tuple[str, str] | None = None
 
     @property
     def empty(self) -> bool:
         return (self.screen is None and self.leds is None and self.rgb is None and not self.sounds
-                and self.request is None)
+                and self.request is None and self.table_seed is None)

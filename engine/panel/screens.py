@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engine.fingerprints import reveal_card
 from engine.panel.looks import big_word
 from engine.panel.model import Screen
+from engine.panel.session import Card
 from engine.panel.session import lines as session_lines
 from engine.panel.session import short as session_short
 from engine.results import RollResult
@@ -32,6 +34,9 @@ PAGED_FROM = 3
 #: Lines the text under a setup screen's fields (a problem, what the player carries) or the
 #: settings menu's notes take at most: a longer text turns its pages rather than being cut.
 FOOTER_ROWS = 3
+#: Characters and lines beside a QR code on the OLED (the code takes the left 64 pixels).
+BESIDE_WIDTH = 10
+BESIDE_ROWS = 8
 
 
 def fit(text: str, width: int = WIDTH) -> str:
@@ -146,11 +151,12 @@ def rolling(system: str, dice: tuple[int, ...], contrast: float) -> Screen:
 
 
 def result(result: RollResult, panel: PanelSpec, player: int, carried: str, contrast: float, *,
-           page: int = 0, step: int = 0) -> Screen:
+           page: int = 0, step: int = 0, foot: str = "") -> Screen:
     """Outcome in large type; the title holds what was reached against what was needed (the
     system's ``headline``), then the system's ``details``: the outcome with its degree, the
     dice, each participant or test, anything the rules call out. Long lines wrap; a result
     longer than the screen pages by ``page``, a large word wider than it scrolls by ``step``.
+    ``foot`` (the roll's fingerprint, once it is in the log) is on every page.
     A system whose result is a hand of fingers shows the reveal (kind ``reveal``)."""
     data = result.to_dict()
     lines = [*panel.details(data)]
@@ -164,7 +170,8 @@ def result(result: RollResult, panel: PanelSpec, player: int, carried: str, cont
         dice=result.dice,
         contrast=contrast,
         kind="reveal" if panel.hand else "result",
-        page=page if len(wrapped) > PAGED_FROM else 0,
+        page=page if len(wrapped) > PAGED_FROM - (1 if foot else 0) else 0,
+        foot=fit(foot),
     )
 
 
@@ -236,7 +243,8 @@ def settings(rows: Sequence[tuple[str, str]], selected: int, armed: bool, footer
 
 def session(commitment: str, revealed: str, why: str, note: str, contrast: float) -> Screen:
     """The open session's commitment in full, 16 hex digits a line, so a player can note or
-    photograph it before rolling (a 16x2 LCD shows the title and the first 16 digits).
+    photograph it before rolling (a 16x2 LCD shows the title and the first 16 digits); on the
+    OLED a QR code of it beside the digits in eight groups of eight.
     ``revealed`` is the commitment of the last session whose seed went to the log; ``note``
     says what just happened ("seed revealed: in log"). With no session open, ``why``."""
     if commitment:
@@ -247,7 +255,50 @@ def session(commitment: str, revealed: str, why: str, note: str, contrast: float
     if revealed:
         lines.append(fit(f"revealed {session_short(revealed)}"))
     lines.append("any button: back")
-    return Screen(title="commitment", lines=tuple(lines), contrast=contrast, kind="session")
+    groups = tuple(commitment[i : i + 8] for i in range(0, len(commitment), 8)) if commitment else ()
+    return Screen(title="commitment", lines=tuple(lines), contrast=contrast, kind="session", qr=commitment,
+                  beside=groups)
+
+
+def seed_ask(commitment: str, mark: str, contrast: float) -> Screen:
+    """A new session's first ROLL: set a table seed? The commitment's QR code beside the
+    choices, so the table photographs the commitment before it chooses its seed."""
+    lines = ("photograph the", "commitment, then:", "PLUS: set table seed", "ROLL: roll without", "MODE: back")
+    beside = (mark, "", "table seed", "PLUS: set", "ROLL: none", "MODE: back")
+    return Screen(title=f"table seed? {mark}", lines=lines, contrast=contrast, kind="seed", qr=commitment,
+                  beside=beside)
+
+
+def seed_code(mark: str, code: Sequence[int], presses: int, note: str, contrast: float) -> Screen:
+    """The table seed's finger presses: the code so far in large type (``314_____``), how many
+    are left, or, once complete, what ROLL and MODE do."""
+    shown = "".join(str(f) for f in code) + "_" * max(0, presses - len(code))
+    if len(code) >= presses:
+        lines = ["ROLL: set it", "MODE: cancel", "other: a new code"]
+    else:
+        left = presses - len(code)
+        lines = [f"press {left} more button{'' if left == 1 else 's'}" if code else f"press any {presses} buttons",
+                 "1=thumb .. 5=pinky"]
+    if note:
+        lines.append(fit(note))
+    return Screen(title=f"table seed {mark}", lines=tuple(lines), big=shown, contrast=contrast, kind="seed")
+
+
+def card(facts: Card, contrast: float) -> Screen:
+    """A revealed session's four facts (what ``dicetower session close`` prints): the
+    commitment, the table seed, the roll count and the head, with a QR code of the same text
+    on the OLED (the short forms beside it: the 8 digits ``--expect`` takes)."""
+    seed = facts.table_seed
+    seed_text = seed if seed is not None else "none"
+    seed_beside = wrap_all(seed_text, BESIDE_WIDTH)
+    if len(seed_beside) > 2:
+        seed_beside = ("in the QR",)  # a long one (set on the command line): the code holds it whole
+    beside = (session_short(facts.commitment), f"rolls {facts.rolls}", "head", session_short(facts.head),
+              "table seed", *seed_beside)
+    lines = ("commitment", *session_lines(facts.commitment), *wrap_all(f"table seed {seed_text}"),
+             f"rolls {facts.rolls}", "head", *session_lines(facts.head), "any button: next")
+    return Screen(title=f"revealed {session_short(facts.commitment)}", lines=lines, contrast=contrast, kind="card",
+                  qr=reveal_card(facts.commitment, seed, facts.rolls, facts.head), beside=beside[:BESIDE_ROWS])
 
 
 def message(title: str, text: str, contrast: float, *, page: int = 0) -> Screen:

@@ -20,7 +20,9 @@ class Item(StrEnum):
     ANIMATION = "animation"
     START_KARMA = "start karma"
     SESSION = "session"  # the dice session's commitment; ROLL shows it in full
+    TABLE_SEED = "table seed"  # the session's table seed; ROLL enters one (before the first roll)
     REVEAL = "reveal seed"  # ROLL, then ROLL again: reveal the seed, start a new session
+    REVEALED = "revealed"  # the last revealed session; ROLL shows its reveal (four facts, QR code)
     RESET = "reset player"
     RESET_ALL = "reset all"
     SPEECH = "speech"  # results and the setup page spoken (engine/speech); MINUS/PLUS flip it
@@ -30,7 +32,8 @@ class Item(StrEnum):
 ITEMS: tuple[Item, ...] = tuple(Item)
 
 #: Items that ROLL carries out (twice for the resets and the reveal: the first press asks).
-ACTIONS = frozenset({Item.SESSION, Item.REVEAL, Item.RESET, Item.RESET_ALL, Item.EXIT})
+ACTIONS = frozenset({Item.SESSION, Item.TABLE_SEED, Item.REVEAL, Item.REVEALED, Item.RESET, Item.RESET_ALL,
+                     Item.EXIT})
 #: Actions that ask first: ROLL arms them, a second ROLL carries them out.
 CONFIRMED = frozenset({Item.REVEAL, Item.RESET, Item.RESET_ALL})
 

@@ -20,6 +20,7 @@ from engine.panel.config import PanelConfig
 from engine.panel.looks import Leds, Rgb
 from engine.panel.model import Button, Screen
 from engine.panel.players import PlayerSlot
+from engine.panel.session import Card
 from engine.panel.settings import ITEMS, Item, Settings
 from engine.params import Param
 from engine.results import RollResult
@@ -38,6 +39,8 @@ class Mode(StrEnum):
     MESSAGE = "message"  # a one-line problem (bad parameters, no entropy) until a press
     SESSION = "session"  # the session's commitment in full (from the settings menu)
     TURNS = "turns"  # a group roll: each participant's dice revealed by a ROLL, then the result
+    TABLE_SEED = "table seed"  # the table sets a seed of its own for the session (before its first roll)
+    CARD = "card"  # a revealed session's four facts (commitment, table seed, rolls, head) and their QR code
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,15 @@ class PanelState:
     revealed: str = ""  # the commitment of the last session whose seed was revealed
     session_why: str = ""  # why no session is open, as the hardware said
     revealing: bool = False  # a reveal was asked for and its new session not yet shown
+    table_seed: str | None = None  # the open session's table seed, as the roll log holds it
+    started: bool = False  # the open session has a roll (too late for a table seed)
+    seed_step: str = ""  # the table seed page: "ask" (set one?) or "enter" (finger presses)
+    code: tuple[int, ...] = ()  # the fingers pressed for the table seed so far
+    seed_for: str = ""  # the commitment the table seed page was opened for
+    seed_back: Mode = Mode.SETUP  # where the table seed page goes back to
+    fingerprint: str = ""  # the result's place in the roll log (``roll #12 a1b2c3d4``), once recorded
+    card: Card | None = None  # the last revealed session's four facts (when the hardware knew them)
+    card_next: Mode = Mode.SETTINGS  # where the reveal screen goes on to (the new session's commitment after a reveal)
     odds: float | None = None  # chance of success of the current setting
     problem: str | None = None  # why the current setting cannot roll
     compared: tuple[tuple[str, float], ...] = ()  # (value, chance) of the spec's ``compare`` parameter

@@ -16,6 +16,7 @@ from engine.panel import rows as pages
 from engine.panel import session as sessions
 from engine.panel import setting as setup
 from engine.panel import settings as menu
+from engine.panel import tableseed as seeding
 from engine.panel.state import Mode, PanelState, View
 
 #: Seconds each page of a result too long for the screen stays up.
@@ -83,6 +84,10 @@ def render(s: PanelState) -> View:
     if s.mode is Mode.SESSION:
         screen = screens.session(s.commitment, s.revealed, s.session_why, s.note, contrast)
         return View(screen, looks.LEDS_OFF, looks.OFF)
+    if s.mode is Mode.TABLE_SEED:
+        return _table_seed(s, contrast)
+    if s.mode is Mode.CARD and s.card is not None:
+        return View(screens.card(s.card, contrast), looks.LEDS_OFF, looks.OFF)
     title, text = s.message
     screen = screens.message(title or "note", text, contrast, page=_page(s, s.shown_at))
     return View(screen, looks.LEDS_OFF, looks.ERROR, len(screen.lines) > screens.ROWS)
@@ -106,7 +111,38 @@ def setting_value(s: PanelState, item: menu.Item) -> str:
         if s.commitment:
             return sessions.short(s.commitment)
         return "not open" if s.sessions else "none"
+    if item is menu.Item.TABLE_SEED:
+        if not s.commitment:
+            return "-"
+        if s.table_seed is None:
+            return "none"
+        # the seed itself where the row has room (a panel code always does); else that it is set
+        room = screens.WIDTH - 2 - len(str(item))
+        return s.table_seed if len(s.table_seed) <= room else "set"
+    if item is menu.Item.REVEALED:
+        return sessions.short(s.revealed) if s.revealed else "none"
     return menu.show(s.settings, item)
+
+
+def table_seed_line(s: PanelState) -> str:
+    """``table seed 31425512`` or ``no table seed``: what the setup screen says of the open
+    session's table seed ("" with no session open)."""
+    if not s.commitment:
+        return ""
+    return f"table seed {s.table_seed}" if s.table_seed is not None else "no table seed"
+
+
+def _table_seed(s: PanelState, contrast: float) -> View:
+    """The table seed page: asked (the commitment's QR code beside the choices), then the
+    finger presses (all five LEDs lit: every button is a finger)."""
+    mark = sessions.short(s.seed_for)
+    if s.seed_step != seeding.ENTER:
+        screen = screens.seed_ask(s.seed_for, mark, contrast)
+        return View(screen, looks.LEDS_OFF, looks.OFF)
+    screen = screens.seed_code(mark, s.code, seeding.CODE_PRESSES, s.note, contrast)
+    done = len(s.code) >= seeding.CODE_PRESSES
+    leds: looks.Leds = (1.0, 0.0, 0.0, 0.0, 1.0) if done else (1.0, 1.0, 1.0, 1.0, 1.0)
+    return View(screen, leds, looks.WAITING)
 
 
 def _brief(value: Any) -> str:
@@ -125,11 +161,15 @@ def _setup(s: PanelState, contrast: float) -> tuple[screens.Screen, bool]:
     else:
         player = f"P{s.settings.player} {player_line(s)}".rstrip()
         # the session's commitment at the right, where it fits beside what the player carries
+        # (else on a line of its own), and the session's table seed under it
         mark = sessions.short(s.commitment) if s.commitment else ""
+        seed = table_seed_line(s)
         if mark and len(player) + 1 + len(mark) <= screens.WIDTH:
             footer: tuple[str, ...] = (screens.spread(player, mark, screens.WIDTH),)
         else:
-            footer = screens.wrap_all(player)
+            footer = (*screens.wrap_all(player), *((mark,) if mark else ()))
+        if seed:
+            footer = (*footer, *screens.wrap_all(seed))
         if s.compared and s.page == pages.FIRST:
             footer = (*_compared(s), *footer)
         if s.no_roll and s.page == pages.FIRST:
@@ -191,7 +231,8 @@ def _result(s: PanelState, contrast: float) -> screens.Screen:
     page = _page(s, s.shown_at)
     step = int(max(0.0, s.now - s.shown_at) / SCROLL_SECONDS)
     panel = systems.get(result.system).panel
-    return screens.result(result, panel, s.settings.player, line, contrast, page=page, step=step)
+    return screens.result(result, panel, s.settings.player, line, contrast, page=page, step=step,
+                          foot=s.fingerprint)
 
 
 def _ready_leds(s: PanelState) -> looks.Leds:

@@ -49,6 +49,13 @@ TEMPLATES: Mapping[str, frozenset[str]] = MappingProxyType({
     "seconds": frozenset({"n"}),
     "player": frozenset({"n"}),
     "and": frozenset({"items", "last"}),
+    "recorded": frozenset({"said", "n"}),
+    "seed_ask": frozenset({"session"}),
+    "seed_start": frozenset({"n"}),
+    "seed_more": frozenset({"code", "left"}),
+    "seed_done": frozenset({"code"}),
+    "card": frozenset({"session", "rolls", "seed", "head"}),
+    "card_no_seed": frozenset({"session", "rolls", "head"}),
 })
 
 

@@ -33,6 +33,14 @@ TEMPLATES = {
     "seconds": "{n} Sekunden",
     "player": "Spieler {n}",
     "and": "{items} und {last}",
+    "recorded": "{said}, Wurf {n}",
+    "seed_ask": ("neue Sitzung {session}: einen Tisch-Seed setzen? Plus setzt einen, Wurf würfelt ohne, "
+                 "Modus geht zurück"),
+    "seed_start": "Tisch-Seed: drücke {n} beliebige Tasten, Daumen 1 bis kleiner Finger 5",
+    "seed_more": "{code}, noch {left}",
+    "seed_done": "Tisch-Seed {code}: Wurf setzt ihn, Modus bricht ab, eine andere Taste beginnt neu",
+    "card": "Sitzung {session} aufgedeckt nach {rolls} Würfen, Tisch-Seed {seed}, Kopf {head}",
+    "card_no_seed": "Sitzung {session} aufgedeckt nach {rolls} Würfen, kein Tisch-Seed, Kopf {head}",
 }
 
 TERMS = {

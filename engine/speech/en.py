@@ -48,6 +48,16 @@ TEMPLATES = {
     "seconds": "{n} seconds",
     "player": "player {n}",
     "and": "{items} and {last}",
+    # a result whose entry is in the roll log: its number in the session (the screen's fingerprint)
+    "recorded": "{said}, roll {n}",
+    # a new session's first ROLL: the table may set a seed of its own (docs/panel.md)
+    "seed_ask": "new session {session}: set a table seed? plus sets one, roll rolls without, mode goes back",
+    "seed_start": "table seed: press any {n} buttons, thumb 1 to pinky 5",
+    "seed_more": "{code}, {left} more",
+    "seed_done": "table seed {code}: roll sets it, mode cancels, another button starts again",
+    # a revealed session's four facts (the screen's QR code holds them whole)
+    "card": "session {session} revealed after {rolls} rolls, table seed {seed}, head {head}",
+    "card_no_seed": "session {session} revealed after {rolls} rolls, no table seed, head {head}",
 }
 
 #: What a result's score was against (``PanelSpec.versus``'s term: a parameter or a result

@@ -6,9 +6,9 @@ name (``SystemSpec.outcomes``), what the score was against (``PanelSpec.versus``
 row as the screen labels them. No function here names a system; the words are the table's.
 
 Two kinds of screens (docs/speech.md): those said **at once**, with the screen (a result, a
-group roll's turn, the hidden hand's prompt, a message), whose :func:`moment` changes when
-a new one comes up; and those said **once the buttons are still** (the setup page, the
-settings menu). :func:`utterance` gives the sentence for either.
+group roll's turn, the hidden hand's prompt, a message, the table seed page, a reveal's four
+facts), whose :func:`moment` changes when a new one comes up; and those said **once the
+buttons are still** (the setup page, the settings menu). :func:`utterance` gives the sentence for either.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 from engine import systems
 from engine.errors import EngineError
 from engine.panel import rows as pages
+from engine.panel import tableseed as seeding
 from engine.panel.state import Mode, PanelState
 from engine.panel.view import page_title, row_text, setting_value
 from engine.results import RollResult
@@ -27,7 +28,7 @@ from engine.speech import Phrases
 from engine.systems.panel import value_at
 
 #: Screens said at once, as they come up; the others wait for the buttons to be still.
-AT_ONCE = frozenset({Mode.RESULT, Mode.TURNS, Mode.GUESS, Mode.MESSAGE})
+AT_ONCE = frozenset({Mode.RESULT, Mode.TURNS, Mode.GUESS, Mode.MESSAGE, Mode.TABLE_SEED, Mode.CARD})
 #: Screens said once the buttons have been still for a moment.
 WHEN_STILL = frozenset({Mode.SETUP, Mode.SETTINGS})
 
@@ -37,6 +38,7 @@ _PERCENT = re.compile(r"^(\d+(?:\.\d+)?)%$")  # 28.0% -> 28 percent
 _SECONDS = re.compile(r"^(\d+(?:\.\d+)?)s$")  # 0.8s -> 0.8 seconds
 _PLAYER = re.compile(r"^P(\d+)$")  # P1 -> player 1
 _HEX = re.compile(r"^#([0-9a-f]{4,})$")  # #3fa2c1d0 -> 3 f a 2 c 1 d 0
+_ROLL_NUMBER = re.compile(r"^roll #(\d+) ")  # a recorded result's fingerprint: its number in the session
 _TRAILING = ":,;."
 
 
@@ -49,6 +51,10 @@ def moment(s: PanelState) -> Hashable | None:
         return (s.mode, s.message, s.shown_at)
     if s.mode is Mode.GUESS:
         return (s.mode, s.guesses, s.note)
+    if s.mode is Mode.TABLE_SEED:
+        return (s.mode, s.seed_step, s.code, s.note)
+    if s.mode is Mode.CARD:
+        return (s.mode, s.card)
     return (s.mode, id(s.result), s.shown_at, s.turn)
 
 
@@ -75,8 +81,11 @@ def result(s: PanelState, table: Phrases) -> str | None:
               "score": score(s, data, table)}
     had = result_chance(s.result)
     if had is None:
-        return table.say("result_no_chance", **values)
-    return table.say("result", chance=chance(had, table), **values)
+        said = table.say("result_no_chance", **values)
+    else:
+        said = table.say("result", chance=chance(had, table), **values)
+    number = _ROLL_NUMBER.match(s.fingerprint)
+    return table.say("recorded", said=said, n=number[1]) if number else said
 
 
 def score(s: PanelState, data: dict[str, Any], table: Phrases) -> str:
@@ -178,6 +187,38 @@ def message(s: PanelState, table: Phrases) -> str:
     return table.say("message", title=spoken(title or "note", table), text=spoken(text, table))
 
 
+def table_seed(s: PanelState, table: Phrases) -> str:
+    """The table seed page: asked (``new session 3 f a 2 ...: set a table seed? ...``), then
+    the code as it grows (``5 1 2, 5 more``), then what ROLL and MODE do with it."""
+    if s.seed_step != seeding.ENTER:
+        return table.say("seed_ask", session=spoken("#" + s.seed_for[:8], table))
+    code = " ".join(str(f) for f in s.code)
+    left = seeding.CODE_PRESSES - len(s.code)
+    if not s.code:
+        said = table.say("seed_start", n=left)
+    elif left > 0:
+        said = table.say("seed_more", code=code, left=left)
+    else:
+        said = table.say("seed_done", code=code)
+    if s.note:
+        return table.say("settings_note", note=spoken(s.note, table), said=said)
+    return said
+
+
+def card(s: PanelState, table: Phrases) -> str | None:
+    """A revealed session's four facts, the hashes by their first 8 digits."""
+    facts = s.card
+    if facts is None:
+        return None
+    values = {"session": spoken("#" + facts.commitment[:8], table), "rolls": facts.rolls,
+              "head": spoken("#" + facts.head[:8], table)}
+    if facts.table_seed is None:
+        return table.say("card_no_seed", **values)
+    seed = facts.table_seed
+    # a code of digits digit by digit (as it was pressed), not as one big number
+    return table.say("card", seed=" ".join(seed) if seed.isdigit() else seed, **values)
+
+
 _SAYS = {
     Mode.RESULT: result,
     Mode.TURNS: turn,
@@ -185,6 +226,8 @@ _SAYS = {
     Mode.MESSAGE: message,
     Mode.SETUP: setup,
     Mode.SETTINGS: settings,
+    Mode.TABLE_SEED: table_seed,
+    Mode.CARD: card,
 }
 
 

@@ -165,7 +165,9 @@ def stability_track(params: Mapping[str, Any]) -> StabilityTrack:
 
 def check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
     """Cross-parameter checks: --pool or --trait/--skill, one kind of opponent, a complete, consistent defender's track
-    and Stability track. With --pool, trait and skill become None so ``params`` shows what counted."""
+    and Stability track. With --pool, trait and skill become None, and with --opponent-successes the
+    opponent's pool does, so ``params`` shows what counted and is accepted again as it is (a replay
+    resolves a roll's logged ``params``)."""
     if "pool" in given:
         clash = [f"--{k} {params[k]}" for k in ("trait", "skill") if k in given]
         if clash:
@@ -182,6 +184,8 @@ def check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
             f"(the opponent rolled at the table), not both; got --opponent-pool "
             f"{params['opponent_pool']} with --opponent-successes {params['opponent_successes']}",
         )
+    if params["opponent_successes"] is not None:
+        params["opponent_pool"] = None  # not rolled: the opponent counted at the table
     if wounds_in_play(params):
         for name, other in (("body", "resolve"), ("resolve", "body")):
             if params[name] is None:
@@ -248,7 +252,7 @@ class HorizonsResult(RollResult):
 def roll(dice: DiceSource, params: Mapping[str, Any]) -> HorizonsResult:
     """Roll the actor's pool, then the opponent's; judge; mark the tracks."""
     pool = pool_size(params)
-    actor = tuple(f for chain in roll_pool(dice, pool, after=params["opponent_pool"]) for f in chain)
+    actor = tuple(f for chain in roll_pool(dice, pool, after=params["opponent_pool"] or 0) for f in chain)
     successes = count_successes(actor)
     opponent: tuple[int, ...] | None = None
     opponent_successes: int | None = None

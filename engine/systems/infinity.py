@@ -170,6 +170,9 @@ def _check(params: dict[str, Any], given: frozenset[str] = frozenset()) -> None:
                 f"--attribute {attribute} and --skill-points {points} give a rating of {built}, "
                 f"but --rating {params['rating']} was also given; give one or the other",
             )
+        # the rating is built, not given: None (not the default) in ``params`` says so, and a
+        # replay resolving the logged ``params`` accepts them as they are
+        params["rating"] = None
     if params["volley"]:
         for name in ("damage", "defense"):
             if params[name] is None:

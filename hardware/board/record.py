@@ -49,6 +49,7 @@ from typing import Any
 
 from hardware.board import BoardError
 from hardware.rolllog import GENESIS
+from hardware.safefile import open_file
 
 DB_NAME = "board.sqlite3"
 LOCK_NAME = "board.lock"
@@ -472,7 +473,7 @@ def _take_lock(directory: Path) -> int:
     """The board's lock in ``directory`` (made if missing): one board per record."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fd = open_file(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT)  # the one rule: a FIFO there never blocks
     except OSError as exc:
         raise BoardError(f"--data: cannot use {directory}: {exc.strerror or exc}") from None
     try:

@@ -8,7 +8,11 @@ Every problem ends in one line on stderr and a documented exit status, never a t
 - 3: an entropy source failed (no roll);
 - 4: the roll could not be recorded (roll log or state directory not writable: full,
   read-only, a symbolic link, no permission): nothing is shown that is not in the log;
-- 5: the output could not be written (``> /dev/full``); a closed pipe (``| head``) is 0.
+- 5: the output could not be written (``> /dev/full``, ``>&-``); a closed pipe (``| head``) is 0.
+
+Everything a command prints goes through :func:`hardware.cli.output.out` (and its lines on
+stderr through :func:`~hardware.cli.output.say`); every path a person typed through
+:func:`hardware.paths.user_path`.
 
 Subcommand modules are listed in :data:`COMMANDS`; each has ``register(subparsers)`` which
 adds its parser and sets ``func(args) -> int``. (docs/roll-log.md lists the statuses too.)
@@ -17,7 +21,6 @@ adds its parser and sets ``func(args) -> int``. (docs/roll-log.md lists the stat
 from __future__ import annotations
 
 import argparse
-import contextlib
 import errno
 import importlib
 import os
@@ -27,6 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.errors import EngineError, EntropyError, clip
+from hardware.cli.output import OutputError, finish, out, say
 
 #: Subcommand modules, in the order ``dicetower --help`` lists them.
 COMMANDS: tuple[str, ...] = (
@@ -83,6 +87,20 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = re.compile(r"^-[0-9]")
 
+    def print_help(self, file: Any = None) -> None:
+        """Help goes through the one writer, so ``--help > /dev/full`` exits 5 (argparse's own
+        printing drops the error)."""
+        if file is not None:
+            super().print_help(file)
+            return
+        out(self.format_help(), end="")
+
+    def print_usage(self, file: Any = None) -> None:
+        if file is not None:
+            super().print_usage(file)
+            return
+        out(self.format_usage(), end="")
+
     def error(self, message: str):  # type: ignore[override]
         for pattern, replacement in _REWORDED:
             if pattern.fullmatch(message):
@@ -102,7 +120,7 @@ class _Version(argparse.Action):
             text = version("dicetower")
         except PackageNotFoundError:
             text = "(not installed; run ./tower or pip install .)"
-        print(f"dicetower {text}")
+        out(f"dicetower {text}")
         parser.exit()
 
 
@@ -121,12 +139,37 @@ def build_parser() -> Parser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    code = _run(args_list)
+    _hold_closed_std_fds()
     try:
-        sys.stdout.flush()
-    except OSError as exc:
+        code = _run(args_list)
+    except SystemExit:  # --help, --version: printed, and argparse exits; unless it could not print
+        try:
+            finish()
+        except OutputError as exc:
+            raise SystemExit(_output_failed(exc)) from None
+        raise
+    try:
+        finish()
+    except OutputError as exc:
         code = _output_failed(exc)
     return code
+
+
+def _hold_closed_std_fds() -> None:
+    """A process started with fd 0, 1 or 2 closed (``>&-``, a cron job) would hand those numbers
+    to the next files it opens, and the roll log could become "standard output". Each closed
+    one is held by /dev/null instead; ``sys.stdout`` stays None, so :func:`out` still knows
+    that nothing can be printed."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                held = os.open(os.devnull, os.O_RDWR)
+            except OSError:
+                return
+            if held != fd:  # a lower one was free after all: do not shuffle descriptors
+                os.close(held)
 
 
 def _run(args_list: list[str]) -> int:
@@ -141,6 +184,8 @@ def _run(args_list: list[str]) -> int:
         return int(args.func(args) or 0)
     except UsageError as exc:
         return _fail(str(exc), EXIT_USAGE)
+    except OutputError as exc:
+        return _output_failed(exc)
     except EntropyError as exc:
         return _fail(f"dicetower: {exc}", EXIT_ENTROPY)
     except (LogError, LockError, StateWriteError) as exc:
@@ -186,8 +231,8 @@ FAIL_LINE_AT = 1000
 
 
 def _fail(message: str, code: int) -> int:
-    with contextlib.suppress(OSError):
-        print("\n".join(clip(line, FAIL_LINE_AT) for line in message.splitlines()), file=sys.stderr)
+    for line in message.splitlines():
+        say(clip(line, FAIL_LINE_AT))
     return code
 
 
@@ -195,12 +240,14 @@ def _output_failed(exc: OSError) -> int:
     """Standard output cannot be written: a closed pipe (``| head``) is fine, anything else
     (``> /dev/full``) one line. Standard output is pointed at /dev/null so that the
     interpreter's own flush at exit does not print a traceback."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):
-        pass
+    stream = sys.stdout
+    if stream is not None:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
     if exc.errno == errno.EPIPE:
         return 0
     return _fail(f"dicetower: cannot write the output: {exc.strerror or exc}", EXIT_OUTPUT)

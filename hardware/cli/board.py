@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
+
+from hardware.cli.output import say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,14 +48,14 @@ def cmd_board(args: argparse.Namespace) -> int:
     from hardware.network.topics import check_id
 
     config = load(args.config) if args.config else BoardConfig({})
-    option = {name: getattr(args, name) or config.options.get(name) for name in (
+    option = {name: _given(getattr(args, name), config.options.get(name)) for name in (
         "mqtt", "listen", "store", "data", "username", "password_file", "ca_file")}
     if not option["mqtt"]:
         raise BoardError("--mqtt: the broker is needed (--mqtt mqtt://HOST[:PORT], or mqtt in --config's [board])")
     url = parse_url(option["mqtt"], what="--mqtt")
     if option["store"] is not None:
         check_id("--store", option["store"])
-    password = read_password(option["password_file"], what="--password-file") if option["password_file"] else None
+    password = read_password(option["password_file"], what="--password-file") if option["password_file"] is not None else None
     credentials = Credentials(username=option["username"], password=password, ca_file=option["ca_file"])
     listen = parse_listen(option["listen"] or DEFAULT_LISTEN)
     data = data_dir(option["data"])
@@ -78,4 +79,9 @@ def cmd_board(args: argparse.Namespace) -> int:
 
 
 def _stderr(message: str) -> None:
-    print(f"dicetower: {message}", file=sys.stderr, flush=True)
+    say(f"dicetower: {message}")
+
+
+def _given(flag: str | None, configured: str | None) -> str | None:
+    """The command line's value where one was given (even an empty one, so it is refused), else the file's."""
+    return flag if flag is not None else configured

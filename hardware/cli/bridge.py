@@ -16,9 +16,9 @@ import argparse
 import json
 import math
 import shlex
-import sys
 
 from engine.errors import ParameterError
+from hardware.cli.output import out, say
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -65,18 +65,17 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         raise ParameterError("noise", "only the twin's line can be made noisy; leave out --port")
     result = selftest.run(args.port, noise_p=noise)
     if args.json:
-        print(json.dumps(result))
+        out(json.dumps(result))
     else:
-        print(f"bridge selftest ({result['port']}): {'ok' if result['ok'] else 'FAILED'}")
-        print(f"  frames {result['frames']}, rtt p50 {result['rtt_ms']['p50']} ms, p99 {result['rtt_ms']['p99']} ms, "
+        out(f"bridge selftest ({result['port']}): {'ok' if result['ok'] else 'FAILED'}")
+        out(f"  frames {result['frames']}, rtt p50 {result['rtt_ms']['p50']} ms, p99 {result['rtt_ms']['p99']} ms, "
               f"dropped bad {result['dropped_bad']}, retransmits {result['retransmits']}")
         for name, outcome in result["checks"].items():
-            print(f"  {name}: {'ok' if outcome is True else outcome}")
+            out(f"  {name}: {'ok' if outcome is True else outcome}")
         if "error" in result:
-            print(f"  error: {result['error']}")
+            out(f"  error: {result['error']}")
     if not result["ok"]:
-        print("dicetower: bridge selftest failed" + (f": {result['error']}" if "error" in result else ""),
-              file=sys.stderr)
+        say("dicetower: bridge selftest failed" + (f": {result['error']}" if "error" in result else ""))
     return 0 if result["ok"] else 1
 
 
@@ -90,19 +89,19 @@ def cmd_repl(args: argparse.Namespace) -> int:
 
     port = args.port or find_board()
     if not port:
-        print("dicetower: bridge repl: no Raspberry Pi Pico found by USB id 2e8a:0005; plug it in or give --port "
-              "(/dev/ttyACM0)", file=sys.stderr)
+        say("dicetower: bridge repl: no Raspberry Pi Pico found by USB id 2e8a:0005; plug it in or give --port "
+            "(/dev/ttyACM0)")
         return 1
     link = Link(port).start()
     try:
         hello = link.wait_up(REPL_TIMEOUT_S)
         link.exit_to_repl()
     except BridgeError as exc:
-        print(f"dicetower: bridge repl: {exc}{_repl_hint(str(exc))}", file=sys.stderr)
+        say(f"dicetower: bridge repl: {exc}{_repl_hint(str(exc))}")
         return 1
     finally:
         link.close()
-    print(repl_steps(port, hello.firmware, hello.minor))
+    out(repl_steps(port, hello.firmware, hello.minor))
     return 0
 
 

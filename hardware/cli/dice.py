@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 from engine.dice import DiceSource, FacesDice
 from engine.errors import ParameterError
-from engine.params import Param, whole_number
+from engine.params import Param, typed_in, whole_number
 from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
 from hardware.cli import Parser, UsageError
 from hardware.cli.dice_source import RollBook, add_dice_options, add_state_options
+from hardware.cli.output import out, say
 from hardware.entropy.fingerprint import Fingerprint
 
 
@@ -66,7 +66,7 @@ class _SystemsHelp(argparse.Action):
             f"  (e.g. dicetower {command} {SYSTEM_IDS[0]} --help);",
             "all of them: dicetower systems (--json for programs).",
         ]
-        print("\n".join(lines))
+        out("\n".join(lines))
         parser.exit()
 
 
@@ -124,7 +124,7 @@ def cmd_roll(args: argparse.Namespace) -> int:
     with RollBook(opts, spec) as book:  # roll log, player state; reveals the session at the end
         code = _roll(spec, opts, book, spec.resolve(book.fill(raw)))
     if book.log is None:
-        print("dicetower: note: not recorded (no --state-dir): nobody can verify this roll later", file=sys.stderr)
+        say("dicetower: note: not recorded (no --state-dir): nobody can verify this roll later")
     return code
 
 
@@ -143,20 +143,19 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
         results = ((book.roll(lambda p: spec.roll(dice, p), params), book.fingerprint) for _ in range(times or 1))
 
     def as_json(result: Any, fp: Fingerprint | None) -> str:
-        out = {**result.to_dict(), "verifiable": book.verifiable}
+        shown = {**result.to_dict(), "verifiable": book.verifiable}
         if fp is not None:
-            out["recorded"] = fp.to_json()
-        return json.dumps(out)
+            shown["recorded"] = fp.to_json()
+        return json.dumps(shown)
 
-    out = sys.stdout
     if times is None:
         result, fp = next(iter(results))
         if opts.json:
-            print(as_json(result, fp), file=out)
+            out(as_json(result, fp))
         else:
-            print("\n".join(spec.describe(result)), file=out)
+            out("\n".join(spec.describe(result)))
             if fp is not None:
-                print(f"recorded: {fp}", file=out)
+                out(f"recorded: {fp}")
         return 0
 
     if opts.summary:
@@ -164,23 +163,23 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
         if opts.json:
             ordered = {o: counts.get(o, 0) for o in spec.outcomes}
             ordered.update({k: v for k, v in counts.items() if k not in ordered})
-            print(json.dumps({"n": times, "outcomes": ordered}), file=out)
+            out(json.dumps({"n": times, "outcomes": ordered}))
         else:
             exact = spec.odds(params)
-            print(f"{spec.title}: {times} rolls", file=out)
-            print(f"{'outcome':<14}{'count':>10}{'seen':>9}{'exact':>9}", file=out)
+            out(f"{spec.title}: {times} rolls")
+            out(f"{'outcome':<14}{'count':>10}{'seen':>9}{'exact':>9}")
             for o in spec.outcomes:
                 c = counts.get(o, 0)
                 p = float(exact.outcomes.get(o, 0))
-                print(f"{o:<14}{c:>10}{c / times:>9.2%}{p:>9.2%}", file=out)
+                out(f"{o:<14}{c:>10}{c / times:>9.2%}{p:>9.2%}")
         return 0
 
     for result, fp in results:
         if opts.json:
-            print(as_json(result, fp), file=out, flush=True)
+            out(as_json(result, fp), flush=True)
         else:
             mark = [f"#{fp.number} {fp.short}" if fp.number else f"entry {fp.short}"] if fp is not None else []
-            print(" | ".join([*spec.describe(result), *mark]), file=out, flush=True)
+            out(" | ".join([*spec.describe(result), *mark]), flush=True)
     return 0
 
 
@@ -191,7 +190,7 @@ def _entered_or_rolled(opts: argparse.Namespace, book: RollBook,
     A typed-in roll is logged as ``entered``: nothing about it can be verified, so it takes
     no part in a session and may not be mixed with the options of rolled dice.
     """
-    typed = "faces" if opts.faces is not None else "winners-set" if params.get("winners_set") else None
+    typed = "faces" if opts.faces is not None else "winners-set" if typed_in(params) else None
     if typed is None:
         return None, book.dice(opts)
     rolled = [f"--{name}" for name in ("seed", "entropy", "mix") if getattr(opts, name, None) is not None]
@@ -216,36 +215,36 @@ def cmd_odds(args: argparse.Namespace) -> int:
     params = spec.resolve(raw)
     odds = spec.odds(params)
     if opts.json:
-        print(json.dumps(odds.to_dict()))
+        out(json.dumps(odds.to_dict()))
         return 0
     exact = str(odds.success)
     if len(exact) > 40:
         exact = f"a fraction of {len(exact)} characters, in --json"
     if odds.truncated:
         exact += f"; series cut below {float(odds.truncated):.0e}"
-    print(f"{spec.title}: chance of success {float(odds.success):.4%}  ({exact})")
+    out(f"{spec.title}: chance of success {float(odds.success):.4%}  ({exact})")
     for name, p in odds.outcomes.items():
-        print(f"  {name:<14}{float(p):>10.4%}")
+        out(f"  {name:<14}{float(p):>10.4%}")
     for extra, dist in odds.extra.items():
         # Rounded to 0.0000% the far tail says nothing; the JSON keeps every value. An exact
         # 0 is kept: "--auto-success yes 0%" is the point of that line.
         shown = ", ".join(f"{k} {float(v):.4%}" for k, v in dist.items() if v == 0 or v >= 5e-7)
-        print(f"  {extra}: {shown}")
+        out(f"  {extra}: {shown}")
     if odds.advice is not None:  # the rules' own word on whether to roll at all
-        print(f"  when to roll: {odds.advice.reason}")
+        out(f"  when to roll: {odds.advice.reason}")
     return 0
 
 
 def cmd_systems(args: argparse.Namespace) -> int:
     systems = all_systems()
     if args.json:
-        print(json.dumps({"systems": [s.describe_spec() for s in systems]}, indent=2))
+        out(json.dumps({"systems": [s.describe_spec() for s in systems]}, indent=2))
         return 0
     # The flag column is as wide as the longest flag, and at least two spaces wider.
     width = max(len(p.flag) for s in systems for p in s.params) + 2
     for s in systems:
-        print(f"{s.id:<10}{s.title}")
+        out(f"{s.id:<10}{s.title}")
         for p in s.params:
             default = "required" if p.required else f"default {_show(p.default)}"
-            print(f"    {p.flag:<{width}}{p.allowed()}; {default}")
+            out(f"    {p.flag:<{width}}{p.allowed()}; {default}")
     return 0

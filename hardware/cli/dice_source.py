@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -20,6 +19,7 @@ from engine.dice import DiceSource
 from engine.errors import ParameterError
 from engine.systems import SystemSpec
 from hardware.backends import ENTROPY_SOURCES
+from hardware.cli.output import say
 from hardware.entropy import SessionDice, open_dice
 from hardware.entropy.fingerprint import Fingerprint
 from hardware.entropy.open_sessions import OpenSessions
@@ -128,17 +128,20 @@ class RollBook:
         self._session: str | None = None  # the session the last roll went into
         self.entered: list[Fingerprint] = []  # the typed-in rolls' entries, in order
         self.unrevealed: str | None = None  # the seed of a session whose reveal could not be logged
+        self._cleaned = False  # the first lock removes what a killed writer left (state_lock)
         if self.store is not None:
-            with self._locked():
-                self.store.clean_temp()
+            with self._locked():  # and the player files are brought up to date
                 self.store.heal()
 
     def _locked(self) -> contextlib.AbstractContextManager[None]:
         """The state directory's lock for one step (none without a state directory). It is
-        not re-entrant: nothing below takes it again."""
+        not re-entrant: nothing below takes it again. Only the first one cleans a killed
+        writer's temp files: a ``--times`` run takes it for every roll, and a listing of three
+        folders per roll buys nothing."""
         if self.store is None:
             return contextlib.nullcontext()
-        return state_lock(self.store.directory)
+        clean, self._cleaned = not self._cleaned, True
+        return state_lock(self.store.directory, clean=clean)
 
     def __enter__(self) -> RollBook:
         return self
@@ -285,8 +288,8 @@ class RollBook:
             try:
                 self.store.save(replace(after, log_seq=entry["seq"]))
             except StateWriteError as exc:  # the roll is in the log: shown; the cache heals later
-                print(f"dicetower: warning: {exc}; the roll is in the log, and the state file is rebuilt from "
-                      "it at the next roll", file=sys.stderr)
+                say(f"dicetower: warning: {exc}; the roll is in the log, and the state file is rebuilt from "
+                    "it at the next roll")
 
     def _note_new_session(self) -> None:
         """Say when the rolls go on in a new session (the last one reached its roll limit)."""
@@ -296,9 +299,9 @@ class RollBook:
         if self._session is not None and fp.session != self._session:
             info = self._dice.describe() if self._dice is not None else {}
             commitment = info.get("commitment") if info.get("session") == fp.session else None
-            print(f"dicetower: note: session #{self._session[:8]} was revealed (its roll limit, or by another "
-                  f"writer); the rolls go on in session #{fp.session[:8]}"
-                  + (f", commitment {commitment}" if commitment else ""), file=sys.stderr)
+            say(f"dicetower: note: session #{self._session[:8]} was revealed (its roll limit, or by another "
+                f"writer); the rolls go on in session #{fp.session[:8]}"
+                + (f", commitment {commitment}" if commitment else ""))
         self._session = fp.session
 
     def close(self) -> None:
@@ -316,10 +319,10 @@ class RollBook:
                 raise
         if self.log is not None and self.store is not None and dice.roll_kind == "rolled" \
                 and dice.sessions_opened and dice.rolls_recorded:
-            print(f"dicetower: note: no session open in {self.store.directory}: this command committed to and "
-                  "revealed a session of its own; open one first (dicetower session open DIR) so the commitment "
-                  "is known before the rolls", file=sys.stderr)
+            say(f"dicetower: note: no session open in {self.store.directory}: this command committed to and "
+                "revealed a session of its own; open one first (dicetower session open DIR) so the commitment "
+                "is known before the rolls")
 
 
 def _note(message: str) -> None:
-    print(f"dicetower: note: {message}", file=sys.stderr)
+    say(f"dicetower: note: {message}")

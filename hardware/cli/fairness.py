@@ -14,6 +14,7 @@ import sys
 from typing import TextIO
 
 from engine.params import whole_number
+from hardware.cli import output
 from hardware.cli.dice_source import add_dice_options, make_dice
 from hardware.entropy.battery import ALPHA, Battery, run_battery, unlikely_failures
 
@@ -74,7 +75,7 @@ def cmd_fairness(args: argparse.Namespace) -> int:
             bar.finish()
         dice.close()
     if args.json:
-        print(json.dumps({
+        output.out(json.dumps({
             "n": n, "bits": battery.bits, "source": dice.label, "sources": list(dice.sources) or [dice.label],
             "commitment": commitment, "alpha": ALPHA,
             "tests": [r.to_dict() for r in battery.results], "failed": battery.failed,
@@ -87,18 +88,16 @@ def cmd_fairness(args: argparse.Namespace) -> int:
 
 
 def print_table(battery: Battery, source: str, commitment: str, out: TextIO | None = None) -> None:
-    out = out or sys.stdout
-    print(f"fairness battery: {battery.draws:,} draws per test, {battery.bits:,} DRBG bits; source {source}",
-          file=out)
-    print(f"session commitment {commitment}", file=out)
-    print(f"{'test':<36}{'statistic':<26}{'p-value':>9}  result", file=out)
+    emit = output.out if out is None else (lambda line: print(line, file=out))
+    emit(f"fairness battery: {battery.draws:,} draws per test, {battery.bits:,} DRBG bits; source {source}")
+    emit(f"session commitment {commitment}")
+    emit(f"{'test':<36}{'statistic':<26}{'p-value':>9}  result")
     for r in battery.results:
-        print(f"{r.name:<36}{r.statistic:<26}{r.p:>9.4f}  {'pass' if r.passed else 'FAIL'}", file=out)
+        emit(f"{r.name:<36}{r.statistic:<26}{r.p:>9.4f}  {'pass' if r.passed else 'FAIL'}")
     t = len(battery.results)
-    print(
+    emit(
         f"{t} tests at alpha = {ALPHA}: {battery.failed} failed. A fair source fails each test with "
         f"probability {ALPHA}, so about {battery.expected_failures:.2f} failures are expected by chance, "
         f"and a fair source fails at least one test in {battery.chance_of_at_least_one:.0%} of runs"
         + (f"; P(>= {battery.failed} failures by chance) = {battery.tail_probability:.3g}." if battery.failed else "."),
-        file=out,
     )

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from engine.errors import ParameterError
 from engine.params import whole_number
-from hardware.rolllog import StoredEntry, chain_files, read_entries, verify
+from hardware.cli.output import out, say
+from hardware.rolllog import StoredEntry, chain_files, last_lines, read_entries, verify
 from hardware.state import LOG_NAME, default_state_dir
 
 EXIT_BAD_LOG = 1
@@ -55,10 +54,21 @@ def log_path(args: argparse.Namespace) -> Path:
     if len(given) > 1:
         raise ParameterError(given[1][0], "give one of DIR, --state-dir DIR or --file LOG")
     option, value = given[0] if given else ("state-dir", None)
+    return find_log(value, option, directory=option == "state-dir")
+
+
+def find_log(value: str | None, option: str, *, directory: bool = False) -> Path:
+    """The roll log a command names: a state directory (its ``rolls.jsonl``) or a log file,
+    ``value`` read by :func:`hardware.paths.user_path` (None: the default state directory).
+    A log that is not there at all is a :class:`ParameterError` naming ``option`` (exit 2);
+    one that is there but cannot be read is the reader's :class:`~hardware.rolllog.LogError`
+    (exit 4), so a FIFO or a link planted as ``rolls.jsonl`` is refused, never read."""
+    from hardware.paths import option_path
+
     if value is not None and not value.strip():
         raise ParameterError(option, f"is empty ({value!r}); name a directory or a log file")
-    path = Path(value).expanduser() if value is not None else default_state_dir()
-    if option != "file" and (option == "state-dir" or path.is_dir()):
+    path = option_path(value, option) if value is not None else default_state_dir()
+    if directory or path.is_dir():
         path = path / LOG_NAME
     if not chain_files(path):
         raise ParameterError(option, f"no roll log at {path}")
@@ -69,7 +79,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     path = log_path(args)
     report = verify(path)
     if args.json:
-        print(json.dumps({
+        out(json.dumps({
             "log": str(path), "ok": report.ok, "entries": report.entries, "head": report.head,
             "files": [str(p) for p in chain_files(path)],
             "problem": None if report.problem is None else {"entry": report.problem.line_no,
@@ -78,24 +88,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
     elif report.ok:
         files = len(chain_files(path))
         more = f" in {files} files" if files > 1 else ""
-        print(f"roll log {path}: {report.entries} entries{more}, chain intact; head {report.head}")
+        out(f"roll log {path}: {report.entries} entries{more}, chain intact; head {report.head}")
     if report.problem is not None:
-        print(f"dicetower: roll log {path}: {report.problem}", file=sys.stderr)
+        say(f"dicetower: roll log {path}: {report.problem}")
         return EXIT_BAD_LOG
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    """Every entry, or the last N: a ring of N line offsets, never N entries, is kept
+    (:func:`hardware.rolllog.last_lines`), so ``--last 1000000`` on a Pi stays small."""
     last = whole_number("last", args.last, 1, 10_000_000) if args.last is not None else None
     path = log_path(args)
-    entries: Iterable[StoredEntry] = read_entries(path)
-    if last is not None:
-        entries = deque(entries, maxlen=last)
+    entries: Iterable[StoredEntry] = read_entries(path) if last is None else last_lines(path, last)
     for stored in entries:
-        if args.json:
-            sys.stdout.write(stored.raw.decode("utf-8", "replace") + "\n")
-        else:
-            print(describe(stored))
+        out(stored.raw.decode("utf-8", "replace") if args.json else describe(stored))
     return 0
 
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from engine.errors import ParameterError
+from hardware.cli.log import find_log
+from hardware.cli.output import out, say
 from hardware.entropy.fingerprint import check_expect
 from hardware.entropy.replay import ReplayReport, replay_log
 from hardware.entropy.seed import TableSeedError, check_table_seed
-from hardware.state import LOG_NAME
 
 EXIT_MISMATCH = 1
 
@@ -40,11 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    path = Path(args.log)
-    if path.is_dir():
-        path = path / LOG_NAME
-    if not path.is_file():
-        raise ParameterError("LOG", f"no roll log at {path}")
+    path = find_log(args.log, "LOG")
     try:
         expect = [check_expect(text) for text in args.expect]
     except ValueError as exc:
@@ -59,11 +55,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         problems += [f"entry {o.line_no}: session {o.session} is still open ({o.rolls} roll(s) unchecked)"
                      for o in report.open_sessions]
     if args.json:
-        print(json.dumps({**report.to_dict(), "ok": not problems}))
+        out(json.dumps({**report.to_dict(), "ok": not problems}))
     else:
-        print("\n".join(_summary(path, report, problems)))
+        out("\n".join(_summary(path, report, problems)))
     for problem in problems:
-        print(f"dicetower: {path}: {problem}", file=sys.stderr)
+        say(f"dicetower: {path}: {problem}")
     return 0 if not problems else EXIT_MISMATCH
 
 

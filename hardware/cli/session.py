@@ -16,22 +16,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from engine.errors import ParameterError
 from hardware.cli.dice_source import add_dice_options
+from hardware.cli.output import out, say
 from hardware.entropy import SessionDice, open_dice
 from hardware.entropy.fingerprint import reveal_card
-from hardware.entropy.open_sessions import OpenSessions
+from hardware.entropy.open_sessions import Joined, OpenSessions
 from hardware.entropy.seed import check_table_seed
 from hardware.locking import state_lock
 from hardware.qr import terminal_qr, terminal_qr_text
 from hardware.rolllog import RollLog
-from hardware.state import LOG_NAME, default_state_dir
+from hardware.state import LOG_NAME, check_state_dir, default_state_dir
 
 EXIT_NO_SESSION = 1
 
@@ -59,7 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _dir(args: argparse.Namespace) -> Path:
-    return Path(args.dir) if args.dir is not None else default_state_dir()
+    if args.dir is None:
+        return default_state_dir()
+    return check_state_dir(args.dir, "DIR")
 
 
 def _age(opened_ns: int, now_ns: int) -> str:
@@ -72,7 +75,7 @@ def _opened(opened_ns: int) -> str:
 
 
 def _note(message: str) -> None:
-    print(f"dicetower: note: {message}", file=sys.stderr)
+    say(f"dicetower: note: {message}")
 
 
 def _joined(directory: Path, owner: str = "command") -> tuple[SessionDice | None, RollLog]:
@@ -104,16 +107,16 @@ def cmd_open(args: argparse.Namespace) -> int:
                                         f"time: roll in it, or close it first: dicetower session close {directory}")
         dice = open_dice(args.entropy or "auto", log=log, keeper=keeper)
         dice.commitment  # noqa: B018  # opens the session: entropy read, kept, session entry logged
-        info = _describe(directory, dice)
+        info = _describe(directory, dice.describe())
     if args.json:
-        print(json.dumps(info))
+        out(json.dumps(info))
         return 0
-    print(f"session #{info['session'][:8]} open in {directory} (seeded from {', '.join(info['sources'])})")
-    print(f"commitment {info['commitment']}")
-    print(terminal_qr(info["commitment"]), end="")
-    print("Note or photograph the commitment now. Then the players choose a table seed (dicetower session seed "
-          f"{directory} TEXT) before the first roll; roll with dicetower roll SYSTEM ... --state-dir {directory}; "
-          f"dicetower session close {directory} reveals the seed.")
+    out(f"session #{info['session'][:8]} open in {directory} (seeded from {', '.join(info['sources'])})")
+    out(f"commitment {info['commitment']}")
+    out(terminal_qr(info["commitment"]), end="")
+    out("Note or photograph the commitment now. Then the players choose a table seed (dicetower session seed "
+        f"{directory} TEXT) before the first roll; roll with dicetower roll SYSTEM ... --state-dir {directory}; "
+        f"dicetower session close {directory} reveals the seed.")
     return 0
 
 
@@ -121,9 +124,10 @@ def _who(kind: str) -> str:
     return {"tower": "the tower", "open": "dicetower session open", "command": "a roll command"}.get(kind, kind)
 
 
-def _describe(directory: Path, dice: SessionDice, now_ns: int | None = None) -> dict[str, Any]:
+def _describe(directory: Path, info: Mapping[str, Any], now_ns: int | None = None) -> dict[str, Any]:
+    """What ``show``, ``seed``, ``open`` and ``close`` print of a session (``info``: the
+    dice's :meth:`~hardware.entropy.SessionDice.describe`, or :func:`_kept_info`)."""
     now_ns = time.time_ns() if now_ns is None else now_ns
-    info = dice.describe()
     opened = int(info.get("opened_ns", now_ns))
     return {"state_dir": str(directory), "session": info["session"], "commitment": info["commitment"],
             "table_seed": info.get("table_seed"), "rolls": info["rolls"], "opened": _opened(opened),
@@ -131,11 +135,18 @@ def _describe(directory: Path, dice: SessionDice, now_ns: int | None = None) -> 
             "credited_bits": info.get("credited_bits"), "opened_by": info.get("opened_by")}
 
 
+def _kept_info(joined: Joined) -> dict[str, Any]:
+    """:func:`_describe`'s ``info`` of a kept session read without joining it (``show``)."""
+    stored, progress = joined.stored, joined.progress
+    return {"session": stored.id, "commitment": stored.commitment, "rolls": progress.rolls,
+            "sources": list(stored.sources), "credited_bits": stored.credited_bits,
+            "table_seed": progress.table_seed, "opened_ns": stored.opened_ns, "opened_by": stored.owner.kind}
+
+
 def _no_session(directory: Path, as_json: bool) -> int:
     if as_json:
-        print(json.dumps({"state_dir": str(directory), "session": None}))
-    print(f"dicetower: no session open in {directory} (dicetower session open {directory} opens one)",
-          file=sys.stderr)
+        out(json.dumps({"state_dir": str(directory), "session": None}))
+    say(f"dicetower: no session open in {directory} (dicetower session open {directory} opens one)")
     return EXIT_NO_SESSION
 
 
@@ -148,16 +159,16 @@ def cmd_seed(args: argparse.Namespace) -> int:
             raise ParameterError("DIR", f"no session open in {directory}: open one first (dicetower session open "
                                         f"{directory}), note its commitment, then set its table seed")
         entry = dice.set_table_seed(text)
-        info = _describe(directory, dice)
+        info = _describe(directory, dice.describe())
         dice.close()  # joined: stays open
     if args.json:
-        print(json.dumps({**info, "entry": str(entry.get("hash", ""))[:8]}))
+        out(json.dumps({**info, "entry": str(entry.get("hash", ""))[:8]}))
         return 0
-    print(f"table seed {text!r} set for session #{info['session'][:8]} in {directory} "
-          f"(entry {str(entry.get('hash', ''))[:8]})")
-    print(f"commitment {info['commitment']}")
-    print("Every roll of this session now depends on it. Note it beside the commitment; the check: "
-          f"dicetower replay {directory} --expect {info['commitment'][:8]} --table-seed {_quoted(text)}")
+    out(f"table seed {text!r} set for session #{info['session'][:8]} in {directory} "
+        f"(entry {str(entry.get('hash', ''))[:8]})")
+    out(f"commitment {info['commitment']}")
+    out("Every roll of this session now depends on it. Note it beside the commitment; the check: "
+        f"dicetower replay {directory} --expect {info['commitment'][:8]} --table-seed {_quoted(text)}")
     return 0
 
 
@@ -168,24 +179,26 @@ def _quoted(text: str) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    """Showing never writes: no lock is taken and nothing is created, moved or revealed (the
+    kept files are replaced atomically, so each is read whole, old or new; the log is only
+    appended to), so it works on a read-only card. An earlier version's ``session.json`` is
+    shown where it is (the next writer moves it in)."""
     directory = _dir(args)
-    with state_lock(directory):
-        dice, _ = _joined(directory)
-        if dice is None:
-            return _no_session(directory, args.json)
-        info = _describe(directory, dice)
-        dice.close()
+    joined = OpenSessions(directory, owner="command", log=_note).showable()
+    if joined is None:
+        return _no_session(directory, args.json)
+    info = _describe(directory, _kept_info(joined))
     now = time.time_ns()
     if args.json:
-        print(json.dumps(info))
+        out(json.dumps(info))
         return 0
-    print(f"session #{info['session'][:8]} open in {directory} (opened by {_who(str(info['opened_by']))})")
-    print(f"commitment {info['commitment']}")
-    print(f"table seed {info['table_seed'] if info['table_seed'] is not None else '(none yet)'}")
-    print(f"rolls      {info['rolls']}")
-    print(f"opened     {info['opened']} ({_age(now - info['age_seconds'] * 1_000_000_000, now)} ago), "
-          f"seeded from {', '.join(info['sources'])}")
-    print(terminal_qr(info["commitment"]), end="")
+    out(f"session #{info['session'][:8]} open in {directory} (opened by {_who(str(info['opened_by']))})")
+    out(f"commitment {info['commitment']}")
+    out(f"table seed {info['table_seed'] if info['table_seed'] is not None else '(none yet)'}")
+    out(f"rolls      {info['rolls']}")
+    out(f"opened     {info['opened']} ({_age(now - info['age_seconds'] * 1_000_000_000, now)} ago), "
+        f"seeded from {', '.join(info['sources'])}")
+    out(terminal_qr(info["commitment"]), end="")
     return 0
 
 
@@ -195,20 +208,20 @@ def cmd_close(args: argparse.Namespace) -> int:
         dice, _ = _joined(directory)
         if dice is None:
             return _no_session(directory, args.json)
-        info = _describe(directory, dice)
+        info = _describe(directory, dice.describe())
         seed = dice.reveal()  # with the rolls the log holds: the dice followed the log first
         reveal = dice.last_reveal_entry or {}
     head = str(reveal.get("hash", ""))
     rolls = reveal.get("rolls", info["rolls"])
     card = reveal_card(info["commitment"], info["table_seed"], rolls, head)
     if args.json:
-        print(json.dumps({**info, "rolls": rolls, "head": head, "seed": seed}))
+        out(json.dumps({**info, "rolls": rolls, "head": head, "seed": seed}))
         return 0
-    print(f"session #{info['session'][:8]} revealed after {rolls} roll(s); its seed is in {directory / LOG_NAME}")
-    print("\n".join(card.splitlines()[1:]))
-    print(f"seed       {seed}")
-    print(terminal_qr_text(card), end="")
-    print(f"Note or photograph these. Check every roll: dicetower replay {directory} --expect {head[:8]}"
-          + (f" --table-seed {_quoted(info['table_seed'])}" if info["table_seed"] is not None else "")
-          + f" (or tools/verify_rolls.py {directory / LOG_NAME} with the same options)")
+    out(f"session #{info['session'][:8]} revealed after {rolls} roll(s); its seed is in {directory / LOG_NAME}")
+    out("\n".join(card.splitlines()[1:]))
+    out(f"seed       {seed}")
+    out(terminal_qr_text(card), end="")
+    out(f"Note or photograph these. Check every roll: dicetower replay {directory} --expect {head[:8]}"
+        + (f" --table-seed {_quoted(info['table_seed'])}" if info["table_seed"] is not None else "")
+        + f" (or tools/verify_rolls.py {directory / LOG_NAME} with the same options)")
     return 0

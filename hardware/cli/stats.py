@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.stats import SystemReport, Tally, counted_result, excluded_kind
+from hardware.cli.output import out
 from hardware.daystats import logged_on
 from hardware.state import StateError
 
@@ -31,16 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def log_path(given: str | None) -> Path:
     """The roll log named by DIR (a directory holding rolls.jsonl, or the file itself)."""
-    from hardware.state import LOG_NAME, default_state_dir
+    from hardware.cli.log import find_log
 
-    if given == "":
-        raise StateError("stats: DIR is empty; give the state directory")
-    path = Path(given) if given is not None else default_state_dir()
-    if path.is_dir():
-        path = path / LOG_NAME
-    if not path.is_file():
-        raise StateError(f"stats: no roll log at {path}")
-    return path
+    return find_log(given, "DIR")
 
 
 def entries(path: Path) -> Iterator[dict[str, Any]]:
@@ -74,12 +68,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
     counted, excluded = tally(path, day)
     reports = counted.reports()
     if args.json:
-        print(json.dumps({"log": str(path), "day": day.isoformat() if day else None, "rolls": len(counted),
+        out(json.dumps({"log": str(path), "day": day.isoformat() if day else None, "rolls": len(counted),
                           "not_counted": dict(excluded), "systems": [r.to_dict() for r in reports]}))
         return 0
-    print(headline(path, len(counted), excluded, day))
+    out(headline(path, len(counted), excluded, day))
     for report in reports:
-        print("\n".join(describe(report)))
+        out("\n".join(describe(report)))
     return 0
 
 

@@ -5,8 +5,10 @@ a machine with no GPIO it says so in one line and starts the simulator. SIGTERM 
 stop) and Ctrl-C shut down cleanly: LEDs off, display cleared, the dice session revealed.
 
 What the tower keeps (``[kiosk] state_dir``, ``unrecorded``) is set up by :func:`keep` for
-both: ``sim --config FILE`` keeps its roll log and memory exactly where ``run`` would. ``sim``
-without ``--config`` is a sandbox and keeps nothing.
+both: ``sim --config FILE`` keeps its roll log and memory exactly where ``run`` would, and
+``sim --state-dir DIR`` in DIR. ``sim`` without either is a sandbox and keeps nothing. A
+scripted ``sim --seed S`` times its roll log's entries by the simulated clock, so the same
+script in an empty state directory writes the same log (and shows the same fingerprints).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from engine.errors import EngineError, ParameterError
 from engine.params import whole_number
+from hardware.cli import output
 from hardware.config import STATE_DIR_NONE, TowerConfig, load
 
 
@@ -41,6 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="DIR",
                    help="write transcript.json, a PNG per step and a WAV per sentence said into DIR")
     p.add_argument("--seed", metavar="S", help="deterministic dice from this seed (repeatable runs)")
+    p.add_argument("--state-dir", metavar="DIR",
+                   help="keep the roll log and the panel's memory in DIR (instead of [kiosk] state_dir)")
     p.add_argument("--scale", metavar="N", default="4", help="PNG pixels per OLED pixel (default 4)")
     p.add_argument("--json", action="store_true", help="print the transcript as JSON")
     p.add_argument("--bridge", action="store_true",
@@ -69,37 +74,44 @@ class Kept:
                 "show": show}
 
 
-def keep(config: TowerConfig) -> Kept:
+def keep(config: TowerConfig, *, clock: Any = None) -> Kept:
     """The state directory and roll log ``[kiosk]`` asks for: ``"none"`` keeps nothing, ``""``
     the default ($STATE_DIRECTORY under systemd, else the XDG state directory). Temp files a
     killed writer left are removed (under the lock). A directory that cannot be made is said
-    in one line and the tower still starts: the display then says why it cannot roll."""
+    in one line and the tower still starts: the display then says why it cannot roll.
+    ``clock`` times the log's entries (the simulator's, for a repeatable ``--seed`` script)."""
     from hardware.locking import state_lock
+    from hardware.paths import user_path
     from hardware.rolllog import LenientLog, RollLog
-    from hardware.state import LOG_NAME, StateStore, default_state_dir
+    from hardware.state import LOG_NAME, default_state_dir
 
     text = config.kiosk.state_dir
     if text.strip().lower() == STATE_DIR_NONE:
         return Kept()
-    state_dir = Path(text).expanduser() if text.strip() else default_state_dir()
+    state_dir = user_path(text, "kiosk.state_dir") if text.strip() else default_state_dir()
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
-        with state_lock(state_dir):
-            StateStore(state_dir).clean_temp()
+        with state_lock(state_dir):  # which also removes what a killed writer left
+            pass
     except (OSError, EngineError) as exc:
         # an unattended tower still starts: the panel forgets between runs and the roll
         # log (which the dice sessions need) says on the display why it cannot roll
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         _stderr(f"kiosk.state_dir: cannot create {state_dir}: {why}; "
                 "the panel will not remember, and rolls need a writable roll log")
-    log: Any = RollLog(state_dir / LOG_NAME)
+    log: Any = RollLog(state_dir / LOG_NAME) if clock is None else RollLog(state_dir / LOG_NAME, clock=clock)
     if config.kiosk.unrecorded == "show":
         log = LenientLog(log)
     return Kept(state_dir, log)
 
 
 def _stdout(line: str) -> None:
-    print(line, flush=True)
+    """A line the tower prints (an UNRECORDED result): where standard output cannot take it
+    (closed, full) it goes to stderr instead, and the tower carries on."""
+    try:
+        output.out(line, flush=True)
+    except output.OutputError as exc:
+        output.say(f"dicetower: cannot print to standard output ({exc.strerror}): {line}")
 
 
 def _dice(config: TowerConfig, seed: str | None, *, buttons: Any = None, kept: Kept | None = None,
@@ -115,32 +127,59 @@ def _dice(config: TowerConfig, seed: str | None, *, buttons: Any = None, kept: K
 
 
 def _stderr(message: str) -> None:
-    print(f"dicetower: {message}", file=sys.stderr, flush=True)
+    output.say(f"dicetower: {message}")  # one journal line: control characters (a board's error text) escaped
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
+    import dataclasses
+
     config = load(args.config)
     scale = _scale(args.scale)
-    kept = keep(config) if args.config is not None else Kept()
+    if args.state_dir is not None:
+        config = dataclasses.replace(config, kiosk=dataclasses.replace(config.kiosk, state_dir=args.state_dir))
+    scripted_run = args.press is not None or args.script is not None
+    clock = None
+    if args.seed is not None and scripted_run:
+        from hardware.sim import SimClock
+
+        clock = SimClock()  # the same script, the same log: its entries timed by the simulated clock
+    kept = keep(config, clock=clock) if args.config is not None or args.state_dir is not None else Kept()
     script_text = None
     option = "press"
     if args.press is not None:
         script_text = args.press
     elif args.script is not None:
         option = "script"
-        try:
-            script_text = Path(args.script).read_bytes().decode("utf-8")
-        except OSError as exc:
-            raise ParameterError("script", f"cannot read {args.script}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError as exc:
-            raise ParameterError("script", f"{args.script} is not UTF-8 text (byte {exc.start})") from None
+        script_text = _read_script(args.script)
     if script_text is None:
         if args.out is not None or args.json:
             option = "out" if args.out is not None else "json"
             raise ParameterError(option, "needs a script: --press LIST or --script FILE")
         return interactive(config, seed=args.seed, kept=kept, bridge=args.bridge)
     return scripted(config, script_text, option=option, seed=args.seed, out=args.out, scale=scale, as_json=args.json,
-                    kept=kept, bridge=args.bridge)
+                    kept=kept, bridge=args.bridge, clock=clock)
+
+
+#: A script is a few lines of button names; a file larger than this is not one.
+MAX_SCRIPT_BYTES = 1 << 20
+
+
+def _read_script(name: str) -> str:
+    """The ``--script`` file, read by the one rule (:mod:`hardware.safefile`): ``/dev/zero``, a
+    FIFO or a link is refused in one line, never read for ever or waited on."""
+    import errno
+
+    from hardware.paths import option_path
+    from hardware.safefile import FileRefused, read_text
+
+    path = option_path(name, "script")
+    try:
+        return read_text(path, MAX_SCRIPT_BYTES)
+    except FileRefused as exc:
+        raise ParameterError("script", str(exc.strerror)) from None
+    except OSError as exc:
+        why = "it is a symbolic link; name the file it points to" if exc.errno == errno.ELOOP else exc.strerror
+        raise ParameterError("script", f"cannot read {name}: {why or exc}") from None
 
 
 def _scale(text: str) -> int:
@@ -148,14 +187,16 @@ def _scale(text: str) -> int:
 
 
 def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | None, out: str | None,
-             scale: int, as_json: bool, kept: Kept | None = None, bridge: bool = False) -> int:
+             scale: int, as_json: bool, kept: Kept | None = None, bridge: bool = False, clock: Any = None) -> int:
     import json
 
     from hardware.network.publisher import publishing
     from hardware.sim import Simulator, describe_step, parse_script
 
     actions = parse_script(script_text, option=option)
-    out_dir = Path(out) if out is not None else None
+    from hardware.paths import option_path
+
+    out_dir = option_path(out, "out") if out is not None else None
     if out_dir is not None:
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
@@ -165,7 +206,7 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
     # the transcript is standard output here: UNRECORDED lines go to stderr, and the screens
     # in the transcript carry the UNRECORDED title
     with publishing(config, log=_stderr):  # [network]: the roll log goes to the broker too
-        sim = Simulator(config, dice=_dice(config, seed, kept=kept), log=_stderr, pins=_twin_pins(bridge),
+        sim = Simulator(config, dice=_dice(config, seed, kept=kept), clock=clock, log=_stderr, pins=_twin_pins(bridge),
                         speaker=_speaker(config, wav_dir=out_dir / "frames" if out_dir is not None else None),
                         **kept.tower_options(show=_stderr))
         try:
@@ -173,9 +214,9 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
         finally:
             sim.close()
     if as_json:
-        print(json.dumps(steps, indent=2))
+        output.out(json.dumps(steps, indent=2))
     elif out_dir is None:
-        print("\n".join(describe_step(s) for s in steps))
+        output.out("\n".join(describe_step(s) for s in steps))
     if out_dir is not None:
         wavs = sum(1 for s in steps for said in s.get("said", ()) if said["wav"])
         also = f" and {wavs} WAV file{'' if wavs == 1 else 's'} of what was said" if wavs else ""
@@ -250,22 +291,31 @@ def cmd_run(args: argparse.Namespace) -> int:
             bridge.close()
 
 
+#: ``run`` cannot start here (no GPIO and no terminal for the simulator, a pin another program
+#: holds): the status of a mistake in what was asked for, as docs/roll-log.md lists it.
+EXIT_CANNOT_START = 2
+
+
 def _run(config: TowerConfig, bridge: Any) -> int:
+    from hardware.backends import PIN_FACTORIES
     from hardware.panel_io import NoGpioError, open_pin_factory
 
+    if bridge is not None and PIN_FACTORIES.get(config.gpio_factory).bridge:
+        bridge.wait_for_board()  # up to START_TIMEOUT_S; then one line, and the tower carries on
     try:
         # the link only when the board is in use: open_pin_factory's plain form stays as it was
         factory = open_pin_factory(config.gpio_factory, **({"link": bridge.link} if bridge is not None else {}))
     except NoGpioError as exc:
         if not has_terminal():
             # a service (systemd: stdin /dev/null) has nobody to drive a simulator: fail, so
-            # that the unit shows failed and Restart= applies, rather than exit 0 at once
+            # that the unit shows failed and Restart= applies, rather than exit 0 at once;
+            # the tower cannot start here, which is exit 2 (docs/roll-log.md), not 1 ("a check failed")
             if is_a_raspberry_pi():
                 _stderr(f"{exc}; install a GPIO backend (pip install 'dicetower[pi]') or try `dicetower sim`")
             else:
                 _stderr(f"not a Raspberry Pi (no GPIO), and no terminal here for the simulator "
                         f"(stdin and stdout are not one); {SCRIPTED_HINT}")
-            return 1
+            return EXIT_CANNOT_START
         _stderr(f"{exc}; starting the simulator instead (dicetower sim)")
         return interactive(config, seed=None, kept=keep(config))
     return run_tower(config, factory, bridge=bridge)
@@ -294,7 +344,7 @@ def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
                           log=_stderr, speaker=_speaker(config), **kept.tower_options(show=_stdout))
         except (GPIOZeroError, PinSetupError) as exc:
             _stderr(f"GPIO: {exc}")
-            return 1
+            return EXIT_CANNOT_START
         _stderr(f"running ({config.source}; display {config.display.kind}, pins {factory.__class__.__name__})")
         notifier = SystemdNotifier.from_environ(log=_stderr)  # does nothing outside systemd
         try:

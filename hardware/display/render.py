@@ -8,10 +8,13 @@ than fit (a long result) shows page ``Screen.page`` of them, with a track at the
 than fit shows the window that keeps the selected line in view. Seven lines fill the
 screen: then the chance moves to a 1-pixel gauge up the right edge (filled from the bottom).
 
-A session screen that shows a commitment (kind ``session``, its first four lines the 64 hex
-digits) is drawn as a QR code of it on the left, 2 pixels a module with a lit quiet zone, and
-the digits in eight groups of eight on the right, so a player can photograph or scan it; its
-note lines stay on text displays (:meth:`Screen.text`).
+A screen with a QR code (``Screen.qr``: a session's commitment, the table seed page's, the
+reveal's four facts) is drawn as that code on the left, as large as fits the 64-pixel square
+(2 pixels a module for a commitment, 1 for the reveal's longer text) with a lit quiet zone,
+and ``Screen.beside`` on the right (the commitment's digits in eight groups of eight, the
+short forms), so a player can photograph or scan it; its other lines stay on text displays
+(:meth:`Screen.text`). A screen's ``foot`` (a recorded result's fingerprint) is the bottom
+line of every page.
 
 Pure drawing: no device, no I/O; the same Screen always gives the same pixels (golden
 images in ``tests/hardware/golden`` hold it to that).
@@ -43,17 +46,15 @@ STAMPS_KEPT = 256
 #: Pictures kept by screen (:meth:`Renderer.render`): 1 KB each on a 128x64 display.
 FRAMES_KEPT = 48
 
-QR_SCALE = 2  # pixels per QR module: about 0.34 mm on a 0.96" OLED, a phone reads it
+QR_SCALE = 2  # pixels per QR module for a commitment: about 0.34 mm on a 0.96" OLED, a phone reads it
 QR_BOX = 64  # the QR code's square, quiet zone included (29 modules x 2 + 3 on each side)
-_HEX = frozenset("0123456789abcdef")
+QR_QUIET = 3  # the least quiet zone, in pixels, on each side
 
 
-def session_commitment(screen: Screen) -> str | None:
-    """The 64-hex-digit commitment a session screen shows in its first four lines, if any."""
-    if screen.kind != "session" or len(screen.lines) < 4:
-        return None
-    text = "".join(screen.lines[:4])
-    return text if len(text) == 64 and set(text) <= _HEX else None
+def qr_scale(modules: int) -> int:
+    """Pixels per module for a code ``modules`` wide: the most that fit QR_BOX with its quiet
+    zone (2 for a commitment's 29, 1 for the reveal's 49 to 57); 0 when none fits."""
+    return (QR_BOX - 2 * QR_QUIET) // modules
 
 
 @dataclass(frozen=True)
@@ -102,9 +103,7 @@ class Renderer:
 
         image = Image.new("1", (self.width, self.height), 0)
         draw = ImageDraw.Draw(image)
-        commitment = session_commitment(screen)
-        if commitment is not None and self.height >= QR_BOX and self.width >= QR_BOX + 8 * self.cw:
-            self._qr_view(draw, commitment)
+        if screen.qr and self.height >= QR_BOX and self.width >= QR_BOX + 8 * self.cw and self._qr_view(draw, screen):
             return image
         layout = self.layout(screen)
         self._title(draw, screen.title)
@@ -118,7 +117,9 @@ class Renderer:
             self._line(draw, screen.lines[index], y + n * layout.pitch, index == screen.selected, layout.pitch,
                        right)
         if layout.paged is not None:
-            self._pager(draw, layout.paged, len(layout.lines), y)
+            self._pager(draw, layout.paged, len(layout.lines), y, self.bottom(screen))
+        if screen.foot:
+            self._text(draw, (0, self.height - self.ch), screen.foot[: self.width // self.cw])
         dx, dy = screen.offset
         if dx or dy:
             shifted = Image.new("1", image.size, 0)
@@ -126,21 +127,30 @@ class Renderer:
             image = shifted
         return image
 
-    def _qr_view(self, draw: ImageDraw, commitment: str) -> None:
+    def _qr_view(self, draw: ImageDraw, screen: Screen) -> bool:
+        """The QR code of ``screen.qr`` on the left, ``screen.beside`` on the right; False (and
+        nothing drawn) when the code is too large for the square."""
         from hardware.qr import qr_matrix
 
-        modules = qr_matrix(commitment)
-        size = len(modules) * QR_SCALE
+        modules = qr_matrix(screen.qr)
+        scale = qr_scale(len(modules))
+        if scale < 1:
+            return False
+        size = len(modules) * scale
         margin = (QR_BOX - size) // 2
         draw.rectangle((0, 0, QR_BOX - 1, QR_BOX - 1), fill=1)  # the quiet zone is lit: dark modules show
         for r, row in enumerate(modules):
             for c, dark in enumerate(row):
                 if dark:
-                    x, y = margin + c * QR_SCALE, margin + r * QR_SCALE
-                    draw.rectangle((x, y, x + QR_SCALE - 1, y + QR_SCALE - 1), fill=0)
-        x = QR_BOX + (self.width - QR_BOX - 8 * self.cw) // 2
-        for n in range(8):
-            self._text(draw, (x, n * self.ch), commitment[8 * n : 8 * n + 8])
+                    x, y = margin + c * scale, margin + r * scale
+                    draw.rectangle((x, y, x + scale - 1, y + scale - 1), fill=0)
+        rows = screen.beside[: self.height // self.ch]
+        width = max((len(line) for line in rows), default=0)
+        x = QR_BOX + max(0, (self.width - QR_BOX - width * self.cw) // 2)
+        top = (self.height - len(rows) * self.ch) // 2
+        for n, line in enumerate(rows):
+            self._text(draw, (x, top + n * self.ch), line[: (self.width - QR_BOX) // self.cw])
+        return True
 
     # --- layout -----------------------------------------------------------------------------
 
@@ -165,12 +175,13 @@ class Renderer:
 
         bar = "wide" if screen.odds is not None else "rule"
         top = 14 if bar == "wide" else 11
-        room = self.height - top - (feature_h + 2 if feature else 0)
+        bottom = self.bottom(screen)
+        room = bottom - top - (feature_h + 2 if feature else 0)
         if len(wanted) * self.ch > room and not feature:
             # seven lines: the bar's rows go to the text, the chance to a gauge up the right edge
             bar = "edge" if screen.odds is not None else "none"
             top = self.ch
-            room = self.height - top
+            room = bottom - top
         pitch = self.ch + 1 if len(wanted) * (self.ch + 1) - 1 <= room else self.ch
         fits = max(0, (room + (pitch - self.ch)) // pitch)
         if screen.selected is None and len(wanted) > fits > 0:
@@ -179,6 +190,10 @@ class Renderer:
             shown, paged = _window(wanted, screen.selected, fits), False
         return _Layout(bar, top, feature, feature_h, pitch, tuple(shown), glyph_dice,
                        (wanted.index(shown[0]), len(wanted)) if paged and shown else None)
+
+    def bottom(self, screen: Screen) -> int:
+        """Where the text lines end: above the foot line, if the screen has one."""
+        return self.height - (self.ch if screen.foot else 0)
 
     def _big_width(self, text: str) -> int:
         return max(0, self.big_font.width(text) - BIG_TRAILING)
@@ -240,15 +255,15 @@ class Renderer:
             draw.rectangle((0, top, right, y + self.ch - 1), fill=1)
         self._text(draw, (0, y), text[: self.width // self.cw], fill=0 if selected else 1)
 
-    def _pager(self, draw: ImageDraw, paged: tuple[int, int], shown: int, top: int) -> None:
+    def _pager(self, draw: ImageDraw, paged: tuple[int, int], shown: int, top: int, bottom: int) -> None:
         """Where this page is among all of them: a 1-pixel track up the right edge of the
         text with the page's part filled, so a reader sees there is more and it will turn."""
         first, total = paged
-        height = self.height - top
+        height = bottom - top
         start = top + first * height // total
         end = top + min(total, first + shown) * height // total - 1
         x = self.width - 1
-        draw.point([(x, yy) for yy in range(top, self.height, 2)], fill=1)
+        draw.point([(x, yy) for yy in range(top, bottom, 2)], fill=1)
         draw.line((x, start, x, max(start, end)), fill=1)
 
     def _feature(self, draw: ImageDraw, screen: Screen, layout: _Layout, y: int) -> None:

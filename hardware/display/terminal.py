@@ -16,9 +16,10 @@ WIDTH = 21
 
 def text_box(screen: Screen, width: int = WIDTH) -> list[str]:
     rows = screen.text()
+    first = 2 if screen.big else 1  # where ``lines`` start in ``rows`` (a foot comes after them)
     out = ["┌" + "─" * width + "┐"]
     for i, row in enumerate(rows):
-        mark = "▌" if screen.selected is not None and i - (len(rows) - len(screen.lines)) == screen.selected else "│"
+        mark = "▌" if screen.selected is not None and i - first == screen.selected else "│"
         out.append(mark + row[:width].ljust(width) + "│")
     if screen.odds is not None:
         filled = round(max(0.0, min(1.0, screen.odds)) * width)

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from engine.fingerprints import reveal_card
+
 __all__ = ["EXPECT_MIN_DIGITS", "SHORT_DIGITS", "Fingerprint", "check_expect", "reveal_card"]
 
 #: Hex digits of an entry hash shown beside a result.
@@ -54,14 +56,3 @@ def check_expect(text: str) -> str:
         raise ValueError(f"expected {EXPECT_MIN_DIGITS} to 64 hex digits (the start of an entry hash or a "
                          f"commitment), got {text!r}")
     return prefix
-
-
-def reveal_card(commitment: str, table_seed: str | None, rolls: int, head: str) -> str:
-    """The reveal's four facts as the screen, the command line and the QR code give them."""
-    return "\n".join([
-        "dicetower reveal",
-        f"commitment {commitment}",
-        f"table seed {table_seed if table_seed is not None else '(none)'}",
-        f"rolls {rolls}",
-        f"head {head}",
-    ])

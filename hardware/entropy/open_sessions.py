@@ -20,6 +20,11 @@ state directory, whoever opened it, and open a new one only when none is open:
   log's tail, read backwards; nothing when nothing was appended), so a roll another writer
   made in between, a table seed set by ``dicetower session seed`` and a reveal by ``session
   close`` are all taken into account.
+- Every file here is read and written by the one rule of :mod:`hardware.safefile` (the folder
+  and its files never followed through a link, no FIFO waited on, sizes and depths capped),
+  the log too. A kept file that cannot be read is left for a person; if it is the only file
+  of the session the log holds open, writers stop rather than open one beside it.
+  ``session show`` reads all this without the lock and writes nothing (:meth:`showable`).
 """
 
 from __future__ import annotations
@@ -35,8 +40,9 @@ from typing import Any, Protocol
 
 from hardware.entropy import session_file
 from hardware.entropy.progress import Progress
-from hardware.entropy.session_file import Owner, SessionFileError, StoredSession
-from hardware.rolllog import MAX_LINE_BYTES, LogError, chain_files, entry_hash, open_regular
+from hardware.entropy.session_file import Owner, SessionFileError, SessionWriteError, StoredSession
+from hardware.rolllog import MAX_LINE_BYTES, LogError, chain_files, entry_hash, open_regular, read_error
+from hardware.safefile import list_dir
 
 __all__ = ["OPEN_SESSIONS_DIR", "Joined", "News", "OpenSessions", "SessionKeeper", "log_head"]
 
@@ -135,12 +141,13 @@ class OpenSessions:
 
     def __init__(self, state_dir: str | os.PathLike[str], *, owner: str = "tower",
                  log: Callable[[str], None] | None = None) -> None:
-        self.directory = Path(state_dir) / OPEN_SESSIONS_DIR
         self.state_dir = Path(state_dir)
+        self.directory = self.state_dir / OPEN_SESSIONS_DIR  # never followed through a link (hardware.safefile)
         self.log_path = self.state_dir / "rolls.jsonl"
         self.owner = Owner(owner, os.getpid(), _boot_id(), secrets.token_hex(8))
         self._say = log or (lambda message: None)
         self._said: set[str] = set()  # problems said once (a broken directory is not news every 5 s)
+        self._listing_problem: str | None = None  # why open-sessions/ could not be listed, last time
 
     def _log(self, message: str) -> None:
         if message not in self._said:
@@ -160,30 +167,33 @@ class OpenSessions:
     def opened(self, stored: StoredSession, *, kind: str | None = None) -> StoredSession:
         """Keep ``stored`` as opened by this keeper's owner (or, with ``kind``, by that kind of
         owner: a session that takes over from a ``session open`` one stays open like it);
-        returns it as kept."""
+        returns it as kept. A session whose seed cannot be kept is not opened: if this process
+        stopped, its logged rolls could never be revealed. A full or read-only card is
+        :class:`~hardware.entropy.session_file.SessionWriteError` (a ``LogError``: cannot
+        record, exit 4); an ``open-sessions`` that is not a directory of ours (a link, a file)
+        is :class:`~hardware.entropy.session_file.SessionFileError` (exit 2: a person moves it)."""
         owner = self.owner if kind is None else replace(self.owner, kind=kind)
         kept = replace(stored, owner=owner)
         try:
-            self.directory.mkdir(mode=0o700, exist_ok=True)
-            session_file.save_file(self._file(stored.id), kept)
-        except (OSError, SessionFileError) as exc:
-            # a session whose seed cannot be kept is not opened: if this process stopped, its
-            # logged rolls could never be revealed (a full or read-only card: cannot record)
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise LogError(f"cannot keep the new session's seed in {self.directory}: {why}",
-                           "cannot keep the seed") from None
+            session_file.save_file(self._file(stored.id), kept, below=self.state_dir)
+        except SessionWriteError as exc:
+            raise SessionWriteError(f"cannot keep the new session's seed in {self.directory}: {exc.reason}",
+                                    exc.reason) from None
         return kept
 
     def saved(self, stored: StoredSession) -> None:
+        """Refresh the cache of a kept session (never recreating one that was forgotten). Best
+        effort: the log is the truth, and the next writer catches up from it."""
+        path = self._file(stored.id)
         try:
-            if self._file(stored.id).exists():
-                session_file.save_file(self._file(stored.id), stored)
+            if os.path.lexists(path):
+                session_file.save_file(path, stored, below=self.state_dir)
         except SessionFileError as exc:
             self._log(f"session {stored.id}: {exc}")
 
     def closed(self, session_id: str) -> None:
         try:
-            session_file.remove_file(self._file(session_id))
+            session_file.remove_file(self._file(session_id), below=self.state_dir)
         except SessionFileError as exc:
             self._log(f"session {session_id}: revealed, but {exc}")
 
@@ -191,29 +201,45 @@ class OpenSessions:
         """Whether this keeper's owner opened ``stored``."""
         return stored.owner.token == self.owner.token
 
-    def left_open(self) -> list[Path]:
-        self._migrate()
+    def left_open(self, *, say: bool = True) -> list[Path]:
+        """The kept files in ``open-sessions/`` (listed through a descriptor: the folder is
+        never followed through a link). Only lists: nothing is moved or written. A folder that
+        cannot be listed lists nothing, and is said (unless not ``say`` and it is the folder
+        itself, which the caller refuses: :meth:`_refuse_lost`)."""
+        self._listing_problem = None
         try:
-            return sorted(p for p in self.directory.iterdir() if p.suffix == ".json" and not p.name.startswith("."))
+            names = list_dir(self.directory, below=self.state_dir)
         except FileNotFoundError:
             return []
         except OSError as exc:
-            self._log(f"cannot look for sessions left open in {self.directory}: {exc.strerror or exc}")
+            problem = f"cannot look for sessions left open in {self.directory}: {exc.strerror or exc}"
+            if exc.filename == str(self.directory):  # the folder itself, not the state directory
+                self._listing_problem = problem
+            if say or self._listing_problem is None:
+                self._log(problem)
             return []
+        return sorted(self.directory / name for name in names if name.endswith(".json") and not name.startswith("."))
 
-    def _migrate(self) -> None:
-        """An earlier version's ``DIR/session.json`` (``session open``) moves in with the rest."""
-        old = self.state_dir / session_file.SESSION_FILE
-        if not old.is_file() or old.is_symlink():
-            return
+    @property
+    def legacy_file(self) -> Path:
+        """Where earlier versions kept the ``session open`` session."""
+        return self.state_dir / session_file.SESSION_FILE
+
+    def _legacy(self) -> StoredSession | None:
+        """The session in an earlier version's ``DIR/session.json`` (a ``session open`` one),
+        read by the one rule (a link, a FIFO, a huge or deep file there is refused, never
+        followed or waited on); None when there is none. Raises ``SessionFileError``."""
+        stored = session_file.load_file(self.legacy_file)
+        return replace(stored, owner=Owner("open")) if stored is not None else None
+
+    def _migrate(self, stored: StoredSession) -> None:
+        """Move the legacy session in with the rest (under the lock, like every keeper write);
+        trouble is said and the file stays where it is, read again next time."""
         try:
-            stored = session_file.load_file(old)
-            if stored is not None:
-                self.directory.mkdir(mode=0o700, exist_ok=True)
-                session_file.save_file(self._file(stored.id), replace(stored, owner=Owner("open")))
-            session_file.remove_file(old)
-        except (OSError, SessionFileError) as exc:
-            self._log(f"cannot move {old} into {self.directory}: {exc}")
+            session_file.save_file(self._file(stored.id), stored, below=self.state_dir)
+            session_file.remove_file(self.legacy_file)
+        except SessionFileError as exc:
+            self._log(f"cannot move {self.legacy_file} into {self.directory}: {exc}")
 
     # --- reading the log -----------------------------------------------------------------------------
 
@@ -237,25 +263,54 @@ class OpenSessions:
 
     # --- the open session ----------------------------------------------------------------------------
 
-    def _kept(self, skip: Iterable[str]) -> Iterator[StoredSession]:
-        """The kept sessions but ``skip``; a file that cannot be read is reported and left for
-        a person to look at."""
-        for path in self.left_open():
-            if path.stem in skip:
+    def _kept(self, skip: Iterable[str], unreadable: dict[Path, str] | None = None, *,
+              migrate: bool = True) -> Iterator[StoredSession]:
+        """The kept sessions but ``skip``, the legacy ``session.json`` first (moved in when
+        ``migrate``; read where it is otherwise). A file (or the folder) that cannot be read is
+        left for a person to look at: noted in ``unreadable`` (path -> why) for the caller to
+        refuse or say (:meth:`_passed_over`), or said at once without it."""
+        problems: dict[Path, str] = {} if unreadable is None else unreadable
+        listed = self.left_open(say=False)
+        if self._listing_problem is not None:
+            problems[self.directory] = self._listing_problem
+        paths: list[Path | None] = [None, *listed]  # None: the legacy file
+        seen: set[str] = set()  # a legacy file moved in, but not yet removed, is there twice
+        for path in paths:
+            if path is not None and (path.stem in skip or path.stem in seen):
                 continue
             try:
-                stored = session_file.load_file(path)
+                stored = self._legacy() if path is None else session_file.load_file(path, below=self.state_dir)
             except SessionFileError as exc:
-                self._log(f"a session left open cannot be revealed: {exc}")
+                problems[path or self.legacy_file] = str(exc)
                 continue
-            if stored is not None:
-                yield stored
+            if stored is None or stored.id in skip or stored.id in seen:
+                continue
+            seen.add(stored.id)
+            if path is None and migrate:
+                self._migrate(stored)
+            yield stored
+        if unreadable is None:
+            self._passed_over(problems)
+
+    def _passed_over(self, unreadable: dict[Path, str]) -> None:
+        """Say each file (or the folder) that could not be read and is left for a person."""
+        for path, why in unreadable.items():
+            if path == self.directory:
+                self._log(why)
+            elif path == self.legacy_file:
+                self._log(f"cannot move {path} into {self.directory}: {why}")
+            else:
+                self._log(f"a session left open cannot be revealed: {why}")
 
     def joinable(self, log: _Appends, *, skip: frozenset[str] = frozenset()) -> Joined | None:
         """Reveal every kept session whose opener is gone (see the module docstring); return
-        the session still open, up to date with the log, or None."""
+        the session still open, up to date with the log, or None. When none is, but the log
+        holds a session open whose file cannot be read, that file is
+        :class:`~hardware.entropy.session_file.SessionFileError`: a session opened now would
+        stand beside it in the log, for ever, though a person could still put the file back."""
         joined: Joined | None = None
-        for stored in self._kept(skip):
+        unreadable: dict[Path, str] = {}
+        for stored in self._kept(skip, unreadable):
             progress = self._caught_up(stored)
             if progress is None:
                 continue
@@ -266,7 +321,53 @@ class OpenSessions:
             else:
                 self._log(f"session {stored.id} is open beside session {joined.stored.id}: one is revealed")
                 self._reveal(log, stored, progress)
+        if joined is None and unreadable:
+            self._refuse_lost(unreadable, skip)
+        self._passed_over(unreadable)
         return joined
+
+    def showable(self) -> Joined | None:
+        """The open session as :meth:`joinable` would find it, read without writing anything:
+        no lock is needed (kept files are replaced atomically, the log is only appended to),
+        and nothing is moved, revealed or removed, so it works on a read-only card. The legacy
+        ``session.json`` is read where it is. A session whose opener is gone (the next writer
+        reveals it) is passed over, as is a kept file the log has revealed or never logged."""
+        unreadable: dict[Path, str] = {}
+        shown: Joined | None = None
+        for stored in self._kept((), unreadable, migrate=False):
+            progress = self._progress(stored)
+            if shown is None and not progress.revealed and progress.logged \
+                    and (self.mine(stored) or not self._gone(stored.owner)):
+                shown = Joined(stored, progress)
+        if shown is None and unreadable:
+            self._refuse_lost(unreadable, frozenset())
+        self._passed_over(unreadable)
+        return shown
+
+    def _refuse_lost(self, unreadable: dict[Path, str], skip: frozenset[str]) -> None:
+        """Raise ``SessionFileError`` when ``open-sessions/`` cannot be looked into (no session
+        can be found or kept there), or when the session the log holds open has only a file
+        that cannot be read (its own, or the legacy ``session.json``)."""
+        if self.directory in unreadable:
+            raise SessionFileError(f"{unreadable[self.directory]}; every session's seed is kept there: move it away")
+        open_id = self._open_in_log()
+        if open_id is None or open_id in skip:
+            return
+        for path, why in unreadable.items():
+            if path.stem == open_id or path == self.legacy_file:
+                raise SessionFileError(f"{why}; the log holds session #{open_id[:8]} open and only this file can "
+                                       "reveal it: put it back, or move it away to give up its seed")
+
+    def _open_in_log(self) -> str | None:
+        """The session the log holds open: its last ``session`` entry, unless revealed after."""
+        revealed: set[Any] = set()
+        for entry in _backwards(self.log_path):
+            kind, sid = entry.get("kind"), entry.get("session")
+            if kind == "reveal":
+                revealed.add(sid)
+            elif kind == "session":
+                return sid if isinstance(sid, str) and sid not in revealed else None
+        return None
 
     def reveal_left_open(self, log: _Appends, log_path: Any = None, *, skip: str | None = None) -> list[str]:
         """Reveal the sessions a stopped opener left open (the tower calls this at start-up,
@@ -294,17 +395,22 @@ class OpenSessions:
             return owner.kind == "command" and owner.token != self.owner.token
         return not _alive(owner.pid)
 
-    def _caught_up(self, stored: StoredSession) -> Progress | None:
-        """``stored`` brought up to date with the log; None (and the file removed) when the log
-        has revealed it already, or never logged it (a stop between the file and the entry)."""
+    def _progress(self, stored: StoredSession) -> Progress:
+        """``stored`` brought up to date with the log (in memory: nothing is written)."""
         progress = Progress.from_stored(stored)
         news = self.news(stored.id, stored.log_seq)
         for entry in news.entries:
             progress.apply(entry)
+        progress.log_seq = max(progress.log_seq or 0, news.head)
+        return progress
+
+    def _caught_up(self, stored: StoredSession) -> Progress | None:
+        """``stored`` brought up to date with the log; None (and the file removed) when the log
+        has revealed it already, or never logged it (a stop between the file and the entry)."""
+        progress = self._progress(stored)
         if progress.revealed or not progress.logged:
             self.closed(stored.id)
             return None
-        progress.log_seq = max(progress.log_seq or 0, news.head)
         return progress
 
     def _reveal(self, log: _Appends, stored: StoredSession, progress: Progress) -> bool:
@@ -328,7 +434,9 @@ def log_head(path: str | os.PathLike[str]) -> int:
 
 def _backwards(path: Path) -> Iterator[dict[str, Any]]:
     """The log's whole entries, last first (the current file, then the rotated ones); lines
-    that are not whole entries (a torn tail, damage) are skipped. Reads a chunk at a time."""
+    that are not whole entries (a torn tail, damage) are skipped. Reads a chunk at a time;
+    each file is opened by the one rule (:func:`hardware.rolllog.open_regular`: a FIFO or a
+    link at ``rolls.jsonl`` is refused, never waited on or followed)."""
     try:
         files = chain_files(path)
     except FileNotFoundError:
@@ -341,28 +449,36 @@ def _backwards(path: Path) -> Iterator[dict[str, Any]]:
         except FileNotFoundError:
             continue
         except OSError as exc:
-            raise LogError(f"cannot read the roll log {file}: {exc.strerror or exc}") from None
+            raise read_error(exc, file) from None
         try:
             yield from _file_backwards(fd)
         except OSError as exc:
-            raise LogError(f"cannot read the roll log {file}: {exc.strerror or exc}") from None
+            raise read_error(exc, file) from None
         finally:
             os.close(fd)
 
 
 def _file_backwards(fd: int) -> Iterator[dict[str, Any]]:
     end = os.fstat(fd).st_size
-    rest = b""
+    rest = b""  # the start of a line whose end was read already
+    overlong = False  # inside a line longer than any entry: damage, skipped without holding it
     chunk = 4096  # the last entry or two first (most reads want only those), then more at a time
     while end > 0:
         start = max(0, end - chunk)
         chunk = min(chunk * 4, _CHUNK)
-        data = os.pread(fd, end - start, start) + rest
+        data = os.pread(fd, end - start, start)
         end = start
+        if overlong:
+            newline = data.rfind(b"\n")
+            if newline < 0:
+                continue
+            data, overlong = data[:newline], False
+        else:
+            data += rest
         lines = data.split(b"\n")
         rest = lines.pop(0) if end > 0 else b""
         if len(rest) > MAX_LINE_BYTES:
-            rest = b""  # an over-long line is damage: not held
+            rest, overlong = b"", True
         for raw in reversed(lines):
             entry = _whole(raw)
             if entry is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from engine.errors import ParameterError
 from hardware.backends import ENTROPY_SOURCES
@@ -77,7 +78,7 @@ def parse_spec(spec: str) -> tuple[str, ...]:
         if part.startswith("file:"):
             if len(part) == 5:
                 raise ParameterError("entropy", "file: needs a path, e.g. file:/dev/urandom or file:capture.bin")
-            name = part
+            name = "file:" + str(_file_path(part[5:]))
         elif part.lower() in NAMED_SOURCES:
             name = part.lower()
         else:
@@ -86,6 +87,16 @@ def parse_spec(spec: str) -> tuple[str, ...]:
             raise ParameterError("entropy", f"{name} is listed twice")
         names.append(name)
     return tuple(names)
+
+
+def _file_path(text: str) -> Path:
+    """The path of a ``file:PATH`` source, read by :func:`hardware.paths.user_path` (``~``, NUL)."""
+    from hardware.paths import PathError, user_path
+
+    try:
+        return user_path(text, "file:")
+    except PathError as exc:
+        raise ParameterError("entropy", str(exc)) from None
 
 
 class _Missing:

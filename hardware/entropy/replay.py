@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
+from engine.params import typed_in
 from engine.results import to_jsonable
 from engine.rng import MIN_ENTROPY_BYTES
 from engine.systems import get
@@ -58,11 +59,9 @@ from hardware.entropy.seedcheck import block_digests, seed_problems
 from hardware.entropy.session import ROLL_KINDS, SESSION_ROLLS
 from hardware.rolllog import GENESIS, StoredEntry, chain_problem, read_entries
 
-__all__ = ["CHAIN_FINDING", "ENTERED_PARAMS", "Finding", "ReplayReport", "Step", "Verifier", "replay_entries",
+__all__ = ["CHAIN_FINDING", "Finding", "ReplayReport", "Step", "Verifier", "replay_entries",
            "replay_log"]
 
-#: Parameters that, when given, make a roll's outcome typed in rather than drawn.
-ENTERED_PARAMS = ("winners_set",)
 #: How every hash-chain finding starts (the board checks the chain itself and skips these).
 CHAIN_FINDING = "hash chain broken: "
 _STATE_VERSION = 1
@@ -485,7 +484,7 @@ class Verifier:
 def _kind(material: SeedMaterial, entry: dict[str, Any]) -> str:
     """What the roll really is, from its content (the label is checked against this)."""
     params = (entry.get("result") or {}).get("params") or {}
-    if any(params.get(p) for p in ENTERED_PARAMS):
+    if typed_in(params):
         return "entered"
     return "test" if material.is_test else "rolled"
 

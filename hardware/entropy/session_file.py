@@ -3,13 +3,15 @@
 Every session opened in a state directory (by the tower, by ``dicetower session open``, or by
 a ``roll`` command for itself) is written here *before* its ``session`` entry goes into the
 roll log, and removed once its ``reveal`` entry is in the log. The file holds the seed
-material (as secret as the seed: mode 0600, written atomically, opened with ``O_NOFOLLOW``),
+material (as secret as the seed: mode 0600, written atomically; read and written by the one
+rule of :mod:`hardware.safefile`: no link followed, no FIFO waited on, size and depth capped),
 who opened it (:class:`Owner`), and a cache of where the session stands: the DRBG's working
 state, the roll count and the table seed as of log entry ``log_seq``. The log is the truth:
 whoever rolls in the session next brings the cache up to date from the log's later entries
 (:mod:`hardware.entropy.open_sessions`), so a writer killed between its append and anything
-else leaves nothing behind that the next one cannot repair. Read and written only under
-:func:`hardware.locking.state_lock`, which the caller holds.
+else leaves nothing behind that the next one cannot repair. Written only under
+:func:`hardware.locking.state_lock`, which the caller holds; read under it too, but by
+``session show``, which writes nothing (a file is replaced atomically: it is read whole).
 
 Version 1 files (``DIR/session.json`` of earlier versions) are still read: their cache is
 rebuilt from the log from the session's ``session`` entry on.
@@ -18,6 +20,7 @@ rebuilt from the log from the session's ``session`` entry on.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 from dataclasses import dataclass, field
@@ -26,22 +29,32 @@ from typing import Any
 
 from engine.errors import EngineError
 from hardware.entropy.seed import SeedMaterial
-from hardware.state import atomic_write_bytes, fsync_dir
+from hardware.rolllog import LogError
+from hardware.state import atomic_write_bytes
 
-__all__ = ["OWNER_KINDS", "SESSION_FILE", "Owner", "SessionFileError", "StoredSession", "load_file", "remove_file",
-           "save_file"]
+__all__ = ["OWNER_KINDS", "SESSION_FILE", "Owner", "SessionFileError", "SessionWriteError", "StoredSession",
+           "load_file", "remove_file", "save_file"]
 
 #: Where earlier versions kept the session ``dicetower session open`` opened (read, then moved).
 SESSION_FILE = "session.json"
 _VERSION = 2
 _MAX_BYTES = 64 * 1024  # a session file is well under 2 KB; anything bigger is not ours
+_MAX_DEPTH = 8  # {"drbg": {...}, "owner": {...}} nests 2 deep
 #: Who opened a session: the tower (``run``, ``sim``), ``dicetower session open`` (it stays open
 #: until ``session close``), or a ``roll`` command for its own rolls.
 OWNER_KINDS = ("tower", "open", "command")
 
 
 class SessionFileError(EngineError):
-    """The session file cannot be read or written (damaged, a symlink, no permission)."""
+    """A session file cannot be used: damaged, too large or too deep, not a regular file, behind
+    a symbolic link (a person must look at it; exit 2 on the command line)."""
+
+
+class SessionWriteError(SessionFileError, LogError):
+    """A session file cannot be written or removed (a full card, a read-only or removed state
+    directory). The one error for it: a session whose seed cannot be kept is not opened, so
+    like a roll log that cannot be written it means nothing can be recorded (a
+    :class:`~hardware.rolllog.LogError`: exit 4, "cannot record"; the tower's "cannot record")."""
 
 
 @dataclass(frozen=True)
@@ -132,43 +145,69 @@ class StoredSession:
         return stored
 
 
-def load_file(path: Path) -> StoredSession | None:
-    """The session kept in ``path``, or None when there is no such file."""
+def load_file(path: Path, *, below: str | os.PathLike[str] | None = None) -> StoredSession | None:
+    """The session kept in ``path``, or None when there is no such file. Read by the one rule
+    (:mod:`hardware.safefile`: no link followed, no FIFO waited on, size and depth capped);
+    ``below`` is the state directory when ``path`` is in a folder of it (``open-sessions/``)."""
+    from hardware.safefile import FileRefused, load_json
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
+        data = load_json(path, _MAX_BYTES, _MAX_DEPTH, below=below)
+    except (FileNotFoundError, NotADirectoryError):  # no such file (or no such folder)
         return None
+    except FileRefused as exc:
+        raise SessionFileError(f"the session file cannot be used: {exc.strerror}") from None
     except OSError as exc:
-        raise SessionFileError(f"cannot open the session file {path}: {exc.strerror or exc}") from None
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or exc
+        raise SessionFileError(f"cannot read the session file {path}: {why}") from None
+    except ValueError as exc:
+        raise SessionFileError(f"the session file {path} is damaged ({exc})") from None
     try:
-        with os.fdopen(fd, "rb") as f:
-            data = f.read(_MAX_BYTES + 1)
+        return StoredSession.from_json(data)
+    except ValueError as exc:
+        raise SessionFileError(f"the session file {path} is damaged ({exc})") from None
+
+
+def save_file(path: Path, stored: StoredSession, *, below: str | os.PathLike[str] | None = None) -> None:
+    """Write ``path`` atomically, mode 0600 (the temp file is created 0600). A file that cannot
+    be written (full, read-only, removed) is :class:`SessionWriteError`."""
+    from hardware.safefile import FileRefused
+
+    try:
+        atomic_write_bytes(path, (json.dumps(stored.to_json(), indent=1, sort_keys=True) + "\n").encode("ascii"),
+                           below=below)
+    except FileRefused as exc:
+        if below is None or exc.filename != os.fspath(below):  # something planted in the state directory
+            raise SessionFileError(f"cannot write the session file {path}: {exc.strerror}") from None
+        # the state directory itself is no directory (a file in its place): nothing can be written there
+        raise SessionWriteError(f"cannot write the session file {path}: {exc.strerror}", str(exc.strerror)) from None
     except OSError as exc:
-        raise SessionFileError(f"cannot read the session file {path}: {exc.strerror or exc}") from None
-    if len(data) > _MAX_BYTES:
-        raise SessionFileError(f"{path} is larger than {_MAX_BYTES} bytes: not a session file")
-    try:
-        return StoredSession.from_json(json.loads(data))
-    except (ValueError, RecursionError) as exc:
-        raise SessionFileError(f"{path} is damaged ({exc}); the session cannot go on: move the file away and "
-                               "open a new session") from None
+        raise SessionWriteError(f"cannot write the session file {path}: {exc.strerror or exc}",
+                                str(exc.strerror or exc)) from None
 
 
-def save_file(path: Path, stored: StoredSession) -> None:
-    """Write ``path`` atomically, mode 0600 (the temp file is created 0600)."""
-    if path.is_symlink():
-        raise SessionFileError(f"{path} is a symbolic link; refusing to write the session through it")
+def remove_file(path: Path, *, below: str | os.PathLike[str] | None = None) -> None:
+    """Remove ``path`` (gone already is fine; a link is removed, not followed) and make the
+    removal durable."""
+    from hardware.safefile import FileRefused, open_dir
+
     try:
-        atomic_write_bytes(path, (json.dumps(stored.to_json(), indent=1, sort_keys=True) + "\n").encode("ascii"))
+        dir_fd = open_dir(path.parent, below=below)
+    except FileNotFoundError:
+        return
+    except FileRefused as exc:
+        raise SessionFileError(f"cannot remove the session file {path}: {exc.strerror}") from None
     except OSError as exc:
-        raise SessionFileError(f"cannot write the session file {path}: {exc.strerror or exc}") from None
-
-
-def remove_file(path: Path) -> None:
-    """Remove ``path`` (gone already is fine) and make the removal durable."""
+        raise SessionWriteError(f"cannot remove the session file {path}: {exc.strerror or exc}",
+                                str(exc.strerror or exc)) from None
     try:
         with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        fsync_dir(path.parent)
+            os.unlink(path.name, dir_fd=dir_fd)
+        os.fsync(dir_fd)
+    except IsADirectoryError:
+        raise SessionFileError(f"cannot remove the session file {path}: it is a directory; move it away") from None
     except OSError as exc:
-        raise SessionFileError(f"cannot remove the session file {path}: {exc.strerror or exc}") from None
+        raise SessionWriteError(f"cannot remove the session file {path}: {exc.strerror or exc}",
+                                str(exc.strerror or exc)) from None
+    finally:
+        os.close(dir_fd)

@@ -6,9 +6,9 @@ and the reconnect back-off, so both ends behave the same towards the broker.
 
 from __future__ import annotations
 
+import os
 import ssl
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -60,18 +60,39 @@ def parse_url(text: str, *, what: str = "mqtt") -> BrokerURL:
     )
 
 
+#: A password file is one line; a CA file a few certificates.
+MAX_PASSWORD_BYTES = 4096
+MAX_CA_BYTES = 1 << 20
+
+
 def read_password(path: str, *, what: str = "password_file") -> str:
-    """The first line of a password file (the rest of the config may be world-readable)."""
-    try:
-        text = Path(path).expanduser().read_text(encoding="utf-8")
-    except OSError as exc:
-        raise NetworkError(f"{what}: cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise NetworkError(f"{what}: {path} is not UTF-8 text") from None
+    """The first line of a password file (the rest of the config may be world-readable),
+    read by the one rule (:mod:`hardware.safefile`: no link followed, no FIFO waited on)."""
+    text = _read_small(path, MAX_PASSWORD_BYTES, what)
     lines = text.splitlines()
     if not lines or not lines[0]:
         raise NetworkError(f"{what}: {path} is empty; put the broker password on its first line")
     return lines[0]
+
+
+def _read_small(path: str, max_bytes: int, what: str) -> str:
+    """A small text file named in the config or on the command line; :class:`NetworkError`
+    naming ``what`` when it cannot be used."""
+    import errno
+
+    from hardware.paths import PathError, user_path
+    from hardware.safefile import FileRefused, read_text
+
+    try:
+        return read_text(user_path(path, what), max_bytes)
+    except PathError as exc:
+        raise NetworkError(str(exc)) from None
+    except FileRefused as exc:
+        raise NetworkError(f"{what}: {exc.strerror}") from None
+    except OSError as exc:
+        why = ("it is a symbolic link; name the file it points to" if exc.errno == errno.ELOOP
+               else exc.strerror or exc)
+        raise NetworkError(f"{what}: cannot read {path}: {why}") from None
 
 
 @dataclass(frozen=True)
@@ -96,12 +117,17 @@ def make_client(url: BrokerURL, client_id: str, credentials: Credentials, *, ca_
         client.username_pw_set(username, password)
     if url.tls:
         ca_file = credentials.ca_file
-        if ca_file and not Path(ca_file).expanduser().is_file():
-            raise NetworkError(f"{ca_what}: no such file {ca_file}")
         try:
-            client.tls_set(ca_certs=str(Path(ca_file).expanduser()) if ca_file else None,
-                           cert_reqs=ssl.CERT_REQUIRED)
-        except (ssl.SSLError, OSError) as exc:
+            if ca_file:  # read by the one rule, then handed to TLS as text
+                if not os.path.lexists(ca_file) and not ca_file.startswith("~"):
+                    raise NetworkError(f"{ca_what}: no such file {ca_file}")
+                cadata = _read_small(ca_file, MAX_CA_BYTES, ca_what)
+                client.tls_set_context(ssl.create_default_context(cadata=cadata))
+            else:
+                client.tls_set(ca_certs=None, cert_reqs=ssl.CERT_REQUIRED)
+        except (ssl.SSLError, OSError, ValueError) as exc:
+            if isinstance(exc, NetworkError):
+                raise
             raise NetworkError(f"{ca_what}: cannot use {ca_file}: {exc}") from None
     client.reconnect_delay_set(RECONNECT_MIN_S, RECONNECT_MAX_S)
     return client

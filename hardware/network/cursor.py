@@ -8,7 +8,6 @@ acknowledged.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +16,9 @@ from hardware.state import atomic_write_json
 
 #: File name of the cursor inside the state directory.
 CURSOR_NAME = "mqtt-cursor.json"
+#: A cursor is about 150 bytes of flat JSON; anything larger or deeper is not one.
+MAX_CURSOR_BYTES = 4096
+MAX_CURSOR_DEPTH = 4
 
 
 @dataclass(frozen=True)
@@ -34,13 +36,16 @@ def load_cursor(path: Path, store: str, tower: str) -> tuple[Cursor, str]:
     """The cursor at ``path`` and a note for the log ("" when all is well). A missing,
     unreadable or damaged file, or one written for another store or tower id, starts from the
     beginning of the log: publishing too much is harmless, too little is not."""
+    from hardware.safefile import load_json
+
     fresh = Cursor(store, tower)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+    try:  # by the one rule: a FIFO, /dev/zero or deep nesting planted here is refused
+        data = load_json(path, MAX_CURSOR_BYTES, MAX_CURSOR_DEPTH)
     except FileNotFoundError:
         return fresh, ""
     except (OSError, ValueError) as exc:
-        return fresh, f"cursor {path}: {exc}; publishing the whole log again"
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        return fresh, f"cursor {path}: {why}; publishing the whole log again"
     seq, digest = (data.get("seq"), data.get("hash")) if isinstance(data, dict) else (None, None)
     if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0 or not isinstance(digest, str):
         return fresh, f"cursor {path}: not a cursor; publishing the whole log again"

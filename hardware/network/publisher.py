@@ -351,7 +351,9 @@ def publisher_for(config: Any, *, log: Callable[[str], None] | None = None) -> P
     net = config.network
     if not net.enabled:
         return None
-    state_dir = Path(config.kiosk.state_dir).expanduser()
+    from hardware.paths import user_path
+
+    state_dir = user_path(config.kiosk.state_dir, "kiosk.state_dir")
     password = read_password(net.password_file, what="network.password_file") if net.password_file else None
     credentials = Credentials(username=net.username or net.tower, password=password, ca_file=net.ca_file or None)
     return Publisher(parse_url(net.mqtt, what="network.mqtt"), store=net.store, tower=net.tower,

@@ -9,23 +9,20 @@ bridged with a ``recovered`` entry) are skipped; a torn last line waits until it
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from hardware.rolllog import GENESIS, LogError, read_entries
+from hardware.rolllog import GENESIS, MAX_LINE_BYTES, LogError, parse_line, read_entries
+from hardware.safefile import open_file
 
 Entry = dict[str, Any]
 
 
 def _entry(raw: bytes) -> Entry | None:
-    try:
-        entry = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if not isinstance(entry, dict):
+    entry = parse_line(raw)
+    if entry is None:
         return None
     seq = entry.get("seq")
     return entry if isinstance(seq, int) and not isinstance(seq, bool) else None
@@ -54,7 +51,7 @@ class LogTail:
     def pending(self) -> bool:
         """Whether the log holds bytes beyond what was read (a new entry, or a rotation)."""
         try:
-            st = os.stat(self.path)
+            st = os.stat(self.path, follow_symlinks=False)
         except OSError:
             return False
         return (st.st_dev, st.st_ino) != self._inode or st.st_size != self._offset
@@ -62,7 +59,7 @@ class LogTail:
     def read(self, limit: int) -> list[Entry]:
         """Up to ``limit`` new entries, oldest first; [] when there is nothing new (or no log yet)."""
         try:
-            st = os.stat(self.path)
+            st = os.stat(self.path, follow_symlinks=False)
         except FileNotFoundError:
             return []
         except OSError:
@@ -74,10 +71,18 @@ class LogTail:
             return []
         out: list[Entry] = []
         try:
-            with open(self.path, "rb") as f:
+            with os.fdopen(open_file(self.path), "rb") as f:  # a FIFO or link there is refused, not waited on
                 f.seek(self._offset)
                 while len(out) < limit:
-                    raw = f.readline()
+                    raw = f.readline(MAX_LINE_BYTES + 1)
+                    if len(raw) > MAX_LINE_BYTES:  # damage, not an entry: skipped without holding it
+                        while raw and not raw.endswith(b"\n"):
+                            self._offset += len(raw)
+                            raw = f.readline(MAX_LINE_BYTES + 1)
+                        if not raw.endswith(b"\n"):
+                            break
+                        self._offset += len(raw)
+                        continue
                     if not raw.endswith(b"\n"):
                         break  # nothing more, or a line still being written
                     entry = _entry(raw)

@@ -36,6 +36,9 @@ from hardware.rolllog import GENESIS, entry_hash
 
 Entries = list[dict[str, Any]]
 TABLE_SEED = "417302"
+#: The code the panel's players enter with the buttons (docs/panel.md, "The table's seed").
+PANEL_CODE = "31425512"
+PANEL_PRESSES = "3 1 4 2 5 5 1 2"
 D6CV_HARD = ["roll", "d6cv", "--stat", "2", "--cv", "10"]  # a success one time in six
 
 
@@ -66,13 +69,16 @@ class Honest:
     """Honest logs made by real commands, and what the players noted of them."""
 
     def log(self, name: str) -> Entries:
-        return {"table": self.table, "two": self.two, "seeded": self.seeded, "entered": self.entered}[name]
+        return {"table": self.table, "two": self.two, "seeded": self.seeded, "entered": self.entered,
+                "panel": self.panel}[name]
 
     table: Entries  # session open, table seed, 30 hard rolls (some with --mix), close
     two: Entries  # two such sessions one after the other
     seeded: Entries  # a --seed test session
     entered: Entries  # typed-in winners, then one rolled roll
     noted: dict[str, str] = field(default_factory=dict)  # what the players photographed of `table`
+    panel: Entries = field(default_factory=list)  # the tower's night: the code on the buttons, 12 rolls
+    panel_noted: dict[str, str] = field(default_factory=dict)  # what the players photographed of the OLED
 
 
 def read(path: Path) -> Entries:
@@ -117,6 +123,27 @@ def _night(state: Path, rolls: int = 30) -> None:
     _cli("session", "close", str(state))
 
 
+def _panel_night(state: Path, rolls: int = 12) -> list[str]:
+    """An honest night on the tower (the simulated panel, its roll log in ``state``, entropy
+    from the kernel): the table sets its code at the session's first ROLL, then rolls; the
+    tower reveals at shutdown. Returns the fingerprints the OLED showed, in order."""
+    from hardware import config as cfg
+    from hardware.cli.tower import _dice, keep
+    from hardware.sim import Simulator, parse_script
+
+    config = cfg.loads(f'[kiosk]\nstate_dir = "{state}"\n[entropy]\nsource = "kernel"\n'
+                       '[panel]\nsystems = ["d6cv"]\nanimation_seconds = 0\n')
+    kept = keep(config)
+    sim = Simulator(config, dice=_dice(config, None, kept=kept), **kept.tower_options())
+    try:
+        steps = sim.run_script(parse_script(f"field field field plus plus plus roll plus {PANEL_PRESSES} roll "
+                                            + "roll " * rolls))
+    finally:
+        sim.close()
+    return [line.split()[-1] for step in steps if step["event"] == "roll" and step["screen"]["kind"] == "result"
+            for line in step["screen"]["lines"] if line.startswith("roll #")]
+
+
 def honest_logs(base: Path) -> Honest:
     """Run the commands of an honest night (and a few others) into directories under ``base``."""
     _night(base / "table")
@@ -132,7 +159,11 @@ def honest_logs(base: Path) -> Honest:
     rolls = [e for e in table if e["kind"] == "roll"]
     noted = {"commitment": table[0]["commitment"][:8], "last roll": rolls[-1]["hash"][:8],
              "head": table[-1]["hash"][:8], "middle roll": rolls[len(rolls) // 2]["hash"][:8]}
-    return Honest(logs["table"], logs["two"], logs["seeded"], logs["entered"], noted)
+    shown = _panel_night(base / "panel")
+    panel = read(base / "panel" / "rolls.jsonl")
+    panel_noted = {"panel commitment": panel[0]["commitment"][:8], "panel middle roll": shown[len(shown) // 2],
+                   "panel last roll": shown[-1]}
+    return Honest(logs["table"], logs["two"], logs["seeded"], logs["entered"], noted, panel, panel_noted)
 
 
 # --- what a forger with the seed does --------------------------------------------------------------
@@ -479,14 +510,22 @@ def downgrade_to_stream_2(entries: Entries) -> Entries:
     return grind_mix(out)
 
 
+def without_the_table_seed(entries: Entries) -> Entries:
+    """The players' table seed taken out of the session and every roll recomputed without it
+    (a forger who wants the session's rolls to follow from the seed the owner chose alone)."""
+    out = [e for e in copy.deepcopy(entries) if e["kind"] != "table_seed"]
+    return recompute(out, _sid(out))
+
+
 def a_roll_after_the_reveal(entries: Entries) -> Entries:
     out = copy.deepcopy(entries)
     late = dict(next(e for e in out if e["kind"] == "roll"))
     return [*out, late]
 
 
-#: name -> (honest log, forger, replay's words, verify_rolls.py's words, what the players noted)
-_ATTACKS: dict[str, tuple[str, Callable[[Entries], Entries], str, str, tuple[str, ...], bool]] = {
+#: name -> (honest log, forger, replay's words, verify_rolls.py's words, what the players noted, the
+#: table seed they set: True for TABLE_SEED, or the panel's code)
+_ATTACKS: dict[str, tuple[str, Callable[[Entries], Entries], str, str, tuple[str, ...], bool | str]] = {
     "grinding the start of each roll, true offsets": (
         "table", lambda e: grind_offsets(e, claim_continuity=False), "continuity: roll starts at generate call",
         "roll starts at generate call", (), False),
@@ -540,6 +579,13 @@ _ATTACKS: dict[str, tuple[str, Callable[[Entries], Entries], str, str, tuple[str
     "a roll after its session's reveal": (
         "table", a_roll_after_the_reveal, "after that session was revealed", "after that session was revealed", (),
         False),
+    # the panel's own log: the OLED showed each roll's number and entry hash, the players noted some
+    "a panel roll dropped, later rolls recomputed (the OLED's fingerprints noted)": (
+        "panel", lambda e: drop_a_roll(e, recompute_later=True), "expected fingerprint", "expected fingerprint",
+        ("panel middle roll", "panel last roll"), PANEL_CODE),
+    "the players' code taken out of a panel session": (
+        "panel", without_the_table_seed, "has no table seed, but the players set",
+        "has no table seed, but the players set", ("panel commitment",), PANEL_CODE),
 }
 
 #: The corpus's case names (known before the honest logs are made, for test parameters).
@@ -548,10 +594,10 @@ NAMES: tuple[str, ...] = tuple(_ATTACKS)
 
 def corpus(honest: Honest) -> dict[str, Case]:
     """Every case, built from ``honest``'s logs."""
-    logs = {"table": honest.table, "two": honest.two, "seeded": honest.seeded, "entered": honest.entered}
+    noted_all = {**honest.noted, **honest.panel_noted}
     cases = {}
     for name, (source, forge, replay, verify, noted, seeded) in _ATTACKS.items():
-        forged = rehash(forge(copy.deepcopy(logs[source])))
-        cases[name] = Case(name, tuple(forged), replay, verify, tuple(honest.noted[n] for n in noted),
-                           (TABLE_SEED,) if seeded else (), source)
+        forged = rehash(forge(copy.deepcopy(honest.log(source))))
+        seeds = (seeded,) if isinstance(seeded, str) else (TABLE_SEED,) if seeded else ()
+        cases[name] = Case(name, tuple(forged), replay, verify, tuple(noted_all[n] for n in noted), seeds, source)
     return cases

@@ -102,7 +102,7 @@ def test_a_deeply_nested_panel_memory_and_log_line_do_not_stop_the_tower(tmp_pat
     (state / "rolls.jsonl").write_text("[" * 100_000 + "\n")
     config = tmp_path / "tower.toml"
     config.write_text(f'[display]\nkind = "dummy"\n[kiosk]\nstate_dir = "{state}"\n')
-    assert main(["sim", "--config", str(config), "--seed", "d", "--press", "roll,wait:1", "--json"]) == 0
+    assert main(["sim", "--config", str(config), "--seed", "d", "--press", "roll,roll,wait:1", "--json"]) == 0
     steps = json.loads(capsys.readouterr().out)
     assert steps[-1]["screen"]["kind"] == "result"
     assert main(["log", "verify", str(state)]) == 1  # the damage stays visible

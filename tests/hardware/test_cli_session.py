@@ -144,22 +144,84 @@ def test_a_damaged_kept_file_is_named_and_the_roll_goes_on_in_a_session_of_its_o
     assert code == 0 and "0123456789abcdef.json is damaged" in err and "Traceback" not in err
 
 
-def test_an_earlier_versions_session_json_is_rolled_in_and_closed(tmp_path, capsys) -> None:
-    """A session.json left by the last release (version 1: its cache has no log position) is
-    moved in with the others and its position rebuilt from the log."""
-    run(capsys, "session", "open", str(tmp_path))
-    assert run(capsys, *D6CV, "--times", "2", "--state-dir", str(tmp_path))[0] == 0
-    (path,) = kept(tmp_path)
+def as_the_last_release_left_it(state: Path, capsys) -> str:
+    """A session opened and rolled in twice, kept in session.json as the last release kept it
+    (version 1: its cache has no log position); returns its commitment."""
+    run(capsys, "session", "open", str(state))
+    assert run(capsys, *D6CV, "--times", "2", "--state-dir", str(state))[0] == 0
+    (path,) = kept(state)
     data = json.loads(path.read_text())
     old = {k: data[k] for k in ("commitment", "seed", "drbg", "rolls", "opened_ns", "block_bytes", "mode", "sources",
                                 "credited_bits")}
-    (tmp_path / session_file.SESSION_FILE).write_text(json.dumps({**old, "version": 1, "rolls": 0}))
+    (state / session_file.SESSION_FILE).write_text(json.dumps({**old, "version": 1, "rolls": 0}))
     path.unlink()
+    return str(data["commitment"])
+
+
+def test_an_earlier_versions_session_json_is_rolled_in_and_closed(tmp_path, capsys) -> None:
+    """A session.json left by the last release (version 1: its cache has no log position) is
+    moved in with the others and its position rebuilt from the log."""
+    as_the_last_release_left_it(tmp_path, capsys)
     assert run(capsys, *D6CV, "--state-dir", str(tmp_path))[0] == 0
     code, out, _ = run(capsys, "session", "close", str(tmp_path))
     assert code == 0 and "revealed after 3 roll(s)" in out and not (tmp_path / session_file.SESSION_FILE).exists()
     report = replay_log(tmp_path / "rolls.jsonl")
     assert report.ok and report.rolls_verified == 3 and report.sessions == 1
+
+
+def _snapshot(state: Path) -> dict[str, tuple[int, int]]:
+    """Every name under ``state`` with its size and modification time (what a write changes)."""
+    return {str(p.relative_to(state)): (p.lstat().st_size, p.lstat().st_mtime_ns) for p in state.rglob("*")}
+
+
+def test_show_reads_an_earlier_versions_session_json_where_it_is(tmp_path, capsys) -> None:
+    """``session show`` never writes: the last release's session.json is shown, not moved in
+    (the next writer does that, under the lock), and nothing is created (no lock file)."""
+    commitment = as_the_last_release_left_it(tmp_path, capsys)
+    (tmp_path / ".lock").unlink()
+    before = _snapshot(tmp_path)
+    code, out, err = run(capsys, "session", "show", str(tmp_path), "--json")
+    assert code == 0, err
+    shown = json.loads(out)
+    assert (shown["commitment"], shown["rolls"], shown["opened_by"]) == (commitment, 2, "open")
+    assert _snapshot(tmp_path) == before
+
+
+def test_show_takes_no_lock(tmp_path, capsys) -> None:
+    """A writer holding the lock (a long --times run, the tower mid-roll) never makes ``show`` wait."""
+    from hardware.locking import state_lock
+    from tests.hardware.planted import cli
+
+    run(capsys, "session", "open", str(tmp_path))
+    with state_lock(tmp_path):
+        done = cli(["session", "show", str(tmp_path)])
+    assert done.returncode == 0 and b"commitment" in done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("action", [[*D6CV, "--state-dir", "{d}"], ["session", "show", "{d}"],
+                                    ["session", "close", "{d}"], ["session", "seed", "{d}", "417302"]])
+def test_the_open_sessions_file_that_cannot_be_read_stops_every_writer_until_it_is_back(tmp_path, capsys,
+                                                                                      action) -> None:
+    """The log holds the session open and only its kept file can reveal it: a FIFO (or a link,
+    a damaged file) in its place is one line, exit 2, and nothing is appended, so no second
+    session opens beside it; with the file back, everything goes on and checks."""
+    run(capsys, "session", "open", str(tmp_path))
+    (path,) = kept(tmp_path)
+    saved = path.read_bytes()
+    path.unlink()
+    os.mkfifo(path)
+    log = (tmp_path / "rolls.jsonl").read_bytes()
+    code, out, err = run(capsys, *[a.format(d=tmp_path) for a in action])
+    assert code == 2 and out == "", err
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("dicetower: error: the session file cannot be used: ") and "is a FIFO" in line, err
+    assert f"the log holds session #{path.stem[:8]} open" in line
+    assert (tmp_path / "rolls.jsonl").read_bytes() == log and kept(tmp_path) == [path]
+    path.unlink()
+    path.write_bytes(saved)
+    assert run(capsys, *[a.format(d=tmp_path) for a in action])[0] == 0
+    run(capsys, "session", "close", str(tmp_path))
+    assert replay_log(tmp_path / "rolls.jsonl").ok
 
 
 def test_an_open_session_that_reaches_its_roll_limit_is_revealed_and_the_next_one_stays_open(tmp_path, capsys,

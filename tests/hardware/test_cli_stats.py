@@ -83,7 +83,7 @@ def test_no_log_is_one_line_and_status_2(tmp_path, capsys, arg) -> None:
     target = "" if arg == "" else str(tmp_path / arg)
     assert main(["stats", target]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("dicetower: error: stats: ") and len(err.splitlines()) == 1
+    assert err.startswith("dicetower: error: DIR: ") and len(err.splitlines()) == 1
 
 
 def test_default_dir_is_the_state_directory(state, capsys, monkeypatch) -> None:

@@ -56,7 +56,7 @@ def test_run_without_gpio_as_a_service_fails_in_one_line_instead_of_a_simulator(
         monkeypatch.setattr(sys, "stdin", devnull)
         code = main(["run"])
     out, err = capsys.readouterr()
-    assert code == 1 and out == ""
+    assert code == 2 and out == ""  # cannot start here: exit 2 (1 is "a check failed")
     assert err.startswith("dicetower: no GPIO on this machine (lgpio: No module named 'lgpio'); install a GPIO")
     assert len(err.strip().splitlines()) == 1
 
@@ -70,7 +70,7 @@ def test_tower_on_a_laptop_without_a_terminal_says_how_to_run_the_simulator_scri
         pytest.skip("this is a Raspberry Pi: the GPIO backend is what is missing")
     proc = subprocess.run([sys.executable, "-m", "hardware", "run"], stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=120)
-    assert (proc.returncode, proc.stdout) == (1, "")
+    assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr == (
         "dicetower: not a Raspberry Pi (no GPIO), and no terminal here for the simulator (stdin and "
         "stdout are not one); run it scripted instead: dicetower sim --press mode,field,plus,roll "
@@ -112,7 +112,7 @@ def test_run_with_a_busy_pin_is_one_line_naming_the_key(tmp_path, capsys) -> Non
     factory = open_pin_factory("mock")
     other = LED(26, pin_factory=factory)  # another program holds ROLL's pin
     try:
-        assert run_tower(config, factory) == 1
+        assert run_tower(config, factory) == 2  # cannot start here (docs/roll-log.md)
     finally:
         other.close()
     err = capsys.readouterr().err

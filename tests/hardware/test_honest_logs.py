@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.panel.model import Button
 from hardware.cli import EXIT_UNRECORDED, main
 from hardware.entropy import open_dice
 from hardware.entropy.open_sessions import OpenSessions
@@ -169,7 +168,7 @@ def tower(state: Path, *, write=None, show: bool = False) -> Rig:
 
 def roll(rig: Rig, times: int = 1) -> None:
     for _ in range(times):
-        rig.tap(Button.ROLL)
+        rig.roll()
         rig.run(1.0)
 
 

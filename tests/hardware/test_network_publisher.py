@@ -314,14 +314,16 @@ def test_tower_with_session_dice_publishes_its_rolls(broker, collector, tmp_path
         dice = open_dice("kernel", log=RollLog(tmp_path / "state" / "rolls.jsonl"))
         sim = Simulator(config, dice=dice)
         try:
-            sim.run_script(parse_script("roll,roll"))
+            # the table's seed (asked at the first ROLL, eight finger presses, ROLL), then two rolls
+            sim.run_script(parse_script("roll plus 1 2 3 4 5 1 2 3 roll roll roll"))
         finally:
             sim.close()
     # the publisher has handed the last entry to the broker; the collector's copy follows
-    wait_for(lambda: all_arrived(collector, 4), what="the session, two rolls and the reveal")
+    wait_for(lambda: all_arrived(collector, 5), what="the session, its table seed, two rolls and the reveal")
     entries = collector.unique()
     kinds = [entries[s]["kind"] for s in sorted(entries)]
-    assert kinds == ["session", "roll", "roll", "reveal"]  # the reveal at shutdown went out too
+    assert kinds == ["session", "table_seed", "roll", "roll", "reveal"]  # the reveal at shutdown went out too
+    assert entries[2]["table_seed"] == "12345123"
 
 
 def test_a_missing_password_file_is_one_line(tmp_path):

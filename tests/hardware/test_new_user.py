@@ -159,7 +159,7 @@ def test_a_huge_path_in_an_os_error_is_clipped(capsys, argv):
     values = {"{long}": "a" * 100_000, "{deep}": "a/" * 50_000}
     err = one_error_line(capsys, *[values.get(a, a) for a in argv])
     assert len(err) < 1100
-    assert "characters left out" in err
+    assert "characters left out" in err or "characters long; at most 4096" in err  # clipped, or refused unread
 
 
 def test_a_huge_argument_in_a_real_process_is_clipped():

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.panel.model import Button
 from hardware.entropy import open_dice
 from hardware.entropy.open_sessions import OPEN_SESSIONS_DIR, OpenSessions
 from hardware.entropy.replay import replay_log
@@ -38,7 +37,7 @@ def start(state: Path, messages: list[str] | None = None, **dice_options) -> Rig
 
 def roll(rig: Rig, times: int) -> None:
     for _ in range(times):
-        rig.tap(Button.ROLL)
+        rig.roll()
         rig.run(1.0)
 
 
@@ -196,3 +195,43 @@ def test_a_session_the_last_release_left_open_is_revealed_at_the_next_start(tmp_
     reveal = next(e for e in entries(tmp_path / LOG_NAME) if e["kind"] == "reveal")
     assert (reveal["session"], reveal["reason"], reveal["rolls"]) == (kept.stem, "restart", 2)
     assert replay_log(tmp_path / LOG_NAME).ok
+
+
+# --- the log read back from its end, by the one rule ------------------------------------------
+
+@pytest.mark.parametrize("plant", ["fifo", "zero", "link"])
+def test_the_log_read_backwards_is_never_waited_on_or_followed(tmp_path, plant) -> None:
+    """A FIFO at rolls.jsonl would block an open for ever, a link to /dev/zero read for ever,
+    a link to another log follow it: each is refused in one LogError before anything is read."""
+    import os
+
+    from hardware.entropy.open_sessions import log_head
+    from hardware.rolllog import LogError
+
+    other = tmp_path / "other"
+    other.mkdir()
+    RollLog(other / LOG_NAME).append("note", text="another tower's log")
+    path = tmp_path / LOG_NAME
+    if plant == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero" if plant == "zero" else other / LOG_NAME)
+    with pytest.raises(LogError, match=r"cannot read the roll log .*(FIFO|symbolic link)"):
+        log_head(path)
+    with pytest.raises(LogError):
+        OpenSessions(tmp_path).news("0123456789abcdef", None)
+
+
+def test_an_over_long_line_read_backwards_is_skipped_and_the_entries_around_it_found(tmp_path) -> None:
+    from hardware.entropy.open_sessions import _backwards
+    from hardware.rolllog import MAX_LINE_BYTES
+
+    path = tmp_path / LOG_NAME
+    log = RollLog(path, fsync=False)
+    for n in range(3):
+        log.append("note", n=n)
+    with open(path, "ab") as f:
+        f.write(b"{" + b"x" * (3 * MAX_LINE_BYTES) + b"\n")
+    log.append("note", n=3)  # bridges the damage with a `recovered` entry, then this one
+    found = [e.get("n") for e in _backwards(path) if e["kind"] == "note"]
+    assert found == [3, 2, 1, 0]

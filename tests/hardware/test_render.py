@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,13 +20,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw
 
+from engine.fingerprints import reveal_card
+from engine.panel import screens
 from engine.panel.model import Screen
+from engine.panel.session import Card
 from hardware.display.oled import OledDisplay
 from hardware.display.render import Renderer, to_text_blocks
 from hardware.fonts import FALLBACK, FONT_DIR, load
 from hardware.fonts.build import FONTS, SOURCE, build_all, parse, scale2x, slot_map
+from tests.support import require_command
 
 GOLDEN = Path(__file__).parent / "golden"
+COMMITMENT = "3fa2c1d0b4e5f60718293a4b5c6d7e8f0123456789abcdeffedcba9876543210"
+HEAD = "a1b2c3d4" * 8
 REGOLD = os.environ.get("DICETOWER_REGOLD") == "1"
 
 SCREENS: dict[str, Screen] = {
@@ -74,9 +81,14 @@ SCREENS: dict[str, Screen] = {
                       kind="message"),
     "attract": Screen(title="dicetower", lines=("immortal", "press any button"), offset=(12, 7),
                       contrast=0.25, kind="attract"),
-    "session-qr": Screen(title="commitment", lines=(
-        "3fa2c1d0b4e5f607", "18293a4b5c6d7e8f", "0123456789abcdef", "fedcba9876543210", "SHA-256 of the seed",
-        "any button: back"), kind="session"),
+    "session-qr": screens.session(COMMITMENT, "", "", "", 1.0),
+    "seed-ask": screens.seed_ask(COMMITMENT, "#3fa2c1d0", 1.0),
+    "seed-code": screens.seed_code("#3fa2c1d0", (3, 1, 4), 8, "", 1.0),
+    "seed-done": screens.seed_code("#3fa2c1d0", (3, 1, 4, 2, 5, 5, 1, 2), 8, "", 1.0),
+    "card": screens.card(Card(COMMITMENT, "31425512", 12, HEAD), 1.0),
+    "result-foot": Screen(title="horizons 12 vs 3", big="SUCCESS", lines=(
+        "success 12 succ.", "net +9 (opp. 3)", "dice 4 1 10 3 4 8 5 4", "6 9 7 7 9 4 10 1 1 7"), page=1,
+        kind="result", foot="roll #12 a1b2c3d4"),
     "unicode": Screen(title="≥3 → ✓ ×2 …", lines=("café naïve", "漢字 ★ ♥ ±1 ≤ ≠", "°C ÷ • ↑↓ ←"), kind="message"),
 }
 
@@ -238,16 +250,59 @@ def test_a_session_screen_shows_its_commitment_as_a_qr_code(renderer: Renderer) 
 
     screen = SCREENS["session-qr"]
     commitment = "".join(screen.lines[:4])
+    assert commitment == COMMITMENT == screen.qr
     image = draw_on_dummy(screen, renderer)
     modules = qr_matrix(commitment)
-    margin = (QR_BOX - len(modules) * QR_SCALE) // 2
-    read = [[image.getpixel((margin + c * QR_SCALE, margin + r * QR_SCALE)) == 0 for c in range(len(modules))]
-            for r in range(len(modules))]
-    assert read == [list(row) for row in modules]  # dark modules unlit on a lit quiet zone
+    assert read_qr(image, len(modules), QR_SCALE) == [list(row) for row in modules]  # dark unlit on a lit zone
     assert all(image.getpixel((x, 1)) for x in range(QR_BOX))  # the quiet zone
-    # not a session screen, or no commitment on it: the ordinary layout
-    plain = Screen(title="commitment", lines=("no session open", "a roll tries again"), kind="session")
-    assert draw_on_dummy(plain, renderer).getpixel((1, 1)) == 0
+    # no commitment on it: the ordinary layout
+    plain = screens.session("", "", "no session open", "", 1.0)
+    assert not plain.qr and draw_on_dummy(plain, renderer).getpixel((1, 1)) == 0
+
+
+def read_qr(image, size: int, scale: int) -> list[list[bool]]:
+    """The modules of a QR code drawn in the 64-pixel square, read back from the pixels."""
+    from hardware.display.render import QR_BOX
+
+    margin = (QR_BOX - size * scale) // 2
+    return [[image.getpixel((margin + c * scale, margin + r * scale)) == 0 for c in range(size)]
+            for r in range(size)]
+
+
+@pytest.mark.parametrize("seed", ["31425512", None, "the dragon sleeps under the old mill on the hill, 1987!"])
+def test_the_reveal_screen_draws_the_four_facts_as_session_close_codes_them(seed, renderer: Renderer) -> None:
+    """The reveal's QR code is the text of engine.fingerprints.reveal_card, the one
+    `dicetower session close` codes: 49 to 57 modules at 1 pixel each, quiet zone lit."""
+    from hardware.display.render import QR_BOX, qr_scale
+    from hardware.qr import qr_matrix
+
+    screen = screens.card(Card(COMMITMENT, seed, 1000, HEAD), 1.0)
+    assert screen.qr == reveal_card(COMMITMENT, seed, 1000, HEAD)
+    modules = qr_matrix(screen.qr)
+    assert 49 <= len(modules) <= 57 and qr_scale(len(modules)) == 1
+    image = draw_on_dummy(screen, renderer)
+    assert read_qr(image, len(modules), 1) == [list(row) for row in modules]
+    margin = (QR_BOX - len(modules)) // 2
+    assert margin >= 3 and all(image.getpixel((x, y)) for x in range(QR_BOX) for y in range(margin))
+
+
+@pytest.mark.parametrize("name", ["session-qr", "seed-ask", "card"])
+def test_a_qr_code_on_the_oled_reads_back_as_a_phone_would(name: str, renderer: Renderer, tmp_path) -> None:
+    """zbar (a QR reader) on a photograph-like copy of the OLED frame (lit pixels bright, 6x
+    larger) reads exactly the text the screen codes."""
+    screen = SCREENS[name]
+    image = draw_on_dummy(screen, renderer).convert("L")
+    photo = image.resize((128 * 6, 64 * 6), Image.NEAREST)
+    framed = Image.new("L", (photo.width + 96, photo.height + 96), 0)
+    framed.paste(photo, (48, 48))  # the OLED's dark glass around the lit quiet zone
+    path = tmp_path / f"{name}.png"
+    framed.save(path)
+    zbarimg = require_command("zbarimg")  # zbar-tools (.ci/apt-packages.txt)
+    done = subprocess.run([zbarimg, "--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", "-Sbinary", str(path)],
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    read = done.stdout.decode("utf-8").removesuffix("\n")
+    assert read == (screen.qr.upper() if len(screen.qr) == 64 else screen.qr)
 
 
 @settings(max_examples=150, deadline=None)

@@ -71,6 +71,22 @@ class Rig:
         self.tower.pump()
         self.run(0.05)
 
+    def roll(self, seconds: float = 0.1) -> None:
+        """ROLL as a player who wants to roll: a new session's first ROLL asks for a table
+        seed (docs/panel.md), and a second ROLL rolls without one."""
+        self.tap(Button.ROLL, seconds)
+        if self.tower.state.mode is Mode.TABLE_SEED and self.tower.state.seed_step == "ask":
+            self.tap(Button.ROLL, seconds)
+
+    def set_table_seed(self, *fingers: Button) -> None:
+        """The first ROLL of a session, PLUS, eight finger presses, ROLL: the table's seed."""
+        self.tap(Button.ROLL)
+        assert self.tower.state.mode is Mode.TABLE_SEED, self.tower.state.mode
+        self.tap(Button.PLUS)
+        for button in fingers:
+            self.tap(button)
+        self.tap(Button.ROLL)
+
 
 @pytest.fixture
 def rig():
@@ -212,13 +228,15 @@ def test_rolls_go_to_the_roll_log(tmp_path) -> None:
     log = RollLog(tmp_path / "rolls.jsonl")
     rig = Rig(dice=open_dice(seed=b"log", log=log))
     try:
-        rig.tap(Button.ROLL)
+        rig.roll()
         rig.run(1.0)
+        shown = rig.tower.screen.foot
     finally:
         rig.tower.close()
     entries = [json.loads(line) for line in (tmp_path / "rolls.jsonl").read_text().splitlines()]
     rolls = [e for e in entries if e["kind"] == "roll"]
     assert len(rolls) == 1 and rolls[0]["player"] == 1 and rolls[0]["source"] == "panel"
+    assert shown == f"roll #1 {rolls[0]['hash'][:8]}"  # the fingerprint on the result
     assert rolls[0]["result"]["system"] == "infinity"
     assert verify(tmp_path / "rolls.jsonl").ok
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine.panel.model import Button
+from engine.panel.state import Mode
 from hardware import config as cfg
 from hardware.cli import EXIT_UNRECORDED, main
 from hardware.cli.tower import Kept, keep
@@ -71,7 +72,10 @@ class SimRig:
 
 
 def roll(sim: Simulator) -> None:
+    """ROLL; a new session's first ROLL asks for a table seed, and ROLL again rolls without."""
     SimRig(sim).tap(Button.ROLL)
+    if sim.tower.state.mode is Mode.TABLE_SEED:
+        SimRig(sim).tap(Button.ROLL)
     sim.settle()
 
 
@@ -167,7 +171,8 @@ def test_sim_config_keeps_its_roll_log_and_memory_like_run(tmp_path, capsys) -> 
     (state / "players").mkdir(parents=True)
     stale = state / "players" / ".1.json.x1y2.tmp"
     stale.write_text("{")
-    assert main(["sim", "--config", str(write_config(tmp_path, state)), "--seed", "k", "--press", "roll,wait:1"]) == 0
+    assert main(["sim", "--config", str(write_config(tmp_path, state)), "--seed", "k",
+                 "--press", "roll,roll,wait:1"]) == 0
     capsys.readouterr()
     assert len(logged_rolls(state / "rolls.jsonl")) == 1 and verify(state / "rolls.jsonl").ok
     assert (state / "panel.json").exists() and not stale.exists()
@@ -180,7 +185,7 @@ def test_sim_config_on_a_full_card_shows_no_result_and_says_why(tmp_path, capsys
     state = tmp_path / "state"
     state.mkdir()
     (state / "rolls.jsonl").symlink_to(tmp_path / "elsewhere")  # as unwritable as a full card
-    code = main(["sim", "--config", str(write_config(tmp_path, state)), "--seed", "k", "--press", "roll,wait:1",
+    code = main(["sim", "--config", str(write_config(tmp_path, state)), "--seed", "k", "--press", "roll,roll,wait:1",
                  "--json"])
     steps = json.loads(capsys.readouterr().out)
     assert code == 0 and not (tmp_path / "elsewhere").exists()
@@ -283,7 +288,9 @@ def test_the_panel_memory_is_a_cache_of_the_log(tmp_path) -> None:
 
     def finger_roll(sim: Simulator) -> None:
         rig = SimRig(sim)
-        rig.tap(Button.ROLL)  # the hand is hidden
+        rig.tap(Button.ROLL)  # the hand is hidden (a new session's first ROLL asks for a table seed first)
+        if sim.tower.state.mode is Mode.TABLE_SEED:
+            rig.tap(Button.ROLL)
         rig.tap(Button.MINUS)  # finger 3
         sim.settle()
 

@@ -94,11 +94,12 @@ def test_the_commitment_is_on_the_screen_before_the_first_roll(tmp_path) -> None
         assert kinds(log) == ["session"]  # opened at start-up, nothing rolled
         committed = entries(log)[0]["commitment"]
         assert rig.tower.screen.kind == "setup"
-        assert rig.tower.screen.lines[-1].endswith("#" + committed[:8])
+        assert rig.tower.screen.lines[-2].endswith("#" + committed[:8])
+        assert rig.tower.screen.lines[-1] == "no table seed"
         assert shown_commitment(rig) == committed
         assert rig.tower.rolls == 0 and kinds(log) == ["session"]
         rig.tap(Button.MODE)  # leave the menu, then roll: in the session that was shown
-        rig.tap(Button.ROLL)
+        rig.roll()
         rig.run(1.0)
         assert kinds(log) == ["session", "roll"]
         assert entries(log)[1]["session"] == committed[:16]
@@ -111,10 +112,10 @@ def test_a_reveal_from_the_menu_matches_the_shown_commitment_and_replays(tmp_pat
     dice = open_dice("kernel", log=RollLog(log))
     rig = Rig(dice=dice)
     try:
-        rig.tap(Button.ROLL)
+        rig.roll()
         rig.run(1.0)
         rig.tap(Button.PLUS)
-        rig.tap(Button.ROLL)
+        rig.roll()
         rig.run(1.0)
         old = shown_commitment(rig)
         reveal_from_menu(rig)
@@ -122,7 +123,12 @@ def test_a_reveal_from_the_menu_matches_the_shown_commitment_and_replays(tmp_pat
         reveals = [e for e in entries(log) if e["kind"] == "reveal"]
         assert len(reveals) == 1 and reveals[0]["reason"] == "reveal" and reveals[0]["rolls"] == 2
         assert hashlib.sha256(bytes.fromhex(reveals[0]["seed"])).hexdigest() == old
-        # the new session is open and shown in full, before any of its rolls
+        # the reveal's four facts first, as `session close` prints them (and its QR code) ...
+        head = reveals[0]["hash"]
+        screen = rig.tower.screen
+        assert screen.kind == "card" and screen.beside[:4] == ("#" + old[:8], "rolls 2", "head", "#" + head[:8])
+        rig.tap(Button.FIELD)
+        # ... then the new session, open and shown in full, before any of its rolls
         new = dice.commitment
         assert new != old
         screen = rig.tower.screen
@@ -131,11 +137,12 @@ def test_a_reveal_from_the_menu_matches_the_shown_commitment_and_replays(tmp_pat
         assert "seed revealed: in log" in screen.lines and "revealed #" + old[:8] in screen.lines
         assert kinds(log) == ["session", "roll", "roll", "reveal", "session"]
         assert entries(log)[-1]["commitment"] == new
-        assert [e.text for e in seen] == [old, sessions.revealed(old), new]
+        assert [e.text for e in seen] == [old, sessions.committed(old, started=True),
+                                          sessions.revealed(old, rolls=2, head=head), new]
         rig.tap(Button.MODE)
         rig.tap(Button.MODE)
-        assert rig.tower.screen.lines[-1].endswith("#" + new[:8])
-        rig.tap(Button.ROLL)
+        assert rig.tower.screen.lines[-2].endswith("#" + new[:8])
+        rig.roll()
         rig.run(1.0)
     finally:
         rig.tower.close()  # reveals the second session
@@ -151,14 +158,18 @@ def test_the_rotation_after_session_rolls_shows_the_next_commitment(tmp_path, se
     try:
         first = dice.commitment
         for _ in range(2):
-            rig.tap(Button.ROLL)
+            rig.roll()
             rig.run(1.0)
         second = dice.commitment
         assert second != first
-        assert [e.text for e in seen] == [first, sessions.revealed(first), second]
-        assert [e.get("reason") for e in entries(log) if e["kind"] == "reveal"] == ["rolls"]
+        reveal = next(e for e in entries(log) if e["kind"] == "reveal")
+        assert [e.text for e in seen] == [first, sessions.committed(first, started=True),
+                                          sessions.revealed(first, rolls=2, head=reveal["hash"]), second]
+        assert reveal["reason"] == "rolls"
         rig.run(61.0)  # the result times out: the setup screen carries the new commitment
-        assert rig.tower.screen.lines[-1].endswith("#" + second[:8])
+        assert rig.tower.screen.lines[-2].endswith("#" + second[:8])
+        rig.tap(Button.ROLL)  # the new session's first ROLL offers the table seed again
+        assert rig.tower.state.mode is Mode.TABLE_SEED and rig.tower.screen.qr == second
     finally:
         rig.tower.close()
     assert replay_log(log).ok
@@ -181,7 +192,7 @@ def test_a_reveal_asked_during_a_finger_guess_waits_for_the_finger(tmp_path, mon
     monkeypatch.setattr(machine, "step", step)
     try:
         first = dice.session_id
-        rig.tap(Button.ROLL)  # the hand is hidden, and (here) a reveal is asked for
+        rig.roll()  # the hand is hidden, and (here) a reveal is asked for
         assert rig.tower.state.mode is Mode.GUESS
         rig.run(2.0)
         assert dice.session_id == first and "reveal" not in kinds(log)
@@ -219,7 +230,7 @@ def test_deterministic_dice_show_their_commitment(tmp_path) -> None:
     try:
         committed = entries(log)[0]["commitment"]
         assert committed == open_dice(seed=b"table").commitment
-        assert rig.tower.screen.lines[-1].endswith("#" + committed[:8])
+        assert rig.tower.screen.lines[-2].endswith("#" + committed[:8])
         open_menu(rig, Item.SESSION)
         assert " ".join(rig.tower.screen.lines[-2:]).startswith("entropy seed")  # wrapped, not cut
     finally:
@@ -326,7 +337,7 @@ def _panel_night(state: Path, gaps_ms: list[int], start_ns: int, table_seed: str
             rig.tap(Button.PLUS, seconds=0.05 + gap % 7 / 1000)  # up and down again: the same settings
             rig.run(gap % 13 / 100)
             rig.tap(Button.MINUS, seconds=0.05 + gap % 5 / 1000)
-            rig.tap(Button.ROLL, seconds=0.05 + gap % 11 / 997)
+            rig.roll(seconds=0.05 + gap % 11 / 997)
             rig.run(1.0)
     finally:
         rig.tower.close()

@@ -3,13 +3,17 @@ and every flow with the five buttons: the transcript names every field the FIELD
 selected, shows every flow's page, and is the one committed (so the documented screenshots
 are what the panel shows today).
 
-Regenerate after a deliberate change to the panel (each script's first lines say how):
-    .venv/bin/dicetower sim --seed flows --script docs/screenshots/flows/SYSTEM.txt \
-        --out docs/screenshots/flows/SYSTEM --scale 1
+The flows run with a roll log in an empty state directory (the log's entries timed by the
+simulated clock, as ``sim --seed`` does), so results show their fingerprints and the same
+script gives the same transcript. Regenerate after a deliberate change to the panel (each
+script's first lines say how):
+    .venv/bin/dicetower sim --seed flows --state-dir "$(mktemp -d)" \
+        --script docs/screenshots/flows/SYSTEM.txt --out docs/screenshots/flows/SYSTEM --scale 1
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -18,8 +22,9 @@ import pytest
 from engine.panel import rows
 from engine.systems import SYSTEM_IDS, get
 from hardware import config as cfg
+from hardware.cli.tower import keep
 from hardware.entropy import open_dice
-from hardware.sim import Simulator, parse_script
+from hardware.sim import SimClock, Simulator, parse_script
 from tests.engine.panel.words import check_lines
 
 FLOWS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "flows"
@@ -38,14 +43,23 @@ def _labels(system: str) -> set[str]:
     return wanted
 
 
-@pytest.mark.parametrize("system", SYSTEM_IDS)
-def test_the_flow_script_reaches_every_parameter_and_every_flow(system: str) -> None:
-    script = FLOWS / f"{system}.txt"
-    sim = Simulator(cfg.load(), dice=open_dice(seed=b"flows"))
+def run_flow(script: Path, state: Path, seed: bytes) -> list[dict]:
+    """A flow script as ``sim --seed SEED --state-dir STATE --script`` runs it."""
+    config = cfg.load()
+    clock = SimClock()
+    kept = keep(dataclasses.replace(config, kiosk=dataclasses.replace(config.kiosk, state_dir=str(state))),
+                clock=clock)
+    sim = Simulator(config, dice=open_dice(seed=seed, log=kept.roll_log), clock=clock, **kept.tower_options())
     try:
-        steps = sim.run_script(parse_script(script.read_text(encoding="utf-8"), option="script"))
+        return sim.run_script(parse_script(script.read_text(encoding="utf-8"), option="script"))
     finally:
         sim.close()
+
+
+@pytest.mark.parametrize("system", SYSTEM_IDS)
+def test_the_flow_script_reaches_every_parameter_and_every_flow(system: str, tmp_path) -> None:
+    script = FLOWS / f"{system}.txt"
+    steps = run_flow(script, tmp_path, b"flows")
     selected = {step["field"] for step in steps if step["field"]}
     missing = _labels(system) - selected
     assert not missing, f"{script.name} never selects {sorted(missing)}"
@@ -64,7 +78,7 @@ def test_the_flow_script_reaches_every_parameter_and_every_flow(system: str) -> 
         return [{k: v for k, v in step.items() if k != "frame"} for step in transcript]
 
     assert without_frame(steps) == without_frame(committed), (
-        f"docs/screenshots/flows/{system} is stale: .venv/bin/dicetower sim --seed flows --script "
-        f"docs/screenshots/flows/{system}.txt --out docs/screenshots/flows/{system} --scale 1")
+        f'docs/screenshots/flows/{system} is stale: .venv/bin/dicetower sim --seed flows --state-dir "$(mktemp -d)" '
+        f"--script docs/screenshots/flows/{system}.txt --out docs/screenshots/flows/{system} --scale 1")
     for step in committed:
         assert (FLOWS / system / step["frame"]).exists()

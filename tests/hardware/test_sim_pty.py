@@ -47,7 +47,9 @@ def test_keys_drive_the_panel_and_the_frame_is_drawn_in_half_blocks() -> None:
         child.expect(r"screen: settings")
         child.send("m")  # MODE leaves the menu
         child.expect(r"screen: horizons")
-        child.send("r")
+        child.send("r")  # the session's first ROLL asks for a table seed ...
+        child.expect(r"screen: table seed\? #[0-9a-f]{8}")
+        child.send("r")  # ... and ROLL again rolls without one
         # the result after the animation, with the RGB LED lit by the outcome
         child.expect(r"● RGB\r+\nscreen: horizons +\d+ vs \d+")
         child.send("q")

@@ -27,9 +27,15 @@ CONFIG = ('[display]\nkind = "dummy"\n[panel]\nanimation_seconds = 0\nsystems = 
 SPEAK = CONFIG + "[sound]\nspeak = true\n"
 
 
-def make(text: str = SPEAK, *, speaker: RecordingSpeaker | None = None, **options) -> Simulator:
-    return Simulator(cfg.loads(text), dice=options.pop("dice", None) or open_dice(seed=b"speech"),
-                     speaker=speaker if speaker is not None else RecordingSpeaker(), **options)
+def make(text: str = SPEAK, *, speaker: RecordingSpeaker | None = None, table_seed: str | None = "speech",
+         **options) -> Simulator:
+    """A simulated tower that speaks. Its session has a table seed already (so the first ROLL
+    rolls; asking for one is said in test_the_table_seed_pages_are_said), unless None."""
+    dice = options.pop("dice", None) or open_dice(seed=b"speech")
+    if table_seed is not None:
+        dice.set_table_seed(table_seed)
+    return Simulator(cfg.loads(text), dice=dice, speaker=speaker if speaker is not None else RecordingSpeaker(),
+                     **options)
 
 
 def spoken(sim: Simulator) -> RecordingSpeaker:
@@ -209,7 +215,7 @@ def test_the_hand_and_a_group_roll_are_said_as_they_come_up() -> None:
 
 
 def test_cannot_record_is_said(tmp_path) -> None:
-    seam = FullDisk(2)  # the session and one roll; the second roll's entry fails
+    seam = FullDisk(3)  # the session, its table seed and one roll; the second roll's entry fails
     log = RollLog(tmp_path / "rolls.jsonl", write=seam, fsync=False)
     sim = make(memory=tmp_path, roll_log=log, dice=open_dice(seed=b"record", log=log))
     try:
@@ -228,11 +234,34 @@ def test_an_unrecorded_result_is_said_as_unrecorded(tmp_path) -> None:
     log = LenientLog(RollLog(tmp_path / "rolls.jsonl", write=seam, fsync=False))
     config = SPEAK + '[kiosk]\nunrecorded = "show"\n'
     config = config.replace('[kiosk]\nstate_dir = "none"\n', "")
-    sim = make(config, memory=tmp_path, roll_log=log, dice=open_dice(seed=b"record", log=log), show=lambda line: None)
+    sim = make(config, memory=tmp_path, roll_log=log, dice=open_dice(seed=b"record", log=log), show=lambda line: None,
+               table_seed=None)
     try:
-        tap(sim, Button.ROLL, 0.5)
+        tap(sim, Button.ROLL, 0.5)  # asks for a table seed ...
+        tap(sim, Button.ROLL, 0.5)  # ... and rolls without one
         assert sim.tower.screen.title == "UNRECORDED"
         assert spoken(sim).texts[-1].startswith("unrecorded. infinity: ")
+    finally:
+        sim.close()
+
+
+def test_the_table_seed_pages_are_said(tmp_path) -> None:
+    log = RollLog(tmp_path / "rolls.jsonl", fsync=False)
+    sim = make(table_seed=None, memory=tmp_path, roll_log=log, dice=open_dice(seed=b"speech", log=log))
+    try:
+        steps = sim.run_script(parse_script("roll plus 1 2 3 4 5 1 2 3 roll"))
+        said = [s["text"] for step in steps for s in step.get("said", ())]
+        commitment = " ".join(sim.tower.state.commitment[:8])
+        assert said[1] == (f"new session {commitment}: set a table seed? plus sets one, roll rolls without, "
+                           "mode goes back")
+        assert said[2] == "table seed: press any 8 buttons, thumb 1 to pinky 5"
+        assert said[3:5] == ["1, 7 more", "1 2, 6 more"]
+        assert said[-2] == ("table seed 1 2 3 4 5 1 2 3: roll sets it, mode cancels, another button starts "
+                            "again")
+        assert said[-1] == "infinity, rating 8, 28 percent"  # set: the setup page again, once still
+        assert sim.tower.state.table_seed == "12345123"
+        tap(sim, Button.ROLL)
+        assert spoken(sim).texts[-1].endswith(", roll 1")  # the result's number in its session
     finally:
         sim.close()
 

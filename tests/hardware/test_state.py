@@ -29,7 +29,7 @@ def test_a_crash_before_replace_leaves_the_old_file_whole_and_no_temp_file(tmp_p
     path = tmp_path / "s.json"
     atomic_write_bytes(path, b'{"karma": 2}')
 
-    def power_cut(src, dst):
+    def power_cut(src, dst, **dir_fds):
         raise OSError("simulated power cut before the rename")
 
     monkeypatch.setattr(state_mod.os, "replace", power_cut)
@@ -43,7 +43,8 @@ def test_the_temp_file_is_fsynced_before_the_rename(tmp_path, monkeypatch) -> No
     calls: list[str] = []
     real_fsync, real_replace = os.fsync, os.replace
     monkeypatch.setattr(state_mod.os, "fsync", lambda fd: (calls.append("fsync"), real_fsync(fd))[1])
-    monkeypatch.setattr(state_mod.os, "replace", lambda a, b: (calls.append("replace"), real_replace(a, b))[1])
+    monkeypatch.setattr(state_mod.os, "replace",
+                        lambda a, b, **kw: (calls.append("replace"), real_replace(a, b, **kw))[1])
     atomic_write_bytes(tmp_path / "s.json", b"x")
     assert calls == ["fsync", "replace", "fsync"]  # file, rename, directory
 

@@ -101,3 +101,26 @@ def test_an_old_stream_2_log_is_accepted_and_listed_apart() -> None:
     for path in old:
         code, out = verify(path, "--all-revealed")
         assert code == 0 and "all good" in out and "without a table seed" in out, out
+
+
+@pytest.mark.parametrize("plant", ["fifo", "zero", "link", "dir", "device"])
+def test_a_fifo_a_link_or_a_device_as_the_log_is_refused_in_one_line(tmp_path, every_system, plant) -> None:
+    """The tool opens the log by the one rule on its own (no link followed, no FIFO waited on,
+    a regular file only): a FIFO does not hang it, /dev/zero is not read for ever."""
+    import os
+
+    where = tmp_path / "rolls.jsonl"
+    if plant == "fifo":
+        os.mkfifo(where)
+    elif plant == "zero":
+        where.symlink_to("/dev/zero")
+    elif plant == "link":
+        where.symlink_to(every_system / "rolls.jsonl")
+    elif plant == "dir":
+        where.mkdir()
+    else:
+        where = Path("/dev/zero")
+    done = subprocess.run([sys.executable, str(TOOL), str(where)], capture_output=True, text=True, timeout=60)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and done.stdout == "" and len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"verify_rolls: cannot read {where}: it is "), lines

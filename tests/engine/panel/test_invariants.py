@@ -37,9 +37,16 @@ _button_events = st.builds(
 _commitments = st.binary(min_size=32, max_size=32).map(bytes.hex)
 _session_events = st.one_of(
     _commitments.map(sessions.committed),
+    _commitments.map(lambda c: sessions.committed(c, table_seed="31425512", started=True)),
     _commitments.map(sessions.revealed),
+    st.tuples(_commitments, _commitments, st.integers(0, 1000)).map(
+        lambda t: sessions.revealed(t[0], rolls=t[2], head=t[1], table_seed="x" * 64)),
     st.text(max_size=80),  # no session open, and why (or anything at all)
 ).map(lambda t: Event(EventKind.SESSION, text=t))
+_logged_events = st.one_of(
+    st.integers(0, 1000).map(lambda n: sessions.roll_logged(n, "ab" * 32)),
+    st.text(max_size=80),  # a table seed not set, and why (or anything at all)
+).map(lambda t: Event(EventKind.LOGGED, text=t))
 # Settings items are many FIELD presses apart: a script that holds MODE and then steps to
 # "session" or "reveal seed" and presses ROLL (twice) reaches the full view and the reveal.
 _to_session_item = [Event(H, Button.MODE), Event(R, Button.MODE), *[Event(P, Button.FIELD)] * 4]
@@ -56,6 +63,7 @@ _events = st.one_of(
     st.integers(-7, 7).map(lambda n: Event(EventKind.TURN, steps=n)),
     st.text(max_size=60).map(lambda t: Event(EventKind.STATUS, text=t)),
     _session_events,
+    _logged_events,
 )
 _gaps = st.one_of(
     st.floats(0.0, 0.6),
@@ -74,12 +82,15 @@ _configs = st.builds(
 
 
 def _may_draw(before: PanelState, event: Event) -> bool:
-    """A die may be drawn only by ROLL (on the setup, result or message screen) or by the
-    finger pressed after ROLL hid the hand; never by a press that wakes the panel."""
+    """A die may be drawn only by ROLL (on the setup, result or message screen, or asked for
+    a table seed: "roll without") or by the finger pressed after ROLL hid the hand; never by a
+    press that wakes the panel."""
     if event.kind is not P or before.asleep:
         return False
     if before.mode is Mode.GUESS:
         return True
+    if before.mode is Mode.TABLE_SEED:
+        return event.button is Button.ROLL and before.seed_step == "ask"
     return event.button is Button.ROLL and before.mode in (Mode.SETUP, Mode.RESULT, Mode.MESSAGE)
 
 
@@ -139,13 +150,27 @@ def _check_request(before: PanelState, event: Event, after: PanelState, request:
     assert Mode.GUESS not in (before.mode, after.mode)
 
 
+def _check_table_seed(before: PanelState, event: Event, asked: tuple[str, str] | None) -> None:
+    """A table seed is asked for only by ROLL on the table seed page with its code complete,
+    for the session the page was opened for, before the session's first roll."""
+    if asked is None:
+        return
+    commitment, text = asked
+    assert event.kind is P and event.button is Button.ROLL and before.mode is Mode.TABLE_SEED
+    assert commitment == before.seed_for == before.commitment and before.table_seed is None and not before.started
+    assert len(text) == 8 and set(text) <= set("12345") and len(set(text)) >= 3
+
+
 def _check_view(s: PanelState) -> None:
     assert s.view is not None
     assert s.view == render(s)
     screen = s.view.screen
     assert len(screen.title) <= 21
     # a result longer than the screen pages (the renderer shows page ``screen.page``)
-    assert len(screen.lines) <= 7 or screen.kind in ("result", "reveal")
+    # the reveal's four facts are a QR code on the OLED; their text is for text displays
+    assert len(screen.lines) <= 7 or screen.kind in ("result", "reveal", "card")
+    assert len(screen.foot) <= 21
+    assert all(len(line) <= 10 for line in screen.beside), screen.beside
     assert all(len(line) <= 21 for line in screen.lines), screen.lines
     assert screen.big is None or len(screen.big) <= 10
     assert 0 < screen.contrast <= 1
@@ -177,6 +202,7 @@ def test_random_sequences(config: PanelConfig, script: list[tuple[Event, float]]
         if state.mode is Mode.GUESS and before.mode is not Mode.GUESS:
             assert event.kind is P and event.button is Button.ROLL
         _check_request(before, event, state, effects.request)
+        _check_table_seed(before, event, effects.table_seed)
         assert before.view is not None and state.view is not None
         assert (effects.screen is not None) == (state.view.screen != before.view.screen)
         if effects.screen is not None:
@@ -222,7 +248,10 @@ def test_long_walk_reaches_every_screen_and_keeps_every_invariant() -> None:
     menu_events += [Event(EventKind.STATUS, text="kernel ok")]
     menu_events += [Event(EventKind.SESSION, text=t) for t in (
         sessions.committed("ab" * 32), sessions.revealed("ab" * 32), sessions.committed("cd" * 32),
-        sessions.unavailable("not enough entropy"))]
+        sessions.unavailable("not enough entropy"), sessions.revealed("cd" * 32, rolls=4, head="ef" * 32),
+        sessions.committed("12" * 32, table_seed="31425512"), sessions.committed("34" * 32, started=True))]
+    menu_events += [Event(EventKind.LOGGED, text=t) for t in (
+        sessions.roll_logged(3, "ef" * 32), sessions.roll_logged(0, "ef" * 32), sessions.seed_not_logged("disk full"))]
     gaps = (0.0, 0.05, 0.1, 0.4, 1.0, 50.0, 150.0)
     config = PanelConfig(animation_seconds=0.3, idle_seconds=120.0, result_hold_seconds=5.0)
     dice = CountingDice(seeded_dice(b"panel-walk-dice"))
@@ -237,11 +266,12 @@ def test_long_walk_reaches_every_screen_and_keeps_every_invariant() -> None:
         if dice.calls > calls or effects.rolled is not None:
             assert _may_draw(before, event)
         _check_request(before, event, state, effects.request)
+        _check_table_seed(before, event, effects.table_seed)
         assert (effects.screen is not None) == (state.view.screen != before.view.screen)
         _check_state(state)
         _check_view(state)
         seen.add(state.view.screen.kind)
-    assert seen >= {"setup", "rolling", "result", "guess", "reveal", "settings", "message", "attract"}
+    assert seen >= {"setup", "rolling", "result", "guess", "reveal", "settings", "message", "attract", "seed"}
 
 
 def test_systems_are_set_up_on_first_visit_only() -> None:

@@ -15,7 +15,7 @@ from engine.panel.model import Event, EventKind
 from engine.panel.players import PlayerSlot
 from engine.panel.settings import ITEMS, Item
 from engine.panel.state import Mode
-from engine.panel.view import render
+from engine.panel.view import PAGE_SECONDS, render
 from tests.engine.panel.driver import FIELD, MINUS, MODE, PLUS, ROLL, Panel
 
 A = hashlib.sha256(b"session a").hexdigest()
@@ -82,22 +82,26 @@ def test_the_commitment_is_on_the_setup_screen_once_reported() -> None:
     panel = Panel(PanelConfig(systems=("fingers", "infinity")))
     effects = _session(panel, A)
     assert effects.screen is not None  # the picture changed at once
-    footer = panel.screen.lines[-1]
+    footer = panel.screen.lines[-2]
     assert footer == "P1 karma 0" + " " * (21 - 10 - 9) + "#" + A[:8]
     assert len(footer) == 21
+    assert panel.screen.lines[-1] == "no table seed"  # under the commitment's digits
     assert panel.dice.calls == 0  # a session event draws nothing
     panel.tap(MODE)
-    assert panel.screen.lines[-1].endswith("#" + A[:8])
+    assert panel.screen.lines[-2].endswith("#" + A[:8])
 
 
-def test_a_long_player_line_keeps_its_words_and_drops_the_commitment() -> None:
+def test_a_long_player_line_keeps_its_words_and_puts_the_commitment_under_them() -> None:
     panel = Panel(PanelConfig(systems=("immortal",)))
     _session(panel, A)
     locked = PlayerSlot(values={"immortal": {"locked:skill_locked": (1, 2, 3, 4, 5)}})
     state = replace(panel.state, players=(locked, *panel.state.players[1:]))
-    footer = render(state).screen.lines[-2:]
-    assert footer == ("P1 skill slot locked", "1,2,3,4,5")  # wrapped onto two lines, not cut
-    assert "#" not in "".join(footer) and "~" not in "".join(footer)
+    footer = render(state).screen.lines[-3:]
+    # wrapped onto two lines, not cut; the commitment's digits and the table seed under them,
+    # the fourth line on the footer's next page
+    assert footer == ("P1 skill slot locked", "1,2,3,4,5", "#" + A[:8])
+    assert render(replace(state, now=state.now + PAGE_SECONDS)).screen.lines[-1] == "no table seed"
+    assert "~" not in "".join(footer)
 
 
 def test_the_settings_menu_shows_it_short_and_roll_shows_it_whole() -> None:
@@ -170,7 +174,7 @@ def test_session_events_do_not_wake_the_attract_screen() -> None:
     _session(panel, B)
     assert panel.screen.kind == "attract"
     panel.tap(ROLL)  # wakes only
-    assert panel.screen.lines[-1].endswith("#" + B[:8])
+    assert panel.screen.lines[-2].endswith("#" + B[:8])
     assert panel.dice.calls == 0
 
 
@@ -216,6 +220,8 @@ def test_minus_plus_or_mode_disarm_the_reveal() -> None:
 
 
 def test_after_the_reveal_the_new_session_is_shown_in_full() -> None:
+    """A reveal the hardware could not give the four facts of (its entry not in the log
+    yet): the new session's commitment in full, as ever."""
     panel = Panel()
     _session(panel, A)
     _menu(panel, Item.REVEAL)
@@ -231,7 +237,7 @@ def test_after_the_reveal_the_new_session_is_shown_in_full() -> None:
     panel.tap(MODE)
     assert panel.screen.kind == "settings" and panel.state.item is Item.REVEAL
     panel.tap(MODE)
-    assert panel.screen.lines[-1].endswith("#" + B[:8])
+    assert panel.screen.lines[-2].endswith("#" + B[:8])
 
 
 def test_a_failed_reveal_is_shown_and_the_open_session_stays() -> None:
@@ -262,7 +268,7 @@ def test_no_reveal_during_a_finger_guess() -> None:
     """Every button is a finger while the hand is hidden, and a hold opens no menu: the
     reveal cannot be asked for in the middle of a roll."""
     panel = Panel(PanelConfig(systems=("fingers",), animation_seconds=0))
-    _session(panel, A)
+    _session(panel, sessions.committed(A, table_seed="31425512"))  # no table seed to offer
     panel.tap(ROLL)
     assert panel.state.mode is Mode.GUESS
     panel.press(MODE)  # MODE is the thumb: it is the guess
@@ -272,7 +278,8 @@ def test_no_reveal_during_a_finger_guess() -> None:
     assert _requests(panel) == []
     panel = Panel(PanelConfig(systems=("fingers",), animation_seconds=0))
     _session(panel, A)
-    panel.tap(ROLL)
+    panel.tap(ROLL)  # the session's first ROLL asks for a table seed ...
+    panel.tap(ROLL)  # ... and ROLL rolls without one: the hand is hidden
     panel.hold(MODE)  # a hold alone (its press lost) opens nothing either
     assert panel.state.mode is Mode.GUESS
     assert _requests(panel) == []

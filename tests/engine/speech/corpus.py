@@ -10,7 +10,9 @@ import dataclasses
 from collections.abc import Iterator
 
 from engine.panel import rows
+from engine.panel import session as sessions
 from engine.panel.machine import PanelConfig
+from engine.panel.model import Event, EventKind
 from engine.panel.settings import ITEMS, Item
 from engine.panel.state import Mode
 from engine.speech import Phrases, table
@@ -51,6 +53,7 @@ def _all(p: Phrases) -> Iterator[tuple[str, str]]:
     yield from _chain(p)
     yield from _not_counted(p)
     yield from _menu(p)
+    yield from _table_seed(p)
     for chance in (0.0, 0.003, 0.5, 0.996, 1.0):
         yield f"chance {chance}", said.chance(chance, p)
     panel = _panel("infinity")
@@ -155,3 +158,34 @@ def _menu(p: Phrases) -> Iterator[tuple[str, str]]:
             panel.press(ROLL)
             yield "settings reset done", said.settings(panel.state, p)
         panel.press(FIELD)
+
+
+def _table_seed(p: Phrases) -> Iterator[tuple[str, str]]:
+    """A new session's table seed asked for, entered and set; a recorded result's number; the
+    reveal's four facts with and without a table seed."""
+    commitment, head = "3fa2c1d0" * 8, "a1b2c3d4" * 8
+    panel = _panel("d6cv")
+    panel.send(Event(EventKind.SESSION, text=commitment))
+    panel.press(ROLL)
+    yield "table seed asked", said.utterance(panel.state, p) or ""
+    panel.press(PLUS)
+    yield "table seed started", said.utterance(panel.state, p) or ""
+    for button in (ROLL, MODE, FIELD, PLUS, PLUS, MODE, FIELD):
+        panel.press(button)
+    yield "table seed growing", said.utterance(panel.state, p) or ""
+    panel.press(ROLL)
+    yield "table seed complete", said.utterance(panel.state, p) or ""
+    panel.press(ROLL)
+    panel.send(Event(EventKind.SESSION, text=sessions.committed(commitment, table_seed="51244112")))
+    panel.press(ROLL)
+    panel.send(Event(EventKind.LOGGED, text=sessions.roll_logged(12, head)))
+    yield "recorded result", said.utterance(panel.state, p) or ""
+    for seed in ("51244112", None):
+        panel.send(Event(EventKind.SESSION, text=sessions.revealed(commitment, rolls=12, head=head, table_seed=seed)))
+        panel.hold(MODE)
+        while panel.state.item is not Item.REVEALED:
+            panel.press(FIELD)
+        panel.press(ROLL)
+        yield f"reveal card, table seed {seed}", said.utterance(panel.state, p) or ""
+        panel.press(MODE)
+        panel.press(MODE)
