@@ -55,7 +55,8 @@ def cmd_board(args: argparse.Namespace) -> int:
     url = parse_url(option["mqtt"], what="--mqtt")
     if option["store"] is not None:
         check_id("--store", option["store"])
-    password = read_password(option["password_file"], what="--password-file") if option["password_file"] is not None else None
+    password_file = option["password_file"]
+    password = read_password(password_file, what="--password-file") if password_file is not None else None
     credentials = Credentials(username=option["username"], password=password, ca_file=option["ca_file"])
     listen = parse_listen(option["listen"] or DEFAULT_LISTEN)
     data = data_dir(option["data"])
