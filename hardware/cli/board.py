@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_board(args: argparse.Namespace) -> int:
     from hardware.board import BoardError
-    from hardware.board.options import BoardConfig, load
+    from hardware.board.boardconf import BoardConfig, load
     from hardware.board.serve import DEFAULT_LISTEN, bind, board_app, data_dir, parse_listen, parse_origin, serve
     from hardware.board.webhooks import make_webhook
     from hardware.network.broker import Credentials, parse_url, read_password
