@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hardware.board import BoardError, posts
-from hardware.board.delivery import Answer, HookQueue, backoff, decide, pause_after, retry_after
 from hardware.board.boardconf import from_mapping, load
+from hardware.board.delivery import Answer, HookQueue, backoff, decide, pause_after, retry_after
 from hardware.board.webhooks import is_discord, make_webhook, redact
 from hardware.config import ConfigError
 
