@@ -15,7 +15,7 @@ from typing import Any
 from firmware_bridge.errors import BridgeError
 from firmware_bridge.link import Link
 from firmware_bridge.pins import open_link
-from hardware.backends import DISPLAY_KINDS, ENTROPY_SOURCES, PIN_FACTORIES
+from hardware import backends
 from hardware.tower_config import TowerConfig
 
 #: How long the tower waits for the board at start-up before it carries on without it.
@@ -27,8 +27,9 @@ def uses_bridge(config: TowerConfig) -> bool:
     from hardware.entropy.pipeline import parse_spec
 
     sources = parse_spec(config.entropy.source)
-    return (PIN_FACTORIES.get(config.gpio_factory).bridge or DISPLAY_KINDS.get(config.display.kind).bridge
-            or any(name in ENTROPY_SOURCES and ENTROPY_SOURCES.get(name).bridge for name in sources))
+    return (backends.PIN_FACTORIES.get(config.gpio_factory).bridge
+            or backends.DISPLAY_KINDS.get(config.display.kind).bridge
+            or any(name in backends.ENTROPY_SOURCES and backends.ENTROPY_SOURCES.get(name).bridge for name in sources))
 
 
 class BridgeSession:
