@@ -646,11 +646,11 @@ class _Table:
         self.source = source
         self.used: set[str] = set()
 
-    def config_key(self, name: str) -> str:
+    def key(self, name: str) -> str:
         return f"{self.prefix}.{name}" if self.prefix else name
 
     def error(self, name: str, message: str) -> ConfigError:
-        return ConfigError(self.config_key(name), message, self.source)
+        return ConfigError(self.key(name), message, self.source)
 
     def _get(self, name: str) -> Any:
         self.used.add(name)
@@ -658,7 +658,7 @@ class _Table:
 
     def table(self, name: str) -> _Table:
         value = self._get(name)
-        return _Table({} if value is _MISSING else value, self.config_key(name), self.source)
+        return _Table({} if value is _MISSING else value, self.key(name), self.source)
 
     def ignore(self, *names: str) -> None:
         """Keys that are allowed but unused (a disabled device's pins)."""
@@ -723,7 +723,7 @@ class _Table:
         value = self.text(name, default)
         if value and value.strip().lower() not in special:
             try:
-                user_path(value, self.config_key(name))
+                user_path(value, self.key(name))
             except PathError as exc:
                 raise self.error(name, exc.detail) from None
         return value
