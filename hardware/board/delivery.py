@@ -372,7 +372,7 @@ class Deliverer:
         while items:
             fit, payload, key = self._request(items, found)
             encoded = found[items[0][0]][2]
-            outcome = self._post(payload, {"Idempotency-Key": key}, lambda b=encoded: json.loads(b))
+            outcome = self._post(payload, {"Idempotency-Key": key}, functools.partial(json.loads, encoded))
             if outcome is None:  # stopping: they stay in the outbox
                 self.queue.release(items)
                 return
