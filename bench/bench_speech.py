@@ -80,12 +80,12 @@ def roll_to_audio(rolls: int) -> dict[str, list[float]]:
     """Milliseconds from each roll's logged entry to: the sentence handed over, espeak-ng
     started, its first audio byte."""
     from engine.panel.model import Button
-    from hardware.config import loads
     from hardware.display import ResilientDisplay, opener
     from hardware.entropy import open_dice
     from hardware.panel_io import open_pin_factory
     from hardware.rolllog import RollLog
     from hardware.runtime import Tower
+    from hardware.tower_config import loads
 
     marks: dict[str, list[int]] = {"logged": [], "said": [], "started": [], "audio": []}
     first_audio = threading.Event()
@@ -127,8 +127,8 @@ def roll_to_audio(rolls: int) -> dict[str, list[float]]:
 
 def baseline(runs: int) -> list[float]:
     """espeak-ng --stdout started straight from here: start to its first audio byte, ms."""
-    from hardware.config import SoundConfig
     from hardware.speech import espeak
+    from hardware.tower_config import SoundConfig
 
     args = espeak.command(SENTENCE, SoundConfig(), "en", program=espeak.find_program() or "espeak-ng", stdout=True)
     out = []
@@ -153,11 +153,11 @@ def make_tower_with(text: str, speaking: bool):
 
     def make(clock=None):
         from engine.rng import DrbgDice
-        from hardware.config import loads
         from hardware.display import ResilientDisplay, opener
         from hardware.panel_io import open_pin_factory
         from hardware.runtime import Tower
         from hardware.sim import SimClock
+        from hardware.tower_config import loads
 
         config = loads(text)
         clock = clock if clock is not None else SimClock()

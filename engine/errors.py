@@ -1,4 +1,8 @@
-"""The engine's exceptions: one base, each also a matching builtin so callers may catch either."""
+"""The engine's exceptions: one base, each also a matching builtin so callers may catch either.
+
+:class:`DicetowerError` is the root of every exception the project raises on purpose (engine,
+hardware, firmware_bridge): it lives here because the engine is the one package every other
+one may import. ``tests/test_exceptions.py`` holds every exception class to it."""
 
 from __future__ import annotations
 
@@ -37,7 +41,14 @@ def escape_controls(text: str) -> str:
     return "".join(c if c.isprintable() else _escaped(c) for c in text)
 
 
-class EngineError(Exception):
+class DicetowerError(Exception):
+    """The root of every exception dicetower raises on purpose: ``except DicetowerError``
+    catches what the project says went wrong, and nothing it did not mean to raise. Each
+    package's base derives from it (the engine's :class:`EngineError`, the bridge's
+    ``BridgeError``), also inheriting the builtin that matches."""
+
+
+class EngineError(DicetowerError):
     """Base of every error the engine raises on purpose. Its text is clipped (:func:`clip`):
     a message may quote what the user typed, and that can be huge."""
 

@@ -69,15 +69,15 @@ class BridgeOled:
         self.bytes_sent = 0
         link.on_connect(self._reconnected)
 
-    def _setup(self) -> None:
+    def _setup(self) -> bytes:
+        """Set the board's display up; returns what it then shows (a cleared frame)."""
         self.link.request(codec.DISPLAY_INIT, bytes((self.width, self.height, self.address)))
         self.link.request(codec.DISPLAY_SHOW, bytes((self._contrast, 1)))
         self._sent = bytes(len(self._frame))  # the board clears its frame when set up
+        return self._sent
 
     def _push(self) -> None:
-        if self._sent is None:
-            self._setup()
-        old = self._sent
+        old = self._sent if self._sent is not None else self._setup()
         for offset, data in changed_spans(old, self._frame):
             page, col = divmod(offset, self.width)
             self.link.request(codec.DISPLAY_PAGES, bytes((page, col)) + data)

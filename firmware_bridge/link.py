@@ -503,8 +503,8 @@ class Link:
         elif kind == codec.EV_ENTROPY:
             if not contiguous:
                 self.stats.entropy_discarded += 1
-            for fn in self._entropy_listeners:
-                self._call(fn, bytes(payload[4:]), contiguous)
+            for listener in self._entropy_listeners:
+                self._call(listener, bytes(payload[4:]), contiguous)
 
     def _heartbeat(self, ev: int, payload: bytes) -> None:
         boot_id = codec.get_u32(payload, 4)

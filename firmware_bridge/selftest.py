@@ -110,7 +110,7 @@ def _display(link: Link, twin: Twin | None, rng: random.Random, piece: int) -> b
         page, col = divmod(at, 128)
         link.request(codec.DISPLAY_PAGES, bytes((page, col)) + frame[at : at + piece])
     link.request(codec.DISPLAY_SHOW, bytes((0xFF, 1)))
-    if twin is not None and bytes(twin.board.oled.gddram) != frame:
+    if twin is not None and twin.board is not None and bytes(twin.board.oled.gddram) != frame:
         return "the display memory differs from the frame sent"
     return True
 

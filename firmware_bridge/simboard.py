@@ -341,45 +341,45 @@ def _bind(cls: type, board: SimBoard) -> type:
 
 
 def _machine(board: SimBoard) -> types.ModuleType:
-    m = types.ModuleType("machine")
-    m.Pin = _bind(SimPin, board)  # type: ignore[attr-defined]
-    m.PWM = _bind(SimPWM, board)  # type: ignore[attr-defined]
-    m.I2C = _bind(SimI2C, board)  # type: ignore[attr-defined]
-    m.WDT = _bind(SimWDT, board)  # type: ignore[attr-defined]
-    m.Timer = _bind(SimTimer, board)  # type: ignore[attr-defined]
-    m.mem32 = _Mem32(board)  # type: ignore[attr-defined]
-    m.unique_id = lambda: board.uid  # type: ignore[attr-defined]
-    m.reset_cause = lambda: board.reset_cause  # type: ignore[attr-defined]
+    m: Any = types.ModuleType("machine")
+    m.Pin = _bind(SimPin, board)
+    m.PWM = _bind(SimPWM, board)
+    m.I2C = _bind(SimI2C, board)
+    m.WDT = _bind(SimWDT, board)
+    m.Timer = _bind(SimTimer, board)
+    m.mem32 = _Mem32(board)
+    m.unique_id = lambda: board.uid
+    m.reset_cause = lambda: board.reset_cause
 
     def reset() -> None:
         raise SimReset()
 
-    m.reset = reset  # type: ignore[attr-defined]
-    m.PWRON_RESET = PWRON_RESET  # type: ignore[attr-defined]
-    m.WDT_RESET = WDT_RESET  # type: ignore[attr-defined]
+    m.reset = reset
+    m.PWRON_RESET = PWRON_RESET
+    m.WDT_RESET = WDT_RESET
     return m
 
 
 def _micropython(board: SimBoard) -> types.ModuleType:
-    m = types.ModuleType("micropython")
+    m: Any = types.ModuleType("micropython")
 
     def kbd_intr(c: int) -> None:
         board.kbd_intr = c
 
-    m.kbd_intr = kbd_intr  # type: ignore[attr-defined]
-    m.const = lambda x: x  # type: ignore[attr-defined]
+    m.kbd_intr = kbd_intr
+    m.const = lambda x: x
     return m
 
 
 def _sim_os(board: SimBoard) -> types.ModuleType:
-    m = types.ModuleType("os")
-    m.uname = lambda: types.SimpleNamespace(  # type: ignore[attr-defined]
+    m: Any = types.ModuleType("os")
+    m.uname = lambda: types.SimpleNamespace(
         sysname="rp2", nodename="rp2", release="1.27.0", version="v1.27.0 (dicetower twin)", machine=board.machine)
     return m
 
 
 def _sim_time(board: SimBoard) -> types.ModuleType:
-    m = types.ModuleType("time")
+    m: Any = types.ModuleType("time")
     period = codec.TICKS_PERIOD
     start = board.clock_ns()
     # a board's counters do not start at the host's zero: start near the wrap, so every
@@ -398,11 +398,11 @@ def _sim_time(board: SimBoard) -> types.ModuleType:
     def ticks_add(a: int, d: int) -> int:
         return (a + d) % period
 
-    m.ticks_us = ticks_us  # type: ignore[attr-defined]
-    m.ticks_ms = ticks_ms  # type: ignore[attr-defined]
-    m.ticks_diff = ticks_diff  # type: ignore[attr-defined]
-    m.ticks_add = ticks_add  # type: ignore[attr-defined]
-    m.sleep_ms = lambda ms: _time.sleep(ms / 1000)  # type: ignore[attr-defined]
-    m.sleep_us = lambda us: _time.sleep(us / 1e6)  # type: ignore[attr-defined]
-    m.time = _time.time  # type: ignore[attr-defined]
+    m.ticks_us = ticks_us
+    m.ticks_ms = ticks_ms
+    m.ticks_diff = ticks_diff
+    m.ticks_add = ticks_add
+    m.sleep_ms = lambda ms: _time.sleep(ms / 1000)
+    m.sleep_us = lambda us: _time.sleep(us / 1e6)
+    m.time = _time.time
     return m

@@ -10,6 +10,7 @@ drawing stops at a NUL, and cells are clipped at the edges.
 from __future__ import annotations
 
 import types
+from typing import Any
 
 from firmware_bridge.petme128 import glyph
 
@@ -60,7 +61,7 @@ class FrameBuffer:
 
 
 def module() -> types.ModuleType:
-    m = types.ModuleType("framebuf")
-    m.FrameBuffer = FrameBuffer  # type: ignore[attr-defined]
-    m.MONO_VLSB = MONO_VLSB  # type: ignore[attr-defined]
+    m: Any = types.ModuleType("framebuf")
+    m.FrameBuffer = FrameBuffer
+    m.MONO_VLSB = MONO_VLSB
     return m

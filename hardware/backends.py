@@ -3,14 +3,18 @@
 One table per kind. The config check (allowed values), the command line's help text and the
 code that opens a backend all read these tables, so a backend is added in one place. A
 backend's ``target`` (``module:attribute``) is imported only when that backend is chosen.
+
+Display kinds carry their facts as data (:class:`DisplayKind`: the luma class by name, the
+buses a module comes on, the sizes its driver takes, the image mode), so a monochrome OLED
+that luma.oled drives is one row in :data:`DISPLAY_KINDS` (docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 
 @dataclass(frozen=True)
@@ -24,23 +28,52 @@ class Backend:
     config: bool = True  # a config file may name it (not the simulator's or the tests' own)
 
 
-class Registry:
+@dataclass(frozen=True)
+class DisplayKind(Backend):
+    """A display kind and its facts, read by the config check, the help text and the opener.
+
+    ``luma`` names the luma class that drives it (``module:Class``; "" for a display not
+    drawn through luma), looked up only when the display is opened. ``buses`` are the buses
+    its module comes on (the config's ``bus`` key; empty for one on no bus of the Pi's, such
+    as luma's in-memory ``dummy``): a kind on a bus takes the bus's pins. ``sizes`` are the
+    (width, height) its driver accepts (empty: any the config allows), ``mode`` the PIL image
+    mode it is drawn in.
+    """
+
+    luma: str = ""
+    buses: tuple[str, ...] = ()
+    sizes: tuple[tuple[int, int], ...] = ()
+    mode: str = "1"
+
+
+B = TypeVar("B", bound=Backend)
+
+
+class Registry(Generic[B]):
     """The backends of one kind, in the order help texts list them."""
 
-    def __init__(self, kind: str, backends: Iterable[Backend]) -> None:
+    def __init__(self, kind: str, backends: Iterable[B]) -> None:
         self.kind = kind
         self._backends = {b.name: b for b in backends}
 
     def names(self) -> tuple[str, ...]:
         return tuple(self._backends)
 
+    def config_names(self) -> tuple[str, ...]:
+        """The names a config file may use (not the simulator's or the tests' own)."""
+        return tuple(b.name for b in self if b.config)
+
     def __contains__(self, name: object) -> bool:
         return name in self._backends
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[B]:
         return iter(self._backends.values())
 
-    def get(self, name: str) -> Backend:
+    def adding(self, *backends: B) -> Registry[B]:
+        """This registry with more rows after its own (a test's kind, a plug-in's)."""
+        return Registry(self.kind, (*self, *backends))
+
+    def get(self, name: str) -> B:
         try:
             return self._backends[name]
         except KeyError:
@@ -58,7 +91,7 @@ class Registry:
         return ", ".join(f"{b.name} ({b.help})" for b in self)
 
 
-PIN_FACTORIES = Registry("pin factory", (
+PIN_FACTORIES: Registry[Backend] = Registry("pin factory", (
     Backend("auto", "the first that works of lgpio, rpigpio, pigpio, native"),
     Backend("lgpio", "Pi 5 and current Raspberry Pi OS", "gpiozero.pins.lgpio:LGPIOFactory"),
     Backend("rpigpio", "RPi.GPIO, older boards", "gpiozero.pins.rpigpio:RPiGPIOFactory"),
@@ -70,26 +103,39 @@ PIN_FACTORIES = Registry("pin factory", (
 #: What ``auto`` tries, in order.
 AUTO_PIN_FACTORIES = ("lgpio", "rpigpio", "pigpio", "native")
 
-DISPLAY_KINDS = Registry("display kind", (
-    Backend("ssd1306", "OLED on I2C or SPI", "hardware.display:open_oled"),
-    Backend("sh1106", "OLED on I2C or SPI", "hardware.display:open_oled"),
-    Backend("serial", "serial character display", "hardware.display:open_serial"),
-    Backend("terminal", "text on stdout", "hardware.display:open_terminal"),
-    Backend("dummy", "luma's in-memory device", "hardware.display:open_oled"),
-    Backend("none", "no display", "hardware.display:open_none"),
-    Backend("bridge", "the Pico companion board's OLED", "hardware.display:open_bridge", bridge=True),
-))
-#: Display kinds driven through luma (they take the I2C/SPI keys and sizes).
-LUMA_KINDS = ("ssd1306", "sh1106", "dummy")
+#: The buses a display module may come on (the config's ``display.bus``).
+DISPLAY_BUSES = ("i2c", "spi")
+#: (width, height) luma.oled's SSD1306 driver (and the chips it drives alike) accepts, within
+#: the config's 64..256 by 32..128.
+SSD1306_SIZES = ((128, 64), (128, 32), (64, 48), (64, 32))
 
-ENTROPY_SOURCES = Registry("entropy source", (
+
+def oled(name: str, help: str, sizes: tuple[tuple[int, int], ...], buses: tuple[str, ...] = DISPLAY_BUSES,
+         ) -> DisplayKind:
+    """A monochrome OLED that luma.oled drives with its class of the same name."""
+    return DisplayKind(name, help, "hardware.display:open_oled", luma=f"luma.oled.device:{name}", buses=buses,
+                       sizes=sizes)
+
+
+DISPLAY_KINDS: Registry[DisplayKind] = Registry("display kind", (
+    oled("ssd1306", "OLED on I2C or SPI", SSD1306_SIZES),
+    oled("sh1106", "OLED on I2C or SPI", ((128, 128), (128, 64), (128, 32))),
+    oled("ssd1309", "2.42-inch OLED on I2C or SPI", SSD1306_SIZES),
+    DisplayKind("serial", "serial character display", "hardware.display:open_serial"),
+    DisplayKind("terminal", "text on stdout", "hardware.display:open_terminal"),
+    DisplayKind("dummy", "luma's in-memory device", "hardware.display:open_oled", luma="luma.core.device:dummy"),
+    DisplayKind("none", "no display", "hardware.display:open_none"),
+    DisplayKind("bridge", "the Pico companion board's OLED", "hardware.display:open_bridge", bridge=True),
+))
+
+ENTROPY_SOURCES: Registry[Backend] = Registry("entropy source", (
     Backend("kernel", "the kernel's getrandom", "hardware.entropy.pipeline:kernel_entry"),
     Backend("hwrng", "/dev/hwrng", "hardware.entropy.pipeline:hwrng_entry"),
     Backend("buttons", "button press timing", "hardware.entropy.pipeline:buttons_entry"),
     Backend("bridge", "the Pico's ring oscillator, raw bits", "hardware.entropy.pipeline:bridge_entry", bridge=True),
 ))
 
-SPEAKERS = Registry("speaker", (
+SPEAKERS: Registry[Backend] = Registry("speaker", (
     Backend("espeak", "eSpeak NG on the sound card", "hardware.speech.espeak:EspeakSpeaker"),
     Backend("log", "a line per sentence in the log, no sound", "hardware.speech.fakes:LogSpeaker"),
     Backend("wav", "eSpeak NG into a WAV file per sentence (sim --out)", "hardware.speech.espeak:WavSpeaker",

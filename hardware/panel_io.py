@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from engine.errors import DicetowerError
 from engine.panel.model import Button, Event, EventKind, Sound
-from hardware.backends import AUTO_PIN_FACTORIES
-from hardware.backends import PIN_FACTORIES as PIN_FACTORY_TABLE
-from hardware.config import PIN_FACTORIES, TowerConfig
+from hardware.backends import AUTO_PIN_FACTORIES, PIN_FACTORIES
+from hardware.tower_config import TowerConfig
 
 Clock = Callable[[], int]  # monotonic nanoseconds, like time.monotonic_ns
 
@@ -30,11 +30,11 @@ Clock = Callable[[], int]  # monotonic nanoseconds, like time.monotonic_ns
 MAX_TURN = 50
 
 
-class NoGpioError(RuntimeError):
+class NoGpioError(DicetowerError, RuntimeError):
     """No GPIO pin factory works on this machine (not a Pi, or no backend installed)."""
 
 
-class PinSetupError(RuntimeError):
+class PinSetupError(DicetowerError, RuntimeError):
     """A configured pin could not be set up (in use by another program, no permission, ...);
     the message names the config key and the BCM pin, e.g. ``buttons.roll (BCM 26): GPIO busy``."""
 
@@ -53,18 +53,16 @@ def open_pin_factory(name: str = "auto", *, link: Any = None) -> Any:
     TonalBuzzer); ``bridge`` needs the companion board's ``link``. Raises
     :class:`NoGpioError` with one line saying why none could be used.
     """
-    if name not in PIN_FACTORIES:
-        raise ValueError(f"pin factory: one of {', '.join(PIN_FACTORIES)}, got {name!r}")
-    backend = PIN_FACTORY_TABLE.get(name)
+    backend = PIN_FACTORIES.get(name)  # a ValueError naming the choices for an unknown one
     if backend.bridge:  # the tower waited for the board (BridgeSession.wait_for_board) or carries on without it
-        return PIN_FACTORY_TABLE.load(name)(link=link, timeout=None)
+        return PIN_FACTORIES.load(name)(link=link, timeout=None)
     order = AUTO_PIN_FACTORIES if name == "auto" else (name,)
     reasons: list[str] = []
     for candidate in order:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return PIN_FACTORY_TABLE.load(candidate)()
+                return PIN_FACTORIES.load(candidate)()
         except Exception as exc:  # every backend fails in its own way off a Pi
             reasons.append(f"{candidate}: {_first_line(exc)}")
     raise NoGpioError("no GPIO on this machine (" + "; ".join(reasons) + ")")
@@ -417,7 +415,10 @@ class PanelIO:
             self.rgb.value = tuple(max(0.0, min(1.0, float(v))) for v in rgb)
 
     def rgb_level(self) -> tuple[float, float, float] | None:
-        return None if self.rgb is None else tuple(float(v) for v in self.rgb.value)  # type: ignore[return-value]
+        if self.rgb is None:
+            return None
+        red, green, blue = (float(v) for v in self.rgb.value)
+        return red, green, blue
 
     def off(self) -> None:
         """Every LED dark and the buzzer quiet (shutdown)."""

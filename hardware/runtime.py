@@ -56,9 +56,9 @@ from engine.panel.model import Effects, Event, EventKind, Screen
 from engine.panel.state import Mode, PanelState
 from engine.panel.view import render
 from engine.params import typed_in
-from hardware.config import TowerConfig
 from hardware.display import ResilientDisplay
 from hardware.panel_io import Clock, PanelIO
+from hardware.tower_config import TowerConfig
 
 if TYPE_CHECKING:
     # only where a state directory, the service manager or a roll log is in play: start-up
@@ -598,7 +598,7 @@ class Tower:
         seeded or revealed meanwhile), then tell the panel what the log holds: the seed (a
         SESSION event) or why it is not set (a LOGGED event: "cannot record" when the log
         could not take it)."""
-        from hardware.entropy.session import TableSeeding
+        from hardware.entropy.session_dice import TableSeeding
         from hardware.rolllog import LogError
 
         commitment, text = asked

@@ -37,10 +37,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from engine.errors import ParameterError
 from engine.panel.model import Button, Screen
 from engine.panel.state import PanelState
-from hardware.config import TowerConfig
 from hardware.display import ResilientDisplay, opener
 from hardware.display.render import to_text_blocks
 from hardware.runtime import Tower, stop_on_signals
+from hardware.tower_config import TowerConfig
 
 if TYPE_CHECKING:
     from hardware.speech.espeak import WavSpeaker
@@ -146,7 +146,7 @@ class Simulator:
 
         self.config = sim_config(config)
         self.clock = clock if clock is not None else SimClock()
-        # ``pins``: other simulated pins (the bridge's firmware twin, hardware.bridge.TwinPins)
+        # ``pins``: other simulated pins (the bridge's firmware twin, hardware.companion.TwinPins)
         self.pins = pins
         self.factory = pins.factory if pins is not None else MockFactory(pin_class=MockPWMPin)
         d = self.config.display
@@ -346,7 +346,7 @@ def screen_dict(screen: Screen | None) -> dict[str, Any] | None:
     }
 
 
-def _writing(path: Path, write: Callable[[], None]) -> None:
+def _writing(path: Path, write: Callable[[], object]) -> None:
     """Run ``write``; a read-only, full or occupied ``--out`` is one line naming the path."""
     try:
         write()

@@ -215,7 +215,7 @@ def _tail(buf, first):
     lo = max(first, n - MAX_ENCODED)
     if n - lo < MIN_ENCODED:
         return None
-    bodies = [None] * (n - lo + 1)  # decoded body from each position to the end, or None
+    bodies = [None] * (n - lo + 1)  # type: list[bytes | None]  # decoded body from each position to the end, or None
     bodies[n - lo] = b""
     found = None
     top = n - MIN_ENCODED  # the last start a frame can have
@@ -276,7 +276,7 @@ class Decoder:
         self.skipping = False
 
     def feed(self, data):
-        frames = []
+        frames = []  # type: list[bytes]
         data = bytes(data)
         start = 0
         n = len(data)

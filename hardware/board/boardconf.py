@@ -20,7 +20,7 @@ webhooks can also live in a TOML file that only the board's user reads::
 Every ``[board]`` key is the option of the same name (``password_file`` is
 ``--password-file``, ``allow_origins = ["https://vtt.example.com"]`` the ``--allow-origin``
 options); an option given on the command line wins, and ``--webhook`` and ``--allow-origin``
-add to those of the file. Unknown keys and wrong types are a :class:`~hardware.config.ConfigError`
+add to those of the file. Unknown keys and wrong types are a :class:`~hardware.tower_config.ConfigError`
 naming the key, one line, exit 2, as in a tower's config.
 """
 
@@ -33,7 +33,7 @@ from typing import Any
 from hardware.board import BoardError
 from hardware.board.serve import parse_origin
 from hardware.board.webhooks import DEFAULT_QUEUE, FORMATS, MAX_BATCH, MAX_QUEUE, SENDS, Webhook, make_webhook
-from hardware.config import MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH, ConfigError, _Table
+from hardware.tower_config import MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH, ConfigError, _Table
 
 #: The ``[board]`` keys that are options (``None``: not given).
 OPTIONS = ("mqtt", "listen", "store", "data", "username", "password_file", "ca_file")

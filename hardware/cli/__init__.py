@@ -29,7 +29,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from engine.errors import EngineError, EntropyError, clip
+from engine.errors import DicetowerError, EngineError, EntropyError, clip
 from hardware.cli.output import OutputError, finish, out, say
 
 #: Subcommand modules, in the order ``dicetower --help`` lists them.
@@ -42,7 +42,7 @@ COMMANDS: tuple[str, ...] = (
     "hardware.cli.log",
     "hardware.cli.stats",
     "hardware.cli.board",
-    "hardware.cli.bridge",
+    "hardware.cli.bridge_tools",
 )
 
 EXIT_USAGE = 2
@@ -51,7 +51,7 @@ EXIT_UNRECORDED = 4
 EXIT_OUTPUT = 5
 
 
-class UsageError(Exception):
+class UsageError(DicetowerError):
     """A command-line mistake found by argparse; printed as one line, exit 2."""
 
     def __init__(self, message: str) -> None:
@@ -101,7 +101,7 @@ class Parser(argparse.ArgumentParser):
             return
         out(self.format_usage(), end="")
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         for pattern, replacement in _REWORDED:
             if pattern.fullmatch(message):
                 message = pattern.sub(replacement, message).replace("{help}", f"{self.prog} --help")

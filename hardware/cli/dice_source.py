@@ -209,13 +209,14 @@ class RollBook:
         it (a ``--seed`` test session only when none is open), else in a session of this
         command, revealed at its end."""
         keeper = OpenSessions(self.store.directory, owner="command", log=_note) if self.store is not None else None
-        if keeper is not None and getattr(args, "entropy", None) is not None:
+        if keeper is not None and self.store is not None and self.log is not None \
+                and getattr(args, "entropy", None) is not None:
             # --entropy seeds a session this command opens; one opened on purpose (session open,
             # the tower) is refused, another command's passing one is rolled in
             with self._locked():
-                joined = keeper.joinable(self.log)  # type: ignore[arg-type]
+                joined = keeper.joinable(self.log)
             if joined is not None and joined.stored.owner.kind in ("open", "tower"):
-                raise ParameterError("entropy", f"{self.store.directory} has an open session "  # type: ignore[union-attr]
+                raise ParameterError("entropy", f"{self.store.directory} has an open session "
                                                 f"(#{joined.stored.id[:8]}), seeded when it was opened; close it "
                                                 "before choosing another source")
         self._dice = make_dice(args, log=self.log, keeper=keeper)

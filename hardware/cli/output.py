@@ -18,12 +18,12 @@ from __future__ import annotations
 import errno
 import sys
 
-from engine.errors import escape_controls
+from engine.errors import DicetowerError, escape_controls
 
 __all__ = ["OutputError", "escape_controls", "finish", "out", "say"]
 
 
-class OutputError(OSError):
+class OutputError(DicetowerError, OSError):
     """Standard output cannot be written (closed, full, an I/O error)."""
 
 

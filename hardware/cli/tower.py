@@ -22,11 +22,12 @@ from typing import Any
 from engine.errors import EngineError, ParameterError
 from engine.params import whole_number
 from hardware.cli import output
-from hardware.config import STATE_DIR_NONE, TowerConfig, load
+from hardware.tower_config import STATE_DIR_NONE, TowerConfig, load
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run the tower on a Raspberry Pi (buttons, LEDs, display)")
+    p = sub.add_parser("run", help="run the tower on a Raspberry Pi (buttons, LEDs, display)",
+                       epilog=_backends_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--config", metavar="FILE", help="TOML config (default: the documented default wiring)")
     p.set_defaults(func=cmd_run)
 
@@ -257,7 +258,7 @@ def is_a_raspberry_pi(model: Path = BOARD_MODEL) -> bool:
 def _twin_pins(bridge: bool) -> Any:
     if not bridge:
         return None
-    from hardware.bridge import TwinPins
+    from hardware.companion import TwinPins
 
     return TwinPins(log=_stderr)
 
@@ -279,9 +280,23 @@ def interactive(config: TowerConfig, *, seed: str | None, kept: Kept | None = No
         return Interactive(sim).run()
 
 
+def _backends_help() -> str:
+    """What a config's [gpio] factory and [display] kind may name, from the registries."""
+    from hardware import backends
+
+    def line(name: str, help: str, sizes: tuple[tuple[int, int], ...] = ()) -> str:
+        shown = ", ".join(f"{w}x{h}" for w, h in sizes)
+        return f"  {name:<9} {help}" + (f" ({shown})" if shown else "")
+
+    return "\n".join([
+        "[gpio] factory:", *(line(b.name, b.help) for b in backends.PIN_FACTORIES if b.config),
+        "[display] kind:", *(line(k.name, k.help, k.sizes) for k in backends.DISPLAY_KINDS if k.config),
+    ])
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     config = load(args.config)
-    from hardware.bridge import open_bridge
+    from hardware.companion import open_bridge
 
     bridge = open_bridge(config, log=_stderr)
     try:

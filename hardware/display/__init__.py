@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TextIO
 
 from engine.panel.model import Screen
-from hardware.backends import DISPLAY_KINDS, LUMA_KINDS
-from hardware.config import DisplayConfig
+from hardware import backends
+from hardware.tower_config import DisplayConfig
 
 
 class Display(Protocol):
@@ -119,9 +119,10 @@ def opener(cfg: DisplayConfig, *, device: Any = None, port: Any = None,
             from hardware.display.oled import OledDisplay
 
             return OledDisplay(device=device, owns_device=False)
-        if port is not None and cfg.kind not in LUMA_KINDS:
+        kinds = backends.DISPLAY_KINDS
+        if port is not None and not kinds.get(cfg.kind).luma:
             return open_serial(cfg, ctx, port)
-        return DISPLAY_KINDS.load(cfg.kind)(cfg, ctx)
+        return kinds.load(cfg.kind)(cfg, ctx)
 
     return open_display
 

@@ -2,55 +2,70 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from engine.panel.model import Screen
-from hardware.config import DisplayConfig
+from hardware import backends
+from hardware.backends import DisplayKind
 from hardware.display.render import Renderer
+from hardware.tower_config import DisplayConfig
+
+
+def luma_class(kind: DisplayKind) -> Any:
+    """The luma class a display kind names (``module:Class``), imported now."""
+    module, _, name = kind.luma.partition(":")
+    if not module or not name:
+        raise ValueError(f"display kind {kind.name!r} is not drawn through luma")
+    return getattr(importlib.import_module(module), name)
 
 
 def open_luma(cfg: DisplayConfig, *, reuse: Any = None) -> Any:
-    """The luma device the config names: ``ssd1306``/``sh1106`` over I2C or SPI, or ``dummy``.
+    """The luma device the config names: an OLED of its kind over I2C or SPI, or ``dummy``.
 
-    luma registers every device it makes with ``atexit`` for good (about 320 KiB each), so a
-    device is made only once the module answers on the bus (a missing or unplugged OLED is
-    retried every ``retry_seconds`` for as long as the tower runs), and ``reuse``, the device
-    this config opened before (closed since), is set up again on a fresh bus handle instead
-    of a new one being made: a couple of KiB per reconnect of a loose cable.
+    The kind's facts (its luma class, buses, image mode) are its row in
+    :data:`hardware.backends.DISPLAY_KINDS`. luma registers every device it makes with
+    ``atexit`` for good (about 320 KiB each), so a device is made only once the module
+    answers on the bus (a missing or unplugged OLED is retried every ``retry_seconds`` for as
+    long as the tower runs), and ``reuse``, the device this config opened before (closed
+    since), is set up again on a fresh bus handle instead of a new one being made: a couple
+    of KiB per reconnect of a loose cable.
     """
-    if cfg.kind == "dummy":
-        from luma.core.device import dummy
-
-        return dummy(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode="1")
-    from luma.core.interface import serial
-    from luma.oled import device as oled
-
-    if cfg.bus == "i2c":
-        interface = serial.i2c(port=cfg.i2c_port, address=cfg.i2c_address)
-    else:
-        try:
-            interface = serial.spi(
-                port=cfg.spi_port,
-                device=cfg.spi_device,
-                gpio_DC=cfg.spi_dc,
-                gpio_RST=cfg.spi_reset,
-                bus_speed_hz=cfg.spi_speed_hz,
-            )
-        except ImportError as exc:  # luma drives D/C through RPi.GPIO: a display failure, not a crash
-            from luma.core.error import UnsupportedPlatform
-
-            raise UnsupportedPlatform(f"an SPI display needs RPi.GPIO for its D/C pin ({exc}); "
-                                      "pip install 'dicetower[pi]'") from None
+    kind = backends.DISPLAY_KINDS.get(cfg.kind)
+    make = luma_class(kind)
+    if not kind.buses:  # an in-memory device: nothing to wire
+        return make(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode=kind.mode)
+    interface = _open_bus(cfg)
     try:
         interface.command(0xAE)  # display off, the driver's first command anyway: does it answer?
     except BaseException:
         interface.cleanup()
         raise
-    make = oled.sh1106 if cfg.kind == "sh1106" else oled.ssd1306
     if type(reuse) is make:
         make.__init__(reuse, interface, width=cfg.width, height=cfg.height, rotate=cfg.rotate)
         return reuse
     return make(interface, width=cfg.width, height=cfg.height, rotate=cfg.rotate)
+
+
+def _open_bus(cfg: DisplayConfig) -> Any:
+    """luma's I2C or SPI interface for the configured bus."""
+    from luma.core.interface import serial
+
+    if cfg.bus == "i2c":
+        return serial.i2c(port=cfg.i2c_port, address=cfg.i2c_address)
+    try:
+        return serial.spi(
+            port=cfg.spi_port,
+            device=cfg.spi_device,
+            gpio_DC=cfg.spi_dc,
+            gpio_RST=cfg.spi_reset,
+            bus_speed_hz=cfg.spi_speed_hz,
+        )
+    except ImportError as exc:  # luma drives D/C through RPi.GPIO: a display failure, not a crash
+        from luma.core.error import UnsupportedPlatform
+
+        raise UnsupportedPlatform(f"an SPI display needs RPi.GPIO for its D/C pin ({exc}); "
+                                  "pip install 'dicetower[pi]'") from None
 
 
 class OledDisplay:

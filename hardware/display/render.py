@@ -324,6 +324,8 @@ def to_text_blocks(image: Image.Image, *, quadrants: bool = False) -> list[str]:
     or with ``quadrants`` one character per 2x2 pixels for narrow terminals."""
     w, h = image.size
     px = image.load()
+    if px is None:  # Pillow has no pixel access only for an image without pixels
+        raise ValueError(f"cannot read the pixels of {image!r}")
     rows: list[str] = []
     if not quadrants:
         for y in range(0, h, 2):

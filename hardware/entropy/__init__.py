@@ -9,7 +9,7 @@ from __future__ import annotations
 from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, ButtonTiming
 from hardware.entropy.pipeline import open_dice, parse_spec
 from hardware.entropy.seed import RollStream, SeedMaterial, TableSeedError
-from hardware.entropy.session import MIN_CREDIT_BITS, NotEnoughEntropy, SessionDice, TableSeeding
+from hardware.entropy.session_dice import MIN_CREDIT_BITS, NotEnoughEntropy, SessionDice, TableSeeding
 from hardware.entropy.sources import EntropySource, SourceUnavailable
 
 __all__ = [

@@ -136,7 +136,7 @@ class ButtonTiming:
         if self._last_press is not None:
             interval = t - self._last_press
             try:
-                sample = ((interval // 1000) & 0xFF,)
+                sample = [(interval // 1000) & 0xFF]
                 self.monitor.feed(sample)
                 self.assessor.feed(sample)  # an estimate below the floor fails like a health test
             except EntropyError:

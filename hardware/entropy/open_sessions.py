@@ -68,7 +68,7 @@ class Joined:
 
 
 class SessionKeeper(Protocol):
-    """Where :class:`~hardware.entropy.session.SessionDice` keeps its sessions and learns what
+    """Where :class:`~hardware.entropy.session_dice.SessionDice` keeps its sessions and learns what
     other writers did to them (a state directory; :class:`OpenSessions`). The caller holds the
     state directory's lock around every call."""
 

@@ -16,7 +16,7 @@ from engine.errors import ParameterError
 from hardware.backends import ENTROPY_SOURCES
 from hardware.entropy.buttons import ButtonTiming
 from hardware.entropy.open_sessions import SessionKeeper
-from hardware.entropy.session import SESSION_ROLLS, SessionDice
+from hardware.entropy.session_dice import SESSION_ROLLS, SessionDice
 from hardware.entropy.sources import (
     HWRNG_PATH,
     EntropySource,
@@ -61,7 +61,7 @@ def bridge_entry(ctx: SourceContext) -> EntropySource:
     source = ctx.extras.get("bridge")
     if source is not None:
         return source
-    from hardware.entropy.bridge import CommandBridgeSource  # a command's own link to the board
+    from hardware.entropy.ring_oscillator import CommandBridgeSource  # a command's own link to the board
 
     return CommandBridgeSource()
 

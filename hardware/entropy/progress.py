@@ -86,6 +86,7 @@ class Progress:
         elif kind == "roll":
             start, end, mix = entry.get("start"), entry.get("end"), entry.get("mix", "")
             try:
+                # a forged entry's start or end that is no number: skip raises TypeError, refused below
                 self.stream.skip(start, end, bytes.fromhex(mix))  # type: ignore[arg-type]
             except (ValueError, TypeError):
                 raise SessionSyncError(

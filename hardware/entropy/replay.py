@@ -56,7 +56,7 @@ from hardware.entropy.seed import (
     mix_problem,
 )
 from hardware.entropy.seedcheck import block_digests, seed_problems
-from hardware.entropy.session import ROLL_KINDS, SESSION_ROLLS
+from hardware.entropy.session_dice import ROLL_KINDS, SESSION_ROLLS
 from hardware.rolllog import GENESIS, StoredEntry, chain_problem, read_entries
 
 __all__ = ["CHAIN_FINDING", "Finding", "ReplayReport", "Step", "Verifier", "replay_entries",

@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from hardware.network import topics
 from hardware.network.broker import KEEPALIVE_S, BrokerURL, Credentials, make_client, release
@@ -303,7 +303,7 @@ class Publisher:
         release(self._client)
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -312,7 +312,9 @@ def _range(path: Path, first: int, last: int) -> Iterator[dict[str, Any]]:
     try:
         for stored in read_entries(path):
             entry = stored.entry
-            seq = entry.get("seq") if entry is not None and stored.complete else None
+            if entry is None or not stored.complete:
+                continue
+            seq = entry.get("seq")
             if not _whole(seq):
                 continue
             if seq > last:
@@ -327,7 +329,7 @@ def _range(path: Path, first: int, last: int) -> Iterator[dict[str, Any]]:
 def publishing(config: Any, *, log: Callable[[str], None] | None = None) -> Iterator[Publisher | None]:
     """A started :class:`Publisher` for a tower config's ``[network]`` (None when it is off),
     closed (bounded wait for the broker) when the block ends. ``config`` is a
-    :class:`hardware.config.TowerConfig`, already checked."""
+    :class:`hardware.tower_config.TowerConfig`, already checked."""
     publisher = publisher_for(config, log=log)
     if publisher is None:
         yield None

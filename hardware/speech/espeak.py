@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from hardware.config import SoundConfig
+from hardware.tower_config import SoundConfig
 
 PROGRAM = "espeak-ng"
 #: Where Linux lists its sound cards (ALSA); "--- no soundcards ---" when there are none.

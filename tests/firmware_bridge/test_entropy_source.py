@@ -7,7 +7,7 @@ import pytest
 from engine.errors import EntropyError
 from firmware_bridge.link import Link, State
 from firmware_bridge.twin import Twin
-from hardware.entropy.bridge import BridgeSource
+from hardware.entropy.ring_oscillator import BridgeSource
 from hardware.entropy.sources import CREDIT_CAP_BITS
 from tests.firmware_bridge.polling import wait_for
 

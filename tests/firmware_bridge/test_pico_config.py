@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hardware.config import ConfigError, from_mapping
+from hardware.tower_config import ConfigError, from_mapping
 
 
 def _bridge(**tables) -> dict:

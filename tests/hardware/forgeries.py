@@ -127,7 +127,7 @@ def _panel_night(state: Path, rolls: int = 12) -> list[str]:
     """An honest night on the tower (the simulated panel, its roll log in ``state``, entropy
     from the kernel): the table sets its code at the session's first ROLL, then rolls; the
     tower reveals at shutdown. Returns the fingerprints the OLED showed, in order."""
-    from hardware import config as cfg
+    from hardware import tower_config as cfg
     from hardware.cli.tower import _dice, keep
     from hardware.sim import Simulator, parse_script
 

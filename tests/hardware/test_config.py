@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from engine.panel.model import Button
-from hardware import config as cfg
+from hardware import tower_config as cfg
 from hardware.cli import main
 
 
@@ -15,6 +15,12 @@ def test_default_toml_is_exactly_the_built_in_defaults() -> None:
     from_file = cfg.load(cfg.DEFAULT_TOML)
     built_in = cfg.load(None)
     assert dataclasses.replace(from_file, source="x") == dataclasses.replace(built_in, source="x")
+
+
+def test_default_toml_is_exactly_the_dataclasses_defaults() -> None:
+    """Each default lives in one place, its dataclass field (``config_key``); the loader reads
+    it from there, and default.toml documents the same values."""
+    assert dataclasses.replace(cfg.load(cfg.DEFAULT_TOML), source="defaults") == cfg.TowerConfig()
 
 
 def test_default_wiring_is_the_documented_one_and_keeps_clear_of_i2c() -> None:

@@ -9,7 +9,7 @@ import pytest
 import serial
 
 from engine.panel.model import Screen
-from hardware import config as cfg
+from hardware import tower_config as cfg
 from hardware.display import NullDisplay, ResilientDisplay, opener
 from hardware.display.serial_text import SerialTextDisplay, frame_rows, to_ascii
 from hardware.display.terminal import TerminalDisplay

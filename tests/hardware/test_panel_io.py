@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.panel.model import Button, Event, EventKind, Sound
-from hardware import config as cfg
+from hardware import tower_config as cfg
 from hardware.panel_io import Debouncer, InputQueue, NoGpioError, PanelIO, PinSetupError, open_pin_factory
 
 MS = 1_000_000

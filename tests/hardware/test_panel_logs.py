@@ -20,7 +20,7 @@ import pytest
 
 from engine.panel.model import Button
 from engine.panel.state import Mode
-from hardware import config as cfg
+from hardware import tower_config as cfg
 from hardware.cli import main
 from hardware.entropy import open_dice
 from hardware.entropy.open_sessions import OpenSessions
@@ -99,7 +99,7 @@ def test_the_game_masters_hand_is_logged_entered_outside_the_session(tmp_path) -
 DRIVER = """
 import os, signal, sys
 from pathlib import Path
-from hardware import config as cfg
+from hardware import tower_config as cfg
 from hardware import state as state_files
 from hardware.cli.tower import _dice, keep
 from hardware.sim import Simulator, parse_script

@@ -14,7 +14,7 @@ import pytest
 from engine.panel import machine
 from engine.panel.model import Button, Event, EventKind
 from engine.panel.state import Mode
-from hardware import config as cfg
+from hardware import tower_config as cfg
 from hardware.display import ResilientDisplay, opener
 from hardware.panel_io import open_pin_factory
 from hardware.runtime import Tower, run_forever, stop_on_signals

@@ -18,7 +18,7 @@ import pytest
 
 from engine.panel.model import Button
 from engine.panel.state import Mode
-from hardware import config as cfg
+from hardware import tower_config as cfg
 from hardware.cli import EXIT_UNRECORDED, main
 from hardware.cli.tower import Kept, keep
 from hardware.entropy import open_dice

@@ -11,7 +11,7 @@ from PIL import Image
 
 from engine.errors import ParameterError
 from engine.panel.model import Button
-from hardware import config as cfg
+from hardware import tower_config as cfg
 from hardware.cli import main
 from hardware.sim import Action, Simulator, parse_script, split_keys
 from tests.support import seeded_dice

@@ -21,7 +21,7 @@ import pytest
 
 from engine.panel import rows
 from engine.systems import SYSTEM_IDS, get
-from hardware import config as cfg
+from hardware import tower_config as cfg
 from hardware.cli.tower import keep
 from hardware.entropy import open_dice
 from hardware.sim import SimClock, Simulator, parse_script

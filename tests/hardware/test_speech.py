@@ -13,13 +13,13 @@ import pytest
 
 from engine.panel.model import Button
 from engine.panel.settings import ITEMS, Item
-from hardware import config as cfg
-from hardware.config import ConfigError, SoundConfig
+from hardware import tower_config as cfg
 from hardware.entropy import open_dice
 from hardware.rolllog import LenientLog, RollLog, read_entries
 from hardware.sim import Simulator, parse_script
 from hardware.speech import open_speaker
 from hardware.speech.fakes import LogSpeaker, RecordingSpeaker
+from hardware.tower_config import ConfigError, SoundConfig
 from tests.hardware.test_record_first import FullDisk
 
 CONFIG = ('[display]\nkind = "dummy"\n[panel]\nanimation_seconds = 0\nsystems = ["infinity", "fingers"]\n'

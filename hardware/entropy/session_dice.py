@@ -564,9 +564,9 @@ class SessionDice:
         if total + sum(min(bt.credited_bits, CREDIT_CAP_BITS) for bt in usable) < MIN_CREDIT_BITS:
             raise NotEnoughEntropy(self.label, self._shortfall(total, missing))
         for bt in usable:
-            share = bt.take_credited()
-            if share is not None and share.credited_bits > 0:
-                shares.append(share)
+            taken = bt.take_credited()
+            if taken is not None and taken.credited_bits > 0:
+                shares.append(taken)
         return shares
 
     def _shortfall(self, total: int, missing: list[str]) -> str:
@@ -624,6 +624,9 @@ class SessionDice:
         unless another writer revealed them meanwhile. Until they are in the log no session is
         opened or joined here: one session at a time. Raises ``LogError`` while the log still
         cannot take them. Call it under the state directory's lock."""
+        log = self._log
+        if log is None:  # a reveal is late only for a log that refused it: none without a log
+            return
         for sid, late in list(self._late.items()):
             if self._keeper is not None:
                 news = self._keeper.news(sid, late["log_seq"])
@@ -631,8 +634,8 @@ class SessionDice:
                     del self._late[sid]
                     continue
             fields = {k: v for k, v in late.items() if k != "log_seq"}
-            entry = self._log.append("reveal", **fields, reason="late",  # type: ignore[union-attr]
-                                     note="the roll log could not take this reveal when the session closed")
+            entry = log.append("reveal", **fields, reason="late",
+                               note="the roll log could not take this reveal when the session closed")
             if entry.get("unrecorded"):
                 raise LogError(f"session {sid}'s reveal is not in the roll log yet; no new session until it is",
                                "reveal not logged")

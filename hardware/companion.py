@@ -15,8 +15,8 @@ from typing import Any
 from firmware_bridge.errors import BridgeError
 from firmware_bridge.link import Link
 from firmware_bridge.pins import open_link
-from hardware.backends import DISPLAY_KINDS, ENTROPY_SOURCES, PIN_FACTORIES
-from hardware.config import TowerConfig
+from hardware import backends
+from hardware.tower_config import TowerConfig
 
 #: How long the tower waits for the board at start-up before it carries on without it.
 START_TIMEOUT_S = 10.0
@@ -27,8 +27,9 @@ def uses_bridge(config: TowerConfig) -> bool:
     from hardware.entropy.pipeline import parse_spec
 
     sources = parse_spec(config.entropy.source)
-    return (PIN_FACTORIES.get(config.gpio_factory).bridge or DISPLAY_KINDS.get(config.display.kind).bridge
-            or any(name in ENTROPY_SOURCES and ENTROPY_SOURCES.get(name).bridge for name in sources))
+    return (backends.PIN_FACTORIES.get(config.gpio_factory).bridge
+            or backends.DISPLAY_KINDS.get(config.display.kind).bridge
+            or any(name in backends.ENTROPY_SOURCES and backends.ENTROPY_SOURCES.get(name).bridge for name in sources))
 
 
 class BridgeSession:
@@ -61,7 +62,7 @@ class BridgeSession:
     def entropy_source(self) -> Any:
         """The ``bridge`` entropy source on this link (one per session)."""
         if self._source is None:
-            from hardware.entropy.bridge import BridgeSource
+            from hardware.entropy.ring_oscillator import BridgeSource
 
             self._source = BridgeSource(self.link)
         return self._source

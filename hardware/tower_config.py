@@ -1,7 +1,10 @@
 """The tower's configuration: one TOML file of BCM pins, the display, entropy and panel options.
 
-Everything has a default: :data:`DEFAULT_TOML` (``hardware/default.toml``) is the documented
-default wiring, and a config file only needs the keys it changes. Unknown keys, wrong types,
+Everything has a default, kept in one place: the dataclass fields below, each made with
+:func:`config_key` (its reader, range or choices, the key's name and unit), which the loader
+(:func:`read_fields`, one named step per table in :func:`from_mapping`) reads; the documented
+default wiring ``hardware/default.toml`` (:data:`DEFAULT_TOML`) says the same (a test holds
+them equal), and a config file only needs the keys it changes. Unknown keys, wrong types,
 out-of-range values and pins used twice (or taken by the display's bus) are a
 :class:`ConfigError` naming the key, which the command line prints as one line (exit 2).
 See ``docs/wiring.md``.
@@ -11,25 +14,25 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.errors import EngineError
 from engine.panel.config import PanelConfig
 from engine.panel.model import Button
 from hardware import backends
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 DEFAULT_TOML = Path(__file__).resolve().parent / "default.toml"
 
-#: gpiozero pin factories and display kinds the config may name (the registries' names).
-PIN_FACTORIES = backends.PIN_FACTORIES.names()
-DISPLAY_KINDS = backends.DISPLAY_KINDS.names()
+# gpiozero pin factories, display kinds and speakers a config may name are the registries'
+# in hardware.backends (read when a config is checked, so a row added there is allowed here).
 SERIAL_PROTOCOLS = ("matrix-orbital", "sparkfun", "ansi", "plain")
 BUZZER_KINDS = ("tonal", "active", "none")
-#: Speakers a config may name (the others are the simulator's and the tests').
-SPEAKER_KINDS = tuple(b.name for b in backends.SPEAKERS if b.config)
 
 #: Pins the 40-pin header offers as GPIO (BCM numbering).
 BCM_PINS = range(0, 28)
@@ -41,6 +44,21 @@ SPI_PINS = {9: "SPI MISO", 10: "SPI MOSI", 11: "SPI SCLK"}
 SPI_CE = {0: 8, 1: 7}
 UART_PINS = {14: "UART TXD", 15: "UART RXD"}
 UART_PORTS = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
+
+
+def config_key(default: Any, read: str, *args: Any, name: str = "", per: float = 1.0, optional: bool = False) -> Any:
+    """A dataclass field that is a config key: how :func:`read_fields` reads it.
+
+    ``read`` is the :class:`_Table` reader (``integer``, ``number``, ``choice``, ``pin``,
+    ``path``, ...; ``pins`` is one pin key per button), ``args`` its range or choices (a
+    choice list may be a function, read when the config is checked: a registry's names).
+    ``name`` is the key when it is not the field's name; ``per`` the key's units per field
+    unit (``bounce_ms`` is 1000 per second). ``optional``: a pin that may be ``false``.
+    The default is the field's: the one place each default lives (``default.toml`` is
+    checked against them by a test).
+    """
+    meta = {"read": read, "args": args, "name": name, "per": per, "optional": optional}
+    return field(default=default, metadata=meta)
 
 
 class ConfigError(EngineError, ValueError):
@@ -57,11 +75,12 @@ class ConfigError(EngineError, ValueError):
 class ButtonsConfig:
     """Five momentary buttons to ground (pull-up) or to 3.3 V (``pull_up = false``)."""
 
-    pins: tuple[int, int, int, int, int] = (5, 6, 13, 19, 26)
-    pull_up: bool = True
-    bounce_seconds: float = 0.02
-    hold_seconds: float = 0.8
-    pin_bounce_seconds: float = 0.0  # also filter in the GPIO backend (0 = leave it to our debounce)
+    pins: tuple[int, int, int, int, int] = config_key((5, 6, 13, 19, 26), "pins")
+    pull_up: bool = config_key(True, "boolean")
+    bounce_seconds: float = config_key(0.02, "number", 0, 500, name="bounce_ms", per=1000)
+    hold_seconds: float = config_key(0.8, "number", 100, 10_000, name="hold_ms", per=1000)
+    # also filter in the GPIO backend (0 = leave it to our debounce)
+    pin_bounce_seconds: float = config_key(0.0, "number", 0, 500, name="pin_bounce_ms", per=1000)
 
     def pin(self, button: Button) -> int:
         return self.pins[list(Button).index(button)]
@@ -71,67 +90,68 @@ class ButtonsConfig:
 class LedsConfig:
     """One LED above each button (``None`` = not fitted)."""
 
-    pins: tuple[int | None, int | None, int | None, int | None, int | None] = (12, 16, 20, 21, 25)
-    active_high: bool = True
+    pins: tuple[int | None, int | None, int | None, int | None, int | None] = config_key(
+        (12, 16, 20, 21, 25), "pins", optional=True)
+    active_high: bool = config_key(True, "boolean")
 
 
 @dataclass(frozen=True)
 class RgbConfig:
     """The outcome LED: three PWM pins, common cathode unless ``common_anode``."""
 
-    red: int = 17
-    green: int = 27
-    blue: int = 22
-    common_anode: bool = False
+    red: int = config_key(17, "pin")
+    green: int = config_key(27, "pin")
+    blue: int = config_key(22, "pin")
+    common_anode: bool = config_key(False, "boolean")
 
 
 @dataclass(frozen=True)
 class BuzzerConfig:
     """A passive piezo played with PWM tones (``tonal``) or an active buzzer (``active``)."""
 
-    pin: int = 18
-    kind: str = "tonal"  # tonal: passive piezo (PWM tones); active: on/off buzzer
-    octaves: int = 2  # TonalBuzzer range around A4
+    pin: int = config_key(18, "pin")
+    kind: str = config_key("tonal", "choice", BUZZER_KINDS)  # tonal: passive piezo (PWM tones); active: on/off buzzer
+    octaves: int = config_key(2, "integer", 1, 3)  # TonalBuzzer range around A4
 
 
 @dataclass(frozen=True)
 class EncoderConfig:
     """An optional rotary encoder's two quadrature pins."""
 
-    a: int = 23
-    b: int = 24
+    a: int = config_key(23, "pin")
+    b: int = config_key(24, "pin")
 
 
 @dataclass(frozen=True)
 class DisplayConfig:
     """Which display and how it is wired: an OLED on I2C or SPI, a serial text display, ..."""
 
-    kind: str = "ssd1306"
-    bus: str = "i2c"
-    i2c_port: int = 1
-    i2c_address: int = 0x3C
-    spi_port: int = 0
-    spi_device: int = 0
-    spi_dc: int = 4
-    spi_reset: int | None = None
-    spi_speed_hz: int = 8_000_000
-    width: int = 128
-    height: int = 64
-    rotate: int = 0  # quarter turns
-    serial_port: str = "/dev/ttyUSB0"
-    baudrate: int = 9600
-    cols: int = 16
-    rows: int = 2
-    protocol: str = "matrix-orbital"
-    retry_seconds: float = 2.0
+    kind: str = config_key("ssd1306", "choice", lambda: backends.DISPLAY_KINDS.config_names())
+    bus: str = config_key("i2c", "choice", backends.DISPLAY_BUSES)
+    i2c_port: int = config_key(1, "integer", 0, 22)
+    i2c_address: int = config_key(0x3C, "integer", 0x03, 0x77)
+    spi_port: int = config_key(0, "integer", 0, 6)
+    spi_device: int = config_key(0, "integer", 0, 1)
+    spi_dc: int = config_key(4, "pin")
+    spi_reset: int | None = config_key(None, "pin", optional=True)
+    spi_speed_hz: int = config_key(8_000_000, "integer", 100_000, 32_000_000)
+    width: int = config_key(128, "integer", 64, 256)
+    height: int = config_key(64, "integer", 32, 128)
+    rotate: int = config_key(0, "integer", 0, 3)  # quarter turns
+    serial_port: str = config_key("/dev/ttyUSB0", "text")
+    baudrate: int = config_key(9600, "integer", 300, 4_000_000)
+    cols: int = config_key(16, "integer", 8, 80)
+    rows: int = config_key(2, "integer", 1, 8)
+    protocol: str = config_key("matrix-orbital", "choice", SERIAL_PROTOCOLS)
+    retry_seconds: float = config_key(2.0, "number", 0.1, 600)
 
 
 @dataclass(frozen=True)
 class EntropyConfig:
     """Where the dice's seed comes from (as ``--entropy``) and whether presses add to it."""
 
-    source: str = "auto"  # as --entropy: auto, kernel, hwrng, buttons, file:PATH or a comma list
-    button_timing: bool = True  # mix button press timings into the pool
+    source: str = config_key("auto", "text")  # as --entropy: auto, kernel, hwrng, buttons, file:PATH or a comma list
+    button_timing: bool = config_key(True, "boolean")  # mix button press timings into the pool
 
 
 @dataclass(frozen=True)
@@ -142,14 +162,14 @@ class SoundConfig:
     (``aplay -L``; "" = the default); ``still_seconds`` how long the buttons are still before
     a page is said."""
 
-    speak: bool = False
-    speaker: str = "espeak"
-    language: str = "en"
-    voice: str = ""
-    rate: int = 175  # words per minute (espeak-ng -s)
-    volume: int = 100  # espeak-ng -a, 0..200
-    device: str = ""
-    still_seconds: float = 1.0
+    speak: bool = config_key(False, "boolean")
+    speaker: str = config_key("espeak", "choice", lambda: backends.SPEAKERS.config_names())
+    language: str = config_key("en", "text")
+    voice: str = config_key("", "text")
+    rate: int = config_key(175, "integer", 80, 450)  # words per minute (espeak-ng -s)
+    volume: int = config_key(100, "integer", 0, 200)  # espeak-ng -a
+    device: str = config_key("", "text")
+    still_seconds: float = config_key(1.0, "number", 0.2, 10)
 
 
 #: eSpeak NG voice names (``en-us``, ``de``, ``en+f3``) and ALSA device names
@@ -177,23 +197,24 @@ class KioskConfig:
     ~/.local/state/dicetower), "none" keeps nothing. ``unrecorded``: "refuse" (a roll that
     cannot be logged is not shown: "cannot record") or "show" (shown, marked UNRECORDED)."""
 
-    state_dir: str = ""
-    tick_hz: float = 25.0  # clock ticks for animations, hold-repeat and idle
-    unrecorded: str = "refuse"
-    lock: bool = False  # settings only through the operator buttons (engine.panel.operator)
-    operator_buttons: tuple[str, ...] = ("mode", "roll")  # held together: the settings menu
+    state_dir: str = config_key("", "path", STATE_DIR_NONE)
+    tick_hz: float = config_key(25.0, "number", 1, 200)  # clock ticks for animations, hold-repeat and idle
+    unrecorded: str = config_key("refuse", "choice", UNRECORDED_CHOICES)
+    lock: bool = config_key(False, "boolean")  # settings only through the operator buttons (engine.panel.operator)
+    # held together: the settings menu
+    operator_buttons: tuple[str, ...] = config_key(("mode", "roll"), "string_list")
 
 
 @dataclass(frozen=True)
 class NetworkConfig:
     """Publishing the roll log over MQTT (docs/network.md); ``mqtt = ""`` is off."""
 
-    mqtt: str = ""  # mqtt://HOST[:PORT] or mqtts://HOST[:PORT]
-    store: str = ""
-    tower: str = ""
-    username: str = ""  # "" = the tower id
-    password_file: str = ""  # first line: the broker password ("" = no password)
-    ca_file: str = ""  # mqtts: the CA certificate to trust ("" = the system's)
+    mqtt: str = config_key("", "text")  # mqtt://HOST[:PORT] or mqtts://HOST[:PORT]
+    store: str = config_key("", "text")
+    tower: str = config_key("", "text")
+    username: str = config_key("", "text")  # "" = the tower id
+    password_file: str = config_key("", "path")  # first line: the broker password ("" = no password)
+    ca_file: str = config_key("", "path")  # mqtts: the CA certificate to trust ("" = the system's)
 
     @property
     def enabled(self) -> bool:
@@ -205,8 +226,8 @@ class BridgeConfig:
     """The companion board (docs/bridge.md): ``port`` "" finds the first Pico by USB VID:PID
     (and ``serial_number`` if set); a path or pyserial URL; ``twin`` for the firmware twin."""
 
-    port: str = ""
-    serial_number: str = ""
+    port: str = config_key("", "text")
+    serial_number: str = config_key("", "text")
 
 
 #: Pico pins the bridge firmware keeps for itself: its OLED's I2C0 and the safe-boot pin.
@@ -221,7 +242,7 @@ PICO_PINS = (*range(0, 23), 25, 26, 27, 28)
 class TowerConfig:
     """The whole config; ``source`` names the file it came from (for messages)."""
 
-    gpio_factory: str = "auto"
+    gpio_factory: str = config_key("auto", "choice", lambda: backends.PIN_FACTORIES.config_names(), name="factory")
     buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
     leds: LedsConfig = field(default_factory=LedsConfig)
     rgb: RgbConfig | None = field(default_factory=RgbConfig)
@@ -251,7 +272,7 @@ class TowerConfig:
         if self.encoder is not None:
             uses.update({"encoder.a": self.encoder.a, "encoder.b": self.encoder.b})
         d = self.display
-        if d.kind in ("ssd1306", "sh1106") and d.bus == "spi":
+        if d.bus == "spi" and d.bus in backends.DISPLAY_KINDS.get(d.kind).buses:
             uses["display.spi_dc"] = d.spi_dc
             if d.spi_reset is not None:
                 uses["display.spi_reset"] = d.spi_reset
@@ -262,7 +283,7 @@ class TowerConfig:
         d = self.display
         if self.gpio_factory == "bridge":
             return dict(BRIDGE_RESERVED)  # the pins are the Pico's; the Pi's buses are not involved
-        if d.kind in ("ssd1306", "sh1106"):
+        if d.bus in backends.DISPLAY_KINDS.get(d.kind).buses:
             if d.bus == "i2c" and d.i2c_port == 1:
                 return dict(I2C_PINS)
             if d.bus == "spi" and d.spi_port == 0:
@@ -320,178 +341,129 @@ def loads(text: str, source: str = "config") -> TowerConfig:
 
 
 def from_mapping(data: Mapping[str, Any], source: str = "config") -> TowerConfig:
-    """Validate parsed TOML; every problem is a :class:`ConfigError` naming its key."""
+    """Validate parsed TOML; every problem is a :class:`ConfigError` naming its key.
+
+    Each table is read by its step below (in an order where a table checked against another
+    comes after it: ``[network]`` needs ``[kiosk]``, ``[panel]`` takes ``[sound]``'s
+    ``speak``), then the pins of the whole config are checked together."""
     root = _Table(data, "", source)
-    gpio = root.table("gpio")
-    factory = gpio.choice("factory", "auto", PIN_FACTORIES)
-    gpio.done()
-
-    b = root.table("buttons")
-    defaults = ButtonsConfig()
-    buttons = ButtonsConfig(
-        pins=tuple(b.pin(str(btn), defaults.pin(btn)) for btn in Button),  # type: ignore[arg-type]
-        pull_up=b.boolean("pull_up", defaults.pull_up),
-        bounce_seconds=b.number("bounce_ms", defaults.bounce_seconds * 1000, 0, 500) / 1000,
-        hold_seconds=b.number("hold_ms", defaults.hold_seconds * 1000, 100, 10_000) / 1000,
-        pin_bounce_seconds=b.number("pin_bounce_ms", defaults.pin_bounce_seconds * 1000, 0, 500) / 1000,
-    )
-    b.done()
-
-    led_t = root.table("leds")
-    led_defaults = LedsConfig()
-    leds = LedsConfig(
-        pins=tuple(  # type: ignore[arg-type]
-            led_t.pin(str(btn), led_defaults.pins[i], optional=True) for i, btn in enumerate(Button)
-        ),
-        active_high=led_t.boolean("active_high", led_defaults.active_high),
-    )
-    led_t.done()
-
-    rgb_t = root.table("rgb")
-    rgb: RgbConfig | None = None
-    if rgb_t.boolean("enabled", True):
-        d = RgbConfig()
-        rgb = RgbConfig(
-            red=rgb_t.pin("red", d.red),
-            green=rgb_t.pin("green", d.green),
-            blue=rgb_t.pin("blue", d.blue),
-            common_anode=rgb_t.boolean("common_anode", d.common_anode),
-        )
-    else:
-        rgb_t.ignore("red", "green", "blue", "common_anode")
-    rgb_t.done()
-
-    bz_t = root.table("buzzer")
-    bz_d = BuzzerConfig()
-    kind = bz_t.choice("kind", bz_d.kind, BUZZER_KINDS)
-    buzzer: BuzzerConfig | None = None
-    if kind != "none":
-        buzzer = BuzzerConfig(
-            pin=bz_t.pin("pin", bz_d.pin), kind=kind, octaves=bz_t.integer("octaves", bz_d.octaves, 1, 3)
-        )
-    else:
-        bz_t.ignore("pin", "octaves")
-    bz_t.done()
-
-    en_t = root.table("encoder")
-    encoder: EncoderConfig | None = None
-    if en_t.boolean("enabled", False):
-        en_d = EncoderConfig()
-        encoder = EncoderConfig(a=en_t.pin("a", en_d.a), b=en_t.pin("b", en_d.b))
-    else:
-        en_t.ignore("a", "b")
-    en_t.done()
-
-    display = _display(root.table("display"))
-
-    ent_t = root.table("entropy")
-    ent_d = EntropyConfig()
-    entropy = EntropyConfig(
-        source=ent_t.text("source", ent_d.source),
-        button_timing=ent_t.boolean("button_timing", ent_d.button_timing),
-    )
-    if entropy.source != "auto":
-        from engine.errors import ParameterError
-        from hardware.entropy.pipeline import parse_spec
-
-        try:
-            parse_spec(entropy.source)
-        except ParameterError as exc:
-            raise ConfigError("entropy.source", exc.detail, source) from None
-    ent_t.done()
-
-    sound = _sound(root.table("sound"))
-    panel = dataclasses.replace(_panel(root.table("panel")), speak=sound.speak)
-
-    k_t = root.table("kiosk")
-    k_d = KioskConfig()
-    kiosk = KioskConfig(
-        state_dir=k_t.path("state_dir", k_d.state_dir, special=(STATE_DIR_NONE,)),
-        tick_hz=k_t.number("tick_hz", k_d.tick_hz, 1, 200),
-        unrecorded=k_t.choice("unrecorded", k_d.unrecorded, UNRECORDED_CHOICES),
-        lock=k_t.boolean("lock", k_d.lock),
-        operator_buttons=_operator_buttons(k_t, k_d.operator_buttons),
-    )
-    k_t.done()
-
-    br_t = root.table("bridge")
-    bridge = BridgeConfig(port=br_t.text("port", ""), serial_number=br_t.text("serial_number", ""))
-    br_t.done()
-    network = _network(root.table("network"), kiosk)
+    parts: dict[str, Any] = {"gpio_factory": _gpio(root.table("gpio"))}
+    for name, step in _TABLE_STEPS:
+        parts[name] = step(root.table(name), parts)
     root.done()
-
-    config = TowerConfig(
-        gpio_factory=factory,
-        buttons=buttons,
-        leds=leds,
-        rgb=rgb,
-        buzzer=buzzer,
-        encoder=encoder,
-        display=display,
-        entropy=entropy,
-        panel=panel,
-        kiosk=kiosk,
-        network=network,
-        bridge=bridge,
-        sound=sound,
-        source=source,
-    )
+    config = TowerConfig(**parts, source=source)
     _check_pins(config)
     return config
 
 
-def _operator_buttons(t: _Table, default: tuple[str, ...]) -> tuple[str, ...]:
-    names = t.string_list("operator_buttons", default)
-    if names == default:
-        return names  # the shipped combination: no need to load the lock to check it
-    from engine.panel.operator import check_buttons
-
-    try:
-        check_buttons(names)
-    except ValueError as exc:
-        raise t.error("operator_buttons", str(exc)) from None
-    return names
+T = TypeVar("T", bound="DataclassInstance")
 
 
-def _display(t: _Table) -> DisplayConfig:
-    d = DisplayConfig()
-    kind = t.choice("kind", d.kind, DISPLAY_KINDS)
-    bus = t.choice("bus", d.bus, ("i2c", "spi"))
-    reset = t.pin("spi_reset", d.spi_reset, optional=True)
-    cfg = DisplayConfig(
-        kind=kind,
-        bus=bus,
-        i2c_port=t.integer("i2c_port", d.i2c_port, 0, 22),
-        i2c_address=t.integer("i2c_address", d.i2c_address, 0x03, 0x77),
-        spi_port=t.integer("spi_port", d.spi_port, 0, 6),
-        spi_device=t.integer("spi_device", d.spi_device, 0, 1),
-        spi_dc=t.pin("spi_dc", d.spi_dc),
-        spi_reset=reset,
-        spi_speed_hz=t.integer("spi_speed_hz", d.spi_speed_hz, 100_000, 32_000_000),
-        width=t.integer("width", d.width, 64, 256),
-        height=t.integer("height", d.height, 32, 128),
-        rotate=t.integer("rotate", d.rotate, 0, 3),
-        serial_port=t.text("serial_port", d.serial_port),
-        baudrate=t.integer("baudrate", d.baudrate, 300, 4_000_000),
-        cols=t.integer("cols", d.cols, 8, 80),
-        rows=t.integer("rows", d.rows, 1, 8),
-        protocol=t.choice("protocol", d.protocol, SERIAL_PROTOCOLS),
-        retry_seconds=t.number("retry_seconds", d.retry_seconds, 0.1, 600),
-    )
+def read_fields(t: _Table, cls: type[T], **given: Any) -> T:
+    """``cls`` (a config dataclass) from table ``t``: each field made with :func:`key` is read
+    by its reader, in field order; ``given`` fields are not read. Leftover keys are refused."""
+    values = dict(given)
+    for f in dataclasses.fields(cls):
+        if f.name not in given and "read" in f.metadata:
+            values[f.name] = _read_field(t, f)
     t.done()
+    return cls(**values)
+
+
+def _read_field(t: _Table, f: dataclasses.Field[Any]) -> Any:
+    """One field's value from its key (or, for ``pins``, from one key per button)."""
+    meta = f.metadata
+    read, name, per = meta["read"], meta["name"] or f.name, meta["per"]
+    default: Any = f.default
+    if read == "pins":
+        return tuple(t.pin(str(button), pin, optional=meta["optional"])
+                     for button, pin in zip(Button, default, strict=True))
+    if read == "pin":
+        return t.pin(name, default, optional=meta["optional"])
+    if read == "path":
+        return t.path(name, default, special=meta["args"])
+    args = tuple(arg() if callable(arg) else arg for arg in meta["args"])
+    if per != 1:
+        return getattr(t, read)(name, default * per, *args) / per
+    return getattr(t, read)(name, default, *args)
+
+
+def _keys(cls: type) -> tuple[str, ...]:
+    """The keys of a config dataclass's table (what a switched-off part still allows)."""
+    return tuple(f.metadata["name"] or f.name for f in dataclasses.fields(cls) if "read" in f.metadata)
+
+
+def _field(cls: type, name: str) -> dataclasses.Field[Any]:
+    return next(f for f in dataclasses.fields(cls) if f.name == name)
+
+
+def _gpio(t: _Table) -> str:
+    """``[gpio] factory``: TowerConfig's ``gpio_factory``."""
+    factory = _read_field(t, _field(TowerConfig, "gpio_factory"))
+    t.done()
+    return factory
+
+
+def _switched(t: _Table, cls: type[T], name: str) -> T | None:
+    """A part with an ``enabled`` key (``[rgb]``, ``[encoder]``), None when it is off; its
+    other keys are still allowed. Whether it is on by default is TowerConfig's default."""
+    if t.boolean("enabled", getattr(TowerConfig(), name) is not None):
+        return read_fields(t, cls)
+    t.ignore(*_keys(cls))
+    t.done()
+    return None
+
+
+def _buzzer(t: _Table, parts: dict[str, Any]) -> BuzzerConfig | None:
+    """``[buzzer]``: ``kind = "none"`` is no buzzer (its other keys still allowed)."""
+    kind = _read_field(t, _field(BuzzerConfig, "kind"))
+    if kind == "none":
+        t.ignore(*_keys(BuzzerConfig))
+        t.done()
+        return None
+    return read_fields(t, BuzzerConfig, kind=kind)
+
+
+def _entropy(t: _Table, parts: dict[str, Any]) -> EntropyConfig:
+    """``[entropy]``: ``source`` is checked as ``--entropy`` would be."""
+    cfg = read_fields(t, EntropyConfig)
+    if cfg.source != EntropyConfig.source:
+        from engine.errors import ParameterError
+        from hardware.entropy.pipeline import parse_spec
+
+        try:
+            parse_spec(cfg.source)
+        except ParameterError as exc:
+            raise t.error("source", exc.detail) from None
+    return cfg
+
+
+def _kiosk(t: _Table, parts: dict[str, Any]) -> KioskConfig:
+    cfg = read_fields(t, KioskConfig)
+    if cfg.operator_buttons != KioskConfig.operator_buttons:  # the shipped combination needs no check
+        from engine.panel.operator import check_buttons
+
+        try:
+            check_buttons(cfg.operator_buttons)
+        except ValueError as exc:
+            raise t.error("operator_buttons", str(exc)) from None
+    return cfg
+
+
+def _display(t: _Table, parts: dict[str, Any]) -> DisplayConfig:
+    """``[display]``: its kind's row (hardware.backends) fixes the buses and sizes allowed."""
+    cfg = read_fields(t, DisplayConfig)
+    _check_display_bus(t, cfg)
     _check_display_size(t, cfg)
     if cfg.kind == "serial":
         _check_serial_port(t, cfg.serial_port)
     return cfg
 
 
-def _network(t: _Table, kiosk: KioskConfig) -> NetworkConfig:
+def _network(t: _Table, parts: dict[str, Any]) -> NetworkConfig:
     """``[network]``: the broker URL and ids are checked here, so a typo stops the tower at
     start-up with the key named, not silently later in the publisher's thread."""
-    d = NetworkConfig()
-    cfg = NetworkConfig(**{f.name: (t.path if f.name.endswith("_file") else t.text)(f.name, getattr(d, f.name))
-                           for f in dataclasses.fields(NetworkConfig)})
-    t.done()
+    cfg = read_fields(t, NetworkConfig)
     if not cfg.enabled:
         return cfg
     # imported only for a tower on the network: the broker module loads ssl (start-up time)
@@ -501,32 +473,23 @@ def _network(t: _Table, kiosk: KioskConfig) -> NetworkConfig:
 
     checks = (("mqtt", lambda: parse_url(cfg.mqtt)), ("store", lambda: check_id("store", cfg.store)),
               ("tower", lambda: check_id("tower", cfg.tower)))
-    for key, check in checks:
+    for name, check in checks:
         try:
             check()
         except NetworkError as exc:
-            raise t.error(key, str(exc).partition(": ")[2]) from None
-    if not kiosk.state_dir:
+            raise t.error(name, str(exc).partition(": ")[2]) from None
+    if not parts["kiosk"].state_dir:
         raise t.error("mqtt", "needs kiosk.state_dir: the roll log kept there is what is published")
     return cfg
 
 
-def _sound(t: _Table) -> SoundConfig:
+def _sound(t: _Table, parts: dict[str, Any]) -> SoundConfig:
     """``[sound]``: speech (docs/speech.md). The language's phrase table is loaded here, so a
     broken translation stops the tower at start-up with its key named."""
-    d = SoundConfig()
-    cfg = SoundConfig(
-        speak=t.boolean("speak", d.speak),
-        speaker=t.choice("speaker", d.speaker, SPEAKER_KINDS),
-        language=t.text("language", d.language),
-        voice=_sound_name(t, "voice", d.voice),
-        rate=t.integer("rate", d.rate, 80, 450),
-        volume=t.integer("volume", d.volume, 0, 200),
-        device=_sound_name(t, "device", d.device),
-        still_seconds=t.number("still_seconds", d.still_seconds, 0.2, 10),
-    )
-    t.done()
-    if cfg.language != d.language:
+    cfg = read_fields(t, SoundConfig)
+    for name in ("voice", "device"):
+        _check_sound_name(t, name, getattr(cfg, name))
+    if cfg.language != SoundConfig.language:
         from engine.speech import SpeechError, table
 
         try:
@@ -536,12 +499,32 @@ def _sound(t: _Table) -> SoundConfig:
     return cfg
 
 
-def _sound_name(t: _Table, name: str, default: str) -> str:
-    value = t.text(name, default)
+def _check_sound_name(t: _Table, name: str, value: str) -> None:
     if value and (value.startswith("-") or len(value) > SOUND_NAME_MOST or not set(value) <= SOUND_NAME_CHARS):
         raise t.error(name, f"expected a name of letters, digits and _+-.:=, (not starting with -, at most "
                             f"{SOUND_NAME_MOST}), got {value!r}")
-    return value
+
+
+def _panel_with_speak(t: _Table, parts: dict[str, Any]) -> PanelConfig:
+    """``[panel]``, with ``speak`` from ``[sound]``."""
+    return dataclasses.replace(_panel(t), speak=parts["sound"].speak)
+
+
+#: The tables after ``[gpio]``, each read by its step (TowerConfig's field of the same name).
+_TABLE_STEPS: tuple[tuple[str, Callable[[_Table, dict[str, Any]], Any]], ...] = (
+    ("buttons", lambda t, parts: read_fields(t, ButtonsConfig)),
+    ("leds", lambda t, parts: read_fields(t, LedsConfig)),
+    ("rgb", lambda t, parts: _switched(t, RgbConfig, "rgb")),
+    ("buzzer", _buzzer),
+    ("encoder", lambda t, parts: _switched(t, EncoderConfig, "encoder")),
+    ("display", _display),
+    ("entropy", _entropy),
+    ("sound", _sound),
+    ("panel", _panel_with_speak),
+    ("kiosk", _kiosk),
+    ("bridge", lambda t, parts: read_fields(t, BridgeConfig)),
+    ("network", _network),
+)
 
 
 #: PanelConfig fields that are not ``[panel]`` keys: set from another table.
@@ -592,20 +575,22 @@ def _panel_bounds() -> dict[str, tuple[float, float]]:
     }
 
 
-#: (width, height) each OLED driver accepts (luma.oled); anything else fails only when opened.
-OLED_SIZES = {
-    "ssd1306": ((128, 64), (128, 32), (64, 48), (64, 32)),
-    "sh1106": ((128, 128), (128, 64), (128, 32)),
-}
-
-
 def _check_display_size(t: _Table, d: DisplayConfig) -> None:
-    sizes = OLED_SIZES.get(d.kind)
-    if sizes is None or (d.width, d.height) in sizes:
+    """The sizes the kind's driver accepts (its row in hardware.backends.DISPLAY_KINDS):
+    anything else would fail only when the display is opened."""
+    kind = backends.DISPLAY_KINDS.get(d.kind)
+    sizes = kind.sizes
+    if not sizes or (d.width, d.height) in sizes:
         return
     key = "height" if d.width in {w for w, _ in sizes} else "width"
     shown = ", ".join(f"{w}x{h}" for w, h in sizes)
     raise t.error(key, f"{d.kind} modules are {shown} pixels, got {d.width}x{d.height}")
+
+
+def _check_display_bus(t: _Table, d: DisplayConfig) -> None:
+    buses = backends.DISPLAY_KINDS.get(d.kind).buses
+    if buses and d.bus not in buses:
+        raise t.error("bus", f"{d.kind} modules come on {' or '.join(buses)}, got {d.bus!r}")
 
 
 def _check_serial_port(t: _Table, port: str) -> None:
