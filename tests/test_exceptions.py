@@ -18,9 +18,6 @@ OUTSIDE = {
     # machine.reset() in the simulated board: a BaseException like SystemExit, so that no
     # handler in the firmware under test catches it (it is the board rebooting, not an error)
     "firmware_bridge.simboard.SimReset",
-    # hardware/board/ is being merged separately (issue 17's branch); its Rejected joins the
-    # root with that merge
-    "hardware.board.messages.Rejected",
 }
 
 

@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
+from engine.errors import DicetowerError
 from hardware.rolllog import MAX_LINE_BYTES
 from hardware.safefile import nesting_depth
 
@@ -35,7 +36,7 @@ HEX64 = re.compile(r"[0-9a-f]{64}")
 Entry = dict[str, Any]
 
 
-class Rejected(ValueError):
+class Rejected(DicetowerError, ValueError):
     """A message the board cannot use; the text says what was wrong (one line)."""
 
 
