@@ -1,0 +1,115 @@
+"""Start-up of the simulator to its first frames, against a bare import of the hardware libraries.
+
+Three whole processes, each timed from launch to exit (wall clock), best of ``--runs``
+(interleaved), with bytecode caches warm (as after ``pip install``):
+
+- ``bare``: ``python -c "import gpiozero, serial, luma.oled.device, PIL.ImageDraw"``, the
+  baseline: what any program driving this hardware in Python pays.
+- ``roll``: ``dicetower sim --press roll --seed 1``. Since the table seed landed, a session's
+  first ROLL asks whether the table sets a seed, so this is start-up to that question.
+- ``roll,roll``: ``dicetower sim --press roll,roll --seed 1``: the second ROLL rolls without a
+  table seed, so this is start-up to the first rolled frame (logged, drawn, shut down).
+
+Goal (issue 21): ``roll,roll`` at most 1.5x ``bare``. Prints each figure and its ratio.
+
+    .venv/bin/python bench/bench_startup.py [--runs 5] [--importtime]
+
+``--importtime`` also prints the twenty slowest modules (cumulative) of one ``roll,roll``
+process under ``python -X importtime``: where to look when the ratio creeps up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BARE = "import gpiozero, serial, luma.oled.device, PIL.ImageDraw"
+
+
+def commands() -> dict[str, list[str]]:
+    """The three processes, by name. ``dicetower`` is run as ``python -m hardware``, which is
+    what the installed script calls (one interpreter start, the same imports)."""
+    sim = [sys.executable, "-m", "hardware", "sim", "--seed", "1", "--press"]
+    return {
+        "bare": [sys.executable, "-c", BARE],
+        "roll": [*sim, "roll"],
+        "roll,roll": [*sim, "roll,roll"],
+    }
+
+
+def child_env(state_dir: str) -> dict[str, str]:
+    """The bench's environment: bytecode written and reused; the roll log in a scratch
+    directory (a state directory of its own, so the figures do not grow with a user's log)."""
+    unset = {"PYTHONDONTWRITEBYTECODE", "DICETOWER_STATE_DIR", "STATE_DIRECTORY"}
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "dicetower-bench-pycache")
+    env["XDG_STATE_HOME"] = state_dir
+    return env
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    """Seconds from launch to exit of one process (which must succeed)."""
+    start = time.perf_counter()
+    subprocess.run(command, env=env, cwd=ROOT, capture_output=True, check=True)
+    return time.perf_counter() - start
+
+
+def best_times(runs: int, env: dict[str, str]) -> dict[str, float]:
+    """The best of ``runs`` wall times of each process, the runs interleaved (so a busy
+    moment on the machine hits all three alike), after one warming run each."""
+    cmds = commands()
+    for command in cmds.values():
+        timed(command, env)  # warm the bytecode cache
+    best = {name: float("inf") for name in cmds}
+    for _ in range(runs):
+        for name, command in cmds.items():
+            best[name] = min(best[name], timed(command, env))
+    return best
+
+
+def slowest_imports(env: dict[str, str], most: int = 20) -> list[tuple[int, int, str]]:
+    """(self µs, cumulative µs, module) of the slowest imports of one ``roll,roll`` process."""
+    command = commands()["roll,roll"]
+    done = subprocess.run([command[0], "-X", "importtime", *command[1:]], env=env, cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    rows = []
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line or "self [us]" in line:
+            continue
+        own, total, name = (part.strip() for part in line.removeprefix("import time:").split("|"))
+        rows.append((int(own), int(total), name))
+    return sorted(rows, key=lambda row: -row[1])[:most]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs of each process (best taken; default 5)")
+    parser.add_argument("--importtime", action="store_true", help="also list the slowest imports")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error(f"--runs must be at least 1, not {args.runs}")
+    with tempfile.TemporaryDirectory(prefix="dicetower-bench-") as scratch:
+        env = child_env(scratch)
+        best = best_times(args.runs, env)
+        print(f"start-up, best of {args.runs} (wall clock, whole process):")
+        for name, seconds in best.items():
+            ratio = seconds / best["bare"]
+            label = "bare import" if name == "bare" else f"sim --press {name}"
+            print(f"  {label:<24} {seconds * 1e3:7.1f} ms  {ratio:5.2f}x")
+        goal = best["roll,roll"] / best["bare"]
+        print(f"first rolled frame: {goal:.2f}x the bare import (goal: at most 1.5x)")
+        if args.importtime:
+            print("slowest imports of sim --press roll,roll (self µs, cumulative µs):")
+            for own, total, name in slowest_imports(env):
+                print(f"  {own:8d} {total:8d}  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
