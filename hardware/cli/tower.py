@@ -70,7 +70,8 @@ class Kept:
         return OpenSessions(self.state_dir, log=_stderr)
 
     def tower_options(self, show: Any = None) -> dict[str, Any]:
-        """The :class:`hardware.runtime.Tower` keyword arguments for this."""
+        """The :class:`hardware.sim.Simulator` keyword arguments for this (``memory``: the state
+        directory)."""
         return {"memory": self.state_dir, "roll_log": self.roll_log, "kept": self.state_dir is not None,
                 "show": show}
 
@@ -333,11 +334,10 @@ def _run(config: TowerConfig, bridge: Any) -> int:
 def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
     from gpiozero.exc import GPIOZeroError
 
-    from hardware.display import ResilientDisplay, opener
     from hardware.entropy import ButtonTiming
     from hardware.panel_io import PinSetupError
-    from hardware.runtime import Tower, run_forever, stop_on_signals
     from hardware.sdnotify import SystemdNotifier
+    from hardware.tower import assemble, run_forever, stop_on_signals
 
     timing = ButtonTiming(hold_ns=round(config.buttons.hold_seconds * 1e9)) if config.entropy.button_timing else None
     kept = keep(config)
@@ -345,11 +345,10 @@ def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
     with stop_on_signals() as stop, _publishing(config, log=_stderr):
         dice = _dice(config, None, buttons=timing, kept=kept, bridge=bridge)
         link = bridge.link if bridge is not None else None
-        display = ResilientDisplay(opener(config.display, link=link), retry_seconds=config.display.retry_seconds,
-                                   log=_stderr)
         try:
-            tower = Tower(config, pin_factory=factory, display=display, dice=dice, timing=timing,
-                          log=_stderr, speaker=_speaker(config), **kept.tower_options(show=_stdout))
+            tower = assemble(config, pin_factory=factory, dice=dice, link=link, timing=timing, log=_stderr,
+                             speaker=_speaker(config), state_dir=kept.state_dir, roll_log=kept.roll_log,
+                             kept=kept.state_dir is not None, show=_stdout)
         except (GPIOZeroError, PinSetupError) as exc:
             _stderr(f"GPIO: {exc}")
             return EXIT_CANNOT_START
