@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from hardware.speech import Speaker
     from hardware.speech.narrator import Narrator
 
-__all__ = ["IDLE_TICK_NS", "ROLLING_EVENTS", "SAVE_EVERY_NS", "STATUS_EVERY_NS", "Tower"]
+__all__ = ["IDLE_TICK_NS", "ROLLING_EVENTS", "SAVE_EVERY_NS", "STATUS_EVERY_NS", "WARM_AFTER_NS", "Tower"]
 
 #: How often the entropy status line is refreshed, and the panel memory saved at most.
 STATUS_EVERY_NS = 1_000_000_000
@@ -64,6 +64,9 @@ SAVE_EVERY_NS = 1_000_000_000
 #: Ticks while nothing animates: timeouts and the attract screen need no more (and a Pi Zero
 #: idles instead of stepping the machine 25 times a second).
 IDLE_TICK_NS = 250_000_000
+#: The other systems are loaded once the buttons have been still this long: after the first
+#: rolled frame, not before it, and before a player who stopped to think presses MODE.
+WARM_AFTER_NS = 2_000_000_000
 #: Events that may roll (and so run under the state directory's lock).
 ROLLING_EVENTS = frozenset({EventKind.PRESS, EventKind.HOLD, EventKind.TURN})
 
@@ -104,7 +107,7 @@ class Tower:
         self.log: Callable[[str], None] = log or (lambda message: None)
         self.tick_ns = max(1, round(1e9 / config.kiosk.tick_hz))
         self.steps = 0  # state machine steps taken (ticks included)
-        self._warm = False  # the other systems are loaded on the first idle pass
+        self._warm = False  # the other systems are loaded once the buttons are still (WARM_AFTER_NS)
         self._operator: OperatorLock | None = _operator_lock(config)
         able = abilities(dice)
         self.lock = DirectoryLock(state_dir, log=self._say)
@@ -135,6 +138,7 @@ class Tower:
             self.io.close()
             raise
         self._next_tick = now + self.tick_ns
+        self._still_since = now  # the last button event
         self._status_at = now
         self._status = ""
         self._dirty = False
@@ -168,6 +172,8 @@ class Tower:
         if self.timing is not None:
             for e in edges:
                 self.timing.edge(str(e.button), e.pressed, e.t_ns)
+        if events:
+            self._still_since = now
         for event in events:
             for passed in self._through_lock(event):
                 self.step(passed, now)
@@ -192,7 +198,7 @@ class Tower:
             self._update_day(self._day, now)
         if self._dirty and now - self._saved_at >= SAVE_EVERY_NS:
             self.save(now)
-        if not events and not self._warm:
+        if not self._warm and now - self._still_since >= WARM_AFTER_NS and not self._busy():
             self._warm_up()
         return taken
 
@@ -206,9 +212,10 @@ class Tower:
         return passed
 
     def _warm_up(self) -> None:
-        """Load the other enabled systems on the first idle pass after the first frame, so
-        start-up pays for one system and the first MODE press to each of the others does not
-        pay for an import (which would take several times the 2 ms a press may take)."""
+        """Load the other enabled systems once the buttons have been still for WARM_AFTER_NS,
+        so start-up to the first rolled frame pays for one system, and the first MODE press to
+        each of the others does not pay for an import (which would take several times the
+        2 ms a press may take)."""
         self._warm = True
         for sid in self.state.config.systems:
             engine_systems.get(sid)
