@@ -27,7 +27,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from engine.errors import EngineError, EntropyError, clip
 from hardware.cli.output import OutputError, finish, out, say
@@ -103,7 +103,7 @@ class Parser(argparse.ArgumentParser):
             return
         out(self.format_usage(), end="")
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         for pattern, replacement in _REWORDED:
             if pattern.fullmatch(message):
                 message = pattern.sub(replacement, message).replace("{help}", f"{self.prog} --help")
