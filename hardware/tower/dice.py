@@ -17,10 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hardware.entropy.session import TableSeeding
-
 if TYPE_CHECKING:
     from hardware.entropy.fingerprint import Fingerprint
+    from hardware.entropy.session import TableSeeding
 
 __all__ = [
     "Closing",
@@ -113,13 +112,19 @@ class DiceAbilities:
 def abilities(dice: object) -> DiceAbilities:
     """What ``dice`` can do, by the seams above. The class is asked (statically): reading
     ``commitment`` on the dice themselves would open a session."""
+    committing = _offers(dice, Committing)
+    seeding = None
+    if committing is not None:  # a table seed is a session's: dice without sessions take none
+        from hardware.entropy.session import TableSeeding  # loaded already: sessions come from there
+
+        seeding = _offers(dice, TableSeeding)
     return DiceAbilities(
         recording=_offers(dice, Recording),
-        committing=_offers(dice, Committing),
+        committing=committing,
         describing=_offers(dice, Describing),
         following=_offers(dice, Following),
         late=_offers(dice, LateRevealing),
-        seeding=_offers(dice, TableSeeding),
+        seeding=seeding,
         reporting=_offers(dice, Reporting),
         closing=_offers(dice, Closing),
     )
