@@ -32,7 +32,19 @@ every tower's verdict: in the process (open the record, list the towers), and fr
 towers published through a local Mosquitto at rising rates (10 s each); a rate is kept up with
 when the board holds every entry within 2 s of the last one published.
 
-    .venv/bin/python bench/bench_board.py [--part load,rss,restart,rate] [--towers 50] [--rate 10]
+``webhook`` (not in the default set: ``--part webhook``): the load above without faults, run
+twice, the board posting to local receivers (tests/hardware/hookparts.py, in this process):
+first to one, *fast* (plain JSON, always up: verified-roll-to-POST latency p50/p99 from the
+batch that verified the roll, its ``decided_at``, to the receiver; every verified roll
+received exactly once; rolls per second), then to two at once: *late*
+(plain JSON, down for the first two thirds of the run, then up: the rate its backlog drains
+at, what its full queue dropped) and *throttled* (Discord's format, a receiver that answers
+like Discord: 5 requests per 2 s announced in its rate-limit headers, and 30 messages a
+minute per channel that no header announces, each then 429 with ``retry_after``: the rolls
+per second that get through, the 429s, what was dropped). Baseline in the same run: a
+probe's POST round trip to the fast receiver.
+
+    .venv/bin/python bench/bench_board.py [--part load,rss,restart,rate,webhook] [--towers 50] [--rate 10]
         [--seconds 60] [--no-faults] [--no-browser] [--rss-entries 10000,100000,1000000]
         [--cache DIR] [--json]
 
@@ -56,6 +68,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -789,9 +802,249 @@ def _held(port: int) -> int:
         return 0
 
 
+# --- webhooks: verified roll to POST ---------------------------------------------------------------------
+
+
+class PostProbe:
+    """The baseline: a POST's round trip to the same receiver, every 50 ms (its posts are
+    told apart by their ``type``)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.latencies: list[float] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+        while not self.stop.wait(0.05):
+            start = time.perf_counter()
+            try:
+                conn.request("POST", "/probe", body=b'{"type":"probe"}', headers={"Content-Type": "application/json"})
+                conn.getresponse().read()
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
+                continue
+            self.latencies.append(time.perf_counter() - start)
+        conn.close()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+
+
+def _rate(times: list[float], window: float = 1.0) -> float:
+    """The most posts that arrived within any ``window`` seconds, per second."""
+    best, first = 0, 0
+    ordered = sorted(times)
+    for last, t in enumerate(ordered):
+        while t - ordered[first] > window:
+            first += 1
+        best = max(best, last - first + 1)
+    return best / window
+
+
+def run_webhook(towers: int = 50, rate: float = 10.0, seconds: float = 60.0, *, session_rolls: int = 100,
+                workers: int = 2, out: Any = print) -> dict[str, Any]:
+    """The load with webhooks (see the module docstring): first one hook alone (latency,
+    exactly once, throughput), then a board with a late and a throttled hook; the figures."""
+    from tests.hardware.hookparts import DiscordLimit, Receiver
+
+    figures: dict[str, Any] = {"towers": towers, "rate": rate, "seconds": seconds, "session_rolls": session_rolls}
+    fast = Receiver()
+    probe: list[PostProbe] = []
+
+    def with_probe(board_port: int, t0: float) -> None:
+        probe.append(PostProbe(fast.port))
+
+    one = _hooked_run([(fast, "fast", "json")], towers, rate, seconds, session_rolls, workers, with_probe, out)
+    for pr in probe:
+        pr.close()
+    figures["baseline_post_p50_ms"] = round(percentile(probe[0].latencies if probe else [], 50) * 1000, 2)
+    figures["baseline_post_p99_ms"] = round(percentile(probe[0].latencies if probe else [], 99) * 1000, 2)
+    figures["fast"] = _fast_figures(one["posts"]["fast"], one["verified"])
+    figures["fast_hook"] = one["hooks"]["fast"]
+    figures["board_log"] = one["log"]
+
+    batched = Receiver()
+    three = _hooked_run([(batched, "batched", "json")], towers, rate, seconds, session_rolls, workers,
+                        lambda port, t0: None, out)
+    figures["batched"] = _fast_figures(three["posts"]["batched"], three["verified"])
+    figures["batched"]["requests"] = len(three["posts"]["batched"])
+    figures["board_log"] += three["log"]
+
+    late, limit = Receiver(), DiscordLimit()
+    throttled = Receiver(answer=limit)
+
+    def late_up(board_port: int, t0: float) -> None:
+        time.sleep(max(0.0, t0 + 2 * seconds / 3 - time.monotonic()))
+        late.start()
+        figures["late_up_at_s"] = round(time.monotonic() - t0, 1)
+
+    two = _hooked_run([(late, "late", "json"), (throttled, "throttled", "discord")], towers, rate, seconds,
+                      session_rolls, workers, late_up, out, started=[throttled])
+    figures["late"] = _drain_figures(two["posts"]["late"], two["hooks"]["late"])
+    thr = two["posts"]["throttled"]
+    rolls = sum(len(p.body["embeds"]) for p in thr)
+    hook = two["hooks"]["throttled"]
+    figures["throttled"] = {"posts": len(thr), "rolls": rolls, "refused_429": limit.refused,
+                            "dropped": hook["dropped"], "waiting": hook["waiting"], "failed": hook["failed"],
+                            "rolls_per_s": round(rolls / max(1e-9, two["ended"] - thr[0].at), 1) if thr else 0.0,
+                            "verified": two["verified"], "seconds": round(two["ended"] - thr[0].at, 1) if thr else 0}
+    figures["board_log_2"] = two["log"]
+    _webhook_report(figures, out)
+    return figures
+
+
+def _hooked_run(hooks: list[tuple[Any, str, str]], towers: int, rate: float, seconds: float, session_rolls: int,
+                workers: int, during: Any, out: Any, started: list[Any] | None = None) -> dict[str, Any]:
+    """One board with ``hooks`` ((receiver, name, format)) under the load; ``during(port, t0)``
+    runs while the towers roll. Returns what each receiver got, the hooks' status, the count
+    of verified rolls, the board's webhook log lines."""
+    from tests.hardware.netparts import Mosquitto, free_port
+
+    binary = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/sbin")
+    if binary is None:
+        raise SystemExit("bench_board: needs mosquitto (apt install mosquitto)")
+    work = Path(tempfile.mkdtemp(prefix="bench-webhook-"))
+    (work / "broker").mkdir()
+    broker = Mosquitto(binary, work / "broker").start()
+    for r in started if started is not None else [r for r, _, _ in hooks]:
+        r.start()
+    config = work / "board.toml"
+    config.write_text("".join(f'[[board.webhook]]\nurl = "{r.url}"\nname = "{name}"\nformat = "{fmt}"\n'
+                              f'batch = {100 if name == "batched" else 1}\n\n' for r, name, fmt in hooks))
+    board_port = free_port()
+    board = subprocess.Popen([sys.executable, "-m", "hardware", "board", "--mqtt", broker.url, "--store", STORE,
+                              "--listen", f"127.0.0.1:{board_port}", "--data", str(work / "record"),
+                              "--config", str(config)], cwd=ROOT, stderr=subprocess.PIPE,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    ctx = multiprocessing.get_context("spawn")
+    procs: list[Any] = []
+    result: dict[str, Any] = {}
+    try:
+        if not wait_until(lambda: _up(board_port), 30):
+            raise SystemExit("bench_board: the board did not start")
+        names = [f"t{i:02d}" for i in range(towers)]
+        readies = []
+        for group in (names[i::workers] for i in range(workers)):
+            ready = ctx.Event()
+            p = ctx.Process(target=tower_worker, args=(broker.url, str(work), group, rate, seconds, session_rolls,
+                                                       ready))
+            p.start()
+            procs.append(p)
+            readies.append(ready)
+        for r in readies:
+            r.wait(60)
+        during(board_port, time.monotonic())
+        for p in procs:
+            p.join(seconds + 120)
+        settle: dict[str, Any] = {}
+        _settle(settle, work, names, board_port, out)
+        result["verified"] = sum(api("127.0.0.1", board_port, f"/api/towers/{n}")["checked"]["verified"]
+                                 for n in names)
+        wait_until(lambda: all(h["waiting"] == 0 or h["name"] == "throttled" for h in _hooks(board_port).values()),
+                   180)
+        if any(name == "throttled" for _, name, _ in hooks):
+            time.sleep(5)  # the throttled hook never catches up: what 5 more seconds bring
+        result["hooks"] = _hooks(board_port)
+        result["posts"] = {name: r.answered() for r, name, _ in hooks}
+        result["ended"] = time.time()
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.kill()
+        board.send_signal(signal.SIGTERM)
+        try:
+            board.wait(30)
+        except subprocess.TimeoutExpired:
+            board.kill()
+        result["log"] = [line for line in board.stderr.read().decode().splitlines() if "webhook" in line][:12]
+        for r, _, _ in hooks:
+            r.stop()
+        broker.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return result
+
+
+def _hooks(port: int) -> dict[str, dict[str, Any]]:
+    return {h["name"]: h for h in api("127.0.0.1", port, "/api/board")["webhooks"]}
+
+
+def _when(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def _fast_figures(requests: list[Any], verified: int) -> dict[str, Any]:
+    """Latency, exactly-once and rate of the roll posts in ``requests`` (batches unpacked)."""
+    arrived = [(p.at, body) for p in requests
+               for body in (p.body["posts"] if p.body.get("type") == "batch" else [p.body])]
+    rolls = [SimpleNamespace(at=at, body=body) for at, body in arrived if body.get("type") == "roll"]
+    keys = [p.body["id"] for p in rolls]
+    latency = [p.at - _when(p.body["decided_at"]) for p in rolls]
+    since_logged = [p.at - _when(p.body["entry"]["time"]) for p in rolls]
+    return {
+        "rolls": len(rolls), "unique": len(set(keys)), "verified_at_board": verified,
+        "exactly_once": len(keys) == len(set(keys)) == verified,
+        "p50_ms": round(percentile(latency, 50) * 1000, 1), "p99_ms": round(percentile(latency, 99) * 1000, 1),
+        "max_ms": round(max(latency, default=float("nan")) * 1000, 1),
+        "logged_p50_s": round(percentile(since_logged, 50), 2), "logged_p99_s": round(percentile(since_logged, 99), 2),
+        "peak_rolls_per_s": _rate([p.at for p in rolls]),
+        "rolls_per_s": round(len(rolls) / _busy(rolls), 1),
+    }
+
+
+def _busy(posts: list[Any]) -> float:
+    """The seconds in which posts arrived (a second with none is not counted)."""
+    return max(1.0, float(len({int(p.at) for p in posts})))
+
+
+def _drain_figures(posts: list[Any], hook: dict[str, Any]) -> dict[str, Any]:
+    rolls = [p for p in posts if p.body.get("type") == "roll"]
+    span = rolls[-1].at - rolls[0].at if len(rolls) > 1 else 0.0
+    return {"rolls": len(rolls), "dropped": hook["dropped"], "seconds": round(span, 2),
+            "rolls_per_s": round(len(rolls) / span, 1) if span else 0.0,
+            "peak_rolls_per_s": _rate([p.at for p in rolls])}
+
+
+def _webhook_report(f: dict[str, Any], out: Any) -> None:
+    out(f"webhooks: {f['towers']} towers x {f['rate']} rolls/s for {f['seconds']} s, sessions of "
+        f"{f['session_rolls']} rolls (the towers reveal together: bursts of {f['towers'] * f['session_rolls']} "
+        "verified rolls)")
+    if "fast" not in f:
+        return
+    a = f["fast"]
+    out(f"  one hook (plain JSON, always up): {a['rolls']} rolls posted, {a['unique']} different, "
+        f"{a['verified_at_board']} verified at the board: exactly once {a['exactly_once']}")
+    out(f"  verified-roll-to-POST latency p50 {a['p50_ms']} ms, p99 {a['p99_ms']} ms (max {a['max_ms']} ms); "
+        f"{a['rolls_per_s']} rolls/s while posting, peak {a['peak_rolls_per_s']:.0f}/s; from the roll's logging "
+        f"(it waits for its session's reveal): p50 {a['logged_p50_s']} s, p99 {a['logged_p99_s']} s")
+    out(f"  baseline, a POST's round trip to the same receiver (same run): p50 {f['baseline_post_p50_ms']} ms, "
+        f"p99 {f['baseline_post_p99_ms']} ms")
+    d = f["batched"]
+    out(f"  one hook with batch = 100 (plain JSON, up to 100 posts a request): {d['rolls']} rolls in "
+        f"{d['requests']} requests, {d['unique']} different, {d['verified_at_board']} verified: exactly once "
+        f"{d['exactly_once']}; latency p50 {d['p50_ms']} ms, p99 {d['p99_ms']} ms (max {d['max_ms']} ms); "
+        f"{d['rolls_per_s']} rolls/s while posting, peak {d['peak_rolls_per_s']:.0f}/s")
+    b = f["late"]
+    out(f"  a late hook (down until {f['late_up_at_s']} s, then up): {b['rolls']} rolls posted in {b['seconds']} s "
+        f"({b['rolls_per_s']} rolls/s, peak {b['peak_rolls_per_s']:.0f}/s); dropped with its queue full: "
+        f"{b['dropped']}")
+    c = f["throttled"]
+    out(f"  beside it, a throttled hook (Discord format and limits: 5 requests per 2 s, 30 a minute, then "
+        f"429): {c['rolls']} of {c['verified']} rolls in {c['posts']} posts over {c['seconds']} s "
+        f"({c['rolls_per_s']} rolls/s), {c['refused_429']} answers "
+        f"429, dropped {c['dropped']}, still waiting {c['waiting']}, given up {c['failed']}")
+    for line in f["board_log"] + f["board_log_2"]:
+        out(f"    {line}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", default="load,rss,restart,rate", help="which parts, comma-separated")
+    parser.add_argument("--part", default="load,rss,restart,rate",
+                        help="which parts, comma-separated (also: webhook)")
     parser.add_argument("--towers", type=int, default=50)
     parser.add_argument("--rate", type=float, default=10.0, help="rolls per second per tower (load)")
     parser.add_argument("--seconds", type=float, default=60.0)
@@ -831,6 +1084,10 @@ def main() -> int:
     if "rate" in parts:
         print("the rate one board keeps up with:")
         figures["rate"] = run_rate(cache, [float(r) for r in args.rates.split(",")], towers=args.towers)
+    if "webhook" in parts:
+        figures["webhook"] = run_webhook(args.towers, args.rate, args.seconds, session_rolls=args.session_rolls,
+                                         workers=args.workers)
+        ok = ok and bool(figures["webhook"].get("batched", {}).get("exactly_once"))
     if args.json:
         print(json.dumps(figures, indent=2))
     return 0 if ok else 1

@@ -24,8 +24,13 @@ entries for one seq both have ``conflict`` = 1 and only one of them, at most, is
 - ``stats``: tower, system, outcome, observed, expected, variance; ``stat_rolls``: tower,
   system, rolls, unpriced.
 
-A later consumer of verdicts (a webhook that posts each verified roll and red verdict once)
-keeps what it sent in a table of its own keyed by (tower, seq) and the finding's rowid.
+What the webhooks are told (:mod:`hardware.board.feeds`) is kept in the same transactions:
+
+- ``hooks``: one row per webhook (keyed by a hash of its URL, never the URL), what it was sent,
+  what was dropped (its queue full) and given up (the receiver refused it);
+- ``outbox``: the posts not acknowledged yet, per hook, in order (``id`` only grows: AUTOINCREMENT);
+- ``feed_towers``: per tower, the last roll announced (a roll is posted once, even when its
+  session is checked again) and whether a red alert went out.
 """
 
 from __future__ import annotations
@@ -90,6 +95,16 @@ CREATE TABLE IF NOT EXISTS stats(
 CREATE TABLE IF NOT EXISTS stat_rolls(
     tower_id INTEGER NOT NULL, system TEXT NOT NULL, rolls INTEGER NOT NULL, unpriced INTEGER NOT NULL,
     PRIMARY KEY(tower_id, system));
+CREATE TABLE IF NOT EXISTS hooks(
+    id INTEGER PRIMARY KEY, ident TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+    sent INTEGER NOT NULL DEFAULT 0, dropped INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0,
+    last_ok REAL);
+CREATE TABLE IF NOT EXISTS outbox(
+    id INTEGER PRIMARY KEY AUTOINCREMENT, hook_id INTEGER NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
+    at REAL NOT NULL, body BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS outbox_hook ON outbox(hook_id, id);
+CREATE TABLE IF NOT EXISTS feed_towers(
+    tower_id INTEGER PRIMARY KEY, announced INTEGER NOT NULL, red INTEGER NOT NULL);
 """
 
 Entry = dict[str, Any]
@@ -223,7 +238,7 @@ class Record:
                           (*values, tower_id))
 
     def drop_tower(self, tower_id: int) -> None:
-        for table in ("entries", "findings", "evidence", "stats", "stat_rolls"):
+        for table in ("entries", "findings", "evidence", "stats", "stat_rolls", "feed_towers"):
             self.conn.execute(f"DELETE FROM {table} WHERE tower_id = ?", (tower_id,))
         self.conn.execute("DELETE FROM towers WHERE id = ?", (tower_id,))
 
@@ -252,18 +267,24 @@ class Record:
         self.conn.execute("UPDATE entries SET path = (hash = ?) WHERE tower_id = ? AND seq = ?",
                           (digest, tower_id, seq))
 
-    def mark_rolls(self, tower_id: int, first: int, last: int, session: str, verified: set[int]) -> None:
+    def mark_rolls(self, tower_id: int, first: int, last: int, session: str, verified: set[int]) -> list[Entry]:
         """Set the check mark of the path's rolls of a revealed ``session`` between two seqs:
-        verified for the seqs in ``verified``, else by their label (entered, test), else failed."""
+        verified for the seqs in ``verified``, else by their label (entered, test), else failed.
+        Returns the entries marked verified, in seq order."""
         rows = self.conn.execute(
             "SELECT seq, hash, body FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND path = 1 "
-            "AND kind = 'roll' AND session = ?", (tower_id, first, last, session)).fetchall()
+            "AND kind = 'roll' AND session = ? ORDER BY seq", (tower_id, first, last, session)).fetchall()
+        out = []
         for seq, digest, body in rows:
-            label = unpack(body, digest).get("roll_kind", "rolled")
+            entry = unpack(body, digest)
+            label = entry.get("roll_kind", "rolled")
             mark = MARK_VERIFIED if seq in verified else MARK_BY_LABEL.get(label, MARK_FAILED) \
                 if isinstance(label, str) else MARK_FAILED
             self.conn.execute("UPDATE entries SET mark = ? WHERE tower_id = ? AND seq = ? AND hash = ?",
                               (mark, tower_id, seq, digest))
+            if mark == MARK_VERIFIED:
+                out.append(entry)
+        return out
 
     def reset_marks(self, tower_id: int) -> None:
         """Every roll of a session unchecked again (a typed-in roll outside any session keeps its mark)."""
@@ -357,6 +378,54 @@ class Record:
                 "SELECT system, outcome, observed, expected, variance FROM stats WHERE tower_id = ?", (tower_id,)):
             out.setdefault(system, {"rolls": 0, "unpriced": 0, "outcomes": {}})["outcomes"][name] = [obs, exp, var]
         return out
+
+    # --- what the webhooks are told (hardware.board.feeds) ------------------------------------------------
+
+    def hook(self, ident: str, name: str) -> tuple[int, int, int, int, float | None]:
+        """(id, sent, dropped, failed, last_ok) of the hook ``ident`` (made if new)."""
+        self.conn.execute("INSERT INTO hooks(ident, name) VALUES (?, ?) ON CONFLICT(ident) DO UPDATE SET "
+                          "name = excluded.name", (ident, name))
+        row = self.conn.execute("SELECT id, sent, dropped, failed, last_ok FROM hooks WHERE ident = ?",
+                                (ident,)).fetchone()
+        return row[0], row[1], row[2], row[3], row[4]
+
+    def forget_hooks(self, keep: Iterable[int]) -> int:
+        """Forget every hook but ``keep`` and what waited for them; how many posts waited."""
+        kept = list(keep)
+        marks = ",".join("?" * len(kept)) or "NULL"
+        cur = self.conn.execute(f"DELETE FROM outbox WHERE hook_id NOT IN ({marks})", kept)
+        self.conn.execute(f"DELETE FROM hooks WHERE id NOT IN ({marks})", kept)
+        return max(0, cur.rowcount)
+
+    def outbox_add(self, hook_id: int, kind: str, key: str, at: float, body: bytes) -> int:
+        cur = self.conn.execute("INSERT INTO outbox(hook_id, kind, key, at, body) VALUES (?, ?, ?, ?, ?)",
+                                (hook_id, kind, key, at, zlib.compress(body, 1)))
+        return int(cur.lastrowid or 0)
+
+    def outbox_waiting(self, hook_id: int) -> list[tuple[int, str]]:
+        """(id, kind) of every post waiting for a hook, oldest first."""
+        return self.conn.execute("SELECT id, kind FROM outbox WHERE hook_id = ? ORDER BY id", (hook_id,)).fetchall()
+
+    def outbox_done(self, hook_id: int, ids: Iterable[int], *, sent: int = 0, failed: int = 0, dropped: int = 0,
+                    ok_at: float | None = None) -> None:
+        """Posts delivered (``sent``), given up (``failed``) or dropped: out of the outbox, counted."""
+        self.conn.executemany("DELETE FROM outbox WHERE id = ? AND hook_id = ?", [(i, hook_id) for i in ids])
+        self.conn.execute("UPDATE hooks SET sent = sent + ?, failed = failed + ?, dropped = dropped + ?, "
+                          "last_ok = coalesce(?, last_ok) WHERE id = ?", (sent, failed, dropped, ok_at, hook_id))
+
+    def feed_towers(self) -> dict[int, tuple[int, bool]]:
+        """tower id -> (the last roll announced, whether its red alert went out)."""
+        return {t: (a, bool(r)) for t, a, r in self.conn.execute("SELECT tower_id, announced, red FROM feed_towers")}
+
+    def save_feed_tower(self, tower_id: int, announced: int, red: bool) -> None:
+        self.conn.execute("INSERT INTO feed_towers VALUES (?, ?, ?) ON CONFLICT(tower_id) DO UPDATE SET "
+                          "announced = excluded.announced, red = excluded.red", (tower_id, announced, int(red)))
+
+    def last_verified(self, tower_id: int) -> int:
+        """The seq of the tower's last verified roll (0: none)."""
+        (seq,) = self.conn.execute("SELECT coalesce(max(seq), 0) FROM entries WHERE tower_id = ? AND mark = ?",
+                                   (tower_id, MARK_VERIFIED)).fetchone()
+        return int(seq)
 
     # --- reading the path ----------------------------------------------------------------------------
 
@@ -456,6 +525,13 @@ class Reader:
             "SELECT body, hash FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND path = 1 AND kind = 'roll' "
             "AND session = ? ORDER BY seq", (tower_id, first, last, session)).fetchall()
         return [unpack(b, h) for b, h in rows]
+
+    def outbox_posts(self, ids: Iterable[int]) -> dict[int, tuple[str, str, bytes]]:
+        """id -> (kind, key, body) of posts in the outbox (a post no longer there is left out)."""
+        wanted = list(ids)
+        rows = self.conn.execute(f"SELECT id, kind, key, body FROM outbox WHERE id IN ({','.join('?' * len(wanted))})",
+                                 wanted).fetchall() if wanted else []
+        return {i: (kind, key, zlib.decompress(body)) for i, kind, key, body in rows}
 
     def evidence(self, tower_id: int) -> list[dict[str, Any]]:
         rows = self.conn.execute("SELECT seq, at, reason, body FROM evidence WHERE tower_id = ? ORDER BY id",

@@ -9,7 +9,7 @@ import contextlib
 import os
 import signal
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,24 @@ def data_dir(text: str | None) -> Path:
     return Path(os.path.expanduser(text))
 
 
+def parse_origin(text: str, what: str = "--allow-origin") -> str:
+    """An origin a page may read the board from: ``https://HOST[:PORT]`` (or http://), or ``*``."""
+    from urllib.parse import urlsplit
+
+    if text == "*":
+        return text
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 (a bad port raises here)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.path \
+            or parts.query or parts.fragment or parts.username or text != text.strip().rstrip("/"):
+        raise BoardError(f"{what}: expected an origin such as https://vtt.example.com (scheme, host, port; no "
+                         f"path) or *, got {text!r}")
+    return text
+
+
 def bind(listen: Listen) -> socket.socket:
     """The listening socket, opened here so that a busy port is one clear line."""
     try:
@@ -83,7 +101,7 @@ def bind(listen: Listen) -> socket.socket:
 
 def board_app(url: BrokerURL, *, store: str | None, data: str | os.PathLike[str],
               credentials: Credentials | None = None, log: Callable[[str], None] | None = None,
-              **towers_options: Any) -> tuple[Any, Towers]:
+              allow_origins: Sequence[str] = (), **towers_options: Any) -> tuple[Any, Towers]:
     """The ASGI app with its record and subscriber, which start and stop with the app's
     lifespan (they are made here, so a record in use or a bad CA file is reported before
     anything listens)."""
@@ -104,7 +122,7 @@ def board_app(url: BrokerURL, *, store: str | None, data: str | os.PathLike[str]
             subscriber.close()
             towers.close()
 
-    return create_app(towers, lifespan=lifespan), towers
+    return create_app(towers, lifespan=lifespan, allow_origins=allow_origins), towers
 
 
 def serve(app: Any, sock: socket.socket, towers: Towers | None = None) -> None:

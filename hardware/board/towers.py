@@ -10,6 +10,10 @@ whose answers come back through the same queue. Nothing a message contains can r
 it: a bad message is a finding against its topic's tower, a failure of the board's own code
 too (the message is kept as evidence and the tower reloaded from the record).
 
+The webhooks (:mod:`hardware.board.feeds`) are told in the same transactions: the rolls a
+check verified and the towers that turned red go into the record's outbox, and each hook's
+thread hands back what it delivered through the same queue.
+
 Listeners (the page's event streams) hear which towers changed, and ``""`` when the board's
 own state (live / reconnecting / stale) changed. :meth:`Towers.resend_requests` says which
 towers to ask for entries again.
@@ -26,14 +30,16 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hardware.board.feeds import Feeds, Post
 from hardware.board.ledger import Ledger
 from hardware.board.messages import Rejected, decode, log_entry, status_body
 from hardware.board.record import Reader, Record
 from hardware.board.stats import Stats
+from hardware.board.webhooks import Webhook
 from hardware.board.worker import Done, Job, Verifier, run_job
 from hardware.network.status import HEARTBEAT_S
 from hardware.network.topics import parse_topic
@@ -59,6 +65,8 @@ CHECK_EVERY_S = 1.0
 STALE_S = 2 * HEARTBEAT_S + 5
 
 Listener = Callable[[str], None]
+#: In the writer's queue: the webhooks' threads have outcomes to take out of the outbox.
+OUTCOMES = object()
 
 
 @dataclass
@@ -112,9 +120,9 @@ class Towers:
 
     def __init__(self, data: str | os.PathLike[str], store: str | None = None, *, verifier: bool = True,
                  log: Callable[[str], None] | None = None, stale_s: float = STALE_S,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, webhooks: Sequence[Webhook] = ()) -> None:
         """``verifier=False`` checks in the calling thread (:meth:`check_now`) instead of the
-        verifier process (unit tests)."""
+        verifier process (unit tests); ``webhooks`` are told each verified roll and red verdict."""
         self.store = store
         self.clock = clock
         self.stale_s = stale_s
@@ -124,7 +132,13 @@ class Towers:
         self.ledgers: dict[str, Ledger] = {}
         for row in self.record.towers():
             self.ledgers[f"{row.store}/{row.tower}"] = Ledger.from_row(row, self.record)
+        try:
+            self.feeds = Feeds(self.record, webhooks, log=self._log)
+        except BaseException:
+            self.record.close()
+            raise
         self._listeners: list[Listener] = []
+        self._post_listeners: list[Callable[[Post], None]] = []
         self._inbox = _Inbox(INBOX_BYTES)
         self._stop = threading.Event()
         self.stopping = threading.Event()
@@ -146,12 +160,15 @@ class Towers:
     def start(self) -> Towers:
         if self._verifier is not None:
             self._verifier.start()
+        self.feeds.start(self.record.path, lambda: self._inbox.put(OUTCOMES, 0, force=True))
         self._thread = threading.Thread(target=self._run, name="board-record", daemon=True)
         self._thread.start()
         return self
 
     def close(self) -> None:
-        """Stop the writer (what is queued is written first) and the verifier process."""
+        """Stop the webhooks' threads (what they delivered is queued), then the writer (what is
+        queued is written first) and the verifier process."""
+        self.feeds.close()
         self._stop.set()
         if self._thread is not None:
             self._thread.join(10)
@@ -193,6 +210,7 @@ class Towers:
     def _answer(self, done: Done) -> None:
         self._inbox.put(done, 0, force=True)
 
+
     def _batch(self, items: list[Any]) -> None:
         changed: set[str] = set()
         with self.lock:
@@ -201,14 +219,20 @@ class Towers:
                 for item in items:
                     if isinstance(item, Done):
                         self._apply(item, now, changed)
+                    elif item is OUTCOMES:
+                        self.feeds.take_outcomes()
                     else:
                         self._message(*item, now, changed)
                 for key in changed:
                     if key in self.ledgers:
                         self._save(self.ledgers[key])
                 self._housekeeping(now, changed)
+                self.feeds.verdicts([self.ledgers[k] for k in sorted(changed) if k in self.ledgers], now)
+                self.feeds.housekeeping()
             jobs, self._jobs = self._jobs, []
+            live = self.feeds.committed()  # the posts of the batch, now in the record, go to their hooks
         self._notify(changed)
+        self._notify_posts(live)
         for job in jobs:  # after the commit: the verifier reads the record, it must see the entries
             if self._verifier is not None:
                 self._verifier.submit(job)
@@ -268,6 +292,7 @@ class Towers:
                 self._log(f"board: cannot read the record {self.record.path}: {exc}")
             self._jobs.clear()
             self._cards.clear()
+            self.feeds.rolled_back()
 
     def _reload(self, ledger: Ledger) -> Ledger:
         """The tower as the record holds it (after a failure halfway through a message): its
@@ -329,10 +354,11 @@ class Towers:
         for f in checked.pending:
             self.record.add_finding(ledger.id, f.line_no, "verifier", str(f), now, pending=True)
         verified = set(checked.verified)
+        announced: list[dict[str, Any]] = []
         for s in checked.settled:  # a conflict or a bad field in a session: none of its rolls counts
             clean = not self.record.conflicts_between(ledger.id, s.first, s.last) \
                 and not self.record.findings_between(ledger.id, s.first, s.last, source="board")
-            self.record.mark_rolls(ledger.id, s.first, s.last, s.session, verified if clean else set())
+            announced += self.record.mark_rolls(ledger.id, s.first, s.last, s.session, verified if clean else set())
             if clean and s.session in done.tallies:
                 self.record.add_stats(ledger.id, done.tallies[s.session])
                 ledger.stats.add_plain(done.tallies[s.session])
@@ -340,6 +366,7 @@ class Towers:
         ledger.counts = checked.counts
         self.record.save_tower(ledger.id, verifier_state=checked.state, verdict=checked.counts.to_dict())
         ledger.refresh(self.record)
+        self.feeds.rolls(ledger, announced, now)
         changed.add(ledger.key)
 
     def check_now(self, timeout: float = 60.0) -> None:
@@ -385,6 +412,7 @@ class Towers:
         for i, ledger in enumerate(unchained):
             if now - ledger.last_heard > EVICT_S or len(unchained) - i > MAX_UNCHAINED:
                 self.record.drop_tower(ledger.id)
+                self.feeds.forget(ledger.id)
                 del self.ledgers[ledger.key]
                 self._cards.pop(ledger.key, None)
                 changed.add(ledger.key)
@@ -397,6 +425,10 @@ class Towers:
         return {"messages": self.messages, "kept": self.kept, "queue_dropped": self.dropped,
                 "queue_bytes": self._inbox.bytes, "waiting_bytes": waiting, "waiting_dropped": dropped_waiting,
                 "internal_errors": self.internal_errors}
+
+    def webhooks(self) -> list[dict[str, Any]]:
+        """Each webhook: its name (never its URL), what it sent, what waits, its state."""
+        return self.feeds.summary()
 
     def board_state(self) -> dict[str, Any]:
         """``{"state": "live"|"reconnecting"|"stale", "detail", "restarts"}`` for the page:
@@ -452,6 +484,27 @@ class Towers:
         with self.lock:
             if listener in self._listeners:
                 self._listeners.remove(listener)
+
+    def add_post_listener(self, listener: Callable[[Post], None]) -> None:
+        """``listener`` hears each verified roll and red verdict (the webhooks' plain body) once
+        its batch is committed (from the record's thread: it must not wait)."""
+        with self.lock:
+            self._post_listeners.append(listener)
+
+    def remove_post_listener(self, listener: Callable[[Post], None]) -> None:
+        with self.lock:
+            if listener in self._post_listeners:
+                self._post_listeners.remove(listener)
+
+    def _notify_posts(self, posts: list[Post]) -> None:
+        if not posts:
+            return
+        with self.lock:
+            listeners = list(self._post_listeners)
+        for listener in listeners:
+            for post in posts:
+                with contextlib.suppress(Exception):
+                    listener(post)
 
     def _notify(self, keys: set[str]) -> None:
         if not keys:

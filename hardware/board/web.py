@@ -5,10 +5,13 @@ Routes: ``/`` (one card per tower), ``/overlay?tower=T`` (transparent, latest ro
 ``/api/towers``, ``/api/towers/T`` (a card), ``/api/towers/T/rolls`` (roll entries, oldest
 first; ``?after=SEQ&limit=N`` pages through them), ``/api/towers/T/evidence`` (findings,
 rejected messages and conflicting entries), ``/api/stats`` (per system, all towers, verified
-rolls only), ``/api/board`` (live / reconnecting / stale, and the message counters), ``/events[?tower=T]`` (SSE: the
-board's state and a ``snapshot`` of the cards, then a ``tower`` event with the card of each
-tower that changed, its ``stats`` left out when they did not, and a ``board`` event when the
-board's state changes).
+rolls only), ``/api/board`` (live / reconnecting / stale, the message counters and each
+webhook's counts and state), ``/events[?tower=T][&feed=1]`` (SSE: the board's state and a
+``snapshot`` of the cards, then a ``tower`` event with the card of each tower that changed,
+its ``stats`` left out when they did not, and a ``board`` event when the board's state
+changes; with ``feed=1`` also a ``roll`` event for each verified roll and an ``alert`` for
+each red verdict, the webhooks' plain JSON). ``allow_origins`` lets pages of those origins
+(a virtual tabletop's) read the API and the stream (CORS, GET only).
 Every value in a card is of a known type (:mod:`hardware.board.messages`), and the page shows
 what a tower sends with ``textContent`` only: nothing it says is HTML.
 """
@@ -17,17 +20,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from hardware.board.feeds import Post
 from hardware.board.ledger import Ledger
 from hardware.board.record import Reader
 from hardware.board.towers import Towers
@@ -39,10 +46,13 @@ FLUSH_S = 0.1
 HEARTBEAT_S = 15.0
 #: Roll entries per page of ``/api/towers/T/rolls`` (read from the record a chunk at a time).
 ROLLS_CHUNK = 500
+#: Posts (``/events?feed=1``) that may wait for one slow client; beyond, the oldest are missed.
+FEED_WAITING = 10_000
 
 
-def create_app(towers: Towers, *, lifespan: Any = None) -> Starlette:
-    """The board's ASGI app over ``towers`` (fed elsewhere: the MQTT subscriber, a test)."""
+def create_app(towers: Towers, *, lifespan: Any = None, allow_origins: Sequence[str] = ()) -> Starlette:
+    """The board's ASGI app over ``towers`` (fed elsewhere: the MQTT subscriber, a test);
+    pages of ``allow_origins`` may read it from their own origin (CORS, GET only)."""
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "board.html")
@@ -85,11 +95,12 @@ def create_app(towers: Towers, *, lifespan: Any = None) -> Starlette:
         return JSONResponse(towers.system_stats())
 
     async def api_board(request: Request) -> Response:
-        return JSONResponse({**towers.board_state(), **towers.counters()})
+        return JSONResponse({**towers.board_state(), **towers.counters(), "webhooks": towers.webhooks()})
 
     async def events(request: Request) -> Response:
         only = request.query_params.get("tower")
-        return StreamingResponse(_stream(towers, request, only), media_type="text/event-stream",
+        feed = request.query_params.get("feed") == "1"
+        return StreamingResponse(_stream(towers, request, only, feed), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
     routes = [
@@ -99,7 +110,9 @@ def create_app(towers: Towers, *, lifespan: Any = None) -> Starlette:
         Route("/api/stats", api_stats), Route("/api/board", api_board), Route("/events", events),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    middleware = [Middleware(CORSMiddleware, allow_origins=list(allow_origins), allow_methods=["GET"])] \
+        if allow_origins else []
+    return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
 
 
 def _whole(request: Request, name: str, default: int | None) -> int | None:
@@ -147,12 +160,16 @@ def _event(name: str, data: str) -> bytes:
     return f"event: {name}\ndata: {data}\n\n".encode()
 
 
-async def _stream(towers: Towers, request: Request, only: str | None) -> AsyncIterator[bytes]:
-    """One client's event stream: the board's state and a snapshot, then what changed (coalesced)."""
+async def _stream(towers: Towers, request: Request, only: str | None, feed: bool = False) -> AsyncIterator[bytes]:
+    """One client's event stream: the board's state and a snapshot, then what changed
+    (coalesced); with ``feed``, also each verified roll and red verdict (``roll``, ``alert``:
+    the webhooks' plain body), each once, in order."""
     loop = asyncio.get_running_loop()
     dirty: set[str] = set()
     wake = asyncio.Event()
     stats_sent: dict[str, int] = {}  # a card's statistics are sent again only when they change
+    posts: deque[Post] = deque()
+    missed = [0]
 
     def mark(key: str) -> None:
         dirty.add(key)
@@ -161,6 +178,17 @@ async def _stream(towers: Towers, request: Request, only: str | None) -> AsyncIt
     def listener(key: str) -> None:  # called from the record's and the MQTT threads
         if only is None or key == "" or key.split("/", 1)[1] == only:
             loop.call_soon_threadsafe(mark, key)
+
+    def queue_post(post: Post) -> None:
+        if len(posts) >= FEED_WAITING:  # a client this far behind misses the oldest (said, counted)
+            posts.popleft()
+            missed[0] += 1
+        posts.append(post)
+        wake.set()
+
+    def post_listener(post: Post) -> None:  # called from the record's thread
+        if only is None or post.tower == only:
+            loop.call_soon_threadsafe(queue_post, post)
 
     def board() -> bytes:
         return _event("board", json.dumps(towers.board_state()))
@@ -173,6 +201,8 @@ async def _stream(towers: Towers, request: Request, only: str | None) -> AsyncIt
         return _event("snapshot", "[" + ",".join(cards) + "]")
 
     towers.add_listener(listener)
+    if feed:
+        towers.add_post_listener(post_listener)
     try:
         yield board()
         yield snapshot()
@@ -195,6 +225,13 @@ async def _stream(towers: Towers, request: Request, only: str | None) -> AsyncIt
             else:
                 for text in towers.cards_json([k for k in keys if k], stats_sent=stats_sent):
                     yield _event("tower", text)
+            if missed[0]:
+                yield _event("missed", json.dumps({"posts": missed[0]}))
+                missed[0] = 0
+            while posts:
+                post = posts.popleft()
+                yield _event(post.kind, post.body.decode("ascii"))
             await asyncio.sleep(FLUSH_S)
     finally:
         towers.remove_listener(listener)
+        towers.remove_post_listener(post_listener)

@@ -13,9 +13,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="watch a store's towers over MQTT: verify every roll, serve a live page, overlay and API",
         description="Subscribes to the towers' roll logs on an MQTT broker, checks every tower's hash chain, "
         "replays every revealed session, keeps its record in SQLite under --data, and serves a live web page (/), "
-        "an OBS overlay (/overlay?tower=T) and JSON (/api/towers, /api/towers/T/rolls).",
+        "an OBS overlay (/overlay?tower=T) and JSON (/api/towers, /api/towers/T/rolls). With --webhook, posts "
+        "each verified roll and each red verdict to Discord or any URL.",
     )
-    p.add_argument("--mqtt", metavar="URL", required=True, help="the broker: mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+    p.add_argument("--config", metavar="FILE",
+                   help="a TOML file with a [board] table (the options below) and [[board.webhook]] tables; "
+                        "options given here win")
+    p.add_argument("--mqtt", metavar="URL", help="the broker: mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
     p.add_argument("--listen", metavar="HOST:PORT", default=None,
                    help="where the web page is served (default 127.0.0.1:8080: this machine only)")
     p.add_argument("--store", metavar="STORE", help="watch this store only (default: every store on the broker)")
@@ -25,28 +29,51 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--username", metavar="USER", help="broker login (the board's own user, see deploy/mosquitto)")
     p.add_argument("--password-file", metavar="FILE", help="file whose first line is the broker password")
     p.add_argument("--ca-file", metavar="FILE", help="mqtts: the CA certificate to trust (default: the system's)")
+    p.add_argument("--webhook", metavar="URL", action="append", default=[],
+                   help="post each verified roll and red verdict here (repeatable): Discord's webhook JSON for a "
+                        "Discord webhook URL, the board's plain JSON otherwise (a URL is a secret: --config "
+                        "keeps it out of ps)")
+    p.add_argument("--allow-origin", metavar="ORIGIN", action="append", default=[],
+                   help="let pages of this origin (a virtual tabletop's, https://HOST[:PORT]) read the API and "
+                        "/events from the browser (repeatable; CORS, GET only)")
     p.set_defaults(func=cmd_board)
 
 
 def cmd_board(args: argparse.Namespace) -> int:
-    from hardware.board.serve import DEFAULT_LISTEN, bind, board_app, data_dir, parse_listen, serve
+    from hardware.board import BoardError
+    from hardware.board.boardconf import BoardConfig, load
+    from hardware.board.serve import DEFAULT_LISTEN, bind, board_app, data_dir, parse_listen, parse_origin, serve
+    from hardware.board.webhooks import make_webhook
     from hardware.network.broker import Credentials, parse_url, read_password
     from hardware.network.topics import check_id
 
-    url = parse_url(args.mqtt, what="--mqtt")
-    if args.store is not None:
-        check_id("--store", args.store)
-    password = read_password(args.password_file, what="--password-file") if args.password_file is not None else None
-    credentials = Credentials(username=args.username, password=password, ca_file=args.ca_file)
-    listen = parse_listen(args.listen or DEFAULT_LISTEN)
-    data = data_dir(args.data)
-    app, towers = board_app(url, store=args.store, data=data, credentials=credentials, log=_stderr)
+    config = load(args.config) if args.config else BoardConfig({})
+    option = {name: _given(getattr(args, name), config.options.get(name)) for name in (
+        "mqtt", "listen", "store", "data", "username", "password_file", "ca_file")}
+    if not option["mqtt"]:
+        raise BoardError("--mqtt: the broker is needed (--mqtt mqtt://HOST[:PORT], or mqtt in --config's [board])")
+    url = parse_url(option["mqtt"], what="--mqtt")
+    if option["store"] is not None:
+        check_id("--store", option["store"])
+    password_file = option["password_file"]
+    password = read_password(password_file, what="--password-file") if password_file is not None else None
+    credentials = Credentials(username=option["username"], password=password, ca_file=option["ca_file"])
+    listen = parse_listen(option["listen"] or DEFAULT_LISTEN)
+    data = data_dir(option["data"])
+    webhooks = [*config.webhooks, *(make_webhook(u) for u in args.webhook)]
+    names = [h.name for h in webhooks]
+    if len({h.ident for h in webhooks}) < len(webhooks):
+        raise BoardError("--webhook: the same URL is given twice; each hook once")
+    origins = [*config.allow_origins, *(parse_origin(o) for o in args.allow_origin)]
+    app, towers = board_app(url, store=option["store"], data=data, credentials=credentials, log=_stderr,
+                            webhooks=webhooks, allow_origins=origins)
     try:
         sock = bind(listen)
     except BaseException:
         towers.close()
         raise
-    _stderr(f"board: http://{listen}/ (overlay /overlay?tower=T, API /api/towers), broker {url}, record {data}")
+    hooks = f", {len(webhooks)} webhook(s): {', '.join(names)}" if webhooks else ""
+    _stderr(f"board: http://{listen}/ (overlay /overlay?tower=T, API /api/towers), broker {url}, record {data}{hooks}")
     serve(app, sock, towers)
     _stderr("board: stopped")
     return 0
@@ -54,3 +81,8 @@ def cmd_board(args: argparse.Namespace) -> int:
 
 def _stderr(message: str) -> None:
     say(f"dicetower: {message}")
+
+
+def _given(flag: str | None, configured: str | None) -> str | None:
+    """The command line's value where one was given (even an empty one, so it is refused), else the file's."""
+    return flag if flag is not None else configured

@@ -256,6 +256,35 @@ async function refreshStoreStats() {
   } catch (e) { /* the next refresh tries again */ }
 }
 
+// The webhooks (from /api/board): what each sent, what waits, what was dropped or given up.
+function hookText(hook) {
+  const parts = [`${num(hook.sent) || 0} sent`];
+  if (num(hook.waiting)) parts.push(`${num(hook.waiting)} waiting`);
+  if (num(hook.dropped)) parts.push(`${num(hook.dropped)} dropped (queue full)`);
+  if (num(hook.failed)) parts.push(`${num(hook.failed)} given up`);
+  if (hook.state === "retrying") {
+    const wait = num(hook.retry_in);
+    parts.push(`retrying: ${str(hook.detail, 80)}` + (wait !== null ? ` (next try in ${Math.ceil(wait)} s)` : ""));
+  } else if (hook.state === "stopped") {
+    parts.push(`stopped: ${str(hook.detail, 80)}`);
+  }
+  return `${str(hook.name, 80)}: ${parts.join(" · ")}`;
+}
+
+async function refreshHooks() {
+  try {
+    const hooks = list((await (await fetch("/api/board")).json()).webhooks);
+    const box = document.getElementById("hooks");
+    box.hidden = hooks.length === 0;
+    const trouble = hooks.some((h) => h && (h.state === "retrying" || h.state === "stopped" || num(h.dropped) ||
+                                            num(h.failed)));
+    box.dataset.state = trouble ? "trouble" : "ok";
+    box.textContent = "webhooks: " + hooks.map((h) => hookText(h || {})).join(" | ");
+  } catch (e) { /* the next refresh tries again */ }
+}
+
 listen("/events", {snapshot, tower: later, board: boardState, unreachable: () => setState("unreachable", "")});
 refreshStoreStats();
 setInterval(refreshStoreStats, 5000);
+refreshHooks();
+setInterval(refreshHooks, 2000);
