@@ -372,17 +372,31 @@ class Deliverer:
         while items:
             fit, payload, key = self._request(items, found)
             encoded = found[items[0][0]][2]
-            outcome = self._post(payload, {"Idempotency-Key": key}, lambda b=encoded: json.loads(b))
+            sent, rest = items[:fit], items[fit:]
+            given_back = False
+
+            def give_back(rest: list[tuple[int, str]] = rest) -> None:
+                # A receiver that fails keeps only this request's posts in hand: the rest wait
+                # in the queue again, where a full queue may drop the oldest of them.
+                nonlocal given_back
+                if rest and not given_back:
+                    self.queue.unclaim(rest)
+                    given_back = True
+
+            outcome = self._post(payload, {"Idempotency-Key": key}, functools.partial(json.loads, encoded),
+                                 on_retry=give_back)
             if outcome is None:  # stopping: they stay in the outbox
                 self.queue.release(items)
                 return
-            sent, items = items[:fit], items[fit:]
             if outcome:
                 self.status.sent += len(sent)
             else:
                 self.status.failed += len(sent)
             # still in hand (counted as waiting) until the writer has committed them out of the outbox
             self.report(Delivered(self.hook_id, tuple(sent), outcome, time.time()))
+            if given_back:
+                return
+            items = rest
 
     def _request(self, items: list[tuple[int, str]], found: dict[int, tuple[str, str, bytes]]) -> tuple[
             int, bytes, str]:
@@ -398,8 +412,10 @@ class Deliverer:
             return fit, posts.batch(encoded[:fit]), posts.batch_key(keys[:fit])
         return 1, encoded[0], keys[0]
 
-    def _post(self, payload: bytes, headers: dict[str, str], what: Callable[[], Any]) -> bool | None:
-        """Post until it is delivered (True) or given up (False); None if the board stops first."""
+    def _post(self, payload: bytes, headers: dict[str, str], what: Callable[[], Any],
+              on_retry: Callable[[], None] = lambda: None) -> bool | None:
+        """Post until it is delivered (True) or given up (False); None if the board stops first.
+        ``on_retry`` is called before each wait to try again."""
         attempt = 0
         self.status.state = "sending"
         while not self._stop.is_set():
@@ -418,6 +434,7 @@ class Deliverer:
                 self.status.state, self.status.detail, self.status.retry_at = "idle", f"gave up: {answer.said()}", None
                 return False
             self._retrying(decision, attempt)
+            on_retry()
             if self._stop.wait(decision.wait):
                 return None
             attempt += 1

@@ -86,7 +86,7 @@ class Feeds:
         self._live: list[Post] = []  # the batch's posts, for the live stream (/events?feed=1)
         self._outcomes: list[Delivered] = []  # reported by the hooks' threads, not taken yet
         self._outcomes_lock = threading.Lock()
-        self._wake: Callable[[], None] = lambda: None
+        self._wake: Callable[[], object] = lambda: None
         with record.batch():
             for hook in hooks:
                 hook_id, sent, dropped, failed, last_ok = record.hook(hook.ident, hook.name)
@@ -117,7 +117,7 @@ class Feeds:
 
     # --- running ------------------------------------------------------------------------------------------
 
-    def start(self, db_path: str | Path, wake: Callable[[], None]) -> None:
+    def start(self, db_path: str | Path, wake: Callable[[], object]) -> None:
         """Each hook's thread (posts read from the record at ``db_path``). Their outcomes wait in
         one box, and ``wake`` asks the writer to take them (:meth:`take_outcomes`) when the box
         was empty: while the writer is busy, outcomes pile up and are taken in one transaction."""

@@ -24,7 +24,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from hardware.board.messages import MARKS, entry_problems, params_view, roll_view, text
+from hardware.board.messages import MARKS, entry_problems, params_view, result_of, roll_view, text
 from hardware.board.record import Record, TowerRow, canonical
 from hardware.board.stats import Stats
 from hardware.board.verdict import Counts
@@ -94,7 +94,7 @@ class Ledger:
 
     @property
     def online(self) -> bool:
-        return bool(self.status) and self.status.get("state") == "online"
+        return self.status is not None and self.status.get("state") == "online"
 
     @property
     def wanted(self) -> int:
@@ -145,7 +145,7 @@ class Ledger:
 
     def _show(self, entry: Entry, mark: int) -> None:
         self.last.appendleft(roll_view(entry, mark))
-        result = entry.get("result") if isinstance(entry.get("result"), dict) else {}
+        result = result_of(entry)
         self.setting = (text(result.get("system"), 40), params_view(result.get("params")))
 
     def card(self) -> dict[str, Any]:

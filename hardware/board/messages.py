@@ -16,7 +16,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from hardware.rolllog import MAX_LINE_BYTES
 from hardware.safefile import nesting_depth
@@ -101,8 +101,14 @@ def clip(text: str, limit: int = TEXT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def whole(value: Any) -> bool:
+def whole(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def result_of(entry: Entry) -> dict[str, Any]:
+    """An entry's ``result`` where it is an object, else an empty one (a tower may send anything)."""
+    result = entry.get("result")
+    return result if isinstance(result, dict) else {}
 
 
 # --- the log message and its entry -----------------------------------------------------------------------
@@ -263,7 +269,7 @@ MARKS = ("unchecked", "verified", "entered", "test", "failed")
 
 def roll_view(entry: Entry, mark: int = 0) -> dict[str, Any]:
     """The part of a roll entry a card or the overlay shows, every value of a known type."""
-    result = entry.get("result") if isinstance(entry.get("result"), dict) else {}
+    result = result_of(entry)
     seq = entry.get("seq")
     success = result.get("success")
     player = entry.get("player")

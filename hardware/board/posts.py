@@ -26,7 +26,7 @@ import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
-from hardware.board.messages import MARKS, clip, params_view, roll_view
+from hardware.board.messages import MARKS, clip, params_view, result_of, roll_view
 
 #: The plain body's version: a new one only when a field changes meaning or goes away.
 VERSION = 1
@@ -161,7 +161,7 @@ def embed(body: Body) -> dict[str, Any]:
 def _roll_embed(body: Body) -> dict[str, Any]:
     entry = body["entry"]
     view = roll_view(entry, VERIFIED)
-    result = entry.get("result") if isinstance(entry.get("result"), dict) else {}
+    result = result_of(entry)
     verdict = body["verdict"]
     headline = f"**{md(view['system'] or '?', 40)}** — **{md(view['outcome'] or 'rolled')}**"
     if view["total"] is not None:

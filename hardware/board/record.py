@@ -223,7 +223,9 @@ class Record:
         rows = self.conn.execute(
             "SELECT id, store, tower, first_seen, last_heard, status, head_seq, head_hash, rolls, sessions, "
             "duplicates, findings_dropped, verdict FROM towers ORDER BY id").fetchall()
-        return [TowerRow(*r[:5], _json(r[5]), r[6], r[7] or GENESIS, *r[8:12], _json(r[12])) for r in rows]
+        return [TowerRow(id=r[0], store=r[1], tower=r[2], first_seen=r[3], last_heard=r[4], status=_json(r[5]),
+                         head_seq=r[6], head_hash=r[7] or GENESIS, rolls=r[8], sessions=r[9], duplicates=r[10],
+                         findings_dropped=r[11], verdict=_json(r[12])) for r in rows]
 
     def add_tower(self, store: str, tower: str, now: float) -> int:
         cur = self.conn.execute("INSERT INTO towers(store, tower, first_seen, last_heard, head_hash) "

@@ -102,7 +102,7 @@ class _Inbox:
         with self.cond:
             if not self.items:
                 self.cond.wait(timeout)
-            out = []
+            out: list[Any] = []
             while self.items and len(out) < most:
                 item, size = self.items.popleft()
                 self.bytes -= size
@@ -222,7 +222,8 @@ class Towers:
                     elif item is OUTCOMES:
                         self.feeds.take_outcomes()
                     else:
-                        self._message(*item, now, changed)
+                        topic, payload = item
+                        self._message(topic, payload, now, changed)
                 for key in changed:
                     if key in self.ledgers:
                         self._save(self.ledgers[key])
