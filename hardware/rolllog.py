@@ -373,9 +373,9 @@ class RollLog:
             "note": "lines that are not log entries were found at the end; kept in place, the chain goes on "
                     "from the last valid entry",
         }
-        entry["hash"] = entry_hash(entry)
+        head = entry["hash"] = entry_hash(entry)
         self._write(fd, _canonical(entry) + b"\n")
-        return entry["hash"], seq + 1
+        return head, seq + 1
 
     def _recover(self, fd: int, lost: bytes, prev: str, seq: int) -> tuple[str, int]:
         """Cut the torn tail ``lost`` off and log the cut; returns the new chain head."""
@@ -386,9 +386,9 @@ class RollLog:
             "dropped_bytes": len(lost), "dropped_sha256": hashlib.sha256(lost).hexdigest(),
             "note": "an incomplete last line (power cut while writing?) was cut off",
         }
-        entry["hash"] = entry_hash(entry)
+        head = entry["hash"] = entry_hash(entry)
         self._write(fd, _canonical(entry) + b"\n")
-        return entry["hash"], seq + 1
+        return head, seq + 1
 
     def _write(self, fd: int, data: bytes) -> None:
         written = 0

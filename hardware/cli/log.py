@@ -117,7 +117,8 @@ def describe(stored: StoredEntry) -> str:
 
 
 def _roll(e: dict[str, Any]) -> str:
-    result = e.get("result") if isinstance(e.get("result"), dict) else {}
+    found = e.get("result")
+    result: dict[str, Any] = found if isinstance(found, dict) else {}
     who = f"P{e['player']} " if e.get("player") is not None else ""
     where = "typed-in faces" if e.get("faces") else f"session {e.get('session')}"
     dice = result.get("dice")
