@@ -48,12 +48,12 @@ sys.path.insert(0, %(root)r)
 from hardware.tower_config import loads
 from hardware.display import ResilientDisplay, opener
 from hardware.panel_io import open_pin_factory
-from hardware.runtime import Tower
+from hardware.tower import assemble
 from engine.panel.model import Button
 from engine.rng import DrbgDice
 config = loads(%(config)r)
 factory = open_pin_factory("mock")
-tower = Tower(config, pin_factory=factory, display=ResilientDisplay(opener(config.display)),
+tower = assemble(config, pin_factory=factory,
               dice=DrbgDice.from_seed(b"bench"))
 factory.pin(config.buttons.pin(Button.ROLL)).drive_low()
 tower.pump()
@@ -69,10 +69,10 @@ sys.path.insert(0, %(root)r)
 from hardware.tower_config import loads
 from hardware.display import ResilientDisplay, opener
 from hardware.panel_io import open_pin_factory
-from hardware.runtime import Tower
+from hardware.tower import assemble
 from engine.rng import DrbgDice
 config = loads(%(config)r)
-tower = Tower(config, pin_factory=open_pin_factory("mock"), display=ResilientDisplay(opener(config.display)),
+tower = assemble(config, pin_factory=open_pin_factory("mock"),
               dice=DrbgDice.from_seed(b"bench"))
 assert tower.frame is not None
 print(json.dumps({"t": time.time()}))
@@ -95,16 +95,15 @@ print(json.dumps({"rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss})
 
 def make_tower(clock=None):
     from engine.rng import DrbgDice
-    from hardware.display import ResilientDisplay, opener
     from hardware.panel_io import open_pin_factory
-    from hardware.runtime import Tower
     from hardware.sim import SimClock
+    from hardware.tower import assemble
     from hardware.tower_config import loads
 
     config = loads(CONFIG)
     clock = clock if clock is not None else SimClock()
     factory = open_pin_factory("mock")
-    tower = Tower(config, pin_factory=factory, display=ResilientDisplay(opener(config.display)),
+    tower = assemble(config, pin_factory=factory,
                   dice=DrbgDice.from_seed(b"bench"), clock=clock)
     return tower, factory, clock
 
@@ -155,7 +154,7 @@ def latency_pump(presses: int, make=make_tower) -> dict[str, list[float]]:
 
 def latency_loop(presses: int, make=make_tower) -> dict[str, list[float]]:
     """The appliance loop in its own thread on the real clock; the edge wakes it."""
-    from hardware.runtime import Tower
+    from hardware.tower import Tower
 
     tower, factory, _ = make(clock=time.monotonic_ns)
     tower.io.inputs._clock = time.monotonic_ns

@@ -80,11 +80,10 @@ def roll_to_audio(rolls: int) -> dict[str, list[float]]:
     """Milliseconds from each roll's logged entry to: the sentence handed over, espeak-ng
     started, its first audio byte."""
     from engine.panel.model import Button
-    from hardware.display import ResilientDisplay, opener
     from hardware.entropy import open_dice
     from hardware.panel_io import open_pin_factory
     from hardware.rolllog import RollLog
-    from hardware.runtime import Tower
+    from hardware.tower import assemble
     from hardware.tower_config import loads
 
     marks: dict[str, list[int]] = {"logged": [], "said": [], "started": [], "audio": []}
@@ -102,8 +101,8 @@ def roll_to_audio(rolls: int) -> dict[str, list[float]]:
         log = TimedLog(Path(state) / "rolls.jsonl")
         factory = open_pin_factory("mock")
         speaker = _stdout_speaker(config.sound, marks, first_audio)
-        tower = Tower(config, pin_factory=factory, display=ResilientDisplay(opener(config.display)),
-                      dice=open_dice(seed=b"bench speech", log=log), roll_log=log, memory=state,
+        tower = assemble(config, pin_factory=factory,
+                      dice=open_dice(seed=b"bench speech", log=log), roll_log=log, state_dir=state,
                       speaker=speaker)
         pin = factory.pin(config.buttons.pin(Button.ROLL))
         try:
@@ -153,10 +152,9 @@ def make_tower_with(text: str, speaking: bool):
 
     def make(clock=None):
         from engine.rng import DrbgDice
-        from hardware.display import ResilientDisplay, opener
         from hardware.panel_io import open_pin_factory
-        from hardware.runtime import Tower
         from hardware.sim import SimClock
+        from hardware.tower import assemble
         from hardware.tower_config import loads
 
         config = loads(text)
@@ -165,7 +163,7 @@ def make_tower_with(text: str, speaking: bool):
         speaker = None
         if speaking:
             speaker = _stdout_speaker(config.sound, {"said": [], "started": [], "audio": []}, threading.Event())
-        tower = Tower(config, pin_factory=factory, display=ResilientDisplay(opener(config.display)),
+        tower = assemble(config, pin_factory=factory,
                       dice=DrbgDice.from_seed(b"bench"), clock=clock, speaker=speaker)
         return tower, factory, clock
 

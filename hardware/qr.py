@@ -11,8 +11,12 @@ drawn at 1 pixel a module on the OLED.
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
-import segno
+if TYPE_CHECKING:
+    # segno pulls in xml.sax, urllib.request and http.client (25 ms on a laptop): loaded at
+    # the first code drawn, not at start-up (docs/architecture.md)
+    import segno
 
 __all__ = ["qr_matrix", "terminal_qr", "terminal_qr_text"]
 
@@ -21,10 +25,14 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 
 
 def _code(commitment: str) -> segno.QRCode:
+    import segno
+
     return segno.make(commitment.upper(), error="l", micro=False)
 
 
 def _text_code(text: str) -> segno.QRCode:
+    import segno
+
     return segno.make(text, error="l", micro=False, mode="byte")
 
 

@@ -1,6 +1,6 @@
 """``dicetower sim``: the real panel on gpiozero's MockFactory and luma's ``dummy`` device.
 
-Nothing is faked here but the hardware: the same :class:`~hardware.runtime.Tower`, the same
+Nothing is faked here but the hardware: the same :class:`~hardware.tower.Tower`, the same
 gpiozero devices and the same luma rendering run on mock pins. Two ways to drive it:
 
 - scripted (:func:`parse_script`, :meth:`Simulator.run_script`): button names, holds and
@@ -39,7 +39,7 @@ from engine.panel.model import Button, Screen
 from engine.panel.state import PanelState
 from hardware.display import ResilientDisplay, opener
 from hardware.display.render import to_text_blocks
-from hardware.runtime import Tower, stop_on_signals
+from hardware.tower import Tower, assemble, stop_on_signals
 from hardware.tower_config import TowerConfig
 
 if TYPE_CHECKING:
@@ -134,8 +134,8 @@ def sim_config(config: TowerConfig) -> TowerConfig:
 
 class Simulator:
     """A tower on mock pins and a dummy display. ``clock`` defaults to a :class:`SimClock`;
-    ``memory`` and ``kiosk`` (``roll_log``, ``kept``, ``show``) go to the :class:`Tower` as
-    ``run`` passes them (:func:`hardware.cli.tower.keep`)."""
+    ``memory`` (the state directory) and ``kiosk`` (``roll_log``, ``kept``, ``show``) go to
+    :func:`hardware.tower.assemble` as ``run`` passes them (:func:`hardware.cli.tower.keep`)."""
 
     def __init__(self, config: TowerConfig, *, dice: Any, clock: Callable[[], int] | None = None,
                  timing: Any = None, memory: str | Path | None = None,
@@ -161,8 +161,9 @@ class Simulator:
 
             self.wav = speaker if isinstance(speaker, WavSpeaker) else None
             self.heard = Heard(speaker)
-        self.tower = Tower(self.config, pin_factory=self.factory, display=self.display, dice=dice,
-                           clock=self.clock, timing=timing, memory=memory, log=log, speaker=self.heard, **kiosk)
+        self.tower = assemble(self.config, pin_factory=self.factory, display=self.display, dice=dice,
+                              clock=self.clock, timing=timing, state_dir=memory, log=log, speaker=self.heard,
+                              **kiosk)
         self.start_ns = self.clock()
 
     # --- driving the pins -------------------------------------------------------------------------

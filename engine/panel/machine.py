@@ -110,6 +110,16 @@ def step(state: PanelState, event: Event, now: float, *, dice: DiceSource
     return _finish(state, s, out)
 
 
+def not_recorded(before: PanelState, text: str, now: float) -> tuple[PanelState, Effects]:
+    """The panel as it was ``before`` a roll whose log entry could not be written, showing
+    "cannot record" and ``text`` (the first 160 characters): the roll itself is never shown
+    (the roll log is the truth). Its whole picture and the error sound are the effects."""
+    s = evolve(before, now=now, mode=Mode.MESSAGE, message=("cannot record", text[:160]), shown_at=now,
+               fingers=(), result=None, fingerprint="", view=None)
+    view = render(s)
+    return evolve(s, view=view), Effects(screen=view.screen, leds=view.leds, rgb=view.rgb, sounds=(looks.ERROR_SOUND,))
+
+
 def snapshot(state: PanelState) -> dict[str, Any]:
     """The settings, field values and player slots as JSON-able data, for the state file;
     :func:`initial` takes it back as ``saved``."""
@@ -640,7 +650,7 @@ def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
     raw_settings = saved.get("settings")
     if isinstance(raw_settings, Mapping):
         for name in ("player", "brightness", "animation", "start_karma", "speech"):
-            value = raw_settings.get(name)
+            value: Any = raw_settings.get(name)
             # each of its own type: a number is no switch, and a switch no number
             if type(value) is type(getattr(settings, name)):
                 candidate = replace(settings, **{name: value})

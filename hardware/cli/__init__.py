@@ -27,23 +27,25 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from engine.errors import DicetowerError, EngineError, EntropyError, clip
 from hardware.cli.output import OutputError, finish, out, say
 
-#: Subcommand modules, in the order ``dicetower --help`` lists them.
-COMMANDS: tuple[str, ...] = (
-    "hardware.cli.dice",
-    "hardware.cli.tower",
-    "hardware.cli.fairness",
-    "hardware.cli.replay",
-    "hardware.cli.session",
-    "hardware.cli.log",
-    "hardware.cli.stats",
-    "hardware.cli.board",
-    "hardware.cli.bridge_tools",
-)
+#: Subcommand modules, in the order ``dicetower --help`` lists them, and the commands each
+#: registers: a command loads its own module only (start-up: docs/architecture.md).
+#: tests/hardware/test_cli_commands.py holds these names to what each module registers.
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "hardware.cli.dice": ("systems", "roll", "odds"),
+    "hardware.cli.tower": ("run", "sim"),
+    "hardware.cli.fairness": ("fairness",),
+    "hardware.cli.replay": ("replay",),
+    "hardware.cli.session": ("session",),
+    "hardware.cli.log": ("log",),
+    "hardware.cli.stats": ("stats",),
+    "hardware.cli.board": ("board",),
+    "hardware.cli.bridge_tools": ("bridge",),
+}
 
 EXIT_USAGE = 2
 EXIT_ENTROPY = 3
@@ -101,7 +103,7 @@ class Parser(argparse.ArgumentParser):
             return
         out(self.format_usage(), end="")
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         for pattern, replacement in _REWORDED:
             if pattern.fullmatch(message):
                 message = pattern.sub(replacement, message).replace("{help}", f"{self.prog} --help")
@@ -124,7 +126,10 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> Parser:
+def build_parser(command: str | None = None) -> Parser:
+    """The command line's parser. With ``command`` (the first word typed), only the module
+    that registers it is loaded; anything else (no command, ``--help``, a mistyped one) loads
+    them all, so help and the list of commands are complete."""
     parser = Parser(
         prog="dicetower",
         description="A dice tower for tabletop RPGs: five systems, exact odds, fair dice.",
@@ -132,7 +137,8 @@ def build_parser() -> Parser:
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
-    for name in COMMANDS:
+    owners = [name for name, commands in COMMANDS.items() if command in commands]
+    for name in owners or COMMANDS:
         importlib.import_module(name).register(sub)
     return parser
 
@@ -179,7 +185,7 @@ def _run(args_list: list[str]) -> int:
 
     try:
         _check_utf8(args_list)
-        parser = build_parser()
+        parser = build_parser(args_list[0] if args_list else None)
         args = parser.parse_args(args_list)
         return int(args.func(args) or 0)
     except UsageError as exc:

@@ -11,12 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from engine.params import whole_number
 from hardware.cli import output
 from hardware.cli.dice_source import add_dice_options, make_dice
-from hardware.entropy.battery import ALPHA, Battery, run_battery, unlikely_failures
+
+if TYPE_CHECKING:  # the battery is loaded by the command that runs it, not at every start-up
+    from hardware.entropy.battery import Battery
 
 DEFAULT_N = 1_000_000
 MAX_N = 100_000_000
@@ -63,6 +65,8 @@ class ProgressBar:
 
 
 def cmd_fairness(args: argparse.Namespace) -> int:
+    from hardware.entropy.battery import ALPHA, run_battery, unlikely_failures
+
     n = _draws(args.n)
     dice = make_dice(args)
     show = args.progress == "always" or (args.progress == "auto" and sys.stderr.isatty())
@@ -88,6 +92,8 @@ def cmd_fairness(args: argparse.Namespace) -> int:
 
 
 def print_table(battery: Battery, source: str, commitment: str, out: TextIO | None = None) -> None:
+    from hardware.entropy.battery import ALPHA
+
     emit = output.out if out is None else (lambda line: print(line, file=out))
     emit(f"fairness battery: {battery.draws:,} draws per test, {battery.bits:,} DRBG bits; source {source}")
     emit(f"session commitment {commitment}")

@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.errors import ParameterError
 from hardware.cli.log import find_log
 from hardware.cli.output import out, say
-from hardware.entropy.fingerprint import check_expect
-from hardware.entropy.replay import ReplayReport, replay_log
-from hardware.entropy.seed import TableSeedError, check_table_seed
+
+if TYPE_CHECKING:  # replay is loaded by the command that replays, not at every start-up
+    from hardware.entropy.replay import ReplayReport
 
 EXIT_MISMATCH = 1
 
@@ -40,6 +41,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from hardware.entropy.fingerprint import check_expect
+    from hardware.entropy.replay import replay_log
+    from hardware.entropy.seed import TableSeedError, check_table_seed
+
     path = find_log(args.log, "LOG")
     try:
         expect = [check_expect(text) for text in args.expect]

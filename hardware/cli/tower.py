@@ -14,6 +14,7 @@ script in an empty state directory writes the same log (and shows the same finge
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,7 +71,8 @@ class Kept:
         return OpenSessions(self.state_dir, log=_stderr)
 
     def tower_options(self, show: Any = None) -> dict[str, Any]:
-        """The :class:`hardware.runtime.Tower` keyword arguments for this."""
+        """The :class:`hardware.sim.Simulator` keyword arguments for this (``memory``: the state
+        directory)."""
         return {"memory": self.state_dir, "roll_log": self.roll_log, "kept": self.state_dir is not None,
                 "show": show}
 
@@ -104,6 +106,16 @@ def keep(config: TowerConfig, *, clock: Any = None) -> Kept:
     if config.kiosk.unrecorded == "show":
         log = LenientLog(log)
     return Kept(state_dir, log)
+
+
+def _publishing(config: TowerConfig, *, log: Any) -> contextlib.AbstractContextManager[Any]:
+    """:func:`hardware.network.publisher.publishing` for ``[network]``; without one, nothing
+    of the network is loaded (start-up: docs/architecture.md)."""
+    if not config.network.enabled:
+        return contextlib.nullcontext()
+    from hardware.network.publisher import publishing
+
+    return publishing(config, log=log)
 
 
 def _stdout(line: str) -> None:
@@ -191,7 +203,6 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
              scale: int, as_json: bool, kept: Kept | None = None, bridge: bool = False, clock: Any = None) -> int:
     import json
 
-    from hardware.network.publisher import publishing
     from hardware.sim import Simulator, describe_step, parse_script
 
     actions = parse_script(script_text, option=option)
@@ -206,7 +217,7 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
     kept = kept or Kept()
     # the transcript is standard output here: UNRECORDED lines go to stderr, and the screens
     # in the transcript carry the UNRECORDED title
-    with publishing(config, log=_stderr):  # [network]: the roll log goes to the broker too
+    with _publishing(config, log=_stderr):  # [network]: the roll log goes to the broker too
         sim = Simulator(config, dice=_dice(config, seed, kept=kept), clock=clock, log=_stderr, pins=_twin_pins(bridge),
                         speaker=_speaker(config, wav_dir=out_dir / "frames" if out_dir is not None else None),
                         **kept.tower_options(show=_stderr))
@@ -270,11 +281,10 @@ def interactive(config: TowerConfig, *, seed: str | None, kept: Kept | None = No
         # Screen-control codes into a file or a pipe help nobody: one line instead.
         raise UsageError("dicetower sim: error: the interactive simulator needs a terminal "
                          f"(stdin and stdout are not one); {SCRIPTED_HINT}")
-    from hardware.network.publisher import publishing
     from hardware.sim import Interactive, Simulator, real_clock
 
     kept = kept or Kept()
-    with publishing(config, log=None):
+    with _publishing(config, log=None):
         sim = Simulator(config, dice=_dice(config, seed, kept=kept), clock=real_clock(), log=None,
                         pins=_twin_pins(bridge), speaker=_speaker(config, log=None), **kept.tower_options())
         return Interactive(sim).run()
@@ -339,24 +349,21 @@ def _run(config: TowerConfig, bridge: Any) -> int:
 def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
     from gpiozero.exc import GPIOZeroError
 
-    from hardware.display import ResilientDisplay, opener
     from hardware.entropy import ButtonTiming
-    from hardware.network.publisher import publishing
     from hardware.panel_io import PinSetupError
-    from hardware.runtime import Tower, run_forever, stop_on_signals
     from hardware.sdnotify import SystemdNotifier
+    from hardware.tower import assemble, run_forever, stop_on_signals
 
     timing = ButtonTiming(hold_ns=round(config.buttons.hold_seconds * 1e9)) if config.entropy.button_timing else None
     kept = keep(config)
     # Signals are caught from here on: a SIGTERM while the tower starts still ends cleanly.
-    with stop_on_signals() as stop, publishing(config, log=_stderr):
+    with stop_on_signals() as stop, _publishing(config, log=_stderr):
         dice = _dice(config, None, buttons=timing, kept=kept, bridge=bridge)
         link = bridge.link if bridge is not None else None
-        display = ResilientDisplay(opener(config.display, link=link), retry_seconds=config.display.retry_seconds,
-                                   log=_stderr)
         try:
-            tower = Tower(config, pin_factory=factory, display=display, dice=dice, timing=timing,
-                          log=_stderr, speaker=_speaker(config), **kept.tower_options(show=_stdout))
+            tower = assemble(config, pin_factory=factory, dice=dice, link=link, timing=timing, log=_stderr,
+                             speaker=_speaker(config), state_dir=kept.state_dir, roll_log=kept.roll_log,
+                             kept=kept.state_dir is not None, show=_stdout)
         except (GPIOZeroError, PinSetupError) as exc:
             _stderr(f"GPIO: {exc}")
             return EXIT_CANNOT_START

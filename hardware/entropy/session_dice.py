@@ -72,7 +72,7 @@ ROLL_KINDS = ("rolled", "entered", "test")
 @runtime_checkable
 class TableSeeding(Protocol):
     """The one seam through which a table seed is set: ``dicetower session seed`` uses it, and
-    so does the tower for the code the table entered on the panel (hardware/runtime.py; the
+    so does the tower for the code the table entered on the panel (hardware/tower/sync.py; the
     runtime's dice are :class:`SessionDice`, whose session lives in memory and in
     ``open-sessions/``). Call it under the state directory's lock, after the commitment was
     shown and before the session's first roll."""

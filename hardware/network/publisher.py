@@ -28,6 +28,7 @@ from hardware.network.broker import KEEPALIVE_S, BrokerURL, Credentials, make_cl
 from hardware.network.cursor import Cursor, load_cursor, save_cursor
 from hardware.network.status import HEARTBEAT_S, OFFLINE, ONLINE, LogSummary
 from hardware.network.tail import LogTail
+from hardware.once import Once
 from hardware.rolllog import LogError, read_entries
 
 #: Unacknowledged entries at most (paho's own in-flight limit is set to match).
@@ -102,7 +103,7 @@ class Publisher:
         self._status_sent: dict[str, Any] | None = None
         self._status_at = 0.0
         self._cursor_at = 0.0
-        self._problem = ""
+        self._said = Once(self._log)  # a connection problem is said once, not at every retry
         self._left = 0
         self.published = 0  # messages handed to the client (entries, resends included)
         self._thread = threading.Thread(target=self._run, name=f"mqtt-{store}-{tower}", daemon=True)
@@ -174,9 +175,7 @@ class Publisher:
         self._wake.set()
 
     def _say(self, message: str) -> None:
-        if message != self._problem:
-            self._problem = message
-            self._log(message)
+        self._said.say(message)
 
     # --- the publisher's thread -------------------------------------------------------------------
 

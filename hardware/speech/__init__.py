@@ -1,6 +1,6 @@
 """Speech: the seam between the tower and whatever says its sentences aloud.
 
-The tower (:class:`hardware.runtime.Tower`, ``speaker=``) hands a :class:`Speaker` each
+The tower (:class:`hardware.tower.Tower`, ``speaker=``) hands a :class:`Speaker` each
 sentence :mod:`engine.speech.words` makes, and never waits for it: a speaker starts saying
 it (a separate process) and returns, and :meth:`Speaker.say` or :meth:`Speaker.stop` cuts
 short whatever is still being said. Speakers are chosen by name from

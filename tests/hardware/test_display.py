@@ -14,8 +14,8 @@ from hardware.display import NullDisplay, ResilientDisplay, opener
 from hardware.display.serial_text import SerialTextDisplay, frame_rows, to_ascii
 from hardware.display.terminal import TerminalDisplay
 from hardware.panel_io import open_pin_factory
-from hardware.runtime import Tower
 from hardware.sim import SimClock
+from hardware.tower import assemble
 from tests.support import seeded_dice
 
 # luma's ssd1306 driver reads pixels with Image.getdata, which Pillow has deprecated
@@ -104,7 +104,7 @@ def test_the_tower_drives_a_serial_display() -> None:
     port = loop()
     clock = SimClock()
     factory = open_pin_factory("mock")
-    tower = Tower(config, pin_factory=factory, display=ResilientDisplay(opener(config.display, port=port)),
+    tower = assemble(config, pin_factory=factory, display=ResilientDisplay(opener(config.display, port=port)),
                   dice=seeded_dice(b"serial"), clock=clock)
     try:
         assert b"infinity" in drain(port)
@@ -172,7 +172,7 @@ class Panel:
         self.clock = SimClock()
         self.factory = open_pin_factory("mock")
         self.display = ResilientDisplay(open_display, retry_seconds=2.0, log=self.messages.append)
-        self.tower = Tower(config, pin_factory=self.factory, display=self.display, dice=seeded_dice(b"oled"),
+        self.tower = assemble(config, pin_factory=self.factory, display=self.display, dice=seeded_dice(b"oled"),
                            clock=self.clock)
 
     def run(self, seconds: float) -> None:

@@ -17,8 +17,8 @@ from engine.panel.state import Mode
 from hardware import tower_config as cfg
 from hardware.display import ResilientDisplay, opener
 from hardware.panel_io import open_pin_factory
-from hardware.runtime import Tower, run_forever, stop_on_signals
 from hardware.sim import SimClock
+from hardware.tower import assemble, run_forever, stop_on_signals
 from tests.support import seeded_dice
 
 MS = 1_000_000
@@ -50,9 +50,9 @@ class Rig:
         self.factory = open_pin_factory("mock")
         self.device = dummy(width=128, height=64, mode="1")
         self.display = ResilientDisplay(opener(self.config.display, device=self.device))
-        self.tower = Tower(self.config, pin_factory=self.factory, display=self.display,
+        self.tower = assemble(self.config, pin_factory=self.factory, display=self.display,
                            dice=dice if dice is not None else seeded_dice(b"runtime"), clock=self.clock,
-                           timing=timing, memory=memory, log=log, roll_log=roll_log)
+                           timing=timing, state_dir=memory, log=log, roll_log=roll_log)
 
     def pin(self, button: Button):
         return self.factory.pin(PINS[button])
@@ -326,7 +326,7 @@ def test_a_pin_that_is_busy_leaves_the_display_dark(tmp_path) -> None:
     display = ResilientDisplay(opener(config.display, device=device))
     try:
         with pytest.raises(PinSetupError, match=r"buttons.roll \(BCM 4\)"):
-            Tower(config, pin_factory=factory, display=display, dice=seeded_dice(b"busy"), clock=SimClock())
+            assemble(config, pin_factory=factory, display=display, dice=seeded_dice(b"busy"), clock=SimClock())
         assert device.image is not None and device.image.getbbox() is None  # not a setup screen nobody can use
     finally:
         other.close()

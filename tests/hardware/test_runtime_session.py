@@ -22,7 +22,7 @@ from engine.panel.state import Mode
 from hardware.entropy import ButtonTiming, open_dice
 from hardware.entropy.replay import replay_log
 from hardware.rolllog import RollLog
-from hardware.runtime import SESSION_RETRY_NS
+from hardware.tower import SESSION_RETRY_NS
 from tests.hardware.test_runtime import CONFIG, MS, Rig
 from tests.support import seeded_dice
 
