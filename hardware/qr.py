@@ -10,13 +10,22 @@ drawn at 1 pixel a module on the OLED.
 
 from __future__ import annotations
 
+import functools
+import importlib
+import importlib.machinery
+import importlib.util
 import io
-from typing import TYPE_CHECKING
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     # segno pulls in xml.sax, urllib.request and http.client (25 ms on a laptop): loaded at
     # the first code drawn, not at start-up (docs/architecture.md)
     import segno
+
+#: The private name segno's encoder is loaded under for the OLED (see :func:`_encoder`).
+_ENCODER_PACKAGE = "hardware._segno_encoder"
 
 __all__ = ["qr_matrix", "terminal_qr", "terminal_qr_text"]
 
@@ -36,11 +45,47 @@ def _text_code(text: str) -> segno.QRCode:
     return segno.make(text, error="l", micro=False, mode="byte")
 
 
+@functools.cache
+def _encoder() -> ModuleType | None:
+    """segno's encoder module alone (it needs only segno's ``consts``), loaded under a private
+    package name without running segno's ``__init__``: that one imports segno's file writers
+    and through them xml.sax, urllib.request, http.client and email (about 30 ms of the 45 ms
+    segno costs), none of which the OLED's code needs, and the table-seed question draws a
+    code on the first rolled frame of a session. The public ``segno`` stays untouched (the
+    command line's terminal codes import it as usual). None if this segno is laid out
+    otherwise: then the whole package is used (tests/hardware/test_qr.py holds the two to the
+    same modules)."""
+    try:
+        spec = importlib.util.find_spec("segno")
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        package_spec = importlib.machinery.ModuleSpec(_ENCODER_PACKAGE, None, is_package=True)
+        package_spec.submodule_search_locations = list(spec.submodule_search_locations)
+        sys.modules.setdefault(_ENCODER_PACKAGE, importlib.util.module_from_spec(package_spec))
+        encoder = importlib.import_module(_ENCODER_PACKAGE + ".encoder")
+    except Exception:  # any surprise in segno's layout: the plain way below
+        return None
+    return encoder if callable(getattr(encoder, "encode", None)) else None
+
+
+def _modules(text: str, **options: Any) -> Any:
+    """The modules of ``text``'s code, through the encoder alone where it loads."""
+    encoder = _encoder()
+    if encoder is not None:
+        return encoder.encode(text, **options).matrix
+    import segno
+
+    return segno.make(text, **options).matrix
+
+
 def qr_matrix(text: str) -> tuple[tuple[bool, ...], ...]:
     """The QR code's modules, row by row, True for dark; no quiet zone. A commitment (64 hex
     digits) in upper case, alphanumeric; any other text exactly as given."""
-    code = _code(text) if len(text) == 64 and set(text) <= _HEX else _text_code(text)
-    return tuple(tuple(bool(m) for m in row) for row in code.matrix)
+    if len(text) == 64 and set(text) <= _HEX:
+        matrix = _modules(text.upper(), error="l", micro=False)
+    else:
+        matrix = _modules(text, error="l", micro=False, mode="byte")
+    return tuple(tuple(bool(m) for m in row) for row in matrix)
 
 
 def terminal_qr(commitment: str) -> str:
