@@ -62,7 +62,7 @@ def outcome_rgb(result: RollResult) -> Rgb:
 def colour_rgb(name: str) -> Rgb | None:
     """The RGB LED colour of a roll colour, from immortal's own table so the device and the
     rules agree on the hue; None for a colour the rules do not know."""
-    from engine.systems.immortal_rules import COLOR_RGB  # loaded only when a roll has a colour
+    from engine.systems.immortal.rules import COLOR_RGB  # loaded only when a roll has a colour
 
     rgb = COLOR_RGB.get(name.strip().lower())
     return None if rgb is None else (rgb[0] / 255, rgb[1] / 255, rgb[2] / 255)

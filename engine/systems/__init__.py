@@ -1,7 +1,10 @@
-"""The five game systems, one module each, found by id.
+"""The five game systems, one package each (``engine/systems/<id>/``), found by id.
 
-Each module defines ``SYSTEM``, a :class:`SystemSpec`. Modules are imported on first use so
-that start-up on a Pi Zero pays only for the systems it touches.
+Each package is a plug-in: its ``__init__`` defines ``SYSTEM``, a :class:`SystemSpec`, beside
+``rules.py`` (the rules as data and small functions), ``odds.py`` (exact odds) and
+``panel.py`` (its :class:`PanelSpec`). Packages are imported on first use so that start-up on
+a Pi Zero pays only for the systems it touches. A system imports only the engine's shared
+modules, never another system (tests/test_layering.py).
 """
 
 from __future__ import annotations

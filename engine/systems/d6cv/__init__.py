@@ -18,9 +18,9 @@ from engine.errors import ParameterError
 from engine.params import Param
 from engine.results import RollResult, freeze
 from engine.systems import SystemSpec
-from engine.systems.d6cv_odds import odds
-from engine.systems.d6cv_panel import PANEL
-from engine.systems.d6cv_rules import (
+from engine.systems.d6cv.odds import odds
+from engine.systems.d6cv.panel import PANEL
+from engine.systems.d6cv.rules import (
     COMPLEXITIES,
     FAILURE,
     SIDES,

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from engine.systems.infinity_rules import FACES_PER_ROLL
+from engine.systems.infinity.rules import FACES_PER_ROLL
 
 # A Result r is in bucket i when r >= _THRESHOLDS[i - 1] (failure, complication, success, solid,
 # spectacular): the "Determining Success" table, as in infinity_rules.outcome_of.

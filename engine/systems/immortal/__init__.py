@@ -23,9 +23,9 @@ from engine.errors import ParameterError
 from engine.params import Param
 from engine.results import RollResult
 from engine.systems import SystemSpec
-from engine.systems.immortal_odds import SIDES, chosen_setup, immortal_odds
-from engine.systems.immortal_panel import PANEL
-from engine.systems.immortal_rules import (
+from engine.systems.immortal.odds import SIDES, chosen_setup, immortal_odds
+from engine.systems.immortal.panel import PANEL
+from engine.systems.immortal.rules import (
     ATTRIBUTE_MAX,
     AUTO_SUCCESS_CHOICES,
     BONUS_RULES,

@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.results import Odds, freeze
-from engine.systems.fingers_rules import MAX_KARMA, Link, karma_after_test, links
+from engine.systems.fingers.rules import MAX_KARMA, Link, karma_after_test, links
 
 #: Unlimited long-term challenges are followed until the unfinished mass is below this.
 _TAIL = 10**15

@@ -19,9 +19,9 @@ from engine.errors import FacesError, ParameterError
 from engine.params import Param
 from engine.results import RollResult, freeze
 from engine.systems import SystemSpec
-from engine.systems.fingers_odds import odds
-from engine.systems.fingers_panel import PANEL
-from engine.systems.fingers_rules import (
+from engine.systems.fingers.odds import odds
+from engine.systems.fingers.panel import PANEL
+from engine.systems.fingers.rules import (
     FINGER_NAMES,
     MAX_CHAIN,
     MAX_CHOICES,

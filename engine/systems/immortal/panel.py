@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.params import Param
-from engine.systems.immortal_rules import ATTRIBUTE_MAX, COLORS, HOSTILE_TN_MAX, POINTS_PER_RANK, RANK_MAX
+from engine.systems.immortal.rules import ATTRIBUTE_MAX, COLORS, HOSTILE_TN_MAX, POINTS_PER_RANK, RANK_MAX
 from engine.systems.panel import Flow, ListShape, Lock, PanelSpec, Part, Versus, outcome_line
 
 

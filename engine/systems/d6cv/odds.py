@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.results import Odds, freeze
-from engine.systems.d6cv_rules import (
+from engine.systems.d6cv.rules import (
     CRIT_FAILURE_FACE,
     CRIT_SUCCESS_FACE,
     FAILURE,

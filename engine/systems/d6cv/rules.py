@@ -1,7 +1,7 @@
 """d6cv rules shared by rolling and odds: one check, one contest exchange, the construction
 table and the plan of an extended check.
 
-Keeping the verdicts here, apart from the dice, is what lets :mod:`engine.systems.d6cv_odds`
+Keeping the verdicts here, apart from the dice, is what lets :mod:`engine.systems.d6cv.odds`
 count exactly the cases :func:`engine.systems.d6cv.roll` plays out.
 """
 

@@ -18,9 +18,9 @@ from engine.errors import FacesError, ParameterError
 from engine.params import Param, parse_whole
 from engine.results import Odds, RollAdvice, RollResult, freeze
 from engine.systems import SystemSpec
-from engine.systems.infinity_odds import outcome_odds
-from engine.systems.infinity_panel import PANEL
-from engine.systems.infinity_rules import (
+from engine.systems.infinity.odds import outcome_odds
+from engine.systems.infinity.panel import PANEL
+from engine.systems.infinity.rules import (
     CR_MAX,
     CR_NAMES,
     DAMAGE_MAX,

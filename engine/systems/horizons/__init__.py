@@ -23,9 +23,9 @@ from engine.errors import ParameterError
 from engine.params import Param, parse_whole
 from engine.results import Odds, RollResult, freeze, to_jsonable
 from engine.systems import SystemSpec
-from engine.systems.horizons_odds import TRUNCATION, net_counts, opposed_success, pool_counts
-from engine.systems.horizons_panel import PANEL
-from engine.systems.horizons_rules import (
+from engine.systems.horizons.odds import TRUNCATION, net_counts, opposed_success, pool_counts
+from engine.systems.horizons.panel import PANEL
+from engine.systems.horizons.rules import (
     MITIGATION_MODES,
     chains,
     count_successes,
@@ -34,7 +34,7 @@ from engine.systems.horizons_rules import (
     pool_size,
     roll_pool,
 )
-from engine.systems.horizons_tracks import (
+from engine.systems.horizons.tracks import (
     CRITICAL_BOXES,
     MAJOR_BOXES,
     SPILL_RULES,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.systems.infinity_rules import CR_MAX, DAMAGE_MAX, RATING_MAX, make_up
+from engine.systems.infinity.rules import CR_MAX, DAMAGE_MAX, RATING_MAX, make_up
 from engine.systems.panel import Flow, ListShape, PanelSpec, Part, Versus, numbers, outcome_line, pack
 
 _ROLE = {"roller": "you", "helper": "help", "related": "rel.", "attacker": "atk"}

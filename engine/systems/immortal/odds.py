@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.results import Odds
-from engine.systems.immortal_rules import SIDES, Setup, setup
+from engine.systems.immortal.rules import SIDES, Setup, setup
 
 
 def _deficits(tn: int, modifier: int) -> tuple[int, tuple[int, ...]]:

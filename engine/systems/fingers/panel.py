@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.systems.fingers_rules import MAX_CHAIN, MAX_CHOICES, MAX_KARMA, MIN_CHOICES, links
+from engine.systems.fingers.rules import MAX_CHAIN, MAX_CHOICES, MAX_KARMA, MIN_CHOICES, links
 from engine.systems.panel import Carried, Flow, ListShape, PanelSpec, Part, numbers, outcome_line
 
 
