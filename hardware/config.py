@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
-from engine.panel.config import PanelConfig
 from engine.panel.model import Button
+from engine.panel.options import PanelConfig
 from hardware import backends
 
 DEFAULT_TOML = Path(__file__).resolve().parent / "default.toml"
@@ -582,7 +582,7 @@ def _panel(t: _Table) -> PanelConfig:
 def _panel_bounds() -> dict[str, tuple[float, float]]:
     """Panel keys whose range the settings menu fixes: a value outside it would be clamped
     without a word (``start_karma = 9`` starting players at 5), so the config refuses it."""
-    from engine.panel.settings import ANIMATION_RANGE, BRIGHTNESS_RANGE, KARMA_RANGE
+    from engine.panel.menu import ANIMATION_RANGE, BRIGHTNESS_RANGE, KARMA_RANGE
 
     return {
         "players": (1, 9),

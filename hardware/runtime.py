@@ -50,8 +50,8 @@ from typing import TYPE_CHECKING, Any
 
 from engine import systems as engine_systems
 from engine.dice import DiceSource
-from engine.panel import looks, machine, players
-from engine.panel import session as sessions
+from engine.panel import looks, machine, sessions
+from engine.panel import slots as players
 from engine.panel.model import Effects, Event, EventKind, Screen
 from engine.panel.state import Mode, PanelState
 from engine.panel.view import render

@@ -319,7 +319,7 @@ class Simulator:
 def selected_field(state: PanelState) -> str | None:
     """The parameter FIELD has selected on a setup page, by its label (``cr``, ``hostile1
     tn``), so a transcript names every parameter a script reaches; None elsewhere."""
-    from engine.panel import rows
+    from engine.panel import pages as rows
     from engine.panel.state import Mode
 
     if state.mode is not Mode.SETUP or state.asleep:

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from engine.fingerprints import reveal_card
 from engine.panel.looks import big_word
 from engine.panel.model import Screen
-from engine.panel.session import Card
-from engine.panel.session import lines as session_lines
-from engine.panel.session import short as session_short
+from engine.panel.sessions import Card
+from engine.panel.sessions import lines as session_lines
+from engine.panel.sessions import short as session_short
 from engine.results import RollResult
 from engine.systems.panel import LINE, PanelSpec
 

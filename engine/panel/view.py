@@ -10,12 +10,8 @@ from dataclasses import fields
 from typing import Any
 
 from engine import systems
-from engine.panel import looks, screens
-from engine.panel import players as slots
-from engine.panel import rows as pages
-from engine.panel import session as sessions
+from engine.panel import looks, menu, pages, screens, sessions, slots
 from engine.panel import setting as setup
-from engine.panel import settings as menu
 from engine.panel import tableseed as seeding
 from engine.panel.state import Mode, PanelState, View
 

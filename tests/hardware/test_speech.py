@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.panel.menu import ITEMS, Item
 from engine.panel.model import Button
-from engine.panel.settings import ITEMS, Item
 from hardware import config as cfg
 from hardware.config import ConfigError, SoundConfig
 from hardware.entropy import open_dice
