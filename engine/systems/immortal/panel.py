@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.params import Param
-from engine.systems.immortal.rules import ATTRIBUTE_MAX, COLORS, HOSTILE_TN_MAX, POINTS_PER_RANK, RANK_MAX
+from engine.systems.immortal.rules import ATTRIBUTE_MAX, COLOR_RGB, COLORS, HOSTILE_TN_MAX, POINTS_PER_RANK, RANK_MAX
 from engine.systems.panel import Flow, ListShape, Lock, PanelSpec, Part, Versus, outcome_line
 
 
@@ -118,6 +118,7 @@ PANEL = PanelSpec(
     },
     extra=(SKILL_SLOT,),
     colour="color",
+    colours=COLOR_RGB,
     compare="auto_success",
     # "best" is the better of the two, so the line shows what declaring and rolling each give.
     compare_values=("yes", "no"),
