@@ -1,6 +1,8 @@
 """Immutable result values shared by every system: a roll and its exact odds.
 
-Each system subclasses :class:`RollResult` with its own fields; ``to_dict`` gives the stable
+Each system subclasses :class:`RollResult` with its own fields (a subclass with its own
+``__post_init__`` calls ``super().__post_init__()``); both values keep a read-only copy of the
+parameters they are given (:func:`freeze`), so no system has to remember to; ``to_dict`` gives the stable
 JSON that ``dicetower roll --json`` prints and :func:`engine.roll` returns.
 """
 
@@ -58,6 +60,11 @@ class RollResult:
     outcome: str
     success: bool
 
+    def __post_init__(self) -> None:
+        # The result owns a read-only copy of its parameters, whatever the system passed
+        # in: a caller's dict changed later cannot change a logged roll.
+        object.__setattr__(self, "params", freeze(self.params))
+
     def to_dict(self) -> dict[str, Any]:
         return {f.name: to_jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
@@ -94,6 +101,9 @@ class Odds:
     extra: Mapping[str, Mapping[str, Fraction]] = field(default_factory=dict)
     truncated: Fraction = Fraction(0)
     advice: RollAdvice | None = None  # only systems whose rules say when to roll
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", freeze(self.params))  # read-only, as RollResult's
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

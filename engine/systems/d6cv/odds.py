@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from engine.results import Odds, freeze
+from engine.results import Odds
 from engine.systems.d6cv.rules import (
     CRIT_FAILURE_FACE,
     CRIT_SUCCESS_FACE,
@@ -145,7 +145,7 @@ def odds(params: Mapping[str, Any]) -> Odds:
     success = Fraction(c.wins, c.den)
     return Odds(
         system="d6cv",
-        params=freeze(params),
+        params=params,
         success=success,
         outcomes={"success": success, "failure": Fraction(c.losses, c.den)},
         extra={

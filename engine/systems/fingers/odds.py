@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from engine.results import Odds, freeze
+from engine.results import Odds
 from engine.systems.fingers.rules import MAX_KARMA, Link, karma_after_test, links
 
 #: Unlimited long-term challenges are followed until the unfinished mass is below this.
@@ -42,7 +42,7 @@ def _chain(params: Mapping[str, Any], chain: Sequence[Link]) -> Odds:
     success = Fraction(reach, den)
     return Odds(
         system="fingers",
-        params=freeze(params),
+        params=params,
         success=success,
         outcomes={"success": success, "failure": 1 - success},
         extra={"karma_after": _dist(karma_counts, den)},
@@ -115,7 +115,7 @@ def _long_term(params: Mapping[str, Any], chain: Sequence[Link]) -> Odds:
     karma_after = {str(k): Fraction(karma_num[k], den) for k in sorted(karma_num)}
     return Odds(
         system="fingers",
-        params=freeze(params),
+        params=params,
         success=success,
         outcomes={"success": success, "failure": 1 - success},
         extra={

@@ -21,7 +21,7 @@ from typing import Any
 from engine.dice import DiceSource
 from engine.errors import ParameterError
 from engine.params import Param, parse_whole
-from engine.results import Odds, RollResult, freeze, to_jsonable
+from engine.results import Odds, RollResult, to_jsonable
 from engine.systems import SystemSpec
 from engine.systems.horizons.odds import TRUNCATION, net_counts, opposed_success, pool_counts
 from engine.systems.horizons.panel import PANEL
@@ -279,7 +279,7 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> HorizonsResult:
         stability = stability_track(params).lose(loss)
     return HorizonsResult(
         system="horizons",
-        params=freeze(params),
+        params=params,
         dice=actor + (opponent or ()),
         total=successes,
         outcome="success" if exchange.success else "failure",
@@ -339,7 +339,7 @@ def odds(params: Mapping[str, Any]) -> Odds:
         extra["damage"] = {"0": zero} | {str(d): Fraction(c, denominator) for d, c in hits.items()}
     return Odds(
         system="horizons",
-        params=freeze(params),
+        params=params,
         success=success,
         outcomes={"success": success, "failure": 1 - success},
         extra=extra,

@@ -213,7 +213,7 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> ImmortalResult:
     left = bonus - sum(used) if s.bonus_rule == "pool" else bonus
     return ImmortalResult(
         system="immortal",
-        params=dict(params),
+        params=params,
         dice=tuple(drawn),
         total=total,
         outcome="success" if success else "failure",

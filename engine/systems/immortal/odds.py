@@ -118,7 +118,7 @@ def immortal_odds(params: Mapping[str, Any]) -> Odds:
         }
     return Odds(
         system="immortal",
-        params=dict(params),
+        params=params,
         success=wins,
         outcomes={"success": wins, "failure": 1 - wins},
         extra=extra,

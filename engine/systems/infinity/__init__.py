@@ -283,7 +283,7 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> InfinityResult:
     outcome = outcome_of(result)
     return InfinityResult(
         system="infinity",
-        params=freeze(params),
+        params=params,
         dice=tuple(faces),
         total=total,
         outcome=outcome,
@@ -313,7 +313,7 @@ def odds(params: Mapping[str, Any]) -> Odds:
     probs, success = outcome_odds(primaries, related, _adjustment(params) - difficulty, volley)
     return Odds(
         system="infinity",
-        params=freeze(params),
+        params=params,
         success=success,
         outcomes=freeze(probs),
         extra=DOUBLES_ODDS,
