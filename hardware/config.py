@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import EngineError
+from engine.errors import EngineError, ParameterError
 from engine.panel.model import Button
 from engine.panel.options import PanelConfig
 from hardware import backends
@@ -549,7 +549,8 @@ _NOT_PANEL_KEYS = frozenset({"speak"})  # [sound] speak
 
 
 def _panel(t: _Table) -> PanelConfig:
-    """``[panel]`` keys are :class:`PanelConfig`'s fields; its own checks name the key."""
+    """``[panel]`` keys are :class:`PanelConfig`'s fields; its own checks name the key
+    (:attr:`ParameterError.key`)."""
     defaults = PanelConfig()
     known = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(PanelConfig)
              if f.name not in _NOT_PANEL_KEYS}
@@ -572,10 +573,11 @@ def _panel(t: _Table) -> PanelConfig:
     t.done()
     try:
         return PanelConfig(**values)
+    except ParameterError as exc:
+        if exc.key in known:
+            raise ConfigError(f"panel.{exc.key}", exc.detail, t.source) from None
+        raise ConfigError("panel", str(exc), t.source) from None
     except ValueError as exc:
-        key, _, message = str(exc).partition(": ")
-        if key in known:
-            raise ConfigError(f"panel.{key}", message, t.source) from None
         raise ConfigError("panel", str(exc), t.source) from None
 
 
