@@ -636,7 +636,7 @@ def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
     raw_settings = saved.get("settings")
     if isinstance(raw_settings, Mapping):
         for name in ("player", "brightness", "animation", "start_karma", "speech"):
-            value = raw_settings.get(name)
+            value: Any = raw_settings.get(name)
             # each of its own type: a number is no switch, and a switch no number
             if type(value) is type(getattr(settings, name)):
                 candidate = replace(settings, **{name: value})

@@ -135,7 +135,7 @@ def total_counts(params: Mapping[str, Any]) -> Counts:
             one = contest_counts(add, opponent_bonus(params), criticals, contest == "targeted")
             steps = [one] * part.repeat
         else:
-            steps = [check_counts(add, part.cv_of(i), criticals) for i in range(part.repeat)]
+            steps = [check_counts(add, cv, criticals) for cv in part.cvs()]
         parts.append(sequence(steps, params["goal"]))
     return parts[0] if len(parts) == 1 else sequence(parts, "all")
 

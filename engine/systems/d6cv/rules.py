@@ -57,6 +57,10 @@ class Part:
     def cv_of(self, index: int) -> int | None:
         return None if self.cv is None else self.cv + index * self.cv_step
 
+    def cvs(self) -> tuple[int, ...]:
+        """Each check's CV, in order; none in a contest."""
+        return () if self.cv is None else tuple(self.cv + i * self.cv_step for i in range(self.repeat))
+
 
 def bonus(params: Mapping[str, Any]) -> int:
     """What the acting character adds to the d6."""

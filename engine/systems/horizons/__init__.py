@@ -13,7 +13,7 @@ Rules text: *Infinite Horizons: Game Mechanics*; readings: docs/rules/horizons.m
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -303,6 +303,7 @@ def odds(params: Mapping[str, Any]) -> Odds:
     need = effective_need(params["need"], params["mitigation"], params["mitigation_mode"])
     mitigation = params["mitigation"]
     extra: dict[str, dict[str, Fraction]] = {}
+    counts: Callable[[int], int]  # ways for each net number of successes
     if params["opponent_pool"]:
         # Two truncated series: half the allowance each keeps the joint loss below it.
         opponent = pool_counts(params["opponent_pool"], TRUNCATION / 2)
@@ -325,8 +326,10 @@ def odds(params: Mapping[str, Any]) -> Odds:
         truncated = Fraction(actor.tail, actor.denominator)
         high, denominator = len(actor.counts) - 1 - k, actor.denominator
 
-        def counts(n: int) -> int:
+        def shifted(n: int) -> int:
             return actor.counts[n + k] if 0 <= n + k < len(actor.counts) else 0
+
+        counts = shifted
 
     if damage_in_play(params):
         # A success with net n does max(0, n - mitigation) damage; a failure none.

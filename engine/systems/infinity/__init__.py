@@ -74,6 +74,8 @@ def _rating_item(value: Any) -> int:
 def _attacker_item(value: Any) -> Attacker:
     """``"13:16"`` (Attack Rating 13, weapon Damage 16), an :class:`Attacker`, a pair or a
     mapping with ``rating`` and ``damage`` (as a roll's JSON shows it)."""
+    rating: Any
+    damage: Any
     if isinstance(value, Attacker):
         rating, damage = value.rating, value.damage
     elif isinstance(value, Mapping):
@@ -91,6 +93,8 @@ def _related_item(value: Any) -> int | Related:
     """A related skill: ``"16"`` (rating 16, adds +1 if it beats CR 0) or ``"16:8"`` / ``"16:moderate"``
     (a more distant skill that must beat Coordination CR 8), a :class:`Related`, a pair or a
     mapping with ``rating`` and ``cr`` (as a roll's JSON shows it). At CR 0 it is the plain rating."""
+    rating: Any
+    cr: Any
     if isinstance(value, Related):
         rating, cr = value.rating, value.cr
     elif isinstance(value, Mapping):

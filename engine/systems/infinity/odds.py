@@ -99,11 +99,11 @@ def _packed(primaries: Sequence[tuple[int, int]], related: Sequence[int], add_da
             prefix = 1
             for j, d in enumerate(damages):
                 prefix *= groups[j][i]
-                g = prefix * suffix[j + 1]
-                if g != previous:
+                key_ways = prefix * suffix[j + 1]
+                if key_ways != previous:
                     e = t + (d if add_damage else 0) - (t >= 1)
-                    poly += (g - previous) << (width * (e - lowest))
-                previous = g
+                    poly += (key_ways - previous) << (width * (e - lowest))
+                previous = key_ways
     for rating in related:
         beat = ways_at_least(1 - rating)
         poly *= FACES_PER_ROLL - beat + beat * y
