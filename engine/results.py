@@ -32,8 +32,8 @@ def to_jsonable(value: Any) -> Any:
     kind = type(value)
     if kind in _PLAIN:
         return value
-    if kind in _MAPPINGS:
-        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if kind in _MAPPINGS:  # a plain value needs no call: most parameters are
+        return {str(k): v if type(v) in _PLAIN else to_jsonable(v) for k, v in value.items()}
     if kind in _SEQUENCES:
         return [to_jsonable(v) for v in value]
     if kind is Fraction:
@@ -106,26 +106,34 @@ class Odds:
         object.__setattr__(self, "params", freeze(self.params))  # read-only, as RollResult's
 
     def to_dict(self) -> dict[str, Any]:
+        floats, texts = _float_and_text(self.outcomes)
         out: dict[str, Any] = {
             "system": self.system,
             "params": to_jsonable(self.params),
             "success": _float(self.success),
-            "outcomes": {k: _float(v) for k, v in self.outcomes.items()},
+            "outcomes": floats,
         }
+        exact: dict[str, Any] = {"success": _text(self.success), "outcomes": texts}
         for name, dist in self.extra.items():
-            out[name] = {str(k): _float(v) for k, v in dist.items()}
-        exact: dict[str, Any] = {
-            "success": _text(self.success),
-            "outcomes": {k: _text(v) for k, v in self.outcomes.items()},
-        }
-        for name, dist in self.extra.items():
-            exact[name] = {str(k): _text(v) for k, v in dist.items()}
+            out[name], exact[name] = _float_and_text(dist)
         out["exact"] = exact
         out["truncated"] = _float(self.truncated)
         if self.advice is not None:
             out["roll_needed"] = self.advice.needed
             out["roll_needed_reason"] = self.advice.reason
         return out
+
+
+def _float_and_text(dist: Mapping[Any, Fraction]) -> tuple[dict[str, float], dict[str, str]]:
+    """A distribution as floats and as exact fraction strings, in one pass (each probability's
+    numerator and denominator read once: a large exploding pool has dozens)."""
+    floats: dict[str, float] = {}
+    texts: dict[str, str] = {}
+    for k, p in dist.items():
+        key, n, d = str(k), p.numerator, p.denominator
+        floats[key] = n / d
+        texts[key] = f"{n}/{d}" if d != 1 else str(n)
+    return floats, texts
 
 
 def _float(p: Fraction) -> float:

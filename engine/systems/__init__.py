@@ -88,6 +88,11 @@ class SystemSpec:
             got = self._odds[key] = self.odds(params)
         return got
 
+    def forget_odds(self) -> None:
+        """Drop the kept odds (:meth:`known_odds`): the next call of each setting computes
+        them again (what bench/bench_odds.py times as a cold call)."""
+        self._odds.clear()
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:
