@@ -58,7 +58,7 @@ class SystemSpec:
 
     def resolve(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """Validated parameters; raises :class:`engine.errors.ParameterError`."""
-        params = resolve(self.params, raw)
+        params = resolve(self.params, raw, self.derived("params by name", _params_by_name))
         if self.check is not None:
             given = frozenset(str(k).replace("-", "_") for k, v in raw.items() if v is not None)
             self.check(params, given)
@@ -121,6 +121,10 @@ class SystemSpec:
             out["panel_items"] = {"most": most, "fixed": shape.fixed is not None,
                                   "parts": [_describe_part(part) for part in shape.parts]}
         return out
+
+
+def _params_by_name(spec: SystemSpec) -> dict[str, Param]:
+    return {p.name: p for p in spec.params}
 
 
 def _describe_part(part: Any) -> dict[str, Any]:
