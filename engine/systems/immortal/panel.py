@@ -108,7 +108,7 @@ PANEL = PanelSpec(
              "failed, and passes the lock when that slot is picked again", page=False),
     ),
     lists={
-        # The command line's ranges (immortal_rules), so the panel can enter every hostile.
+        # The command line's ranges (rules.py), so the panel can enter every hostile.
         "hostile": ListShape((Part("tn", 1, HOSTILE_TN_MAX, 10), Part("attr", -1, ATTRIBUTE_MAX, -1, omit=-1),
                               Part("legacy", 0, RANK_MAX, 0, omit=0),
                               Part("col", 0, len(COLORS), 0, omit=0, names=("-", *COLORS))),

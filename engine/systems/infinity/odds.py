@@ -27,7 +27,7 @@ from fractions import Fraction
 from engine.systems.infinity.rules import FACES_PER_ROLL
 
 # A Result r is in bucket i when r >= _THRESHOLDS[i - 1] (failure, complication, success, solid,
-# spectacular): the "Determining Success" table, as in infinity_rules.outcome_of.
+# spectacular): the "Determining Success" table, as in rules.outcome_of.
 _THRESHOLDS = (0, 1, 5, 10)
 
 
