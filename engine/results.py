@@ -9,7 +9,8 @@ JSON that ``dicetower roll --json`` prints and :func:`engine.roll` returns.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import math
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -47,6 +48,46 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [to_jsonable(v) for v in value]
     return value
+
+
+class Distribution(Mapping[str, Fraction]):
+    """A read-only distribution whose probabilities share one denominator: key ``keys[i]``
+    has ``counts[i] / denominator``. Its Fractions are made only when read: a large exploding
+    pool has dozens with hundred-digit denominators, and the odds' JSON
+    (:meth:`Odds.to_dict`) needs none of them, only each value reduced once."""
+
+    __slots__ = ("_counts", "_denominator", "_index", "_keys")
+
+    def __init__(self, keys: Sequence[str], counts: Sequence[int], denominator: int) -> None:
+        if len(keys) != len(counts):
+            raise ValueError(f"{len(keys)} keys for {len(counts)} counts")
+        self._keys = tuple(keys)
+        self._counts = tuple(counts)
+        self._denominator = denominator
+        self._index = {k: i for i, k in enumerate(self._keys)}
+
+    def __getitem__(self, key: str) -> Fraction:
+        return Fraction(self._counts[self._index[key]], self._denominator)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __repr__(self) -> str:
+        return f"Distribution({dict(self)!r})"
+
+    def float_and_text(self) -> tuple[dict[str, float], dict[str, str]]:
+        """Each probability as a float (correctly rounded) and as its reduced fraction."""
+        floats: dict[str, float] = {}
+        texts: dict[str, str] = {}
+        d = self._denominator
+        for key, n in zip(self._keys, self._counts, strict=True):
+            floats[key] = n / d
+            g = math.gcd(n, d)
+            texts[key] = f"{n // g}/{d // g}" if d != g else str(n // g)
+        return floats, texts
 
 
 @dataclass(frozen=True)
@@ -127,6 +168,8 @@ class Odds:
 def _float_and_text(dist: Mapping[Any, Fraction]) -> tuple[dict[str, float], dict[str, str]]:
     """A distribution as floats and as exact fraction strings, in one pass (each probability's
     numerator and denominator read once: a large exploding pool has dozens)."""
+    if isinstance(dist, Distribution):
+        return dist.float_and_text()
     floats: dict[str, float] = {}
     texts: dict[str, str] = {}
     for k, p in dist.items():

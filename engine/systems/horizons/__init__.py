@@ -302,7 +302,7 @@ def odds(params: Mapping[str, Any]) -> Odds:
     pool = pool_size(params)
     need = effective_need(params["need"], params["mitigation"], params["mitigation_mode"])
     mitigation = params["mitigation"]
-    extra: dict[str, dict[str, Fraction]] = {}
+    extra: dict[str, Mapping[str, Fraction]] = {}
     counts: Callable[[int], int]  # ways for each net number of successes
     if params["opponent_pool"]:
         # Two truncated series: half the allowance each keeps the joint loss below it.
@@ -322,7 +322,7 @@ def odds(params: Mapping[str, Any]) -> Odds:
         success = Fraction(actor.at_least(k + need), actor.denominator)
         extra["successes"] = actor.fractions()
         if params["opponent_successes"] is not None:
-            extra["net"] = {str(n - k): f for n, f in enumerate(actor.fractions().values())}
+            extra["net"] = actor.fractions(shift=k)
         truncated = Fraction(actor.tail, actor.denominator)
         high, denominator = len(actor.counts) - 1 - k, actor.denominator
 
