@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from engine.results import Odds
+from engine.results import Distribution, Odds
 from engine.systems.d6cv.rules import (
     CRIT_FAILURE_FACE,
     CRIT_SUCCESS_FACE,
@@ -142,17 +142,14 @@ def total_counts(params: Mapping[str, Any]) -> Counts:
 
 def odds(params: Mapping[str, Any]) -> Odds:
     c = total_counts(params)
-    success = Fraction(c.wins, c.den)
+    # every probability is a count of the same equally likely cases: one denominator
     return Odds(
         system="d6cv",
         params=params,
-        success=success,
-        outcomes={"success": success, "failure": Fraction(c.losses, c.den)},
+        success=Fraction(c.wins, c.den),
+        outcomes=Distribution(("success", "failure"), (c.wins, c.losses), c.den),
         extra={
-            "critical": {
-                NONE: Fraction(c.win_plain + c.lose_plain, c.den),
-                SUCCESS: Fraction(c.win_crit, c.den),
-                FAILURE: Fraction(c.lose_crit, c.den),
-            }
+            "critical": Distribution((NONE, SUCCESS, FAILURE),
+                                     (c.win_plain + c.lose_plain, c.win_crit, c.lose_crit), c.den),
         },
     )
