@@ -16,7 +16,7 @@ from typing import Any
 from engine.dice import DiceSource, FacesDice, roll_die
 from engine.errors import FacesError, ParameterError
 from engine.params import Param, parse_whole
-from engine.results import Odds, RollAdvice, RollResult, freeze
+from engine.results import Odds, RollAdvice, RollResult
 from engine.systems import SystemSpec
 from engine.systems.infinity.odds import outcome_odds
 from engine.systems.infinity.panel import PANEL
@@ -319,7 +319,7 @@ def odds(params: Mapping[str, Any]) -> Odds:
         system="infinity",
         params=params,
         success=success,
-        outcomes=freeze(probs),
+        outcomes=probs,
         extra=DOUBLES_ODDS,
         advice=when_to_roll(params),
     )

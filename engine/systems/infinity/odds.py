@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+from engine.results import Distribution
 from engine.systems.infinity.rules import FACES_PER_ROLL
 
 # A Result r is in bucket i when r >= _THRESHOLDS[i - 1] (failure, complication, success, solid,
@@ -169,7 +170,7 @@ def outcome_odds(
     related: Sequence[int],
     shift: int,
     add_damage: bool,
-) -> tuple[dict[str, Fraction], Fraction]:
+) -> tuple[Distribution, Fraction]:
     """Exact probability of each outcome, and of success (a Result of 1 or more)."""
     if len(primaries) == 1 and not related:
         rating, damage = primaries[0]
@@ -178,12 +179,6 @@ def outcome_odds(
     else:
         counts = group_outcome_counts(primaries, related, shift, add_damage)
         total = FACES_PER_ROLL ** (len(primaries) + len(related))
-    fail, comp, succ, solid, spec = counts
-    probs = {
-        "failure": Fraction(fail, total),
-        "complication": Fraction(comp, total),
-        "success": Fraction(succ, total),
-        "solid": Fraction(solid, total),
-        "spectacular": Fraction(spec, total),
-    }
+    _, _, succ, solid, spec = counts
+    probs = Distribution(("failure", "complication", "success", "solid", "spectacular"), counts, total)
     return probs, Fraction(succ + solid + spec, total)
