@@ -18,7 +18,7 @@ import icepool
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.systems.d6cv_rules import COMPLEXITIES
+from engine.systems.d6cv.rules import COMPLEXITIES
 
 GRID: list[dict[str, Any]] = [
     {"stat": 5, "cv": 5},

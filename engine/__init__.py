@@ -68,6 +68,9 @@ def roll(
 
 
 def odds(system: str, **params: Any) -> dict[str, Any]:
-    """Exactly what ``dicetower odds SYSTEM ... --json`` prints."""
+    """Exactly what ``dicetower odds SYSTEM ... --json`` prints.
+
+    The system's odds of its last few settings are kept (:meth:`SystemSpec.known_odds`): a
+    setting asked again costs its validation and the JSON, not the sums."""
     spec = get(system)
-    return spec.odds(spec.resolve(params)).to_dict()
+    return spec.known_odds(spec.resolve(params)).to_dict()

@@ -57,17 +57,26 @@ class EngineError(DicetowerError):
 
 
 class ParameterError(EngineError, ValueError):
-    """A parameter is missing, of the wrong type or out of range.
+    """A parameter or setting is missing, of the wrong type or out of range.
 
-    ``param`` is the parameter's name as the command line spells it (``cr``, ``opponent-pool``),
-    so the command line can print one line naming it. A positional argument is named by its
-    upper-case placeholder (``SYSTEM``, ``LOG``) and shown without ``--``: there is no such flag.
+    ``key`` (also ``param``) names it, so a caller can name it in its own terms (the config
+    file's ``panel.players``) without reading the message; ``detail`` is the message without
+    the name. A roll's parameter is named as the command line spells it (``cr``,
+    ``opponent-pool``) and shown as a flag; a positional argument by its upper-case placeholder
+    (``SYSTEM``, ``LOG``), shown without ``--``: there is no such flag. With ``flag`` False the
+    key is shown as it is (a panel setting: ``players: ...``).
     """
 
-    def __init__(self, param: str, message: str) -> None:
-        super().__init__(f"{param if param.isupper() else '--' + param}: {message}")
+    def __init__(self, param: str, message: str, *, flag: bool = True) -> None:
+        shown = "--" + param if flag and not param.isupper() else param
+        super().__init__(f"{shown}: {message}")
         self.param = param
         self.detail = message
+
+    @property
+    def key(self) -> str:
+        """The offending parameter or setting's name, as the caller spelled it."""
+        return self.param
 
 
 class UnknownSystemError(EngineError, LookupError):

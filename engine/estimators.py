@@ -314,8 +314,9 @@ class Assessment:
     @property
     def minimum(self) -> tuple[str, float]:
         """The lowest figure and its estimator."""
-        name = min((k for k, v in self.figures.items() if v is not None), key=lambda k: self.figures[k])
-        return name, float(self.figures[name])  # type: ignore[arg-type]
+        present = {k: v for k, v in self.figures.items() if v is not None}
+        name = min(present, key=present.__getitem__)
+        return name, float(present[name])
 
 
 def assess(samples: Sequence[int], width: int = 8) -> Assessment:
@@ -334,5 +335,6 @@ def assess(samples: Sequence[int], width: int = 8) -> Assessment:
         tuple_lit, lrs_lit = t_tuple_and_lrs(samples)
         for name, literal in (("mcv", most_common_value(samples)), ("t-tuple", tuple_lit), ("lrs", lrs_lit)):
             if literal is not None:
-                figures[name] = literal if figures[name] is None else min(literal, figures[name])
+                current = figures[name]
+                figures[name] = literal if current is None else min(literal, current)
     return Assessment(len(samples), width, figures)

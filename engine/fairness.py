@@ -189,7 +189,7 @@ def chi_square(
 
 def chi_square_uniform(counts: Sequence[int] | Mapping[object, int]) -> ChiSquare:
     """Goodness of fit of ``counts`` to equal probabilities (every cell, including zeros)."""
-    values = _values(counts)
+    values = list(counts.values()) if isinstance(counts, Mapping) else list(counts)
     k = len(values)
     if k < 2:
         raise ValueError(f"a chi-square test needs at least 2 cells, got {k}")

@@ -241,12 +241,16 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def resolve(params: tuple[Param, ...], raw: Mapping[str, Any]) -> dict[str, Any]:
+def resolve(params: tuple[Param, ...], raw: Mapping[str, Any],
+            by_name: Mapping[str, Param] | None = None) -> dict[str, Any]:
     """Fill defaults, coerce every value and reject unknown names.
 
     Keys may use ``_`` or ``-``. ``None`` means "not given". Raises :class:`ParameterError`.
+    ``by_name`` is ``params`` by name, when the caller keeps it (a spec resolves on every
+    odds call).
     """
-    by_name = {p.name: p for p in params}
+    if by_name is None:
+        by_name = {p.name: p for p in params}
     given: dict[str, Any] = {}
     for key, value in raw.items():
         name = key.replace("-", "_")

@@ -1,13 +1,16 @@
 """Immutable result values shared by every system: a roll and its exact odds.
 
-Each system subclasses :class:`RollResult` with its own fields; ``to_dict`` gives the stable
+Each system subclasses :class:`RollResult` with its own fields (a subclass with its own
+``__post_init__`` calls ``super().__post_init__()``); both values keep a read-only copy of the
+parameters they are given (:func:`freeze`), so no system has to remember to; ``to_dict`` gives the stable
 JSON that ``dicetower roll --json`` prints and :func:`engine.roll` returns.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import math
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -30,8 +33,8 @@ def to_jsonable(value: Any) -> Any:
     kind = type(value)
     if kind in _PLAIN:
         return value
-    if kind in _MAPPINGS:
-        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if kind in _MAPPINGS:  # a plain value needs no call: most parameters are
+        return {str(k): v if type(v) in _PLAIN else to_jsonable(v) for k, v in value.items()}
     if kind in _SEQUENCES:
         return [to_jsonable(v) for v in value]
     if kind is Fraction:
@@ -47,6 +50,46 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+class Distribution(Mapping[str, Fraction]):
+    """A read-only distribution whose probabilities share one denominator: key ``keys[i]``
+    has ``counts[i] / denominator``. Its Fractions are made only when read: a large exploding
+    pool has dozens with hundred-digit denominators, and the odds' JSON
+    (:meth:`Odds.to_dict`) needs none of them, only each value reduced once."""
+
+    __slots__ = ("_counts", "_denominator", "_index", "_keys")
+
+    def __init__(self, keys: Sequence[str], counts: Sequence[int], denominator: int) -> None:
+        if len(keys) != len(counts):
+            raise ValueError(f"{len(keys)} keys for {len(counts)} counts")
+        self._keys = tuple(keys)
+        self._counts = tuple(counts)
+        self._denominator = denominator
+        self._index = {k: i for i, k in enumerate(self._keys)}
+
+    def __getitem__(self, key: str) -> Fraction:
+        return Fraction(self._counts[self._index[key]], self._denominator)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __repr__(self) -> str:
+        return f"Distribution({dict(self)!r})"
+
+    def float_and_text(self) -> tuple[dict[str, float], dict[str, str]]:
+        """Each probability as a float (correctly rounded) and as its reduced fraction."""
+        floats: dict[str, float] = {}
+        texts: dict[str, str] = {}
+        d = self._denominator
+        for key, n in zip(self._keys, self._counts, strict=True):
+            floats[key] = n / d
+            g = math.gcd(n, d)
+            texts[key] = f"{n // g}/{d // g}" if d != g else str(n // g)
+        return floats, texts
+
+
 @dataclass(frozen=True)
 class RollResult:
     """What every roll has. ``total`` is None where the system has no total (fingers)."""
@@ -57,6 +100,11 @@ class RollResult:
     total: int | None
     outcome: str
     success: bool
+
+    def __post_init__(self) -> None:
+        # The result owns a read-only copy of its parameters, whatever the system passed
+        # in: a caller's dict changed later cannot change a logged roll.
+        object.__setattr__(self, "params", freeze(self.params))
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: to_jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
@@ -95,27 +143,40 @@ class Odds:
     truncated: Fraction = Fraction(0)
     advice: RollAdvice | None = None  # only systems whose rules say when to roll
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", freeze(self.params))  # read-only, as RollResult's
+
     def to_dict(self) -> dict[str, Any]:
+        floats, texts = _float_and_text(self.outcomes)
         out: dict[str, Any] = {
             "system": self.system,
             "params": to_jsonable(self.params),
             "success": _float(self.success),
-            "outcomes": {k: _float(v) for k, v in self.outcomes.items()},
+            "outcomes": floats,
         }
+        exact: dict[str, Any] = {"success": _text(self.success), "outcomes": texts}
         for name, dist in self.extra.items():
-            out[name] = {str(k): _float(v) for k, v in dist.items()}
-        exact: dict[str, Any] = {
-            "success": _text(self.success),
-            "outcomes": {k: _text(v) for k, v in self.outcomes.items()},
-        }
-        for name, dist in self.extra.items():
-            exact[name] = {str(k): _text(v) for k, v in dist.items()}
+            out[name], exact[name] = _float_and_text(dist)
         out["exact"] = exact
         out["truncated"] = _float(self.truncated)
         if self.advice is not None:
             out["roll_needed"] = self.advice.needed
             out["roll_needed_reason"] = self.advice.reason
         return out
+
+
+def _float_and_text(dist: Mapping[Any, Fraction]) -> tuple[dict[str, float], dict[str, str]]:
+    """A distribution as floats and as exact fraction strings, in one pass (each probability's
+    numerator and denominator read once: a large exploding pool has dozens)."""
+    if isinstance(dist, Distribution):
+        return dist.float_and_text()
+    floats: dict[str, float] = {}
+    texts: dict[str, str] = {}
+    for k, p in dist.items():
+        key, n, d = str(k), p.numerator, p.denominator
+        floats[key] = n / d
+        texts[key] = f"{n}/{d}" if d != 1 else str(n)
+    return floats, texts
 
 
 def _float(p: Fraction) -> float:

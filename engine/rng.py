@@ -246,7 +246,8 @@ class DrbgDice:
         return f"DrbgDice({self._drbg!r}, buffer_bytes={self._buffer_bytes})"
 
     @classmethod
-    def from_seed(cls, seed: bytes | str, **kwargs: object) -> DrbgDice:
+    def from_seed(cls, seed: bytes | str, *, additional: Callable[[], bytes] | None = None,
+                  buffer_bytes: int = 512) -> DrbgDice:
         """A deterministic source for tests and replays (``--seed``); never the default.
 
         ``entropy = SHA-256(FROM_SEED_LABEL || b"/entropy" || seed)`` (32 bytes) and
@@ -261,7 +262,7 @@ class DrbgDice:
         seed = bytes(seed)
         entropy = hashlib.sha256(FROM_SEED_LABEL + b"/entropy" + seed).digest()
         nonce = hashlib.sha256(FROM_SEED_LABEL + b"/nonce" + seed).digest()[:16]
-        return cls(HmacDrbg(entropy, nonce, FROM_SEED_LABEL), **kwargs)  # type: ignore[arg-type]
+        return cls(HmacDrbg(entropy, nonce, FROM_SEED_LABEL), additional=additional, buffer_bytes=buffer_bytes)
 
     @property
     def drbg(self) -> HmacDrbg:

@@ -320,7 +320,7 @@ class Simulator:
 def selected_field(state: PanelState) -> str | None:
     """The parameter FIELD has selected on a setup page, by its label (``cr``, ``hostile1
     tn``), so a transcript names every parameter a script reaches; None elsewhere."""
-    from engine.panel import rows
+    from engine.panel import pages
     from engine.panel.state import Mode
 
     if state.mode is not Mode.SETUP or state.asleep:
@@ -328,7 +328,7 @@ def selected_field(state: PanelState) -> str | None:
     row = state.row()
     if row.moves:
         return None
-    return rows.label(state.spec, row)
+    return pages.label(state.spec, row)
 
 
 def screen_dict(screen: Screen | None) -> dict[str, Any] | None:

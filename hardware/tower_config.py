@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from engine.errors import EngineError
-from engine.panel.config import PanelConfig
+from engine.errors import EngineError, ParameterError
 from engine.panel.model import Button
+from engine.panel.options import PanelConfig
 from hardware import backends
 
 if TYPE_CHECKING:
@@ -532,7 +532,8 @@ _NOT_PANEL_KEYS = frozenset({"speak"})  # [sound] speak
 
 
 def _panel(t: _Table) -> PanelConfig:
-    """``[panel]`` keys are :class:`PanelConfig`'s fields; its own checks name the key."""
+    """``[panel]`` keys are :class:`PanelConfig`'s fields; its own checks name the key
+    (:attr:`ParameterError.key`)."""
     defaults = PanelConfig()
     known = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(PanelConfig)
              if f.name not in _NOT_PANEL_KEYS}
@@ -555,17 +556,18 @@ def _panel(t: _Table) -> PanelConfig:
     t.done()
     try:
         return PanelConfig(**values)
+    except ParameterError as exc:
+        if exc.key in known:
+            raise ConfigError(f"panel.{exc.key}", exc.detail, t.source) from None
+        raise ConfigError("panel", str(exc), t.source) from None
     except ValueError as exc:
-        key, _, message = str(exc).partition(": ")
-        if key in known:
-            raise ConfigError(f"panel.{key}", message, t.source) from None
         raise ConfigError("panel", str(exc), t.source) from None
 
 
 def _panel_bounds() -> dict[str, tuple[float, float]]:
     """Panel keys whose range the settings menu fixes: a value outside it would be clamped
     without a word (``start_karma = 9`` starting players at 5), so the config refuses it."""
-    from engine.panel.settings import ANIMATION_RANGE, BRIGHTNESS_RANGE, KARMA_RANGE
+    from engine.panel.menu import ANIMATION_RANGE, BRIGHTNESS_RANGE, KARMA_RANGE
 
     return {
         "players": (1, 9),

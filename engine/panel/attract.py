@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.panel import session as sessions
+from engine.panel import sessions
 from engine.panel.model import Screen
 from engine.panel.screens import ATTRACT_WIDTH, ROWS, fit, status_part
 

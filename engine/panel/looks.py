@@ -1,6 +1,8 @@
 """How outcomes look and sound on the panel: RGB colours, the LED row, big words, tones.
 
-One table per concern so a builder who wants other colours edits one place.
+One table per concern so a builder who wants other colours edits one place. What is particular
+to a system (its roll colours, its outcomes that are neither success nor failure) comes from
+its :class:`~engine.systems.panel.PanelSpec`; no system is named here.
 """
 
 from __future__ import annotations
@@ -26,9 +28,6 @@ ERROR: Rgb = (0.6, 0.0, 0.0)
 
 LEDS_OFF: Leds = (0.0, 0.0, 0.0, 0.0, 0.0)
 
-#: Outcomes that are neither success nor failure.
-_MIXED = frozenset({"complication"})
-
 #: Words for the large type, when not the outcome in capitals. About 10 characters fit 128
 #: pixels in the large font; a longer word scrolls (engine.panel.screens.marquee).
 BIG: Mapping[str, str] = MappingProxyType({})
@@ -51,21 +50,25 @@ def outcome_rgb(result: RollResult) -> Rgb:
     panel = systems.get(result.system).panel
     colour = getattr(result, panel.colour, None) if panel.colour else None
     if isinstance(colour, str):
-        rgb = colour_rgb(colour)
+        rgb = colour_rgb(colour, panel.colours)
         if rgb is not None:
             return rgb
-    if result.outcome in _MIXED:
+    if result.outcome in panel.mixed:
         return AMBER
     return GREEN if result.success else RED
 
 
-def colour_rgb(name: str) -> Rgb | None:
-    """The RGB LED colour of a roll colour, from immortal's own table so the device and the
-    rules agree on the hue; None for a colour the rules do not know."""
-    from engine.systems.immortal_rules import COLOR_RGB  # loaded only when a roll has a colour
-
-    rgb = COLOR_RGB.get(name.strip().lower())
-    return None if rgb is None else (rgb[0] / 255, rgb[1] / 255, rgb[2] / 255)
+def colour_rgb(name: str, colours: Mapping[str, tuple[int, int, int]] | None = None) -> Rgb | None:
+    """The RGB LED colour of a roll colour, from the system's own table (``PanelSpec.colours``;
+    without one, the first system whose table has that colour); None for a colour no table
+    knows."""
+    key = name.strip().lower()
+    tables = [colours] if colours is not None else [s.panel.colours for s in systems.all_systems()]
+    for table in tables:
+        rgb = table.get(key)
+        if rgb is not None:
+            return (rgb[0] / 255, rgb[1] / 255, rgb[2] / 255)
+    return None
 
 
 def outcome_leds(result: RollResult) -> Leds:
@@ -86,7 +89,7 @@ def outcome_leds(result: RollResult) -> Leds:
 
 
 def outcome_sound(result: RollResult) -> Sound:
-    if result.outcome in _MIXED:
+    if result.outcome in systems.get(result.system).panel.mixed:
         return MIXED_SOUND
     return SUCCESS_SOUND if result.success else FAILURE_SOUND
 

@@ -18,15 +18,11 @@ from typing import Any
 from engine import systems
 from engine.dice import DiceSource
 from engine.errors import EngineError, ParameterError
-from engine.panel import looks
-from engine.panel import players as slots
-from engine.panel import rows as pages
-from engine.panel import session as sessions
+from engine.panel import looks, menu, pages, sessions, slots
 from engine.panel import setting as setup
-from engine.panel import settings as menu
 from engine.panel import tableseed as seeding
-from engine.panel.config import PanelConfig
 from engine.panel.model import Button, Effects, Event, EventKind, Sound
+from engine.panel.options import PanelConfig
 from engine.panel.state import Mode, PanelState, evolve
 from engine.panel.view import looks_the_same, render, rolling_frame
 from engine.results import RollResult

@@ -34,10 +34,10 @@ class EventKind(StrEnum):
     TURN = "turn"  # rotary encoder: ``steps`` is +n clockwise, -n anticlockwise
     TICK = "tick"  # clock tick: animations, hold-repeat, idle timeout
     STATUS = "status"  # the hardware reports a status line (``text``), e.g. entropy health
-    SESSION = "session"  # the dice session changed (``text``: see engine.panel.session)
+    SESSION = "session"  # the dice session changed (``text``: see engine.panel.sessions)
     STATS = "stats"  # today's rolls per system (``text``: see engine.panel.attract)
     SPEECH = "speech"  # why speech cannot be heard (``text``; "" when it can), for the settings menu
-    LOGGED = "logged"  # what the roll log took for the step before (``text``: see engine.panel.session)
+    LOGGED = "logged"  # what the roll log took for the step before (``text``: see engine.panel.sessions)
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from engine.fingerprints import reveal_card
 from engine.panel.looks import big_word
 from engine.panel.model import Screen
-from engine.panel.session import Card
-from engine.panel.session import lines as session_lines
-from engine.panel.session import short as session_short
+from engine.panel.sessions import Card
+from engine.panel.sessions import lines as session_lines
+from engine.panel.sessions import short as session_short
 from engine.results import RollResult
 from engine.systems.panel import LINE, PanelSpec
 
@@ -319,7 +319,7 @@ def attract(systems: Sequence[str], frame: int, offset: tuple[int, int], status:
     """Idle: a small moving picture (against OLED burn-in) naming one system at a time, and
     the entropy status a part at a time (``step`` counts the picture's moves)."""
     shown = systems[frame % len(systems)] if systems else ""
-    lines = (fit(shown, ATTRACT_WIDTH), "press any button")
+    lines: tuple[str, ...] = (fit(shown, ATTRACT_WIDTH), "press any button")
     if status:
         lines = (*lines, status_part(status, step))
     return Screen(title="dicetower", lines=lines, offset=offset, contrast=contrast,

@@ -4,7 +4,7 @@ the parameters a roll gets from them.
 Values a player slot carries (karma, a Stability or wound track) are read from and written to
 that slot, so editing them on a flow page edits the player's record; everything else is in
 the panel's field values for the system. Lists are kept as their items' part values and turned
-into the parameter's items at roll time (:mod:`engine.panel.rows`).
+into the parameter's items at roll time (:mod:`engine.panel.pages`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.panel import players as slots
-from engine.panel import rows as pages
+from engine.panel import pages, slots
 from engine.panel.state import PanelState, evolve
 from engine.systems import SystemSpec
 

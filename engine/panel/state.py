@@ -15,13 +15,13 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from engine import systems
-from engine.panel import rows as pages
-from engine.panel.config import PanelConfig
+from engine.panel import pages
 from engine.panel.looks import Leds, Rgb
+from engine.panel.menu import ITEMS, Item, Settings
 from engine.panel.model import Button, Screen
-from engine.panel.players import PlayerSlot
-from engine.panel.session import Card
-from engine.panel.settings import ITEMS, Item, Settings
+from engine.panel.options import PanelConfig
+from engine.panel.sessions import Card
+from engine.panel.slots import PlayerSlot
 from engine.params import Param
 from engine.results import RollResult
 from engine.systems import SystemSpec
@@ -66,7 +66,7 @@ class PanelState:
     values: Mapping[str, Mapping[str, Any]]  # per system: field values the panel set
     mode: Mode = Mode.SETUP
     system_index: int = 0
-    page: str = pages.FIRST  # the setup page: first, advanced, or a flow's (engine.panel.rows)
+    page: str = pages.FIRST  # the setup page: first, advanced, or a flow's (engine.panel.pages)
     field_index: int = 0  # the selected row of the page
     item_index: int = 0  # selected settings item
     armed: Item | None = None  # a reset (or the reveal) waiting for its second ROLL

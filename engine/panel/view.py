@@ -10,12 +10,8 @@ from dataclasses import fields
 from typing import Any
 
 from engine import systems
-from engine.panel import looks, screens
-from engine.panel import players as slots
-from engine.panel import rows as pages
-from engine.panel import session as sessions
+from engine.panel import looks, menu, pages, screens, sessions, slots
 from engine.panel import setting as setup
-from engine.panel import settings as menu
 from engine.panel import tableseed as seeding
 from engine.panel.state import Mode, PanelState, View
 
@@ -156,6 +152,7 @@ def _setup(s: PanelState, contrast: float) -> tuple[screens.Screen, bool]:
     carries longer than FOOTER_ROWS lines: shown whole, a page at a time, never cut)."""
     offered = s.rows()
     rows = [row_text(s, r) for r in offered]
+    footer: tuple[str, ...]
     if s.problem:
         footer = screens.wrap_all("! " + s.problem)
     else:
@@ -165,7 +162,7 @@ def _setup(s: PanelState, contrast: float) -> tuple[screens.Screen, bool]:
         mark = sessions.short(s.commitment) if s.commitment else ""
         seed = table_seed_line(s)
         if mark and len(player) + 1 + len(mark) <= screens.WIDTH:
-            footer: tuple[str, ...] = (screens.spread(player, mark, screens.WIDTH),)
+            footer = (screens.spread(player, mark, screens.WIDTH),)
         else:
             footer = (*screens.wrap_all(player), *((mark,) if mark else ()))
         if seed:

@@ -19,7 +19,7 @@ from typing import Any
 
 from engine import systems
 from engine.errors import EngineError
-from engine.panel import rows as pages
+from engine.panel import pages
 from engine.panel import tableseed as seeding
 from engine.panel.state import Mode, PanelState
 from engine.panel.view import page_title, row_text, setting_value

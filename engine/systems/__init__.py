@@ -1,7 +1,10 @@
-"""The five game systems, one module each, found by id.
+"""The five game systems, one package each (``engine/systems/<id>/``), found by id.
 
-Each module defines ``SYSTEM``, a :class:`SystemSpec`. Modules are imported on first use so
-that start-up on a Pi Zero pays only for the systems it touches.
+Each package is a plug-in: its ``__init__`` defines ``SYSTEM``, a :class:`SystemSpec`, beside
+``rules.py`` (the rules as data and small functions), ``odds.py`` (exact odds) and
+``panel.py`` (its :class:`PanelSpec`). Packages are imported on first use so that start-up on
+a Pi Zero pays only for the systems it touches. A system imports only the engine's shared
+modules, never another system (tests/test_layering.py).
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ class SystemSpec:
 
     def resolve(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """Validated parameters; raises :class:`engine.errors.ParameterError`."""
-        params = resolve(self.params, raw)
+        params = resolve(self.params, raw, self.derived("params by name", _params_by_name))
         if self.check is not None:
             given = frozenset(str(k).replace("-", "_") for k, v in raw.items() if v is not None)
             self.check(params, given)
@@ -85,6 +88,11 @@ class SystemSpec:
             got = self._odds[key] = self.odds(params)
         return got
 
+    def forget_odds(self) -> None:
+        """Drop the kept odds (:meth:`known_odds`): the next call of each setting computes
+        them again (what bench/bench_odds.py times as a cold call)."""
+        self._odds.clear()
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:
@@ -113,6 +121,10 @@ class SystemSpec:
             out["panel_items"] = {"most": most, "fixed": shape.fixed is not None,
                                   "parts": [_describe_part(part) for part in shape.parts]}
         return out
+
+
+def _params_by_name(spec: SystemSpec) -> dict[str, Param]:
+    return {p.name: p for p in spec.params}
 
 
 def _describe_part(part: Any) -> dict[str, Any]:

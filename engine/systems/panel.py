@@ -5,7 +5,7 @@ parameters FIELD offers on the first page and which on the "advanced" page, whic
 in a multi-step flow (:class:`Flow`) and how a list parameter's items are edited
 (:class:`ListShape`), what a player slot carries from roll to roll (:class:`Carried`), and
 how a result reads on the 128x64 screen (``headline`` and ``details``). The panel
-(``engine/panel``) reads only this, so a new system is its own modules plus one registry
+(``engine/panel``) reads only this, so a new system is its own package plus one registry
 line (docs/architecture.md, "Adding a system").
 
 Every parameter has a route: ``field`` (a row FIELD reaches) or ``flow:NAME``; a test holds
@@ -142,6 +142,12 @@ class PanelSpec:
     hand: str | None = None  # result field with the winning fingers (no dice to show)
     count: str | None = None  # result field lighting that many LEDs (successes)
     colour: str | None = None  # result field naming the roll's colour (the RGB LED shows it)
+    #: colour name -> (red, green, blue), 0..255: how the RGB LED shows each of the roll's
+    #: colours, from the rules' own table so the device and the rules agree on the hue
+    colours: Mapping[str, tuple[int, int, int]] = field(default_factory=dict)
+    #: outcomes that are neither success nor failure (infinity's complication): amber on the
+    #: RGB LED and their own tone
+    mixed: frozenset[str] = frozenset()
     #: guess screen: the test whose finger is picked, from the roll's parameters as set and
     #: the test's number (from 0; one per test of a chain)
     hidden: Callable[[Mapping[str, Any], int], str] = lambda params, test: ""
@@ -158,6 +164,8 @@ class PanelSpec:
         object.__setattr__(self, "lists", MappingProxyType(dict(self.lists)))
         object.__setattr__(self, "omit", MappingProxyType(dict(self.omit)))
         object.__setattr__(self, "needs", MappingProxyType(dict(self.needs)))
+        object.__setattr__(self, "colours", MappingProxyType(dict(self.colours)))
+        object.__setattr__(self, "mixed", frozenset(self.mixed))
 
     def flow(self, name: str) -> Flow:
         for f in self.flows:

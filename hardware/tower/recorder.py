@@ -15,8 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.panel import machine, players
-from engine.panel import session as sessions
+from engine.panel import machine, sessions, slots
 from engine.panel.model import Effects
 from engine.params import typed_in
 
@@ -60,7 +59,7 @@ class RollRecorder:
         if self.dice is None:
             return Recorded()
         failures = self._failures()
-        slot = players.to_json(state.slot)
+        slot = slots.to_json(state.slot)
         entered = typed_in(rolled.get("params") or {})
         try:
             if entered:  # typed in (a fixed hand): outside any session, as the command line logs it

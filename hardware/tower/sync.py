@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.panel import session as sessions
+from engine.panel import sessions
 from engine.panel.model import Event, EventKind
 from hardware.once import Once
 from hardware.tower.dice import DiceAbilities

@@ -16,7 +16,7 @@ import pytest
 
 import engine
 from engine.errors import EngineError
-from engine.panel import rows as pages
+from engine.panel import pages
 from engine.params import Param
 from engine.systems import SYSTEM_IDS, SystemSpec, get
 from hardware.cli import main

@@ -287,7 +287,7 @@ def test_a_session_closed_on_the_command_line_leaves_its_four_facts_on_the_tower
     the reveal's four facts from the log (the menu's `revealed` item shows them, QR code and
     all, as `session close` printed them) and opens the next session, which asks again."""
     from engine.fingerprints import reveal_card
-    from engine.panel.settings import Item
+    from engine.panel.menu import Item
     from tests.hardware.test_runtime_session import open_menu
 
     log = RollLog(tmp_path / LOG_NAME)

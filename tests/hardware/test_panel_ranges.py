@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from engine.panel import fields
-from engine.panel import rows as pages
+from engine.panel import fields, pages
 from engine.systems import get
 from hardware.cli import main
 

@@ -23,7 +23,7 @@ from PIL import Image, ImageDraw
 from engine.fingerprints import reveal_card
 from engine.panel import screens
 from engine.panel.model import Screen
-from engine.panel.session import Card
+from engine.panel.sessions import Card
 from hardware.display.oled import OledDisplay
 from hardware.display.render import Renderer, to_text_blocks
 from hardware.fonts import FALLBACK, FONT_DIR, load

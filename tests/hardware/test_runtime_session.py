@@ -14,10 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.panel import machine
-from engine.panel import session as sessions
+from engine.panel import machine, sessions
+from engine.panel.menu import ITEMS, Item
 from engine.panel.model import Button, Effects, Event, EventKind
-from engine.panel.settings import ITEMS, Item
 from engine.panel.state import Mode
 from hardware.entropy import ButtonTiming, open_dice
 from hardware.entropy.replay import replay_log

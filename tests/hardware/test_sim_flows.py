@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.panel import rows
+from engine.panel import pages as rows
 from engine.systems import SYSTEM_IDS, get
 from hardware import tower_config as cfg
 from hardware.cli.tower import keep

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.panel.menu import ITEMS, Item
 from engine.panel.model import Button
-from engine.panel.settings import ITEMS, Item
 from hardware import tower_config as cfg
 from hardware.entropy import open_dice
 from hardware.rolllog import LenientLog, RollLog, read_entries

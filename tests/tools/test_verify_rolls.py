@@ -32,18 +32,25 @@ def test_the_tool_uses_the_standard_library_only() -> None:
     assert imported <= set(sys.stdlib_module_names) | {"__future__"}, imported
 
 
+#: One setting per system, rolled 15 times each into the every_system log (a new system adds
+#: its line: tests/test_system_contract.py holds every system to it).
+ONE_OF_EACH = {
+    "infinity": ["--rating", "8", "--cr", "difficult"],
+    "horizons": ["--pool", "6", "--opponent-pool", "3"],
+    "d6cv": ["--stat", "3", "--cv", "7", "--contest", "targeted"],
+    "immortal": ["--attribute", "5", "--tn", "15", "--hostile", "12"],
+    "fingers": ["--choices", "5", "--winners", "2", "--guess", "1"],
+}
+
+
 @pytest.fixture(scope="module")
 def every_system(tmp_path_factory) -> Path:
     """One session, opened first, seeded by the table, rolled in by every system, closed."""
     state = tmp_path_factory.mktemp("systems")
     assert quiet("session", "open", str(state)) == 0
     assert quiet("session", "seed", str(state), "Blue Dragon 7") == 0
-    for argv in (["infinity", "--rating", "8", "--cr", "difficult"],
-                 ["horizons", "--pool", "6", "--opponent-pool", "3"],
-                 ["d6cv", "--stat", "3", "--cv", "7", "--contest", "targeted"],
-                 ["immortal", "--attribute", "5", "--tn", "15", "--hostile", "12"],
-                 ["fingers", "--choices", "5", "--winners", "2", "--guess", "1"]):
-        assert quiet("roll", *argv, "--times", "15", "--state-dir", str(state)) == 0
+    for system, argv in ONE_OF_EACH.items():
+        assert quiet("roll", system, *argv, "--times", "15", "--state-dir", str(state)) == 0
     assert quiet("session", "close", str(state)) == 0
     return state
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from engine.dice import DiceSource
-from engine.panel import rows, setting
+from engine.panel import pages as rows
+from engine.panel import setting
 from engine.panel.machine import PanelConfig, initial, step
 from engine.panel.model import Button, Effects, Event, EventKind, Screen
 from tests.support import seeded_dice

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from engine.panel import attract, screens
 from engine.panel.machine import PanelConfig
 from engine.panel.model import Event, EventKind
-from engine.panel.session import committed
+from engine.panel.sessions import committed
 from tests.engine.panel.driver import Panel
 
 COMMITMENT = "3cf83b0e" + "a1" * 28

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 import engine
-from engine.panel import rows, screens
+from engine.panel import pages as rows
+from engine.panel import screens
 from engine.panel.machine import PanelConfig
 from tests.engine.panel.driver import MODE, ROLL, Panel
 from tests.support import seeded_dice

@@ -13,10 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import EntropyError
-from engine.panel import players as slots
-from engine.panel import rows, setting
-from engine.panel import session as sessions
-from engine.panel import settings as menu
+from engine.panel import menu, sessions, setting, slots
+from engine.panel import pages as rows
 from engine.panel.machine import PanelConfig, initial, step
 from engine.panel.model import Button, Event, EventKind
 from engine.panel.state import Mode, PanelState

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from engine.panel import rows as pages
-from engine.panel import screens
+from engine.panel import pages, screens
 from engine.panel.machine import PanelConfig, initial, step
 from engine.panel.model import Button, Event, EventKind
 from engine.panel.state import Mode, PanelState

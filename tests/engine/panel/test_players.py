@@ -4,7 +4,7 @@ system's panel spec declares it."""
 from __future__ import annotations
 
 import engine
-from engine.panel import players
+from engine.panel import slots as players
 from engine.systems import get
 from tests.support import seeded_dice
 

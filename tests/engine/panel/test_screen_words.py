@@ -13,8 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import EngineError
-from engine.panel import rows as pages
-from engine.panel import screens
+from engine.panel import pages, screens
 from engine.panel.machine import PanelConfig, initial, step
 from engine.panel.model import Button, Event, EventKind, Screen
 from engine.params import Param

@@ -9,11 +9,11 @@ from dataclasses import replace
 
 import pytest
 
-from engine.panel import session as sessions
+from engine.panel import sessions
 from engine.panel.machine import PanelConfig
+from engine.panel.menu import ITEMS, Item
 from engine.panel.model import Event, EventKind
-from engine.panel.players import PlayerSlot
-from engine.panel.settings import ITEMS, Item
+from engine.panel.slots import PlayerSlot
 from engine.panel.state import Mode
 from engine.panel.view import PAGE_SECONDS, render
 from tests.engine.panel.driver import FIELD, MINUS, MODE, PLUS, ROLL, Panel

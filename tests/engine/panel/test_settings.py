@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.panel.machine import PanelConfig
-from engine.panel.settings import ITEMS, Item
+from engine.panel.menu import ITEMS, Item
 from tests.engine.panel.driver import FIELD, MINUS, MODE, PLUS, ROLL, HandDice, Panel
 
 

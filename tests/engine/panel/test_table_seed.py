@@ -11,11 +11,11 @@ import hashlib
 import pytest
 
 from engine.fingerprints import reveal_card
-from engine.panel import session as sessions
+from engine.panel import sessions
 from engine.panel.machine import PanelConfig
+from engine.panel.menu import Item
 from engine.panel.model import Button, Event, EventKind
 from engine.panel.operator import OperatorLock, filter_event
-from engine.panel.settings import Item
 from engine.panel.state import Mode
 from tests.engine.panel.driver import FIELD, MINUS, MODE, PLUS, ROLL, Panel
 from tests.engine.panel.test_session import _menu

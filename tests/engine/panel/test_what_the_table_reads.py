@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import engine
 from engine.dice import FacesDice
-from engine.panel import rows as pages
-from engine.panel import screens
+from engine.panel import pages, screens
 from engine.panel.machine import PanelConfig
 from engine.panel.state import Mode
 from engine.systems import get

@@ -9,11 +9,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from engine.panel import rows
-from engine.panel import session as sessions
+from engine.panel import pages as rows
+from engine.panel import sessions
 from engine.panel.machine import PanelConfig
+from engine.panel.menu import ITEMS, Item
 from engine.panel.model import Event, EventKind
-from engine.panel.settings import ITEMS, Item
 from engine.panel.state import Mode
 from engine.speech import Phrases, table
 from engine.speech import words as said

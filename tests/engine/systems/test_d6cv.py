@@ -11,7 +11,7 @@ import pytest
 import engine
 from engine.errors import FacesError, ParameterError
 from engine.systems import get
-from engine.systems.d6cv_rules import COMPLEXITIES
+from engine.systems.d6cv.rules import COMPLEXITIES
 from tests.support import seeded_dice
 
 SPEC = get("d6cv")

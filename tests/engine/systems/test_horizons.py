@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine.errors import EntropyError, FacesError, ParameterError
-from engine.systems.horizons_rules import chains
+from engine.systems.horizons.rules import chains
 from tests.support import chi_square_p, seeded_dice
 
 SPEC = engine.get("horizons")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine.dice import FacesDice
-from engine.systems.horizons_odds import (
+from engine.systems.horizons.odds import (
     TRUNCATION,
     net_counts,
     opposed_success,

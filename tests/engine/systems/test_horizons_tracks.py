@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.systems.horizons_tracks import (
+from engine.systems.horizons.tracks import (
     CRITICAL_BOXES,
     MAJOR_BOXES,
     TIERS,

@@ -8,7 +8,7 @@ import pytest
 import engine
 from engine.errors import FacesError, ParameterError
 from engine.systems import get
-from engine.systems.immortal_rules import (
+from engine.systems.immortal.rules import (
     COLOR_ATTRIBUTES,
     COLOR_RGB,
     TEXT_COLORS,

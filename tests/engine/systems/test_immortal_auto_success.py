@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import engine
 from engine.errors import ParameterError
 from engine.systems import get
-from engine.systems.immortal_rules import COLORS
+from engine.systems.immortal.rules import COLORS
 
 SPEC = get("immortal")
 MODES = ("best", "yes", "no")

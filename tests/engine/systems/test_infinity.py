@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import engine
 from engine.systems import get
-from engine.systems.infinity_rules import (
+from engine.systems.infinity.rules import (
     BONUS_COUNTS,
     CR_NAMES,
     combine,

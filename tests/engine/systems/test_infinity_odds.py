@@ -13,14 +13,14 @@ from hypothesis import strategies as st
 
 import engine
 from engine.systems import get
-from engine.systems.infinity_odds import (
+from engine.systems.infinity.odds import (
     group_outcome_counts,
     outcome_counts,
     result_counts,
     single_outcome_counts,
     ways_at_least,
 )
-from engine.systems.infinity_rules import BONUS_COUNTS, OUTCOMES, combine, outcome_of
+from engine.systems.infinity.rules import BONUS_COUNTS, OUTCOMES, combine, outcome_of
 from tests.support import chi_square_p, seeded_dice
 
 SPEC = get("infinity")

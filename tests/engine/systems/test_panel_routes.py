@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from engine.panel import rows
+from engine.panel import pages as rows
 from engine.systems import SYSTEM_IDS, get
 from engine.systems.panel import SCALAR_KINDS
 

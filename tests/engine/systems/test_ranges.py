@@ -11,7 +11,8 @@ import pytest
 
 import engine
 from engine.errors import ParameterError
-from engine.systems import d6cv, horizons, immortal_rules, infinity
+from engine.systems import d6cv, horizons, infinity
+from engine.systems.immortal import rules as immortal_rules
 
 
 def chance(system: str, **params) -> Fraction:

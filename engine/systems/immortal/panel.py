@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.params import Param
-from engine.systems.immortal_rules import ATTRIBUTE_MAX, COLORS, HOSTILE_TN_MAX, POINTS_PER_RANK, RANK_MAX
+from engine.systems.immortal.rules import ATTRIBUTE_MAX, COLOR_RGB, COLORS, HOSTILE_TN_MAX, POINTS_PER_RANK, RANK_MAX
 from engine.systems.panel import Flow, ListShape, Lock, PanelSpec, Part, Versus, outcome_line
 
 
@@ -108,7 +108,7 @@ PANEL = PanelSpec(
              "failed, and passes the lock when that slot is picked again", page=False),
     ),
     lists={
-        # The command line's ranges (immortal_rules), so the panel can enter every hostile.
+        # The command line's ranges (rules.py), so the panel can enter every hostile.
         "hostile": ListShape((Part("tn", 1, HOSTILE_TN_MAX, 10), Part("attr", -1, ATTRIBUTE_MAX, -1, omit=-1),
                               Part("legacy", 0, RANK_MAX, 0, omit=0),
                               Part("col", 0, len(COLORS), 0, omit=0, names=("-", *COLORS))),
@@ -118,6 +118,7 @@ PANEL = PanelSpec(
     },
     extra=(SKILL_SLOT,),
     colour="color",
+    colours=COLOR_RGB,
     compare="auto_success",
     # "best" is the better of the two, so the line shows what declaring and rolling each give.
     compare_values=("yes", "no"),

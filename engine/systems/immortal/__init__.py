@@ -23,9 +23,9 @@ from engine.errors import ParameterError
 from engine.params import Param
 from engine.results import RollResult
 from engine.systems import SystemSpec
-from engine.systems.immortal_odds import SIDES, chosen_setup, immortal_odds
-from engine.systems.immortal_panel import PANEL
-from engine.systems.immortal_rules import (
+from engine.systems.immortal.odds import SIDES, chosen_setup, immortal_odds
+from engine.systems.immortal.panel import PANEL
+from engine.systems.immortal.rules import (
     ATTRIBUTE_MAX,
     AUTO_SUCCESS_CHOICES,
     BONUS_RULES,
@@ -168,10 +168,10 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> ImmortalResult:
         total = face + s.modifier
     hostile_faces: list[int | None] = []
     for auto in s.hostile_automatic:
-        face = None if auto else roll_die(dice, SIDES)
-        if face is not None:
-            drawn.append(face)
-        hostile_faces.append(face)
+        hostile_face = None if auto else roll_die(dice, SIDES)
+        if hostile_face is not None:
+            drawn.append(hostile_face)
+        hostile_faces.append(hostile_face)
     opponent: OpponentResult | None = None
     if s.opponent is not None:
         face = roll_die(dice, SIDES)
@@ -213,7 +213,7 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> ImmortalResult:
     left = bonus - sum(used) if s.bonus_rule == "pool" else bonus
     return ImmortalResult(
         system="immortal",
-        params=dict(params),
+        params=params,
         dice=tuple(drawn),
         total=total,
         outcome="success" if success else "failure",
@@ -243,7 +243,9 @@ def _hostile_text(i: int, h: HostileResult) -> str:
 
 def describe(result: RollResult) -> list[str]:
     """Dice, total against the TN, each hostile, the outcome and any lock."""
-    r: ImmortalResult = result  # type: ignore[assignment]
+    if not isinstance(result, ImmortalResult):
+        raise TypeError(f"expected an immortal result, got {type(result).__name__}")
+    r = result
     p = r.params
     head = f"{r.color} roll ({r.attribute_name})"
     if r.automatic:

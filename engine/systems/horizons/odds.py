@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
+from engine.results import Distribution
+
 #: Largest probability mass a reported distribution may leave out (Odds.truncated).
 TRUNCATION = Fraction(1, 10**15)
 
@@ -42,8 +44,9 @@ class PoolCounts:
             raise ValueError(f"P(S >= {k}) needs counts up to {k - 1}, have {len(self.counts) - 1}")
         return self.denominator - sum(self.counts[:k])
 
-    def fractions(self) -> dict[str, Fraction]:
-        return {str(s): Fraction(c, self.denominator) for s, c in enumerate(self.counts)}
+    def fractions(self, shift: int = 0) -> Distribution:
+        """P(S = s) keyed by ``s - shift`` (a net count against ``shift`` known successes)."""
+        return Distribution([str(s - shift) for s in range(len(self.counts))], self.counts, self.denominator)
 
 
 def _tail_bound(dice: int, max_tail: Fraction) -> int:
@@ -118,10 +121,8 @@ class NetCounts:
     def tail(self) -> int:
         return self.denominator - sum(self.counts)
 
-    def fractions(self) -> dict[str, Fraction]:
-        return {
-            str(self.low + i): Fraction(c, self.denominator) for i, c in enumerate(self.counts)
-        }
+    def fractions(self) -> Distribution:
+        return Distribution([str(self.low + i) for i in range(len(self.counts))], self.counts, self.denominator)
 
     def at(self, net: int) -> int:
         i = net - self.low

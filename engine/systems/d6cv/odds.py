@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from engine.results import Odds, freeze
-from engine.systems.d6cv_rules import (
+from engine.results import Distribution, Odds
+from engine.systems.d6cv.rules import (
     CRIT_FAILURE_FACE,
     CRIT_SUCCESS_FACE,
     FAILURE,
@@ -135,24 +135,21 @@ def total_counts(params: Mapping[str, Any]) -> Counts:
             one = contest_counts(add, opponent_bonus(params), criticals, contest == "targeted")
             steps = [one] * part.repeat
         else:
-            steps = [check_counts(add, part.cv_of(i), criticals) for i in range(part.repeat)]
+            steps = [check_counts(add, cv, criticals) for cv in part.cvs()]
         parts.append(sequence(steps, params["goal"]))
     return parts[0] if len(parts) == 1 else sequence(parts, "all")
 
 
 def odds(params: Mapping[str, Any]) -> Odds:
     c = total_counts(params)
-    success = Fraction(c.wins, c.den)
+    # every probability is a count of the same equally likely cases: one denominator
     return Odds(
         system="d6cv",
-        params=freeze(params),
-        success=success,
-        outcomes={"success": success, "failure": Fraction(c.losses, c.den)},
+        params=params,
+        success=Fraction(c.wins, c.den),
+        outcomes=Distribution(("success", "failure"), (c.wins, c.losses), c.den),
         extra={
-            "critical": {
-                NONE: Fraction(c.win_plain + c.lose_plain, c.den),
-                SUCCESS: Fraction(c.win_crit, c.den),
-                FAILURE: Fraction(c.lose_crit, c.den),
-            }
+            "critical": Distribution((NONE, SUCCESS, FAILURE),
+                                     (c.win_plain + c.lose_plain, c.win_crit, c.lose_crit), c.den),
         },
     )

@@ -16,11 +16,11 @@ from typing import Any
 from engine.dice import DiceSource, FacesDice, roll_die
 from engine.errors import FacesError, ParameterError
 from engine.params import Param, parse_whole
-from engine.results import Odds, RollAdvice, RollResult, freeze
+from engine.results import Odds, RollAdvice, RollResult
 from engine.systems import SystemSpec
-from engine.systems.infinity_odds import outcome_odds
-from engine.systems.infinity_panel import PANEL
-from engine.systems.infinity_rules import (
+from engine.systems.infinity.odds import outcome_odds
+from engine.systems.infinity.panel import PANEL
+from engine.systems.infinity.rules import (
     CR_MAX,
     CR_NAMES,
     DAMAGE_MAX,
@@ -74,6 +74,8 @@ def _rating_item(value: Any) -> int:
 def _attacker_item(value: Any) -> Attacker:
     """``"13:16"`` (Attack Rating 13, weapon Damage 16), an :class:`Attacker`, a pair or a
     mapping with ``rating`` and ``damage`` (as a roll's JSON shows it)."""
+    rating: Any
+    damage: Any
     if isinstance(value, Attacker):
         rating, damage = value.rating, value.damage
     elif isinstance(value, Mapping):
@@ -91,6 +93,8 @@ def _related_item(value: Any) -> int | Related:
     """A related skill: ``"16"`` (rating 16, adds +1 if it beats CR 0) or ``"16:8"`` / ``"16:moderate"``
     (a more distant skill that must beat Coordination CR 8), a :class:`Related`, a pair or a
     mapping with ``rating`` and ``cr`` (as a roll's JSON shows it). At CR 0 it is the plain rating."""
+    rating: Any
+    cr: Any
     if isinstance(value, Related):
         rating, cr = value.rating, value.cr
     elif isinstance(value, Mapping):
@@ -283,7 +287,7 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> InfinityResult:
     outcome = outcome_of(result)
     return InfinityResult(
         system="infinity",
-        params=freeze(params),
+        params=params,
         dice=tuple(faces),
         total=total,
         outcome=outcome,
@@ -313,9 +317,9 @@ def odds(params: Mapping[str, Any]) -> Odds:
     probs, success = outcome_odds(primaries, related, _adjustment(params) - difficulty, volley)
     return Odds(
         system="infinity",
-        params=freeze(params),
+        params=params,
         success=success,
-        outcomes=freeze(probs),
+        outcomes=probs,
         extra=DOUBLES_ODDS,
         advice=when_to_roll(params),
     )

@@ -24,10 +24,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from engine.systems.infinity_rules import FACES_PER_ROLL
+from engine.results import Distribution
+from engine.systems.infinity.rules import FACES_PER_ROLL
 
 # A Result r is in bucket i when r >= _THRESHOLDS[i - 1] (failure, complication, success, solid,
-# spectacular): the "Determining Success" table, as in infinity_rules.outcome_of.
+# spectacular): the "Determining Success" table, as in rules.outcome_of.
 _THRESHOLDS = (0, 1, 5, 10)
 
 
@@ -99,11 +100,11 @@ def _packed(primaries: Sequence[tuple[int, int]], related: Sequence[int], add_da
             prefix = 1
             for j, d in enumerate(damages):
                 prefix *= groups[j][i]
-                g = prefix * suffix[j + 1]
-                if g != previous:
+                key_ways = prefix * suffix[j + 1]
+                if key_ways != previous:
                     e = t + (d if add_damage else 0) - (t >= 1)
-                    poly += (g - previous) << (width * (e - lowest))
-                previous = g
+                    poly += (key_ways - previous) << (width * (e - lowest))
+                previous = key_ways
     for rating in related:
         beat = ways_at_least(1 - rating)
         poly *= FACES_PER_ROLL - beat + beat * y
@@ -169,7 +170,7 @@ def outcome_odds(
     related: Sequence[int],
     shift: int,
     add_damage: bool,
-) -> tuple[dict[str, Fraction], Fraction]:
+) -> tuple[Distribution, Fraction]:
     """Exact probability of each outcome, and of success (a Result of 1 or more)."""
     if len(primaries) == 1 and not related:
         rating, damage = primaries[0]
@@ -178,12 +179,6 @@ def outcome_odds(
     else:
         counts = group_outcome_counts(primaries, related, shift, add_damage)
         total = FACES_PER_ROLL ** (len(primaries) + len(related))
-    fail, comp, succ, solid, spec = counts
-    probs = {
-        "failure": Fraction(fail, total),
-        "complication": Fraction(comp, total),
-        "success": Fraction(succ, total),
-        "solid": Fraction(solid, total),
-        "spectacular": Fraction(spec, total),
-    }
+    _, _, succ, solid, spec = counts
+    probs = Distribution(("failure", "complication", "success", "solid", "spectacular"), counts, total)
     return probs, Fraction(succ + solid + spec, total)

@@ -13,7 +13,7 @@ Rules text: *Infinite Horizons: Game Mechanics*; readings: docs/rules/horizons.m
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -21,11 +21,11 @@ from typing import Any
 from engine.dice import DiceSource
 from engine.errors import ParameterError
 from engine.params import Param, parse_whole
-from engine.results import Odds, RollResult, freeze, to_jsonable
+from engine.results import Odds, RollResult, to_jsonable
 from engine.systems import SystemSpec
-from engine.systems.horizons_odds import TRUNCATION, net_counts, opposed_success, pool_counts
-from engine.systems.horizons_panel import PANEL
-from engine.systems.horizons_rules import (
+from engine.systems.horizons.odds import TRUNCATION, net_counts, opposed_success, pool_counts
+from engine.systems.horizons.panel import PANEL
+from engine.systems.horizons.rules import (
     MITIGATION_MODES,
     chains,
     count_successes,
@@ -34,7 +34,7 @@ from engine.systems.horizons_rules import (
     pool_size,
     roll_pool,
 )
-from engine.systems.horizons_tracks import (
+from engine.systems.horizons.tracks import (
     CRITICAL_BOXES,
     MAJOR_BOXES,
     SPILL_RULES,
@@ -279,7 +279,7 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> HorizonsResult:
         stability = stability_track(params).lose(loss)
     return HorizonsResult(
         system="horizons",
-        params=freeze(params),
+        params=params,
         dice=actor + (opponent or ()),
         total=successes,
         outcome="success" if exchange.success else "failure",
@@ -302,7 +302,8 @@ def odds(params: Mapping[str, Any]) -> Odds:
     pool = pool_size(params)
     need = effective_need(params["need"], params["mitigation"], params["mitigation_mode"])
     mitigation = params["mitigation"]
-    extra: dict[str, dict[str, Fraction]] = {}
+    extra: dict[str, Mapping[str, Fraction]] = {}
+    counts: Callable[[int], int]  # ways for each net number of successes
     if params["opponent_pool"]:
         # Two truncated series: half the allowance each keeps the joint loss below it.
         opponent = pool_counts(params["opponent_pool"], TRUNCATION / 2)
@@ -321,12 +322,14 @@ def odds(params: Mapping[str, Any]) -> Odds:
         success = Fraction(actor.at_least(k + need), actor.denominator)
         extra["successes"] = actor.fractions()
         if params["opponent_successes"] is not None:
-            extra["net"] = {str(n - k): f for n, f in enumerate(actor.fractions().values())}
+            extra["net"] = actor.fractions(shift=k)
         truncated = Fraction(actor.tail, actor.denominator)
         high, denominator = len(actor.counts) - 1 - k, actor.denominator
 
-        def counts(n: int) -> int:
+        def shifted(n: int) -> int:
             return actor.counts[n + k] if 0 <= n + k < len(actor.counts) else 0
+
+        counts = shifted
 
     if damage_in_play(params):
         # A success with net n does max(0, n - mitigation) damage; a failure none.
@@ -339,7 +342,7 @@ def odds(params: Mapping[str, Any]) -> Odds:
         extra["damage"] = {"0": zero} | {str(d): Fraction(c, denominator) for d, c in hits.items()}
     return Odds(
         system="horizons",
-        params=freeze(params),
+        params=params,
         success=success,
         outcomes={"success": success, "failure": 1 - success},
         extra=extra,

@@ -1,7 +1,8 @@
 """How a panel is set up: enabled systems, timings, player slots.
 
 Fixed for a run (the config file feeds it); what the players change at the table lives in
-:class:`engine.panel.state.Settings` instead.
+:class:`engine.panel.state.Settings` instead. A bad value raises
+:class:`~engine.errors.ParameterError` whose ``key`` is the option's name.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine.errors import ParameterError
 from engine.systems import SYSTEM_IDS
 
 
@@ -41,12 +43,13 @@ class PanelConfig:
         systems = tuple(str(s).strip().lower() for s in self.systems)
         object.__setattr__(self, "systems", systems)
         if not systems:
-            raise ValueError(f"systems: enable at least one of {', '.join(SYSTEM_IDS)}")
+            raise ParameterError("systems", f"enable at least one of {', '.join(SYSTEM_IDS)}", flag=False)
         for s in systems:
             if s not in SYSTEM_IDS:
-                raise ValueError(f"systems: unknown system {s!r}; choose from {', '.join(SYSTEM_IDS)}")
+                raise ParameterError("systems", f"unknown system {s!r}; choose from {', '.join(SYSTEM_IDS)}",
+                                     flag=False)
         if len(set(systems)) != len(systems):
-            raise ValueError(f"systems: each system once, got {', '.join(systems)}")
+            raise ParameterError("systems", f"each system once, got {', '.join(systems)}", flag=False)
         _positive("hold_repeat_delay", self.hold_repeat_delay)
         _positive("animation_frame_seconds", self.animation_frame_seconds)
         _positive("idle_seconds", self.idle_seconds)
@@ -54,22 +57,23 @@ class PanelConfig:
         _at_least_zero("animation_seconds", self.animation_seconds)
         _at_least_zero("result_hold_seconds", self.result_hold_seconds)
         if isinstance(self.players, bool) or not isinstance(self.players, int) or not 1 <= self.players <= 9:
-            raise ValueError(f"players: a whole number from 1 to 9, got {self.players!r}")
+            raise ParameterError("players", f"a whole number from 1 to 9, got {self.players!r}", flag=False)
         if isinstance(self.start_karma, bool) or not isinstance(self.start_karma, int) or self.start_karma < 0:
-            raise ValueError(f"start_karma: a whole number of at least 0, got {self.start_karma!r}")
+            raise ParameterError("start_karma", f"a whole number of at least 0, got {self.start_karma!r}", flag=False)
         if not 0.0 < float(self.brightness) <= 1.0:
-            raise ValueError(f"brightness: a number above 0 up to 1, got {self.brightness!r}")
+            raise ParameterError("brightness", f"a number above 0 up to 1, got {self.brightness!r}", flag=False)
 
 
 def _positive(name: str, value: float) -> None:
     if not _finite(value) or value <= 0:
-        raise ValueError(f"{name}: a number of seconds above 0, got {value!r}")
+        raise ParameterError(name, f"a number of seconds above 0, got {value!r}", flag=False)
 
 
 def _at_least_zero(name: str, value: float) -> None:
     if not _finite(value) or value < 0:
-        raise ValueError(f"{name}: a number of seconds of at least 0, got {value!r}")
+        raise ParameterError(name, f"a number of seconds of at least 0, got {value!r}", flag=False)
 
 
 def _finite(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+

@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from engine.results import Odds, freeze
-from engine.systems.fingers_rules import MAX_KARMA, Link, karma_after_test, links
+from engine.results import Distribution, Odds
+from engine.systems.fingers.rules import MAX_KARMA, Link, karma_after_test, links
 
 #: Unlimited long-term challenges are followed until the unfinished mass is below this.
 _TAIL = 10**15
@@ -39,18 +39,19 @@ def _chain(params: Mapping[str, Any], chain: Sequence[Link]) -> Odds:
         reach *= link.winning
     if reach:
         karma_counts[karma - spent] = karma_counts.get(karma - spent, 0) + reach
-    success = Fraction(reach, den)
     return Odds(
         system="fingers",
-        params=freeze(params),
-        success=success,
-        outcomes={"success": success, "failure": 1 - success},
+        params=params,
+        success=Fraction(reach, den),
+        outcomes=Distribution(("success", "failure"), (reach, den - reach), den),
         extra={"karma_after": _dist(karma_counts, den)},
     )
 
 
-def _dist(counts: Mapping[int, int], den: int) -> dict[str, Fraction]:
-    return {str(k): Fraction(counts[k], den) for k in sorted(counts)}
+def _dist(counts: Mapping[int, int], den: int) -> Distribution:
+    """Karma held after, by amount: counts of the same ``den`` equally likely cases."""
+    held = sorted(counts)
+    return Distribution([str(k) for k in held], [counts[k] for k in held], den)
 
 
 def _long_term(params: Mapping[str, Any], chain: Sequence[Link]) -> Odds:
@@ -112,10 +113,10 @@ def _long_term(params: Mapping[str, Any], chain: Sequence[Link]) -> Odds:
     else:
         success = Fraction(1)  # "Success is guaranteed given enough time"
         truncated = Fraction(unfinished, den)
-    karma_after = {str(k): Fraction(karma_num[k], den) for k in sorted(karma_num)}
+    karma_after = _dist(karma_num, den)
     return Odds(
         system="fingers",
-        params=freeze(params),
+        params=params,
         success=success,
         outcomes={"success": success, "failure": 1 - success},
         extra={

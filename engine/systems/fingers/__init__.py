@@ -17,11 +17,11 @@ from typing import Any
 from engine.dice import DiceSource, FacesDice, sample_subset
 from engine.errors import FacesError, ParameterError
 from engine.params import Param
-from engine.results import RollResult, freeze
+from engine.results import RollResult
 from engine.systems import SystemSpec
-from engine.systems.fingers_odds import odds
-from engine.systems.fingers_panel import PANEL
-from engine.systems.fingers_rules import (
+from engine.systems.fingers.odds import odds
+from engine.systems.fingers.panel import PANEL
+from engine.systems.fingers.rules import (
     FINGER_NAMES,
     MAX_CHAIN,
     MAX_CHOICES,
@@ -254,7 +254,7 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> FingersResult:
     success = last.success and sum(t.success for t in tests) == len(links(params))
     return FingersResult(
         system="fingers",
-        params=freeze(params),
+        params=params,
         dice=tuple(f for t in tests for f in t.winners),
         total=None,
         outcome="success" if success else "failure",

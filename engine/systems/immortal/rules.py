@@ -210,7 +210,7 @@ class Setup:
     ``penalty`` is +5 for an untrained attempt. ``hostiles`` carry their attribute filled in.
     ``automatic_available`` says the rank allows an automatic primary success;
     ``automatic`` says it is taken (under ``best`` the odds decide: see
-    :func:`engine.systems.immortal_odds.chosen_setup`). ``legacy_available`` says some
+    :func:`engine.systems.immortal.odds.chosen_setup`). ``legacy_available`` says some
     hostile's legacy allows an automatic success.
     """
 
@@ -235,7 +235,7 @@ def setup(params: Mapping[str, Any]) -> Setup:
     """Reduce resolved parameters to a :class:`Setup` (pure; used by roll and odds).
 
     Under ``--auto-success best`` the primary is automatic here whenever it is available;
-    :func:`engine.systems.immortal_odds.chosen_setup` then keeps it only where it does not
+    :func:`engine.systems.immortal.odds.chosen_setup` then keeps it only where it does not
     lower the chance of success.
     """
     opponent = Opponent.parse(params["opponent"][0]) if params["opponent"] else None

@@ -2,7 +2,7 @@
 attribute to skill-bonus scale and how Coordination and Volley Attacks combine totals.
 
 Shared by the roll (:mod:`engine.systems.infinity`) and the exact odds
-(:mod:`engine.systems.infinity_odds`), so the two cannot read the rules differently.
+(:mod:`engine.systems.infinity.odds`), so the two cannot read the rules differently.
 """
 
 from __future__ import annotations

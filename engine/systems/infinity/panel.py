@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.systems.infinity_rules import CR_MAX, DAMAGE_MAX, RATING_MAX, make_up
+from engine.systems.infinity.rules import CR_MAX, DAMAGE_MAX, RATING_MAX, make_up
 from engine.systems.panel import Flow, ListShape, PanelSpec, Part, Versus, numbers, outcome_line, pack
 
 _ROLE = {"roller": "you", "helper": "help", "related": "rel.", "attacker": "atk"}
@@ -89,6 +89,8 @@ def _turns(data: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
 PANEL = PanelSpec(
     sides=10,
     dice_names=("hot", "cold"),
+    # a Complication is neither success nor failure (Infinity, "Determining Success")
+    mixed=frozenset({"complication"}),
     labels={"cr": "cr", "skill_points": "skill pts"},
     flows=(
         Flow("coordination", ("helper", "related"),

@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.results import Odds
-from engine.systems.immortal_rules import SIDES, Setup, setup
+from engine.systems.immortal.rules import SIDES, Setup, setup
 
 
 def _deficits(tn: int, modifier: int) -> tuple[int, tuple[int, ...]]:
@@ -118,7 +118,7 @@ def immortal_odds(params: Mapping[str, Any]) -> Odds:
         }
     return Odds(
         system="immortal",
-        params=dict(params),
+        params=params,
         success=wins,
         outcomes={"success": wins, "failure": 1 - wins},
         extra=extra,

@@ -16,11 +16,11 @@ from typing import Any
 from engine.dice import DiceSource, roll_die
 from engine.errors import ParameterError
 from engine.params import Param
-from engine.results import RollResult, freeze
+from engine.results import RollResult
 from engine.systems import SystemSpec
-from engine.systems.d6cv_odds import odds
-from engine.systems.d6cv_panel import PANEL
-from engine.systems.d6cv_rules import (
+from engine.systems.d6cv.odds import odds
+from engine.systems.d6cv.panel import PANEL
+from engine.systems.d6cv.rules import (
     COMPLEXITIES,
     FAILURE,
     SIDES,
@@ -163,7 +163,7 @@ def roll(dice: DiceSource, params: Mapping[str, Any]) -> D6cvResult:
     construction = params["construction"] != "none"
     return D6cvResult(
         system="d6cv",
-        params=freeze(params),
+        params=params,
         dice=tuple(drawn),
         total=last.total,
         outcome="success" if last.success else "failure",

@@ -1,7 +1,7 @@
 """d6cv rules shared by rolling and odds: one check, one contest exchange, the construction
 table and the plan of an extended check.
 
-Keeping the verdicts here, apart from the dice, is what lets :mod:`engine.systems.d6cv_odds`
+Keeping the verdicts here, apart from the dice, is what lets :mod:`engine.systems.d6cv.odds`
 count exactly the cases :func:`engine.systems.d6cv.roll` plays out.
 """
 
@@ -56,6 +56,10 @@ class Part:
 
     def cv_of(self, index: int) -> int | None:
         return None if self.cv is None else self.cv + index * self.cv_step
+
+    def cvs(self) -> tuple[int, ...]:
+        """Each check's CV, in order; none in a contest."""
+        return () if self.cv is None else tuple(self.cv + i * self.cv_step for i in range(self.repeat))
 
 
 def bonus(params: Mapping[str, Any]) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.systems.fingers_rules import MAX_CHAIN, MAX_CHOICES, MAX_KARMA, MIN_CHOICES, links
+from engine.systems.fingers.rules import MAX_CHAIN, MAX_CHOICES, MAX_KARMA, MIN_CHOICES, links
 from engine.systems.panel import Carried, Flow, ListShape, PanelSpec, Part, numbers, outcome_line
 
 
@@ -69,7 +69,7 @@ PANEL = PanelSpec(
              "of the tower drawing them"),
     ),
     lists={
-        # The command line's ranges (fingers_rules).
+        # The command line's ranges (rules.py).
         "chain": ListShape((Part("winners", 0, MAX_CHOICES, 1), Part("of", MIN_CHOICES, MAX_CHOICES, MAX_CHOICES),
                             Part("spend", 0, MAX_KARMA, 0, omit=0)), _chain_text, most=MAX_CHAIN),
         # Ten fingers: a hand for each of a few tests. The command line takes up to a hand for

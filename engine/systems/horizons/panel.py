@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.params import Param
-from engine.systems.horizons_tracks import CRITICAL_BOXES, MAJOR_BOXES, MINOR_MAX
+from engine.systems.horizons.tracks import CRITICAL_BOXES, MAJOR_BOXES, MINOR_MAX
 from engine.systems.panel import Carried, Flow, ListShape, PanelSpec, Part, Versus, boxes, numbers, outcome_line
 
 _TIERS = ("minor", "major", "critical")
