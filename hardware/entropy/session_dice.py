@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from engine.errors import EngineError, EntropyError
 from engine.rng import DrbgDice, HmacDrbg
-from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, ButtonTiming
 from hardware.entropy.fingerprint import Fingerprint
 from hardware.entropy.progress import Progress
 from hardware.entropy.seed import (
@@ -48,11 +47,13 @@ from hardware.entropy.seed import (
     check_table_seed,
 )
 from hardware.entropy.session_file import Owner, StoredSession
-from hardware.entropy.sources import CREDIT_CAP_BITS, Contribution, EntropySource, SourceUnavailable
 from hardware.rolllog import LenientLog, LogError, RollLog
 
 if TYPE_CHECKING:
+    # the sources are imported where a session gathers from them: ``--seed`` dice need none
+    from hardware.entropy.buttons import ButtonTiming
     from hardware.entropy.open_sessions import SessionKeeper
+    from hardware.entropy.sources import Contribution, EntropySource
 
 __all__ = [
     "MIN_CREDIT_BITS", "ROLL_KINDS", "SESSION_ROLLS", "STREAM_VERSION", "NotEnoughEntropy", "SessionBusy",
@@ -464,6 +465,8 @@ class SessionDice:
         return str(getattr(self._keeper, "state_dir", "the state directory"))
 
     def _on_buttons_failed(self, failure: str) -> None:
+        from hardware.entropy.buttons import ButtonTiming
+
         self._buttons_failure_handled = True
         self._log_failure(ButtonTiming.name, failure)
         s = self._session
@@ -527,6 +530,9 @@ class SessionDice:
         return session
 
     def _gather(self) -> list[Contribution]:
+        from hardware.entropy.buttons import ButtonTiming
+        from hardware.entropy.sources import CREDIT_CAP_BITS, SourceUnavailable
+
         shares: list[Contribution] = []
         missing: list[str] = []
         # Button presses are pooled, and each press may seed one session only: take the pool
@@ -575,6 +581,8 @@ class SessionDice:
         have = bt.credited_bits if bt is not None and pooled else 0
         text = f"only {total + have} of the {MIN_CREDIT_BITS} bits a session needs could be credited; no roll"
         if bt is not None and pooled:
+            from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS
+
             need = MIN_CREDIT_BITS - total
             more = -(-(need - have) // CREDIT_BITS_PER_PRESS)
             warming = "" if bt.ready else ", health tests still warming up"
