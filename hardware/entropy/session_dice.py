@@ -46,13 +46,13 @@ from hardware.entropy.seed import (
     TableSeedError,
     check_table_seed,
 )
-from hardware.entropy.session_file import Owner, StoredSession
 from hardware.rolllog import LenientLog, LogError, RollLog
 
 if TYPE_CHECKING:
     # the sources are imported where a session gathers from them: ``--seed`` dice need none
     from hardware.entropy.buttons import ButtonTiming
     from hardware.entropy.open_sessions import SessionKeeper
+    from hardware.entropy.session_file import StoredSession
     from hardware.entropy.sources import Contribution, EntropySource
 
 __all__ = [
@@ -674,6 +674,8 @@ class SessionDice:
 
 def _stored(s: _Session) -> StoredSession:
     """``s`` as a state directory keeps it: mid-roll, the DRBG as it stood at the roll's start."""
+    from hardware.entropy.session_file import Owner, StoredSession
+
     key, v, counter = s.before_roll if s.roll is not None and s.before_roll else s.stream.drbg.export_state()
     owner = s.kept.owner if s.kept is not None else Owner()
     return StoredSession(s.material, key, v, counter, s.rolls, s.opened_ns, s.stream.block_bytes, s.mode,
