@@ -8,8 +8,7 @@ or a comma list of named sources (``hwrng,buttons``: all of them required).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,23 +21,13 @@ if TYPE_CHECKING:
     # a ``--seed`` session needs none of them (start-up, docs/architecture.md)
     from hardware.entropy.buttons import ButtonTiming
     from hardware.entropy.open_sessions import SessionKeeper
-    from hardware.entropy.sources import EntropySource
+    from hardware.entropy.sources import EntropySource, SourceContext
     from hardware.rolllog import RollLog
 
 __all__ = ["NAMED_SOURCES", "open_dice", "parse_spec"]
 
 NAMED_SOURCES = ENTROPY_SOURCES.names()
 _ALLOWED = f"auto, {', '.join(NAMED_SOURCES)}, file:PATH, or a comma list such as hwrng,kernel"
-
-
-@dataclass(frozen=True)
-class SourceContext:
-    """What building a named source may use (the registry's entries take it)."""
-
-    buttons: ButtonTiming | None
-    hwrng_path: str
-    getrandom: Callable[[int], bytes] | None
-    extras: Mapping[str, EntropySource]
 
 
 def kernel_entry(ctx: SourceContext) -> EntropySource:
@@ -151,7 +140,7 @@ def open_dice(
             raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
         return SessionDice(seed=bytes(seed), log=log, session_rolls=session_rolls, clock_ns=clock_ns, mix=mix,
                            keeper=keeper)
-    from hardware.entropy.sources import HWRNG_PATH, file_source, hwrng_source, kernel_source
+    from hardware.entropy.sources import HWRNG_PATH, SourceContext, file_source, hwrng_source, kernel_source
 
     if hwrng_path is None:
         hwrng_path = HWRNG_PATH

@@ -98,6 +98,9 @@ class SessionBusy(EngineError, RuntimeError):
 
 @dataclass
 class _Session:
+    """A session these dice roll in: its progress in the log, the sources that seeded it and
+    the roll in progress."""
+
     p: Progress  # where the session stands in the log
     sources: tuple[str, ...]
     credited_bits: int | None
