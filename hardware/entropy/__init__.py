@@ -42,10 +42,12 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
+if not TYPE_CHECKING:  # so mypy still flags a name this package does not have
 
-    return getattr(importlib.import_module(module), name)
+    def __getattr__(name: str) -> Any:
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        import importlib
+
+        return getattr(importlib.import_module(module), name)
