@@ -40,6 +40,9 @@ CONFIRMED = frozenset({Item.REVEAL, Item.RESET, Item.RESET_ALL})
 
 @dataclass(frozen=True)
 class Settings:
+    """What the settings menu sets: the player slot, brightness, animation length (tenths of a
+    second), starting karma and speech."""
+
     player: int = 1  # 1-based slot
     brightness: int = 100
     animation: int = 8

@@ -42,6 +42,9 @@ class EventKind(StrEnum):
 
 @dataclass(frozen=True)
 class Event:
+    """One input to the state machine: a button (``button``), a turn of the encoder (``steps``),
+    a tick, or a report from the hardware (``text``)."""
+
     kind: EventKind
     button: Button | None = None
     steps: int = 0

@@ -59,6 +59,9 @@ def qr_scale(modules: int) -> int:
 
 @dataclass(frozen=True)
 class _Layout:
+    """Where a screen's parts go: its bar, where the body starts, the feature and its height,
+    the line pitch and which lines show."""
+
     bar: str  # "wide" (bar under the title), "edge" (gauge up the right edge), "rule", "none"
     body_top: int
     feature: str  # "", "side" (big and dice in one row), "stack" (big, then dice), "big", "dice"

@@ -8,24 +8,21 @@ or a comma list of named sources (``hwrng,buttons``: all of them required).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.errors import ParameterError
 from hardware.backends import ENTROPY_SOURCES
-from hardware.entropy.buttons import ButtonTiming
-from hardware.entropy.open_sessions import SessionKeeper
 from hardware.entropy.session_dice import SESSION_ROLLS, SessionDice
-from hardware.entropy.sources import (
-    HWRNG_PATH,
-    EntropySource,
-    SourceUnavailable,
-    file_source,
-    hwrng_source,
-    kernel_source,
-)
-from hardware.rolllog import RollLog
+
+if TYPE_CHECKING:
+    # the sources (and their health tests and estimators) are imported where they are opened:
+    # a ``--seed`` session needs none of them (start-up, docs/architecture.md)
+    from hardware.entropy.buttons import ButtonTiming
+    from hardware.entropy.open_sessions import SessionKeeper
+    from hardware.entropy.sources import EntropySource, SourceContext
+    from hardware.rolllog import RollLog
 
 __all__ = ["NAMED_SOURCES", "open_dice", "parse_spec"]
 
@@ -33,21 +30,15 @@ NAMED_SOURCES = ENTROPY_SOURCES.names()
 _ALLOWED = f"auto, {', '.join(NAMED_SOURCES)}, file:PATH, or a comma list such as hwrng,kernel"
 
 
-@dataclass(frozen=True)
-class SourceContext:
-    """What building a named source may use (the registry's entries take it)."""
-
-    buttons: ButtonTiming | None
-    hwrng_path: str
-    getrandom: Callable[[int], bytes] | None
-    extras: Mapping[str, EntropySource]
-
-
 def kernel_entry(ctx: SourceContext) -> EntropySource:
+    from hardware.entropy.sources import kernel_source
+
     return kernel_source(getrandom=ctx.getrandom)
 
 
 def hwrng_entry(ctx: SourceContext) -> EntropySource:
+    from hardware.entropy.sources import hwrng_source
+
     return hwrng_source(ctx.hwrng_path)
 
 
@@ -114,6 +105,8 @@ class _Missing:
         return "absent"
 
     def gather(self):
+        from hardware.entropy.sources import SourceUnavailable
+
         raise SourceUnavailable(self.name, self._why)
 
 
@@ -123,7 +116,7 @@ def open_dice(
     seed: bytes | None = None,
     buttons: ButtonTiming | None = None,
     log: RollLog | None = None,
-    hwrng_path: str = HWRNG_PATH,
+    hwrng_path: str | None = None,
     extra_sources: Sequence[EntropySource] = (),
     session_rolls: int = SESSION_ROLLS,
     clock_ns: Callable[[], int] = time.time_ns,
@@ -139,13 +132,18 @@ def open_dice(
     ``--mix``; default none). Nothing is read until the first roll or ``commitment``.
     ``keeper`` is the state directory's record of its one open session
     (:class:`~hardware.entropy.open_sessions.OpenSessions`): the dice roll in the session open
-    there, whoever opened it, and keep the ones they open.
+    there, whoever opened it, and keep the ones they open. ``hwrng_path`` defaults to
+    :data:`~hardware.entropy.sources.HWRNG_PATH`.
     """
     if seed is not None:
         if parse_spec(spec) != ("auto",):
             raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
         return SessionDice(seed=bytes(seed), log=log, session_rolls=session_rolls, clock_ns=clock_ns, mix=mix,
                            keeper=keeper)
+    from hardware.entropy.sources import HWRNG_PATH, SourceContext, file_source, hwrng_source, kernel_source
+
+    if hwrng_path is None:
+        hwrng_path = HWRNG_PATH
     names = parse_spec(spec)
     extras = {s.name: s for s in extra_sources}
     if names == ("auto",):

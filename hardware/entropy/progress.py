@@ -12,12 +12,15 @@ writer keeps in a file or in memory can therefore get ahead of, or behind, the l
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.rng import HmacDrbg
 from hardware.entropy.seed import RollStream, SeedMaterial
-from hardware.entropy.session_file import StoredSession
 from hardware.rolllog import LogError
+
+if TYPE_CHECKING:
+    # a session kept in a state directory only: start-up without one does without it
+    from hardware.entropy.session_file import StoredSession
 
 __all__ = ["Progress", "SessionSyncError"]
 
@@ -101,6 +104,8 @@ class Progress:
 
     def stored(self, template: StoredSession) -> StoredSession:
         """``template`` (the session's kept file) with this progress as its cache."""
+        from hardware.entropy.session_file import StoredSession
+
         key, v, counter = self.stream.drbg.export_state()
         return StoredSession(self.material, key, v, counter, self.rolls, template.opened_ns, template.block_bytes,
                              template.mode, template.sources, template.credited_bits, self.table_seed, self.log_seq,

@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from engine.errors import EngineError, EntropyError
 from engine.rng import DrbgDice, HmacDrbg
-from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS, ButtonTiming
 from hardware.entropy.fingerprint import Fingerprint
 from hardware.entropy.progress import Progress
 from hardware.entropy.seed import (
@@ -47,12 +46,14 @@ from hardware.entropy.seed import (
     TableSeedError,
     check_table_seed,
 )
-from hardware.entropy.session_file import Owner, StoredSession
-from hardware.entropy.sources import CREDIT_CAP_BITS, Contribution, EntropySource, SourceUnavailable
 from hardware.rolllog import LenientLog, LogError, RollLog
 
 if TYPE_CHECKING:
+    # the sources are imported where a session gathers from them: ``--seed`` dice need none
+    from hardware.entropy.buttons import ButtonTiming
     from hardware.entropy.open_sessions import SessionKeeper
+    from hardware.entropy.session_file import StoredSession
+    from hardware.entropy.sources import Contribution, EntropySource
 
 __all__ = [
     "MIN_CREDIT_BITS", "ROLL_KINDS", "SESSION_ROLLS", "STREAM_VERSION", "NotEnoughEntropy", "SessionBusy",
@@ -97,6 +98,9 @@ class SessionBusy(EngineError, RuntimeError):
 
 @dataclass
 class _Session:
+    """A session these dice roll in: its progress in the log, the sources that seeded it and
+    the roll in progress."""
+
     p: Progress  # where the session stands in the log
     sources: tuple[str, ...]
     credited_bits: int | None
@@ -464,6 +468,8 @@ class SessionDice:
         return str(getattr(self._keeper, "state_dir", "the state directory"))
 
     def _on_buttons_failed(self, failure: str) -> None:
+        from hardware.entropy.buttons import ButtonTiming
+
         self._buttons_failure_handled = True
         self._log_failure(ButtonTiming.name, failure)
         s = self._session
@@ -527,6 +533,9 @@ class SessionDice:
         return session
 
     def _gather(self) -> list[Contribution]:
+        from hardware.entropy.buttons import ButtonTiming
+        from hardware.entropy.sources import CREDIT_CAP_BITS, SourceUnavailable
+
         shares: list[Contribution] = []
         missing: list[str] = []
         # Button presses are pooled, and each press may seed one session only: take the pool
@@ -575,6 +584,8 @@ class SessionDice:
         have = bt.credited_bits if bt is not None and pooled else 0
         text = f"only {total + have} of the {MIN_CREDIT_BITS} bits a session needs could be credited; no roll"
         if bt is not None and pooled:
+            from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS
+
             need = MIN_CREDIT_BITS - total
             more = -(-(need - have) // CREDIT_BITS_PER_PRESS)
             warming = "" if bt.ready else ", health tests still warming up"
@@ -666,6 +677,8 @@ class SessionDice:
 
 def _stored(s: _Session) -> StoredSession:
     """``s`` as a state directory keeps it: mid-roll, the DRBG as it stood at the roll's start."""
+    from hardware.entropy.session_file import Owner, StoredSession
+
     key, v, counter = s.before_roll if s.roll is not None and s.before_roll else s.stream.drbg.export_state()
     owner = s.kept.owner if s.kept is not None else Owner()
     return StoredSession(s.material, key, v, counter, s.rolls, s.opened_ns, s.stream.block_bytes, s.mode,

@@ -19,13 +19,16 @@ import hashlib
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import BinaryIO, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from engine.errors import EntropyError
 from engine.health import HealthMonitor
 from hardware.entropy.assessment import EntropyAssessor
+
+if TYPE_CHECKING:
+    from hardware.entropy.buttons import ButtonTiming
 
 __all__ = [
     "CLAIMS",
@@ -36,6 +39,7 @@ __all__ = [
     "ByteSource",
     "Contribution",
     "EntropySource",
+    "SourceContext",
     "SourceUnavailable",
     "condition",
     "file_source",
@@ -299,3 +303,14 @@ def file_source(path: str, *, opener: Opener = _open_nonblocking, **kwargs) -> B
     """Raw bytes from a file or device (``file:PATH``), read on from where the last session
     stopped; a regular file is read from its start each time the program starts."""
     return ByteSource(f"file:{path}", CLAIMS["file"], path=path, opener=opener, **kwargs)
+
+
+@dataclass(frozen=True)
+class SourceContext:
+    """What building a named source may use (the registry's entries in
+    :mod:`hardware.entropy.pipeline` take it)."""
+
+    buttons: ButtonTiming | None
+    hwrng_path: str
+    getrandom: Callable[[int], bytes] | None
+    extras: Mapping[str, EntropySource]
