@@ -8,7 +8,8 @@ at the table (``--expect`` fingerprints, ``--table-seed``), and the words of the
 are built by test code from honest logs (:func:`honest_logs`: real ``dicetower`` commands) with
 the seeds those logs reveal, as an owner with the seed and write access would build them:
 test_replay_forgeries.py runs every case through ``replay``, tests/tools/test_verify_rolls.py
-through ``verify_rolls.py``, and the store's board can run the same cases.
+through ``verify_rolls.py``, and test_board_verdict.py through the store's board: its verdict, and
+what it would post to a webhook (no forged roll posted as verified).
 
 Attacks (docs/fairness.md, "Who can do what"): grinding through any logged input (the start
 of a roll, the mix, the table seed, the block size), hidden sessions beside the one the

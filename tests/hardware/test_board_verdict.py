@@ -201,3 +201,63 @@ def test_the_seam_never_goes_past_entries_it_was_not_given(sessions_log):
     later = check_tower(ListEntries(sessions_log), early.state, head)
     whole = check_tower(ListEntries(sessions_log), None, head)
     assert later.counts == whole.counts and later.problems == whole.problems == ()
+
+
+# --- what the board posts (webhooks, /events?feed=1) from a forged log -----------------------------------------
+
+
+def board_posts(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The posts (plain bodies, in order) a board decides for ``entries``: what every webhook
+    and the event stream's feed would be sent."""
+    heard: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        towers = Towers(tmp, "s", verifier=False)
+        towers.add_post_listener(lambda post: heard.append(json.loads(post.body)))
+        try:
+            for entry in entries:
+                towers.handle("dicetower/s/t/log", log_message("s", "t", entry))
+            towers.check_now()
+        finally:
+            towers.close()
+    return heard
+
+
+def assert_posts_follow_the_replay(entries: list[dict[str, Any]], tmp: Path) -> list[dict[str, Any]]:
+    """A forger's way into a Discord channel: rolls posted as verified are exactly as many as
+    replay verifies, each an entry of the log as it was written, each once; a log replay finds a
+    problem in is one alert, and a clean one none."""
+    path = tmp / "rolls.jsonl"
+    forgeries.write(path, entries)
+    written = forgeries.read(path)
+    report = replay_log(path)
+    heard = board_posts(written)
+    rolls = [p for p in heard if p["type"] == "roll"]
+    alerts = [p for p in heard if p["type"] == "alert"]
+    assert len(rolls) == report.rolls_verified
+    assert all(p["entry"] in written and p["entry"]["kind"] == "roll" for p in rolls)
+    assert len({p["id"] for p in rolls}) == len(rolls)
+    assert all(p["verdict"]["check"] == "verified" for p in rolls)
+    assert len(alerts) == (1 if report.problems else 0)
+    return heard
+
+
+@pytest.mark.parametrize("name", forgeries.NAMES)
+def test_no_forged_roll_is_posted_as_verified(forgery_cases, tmp_path, name):
+    case = forgery_cases[name]
+    heard = assert_posts_follow_the_replay(list(case.entries), tmp_path)
+    if not case.expect and not case.table_seeds:  # the board alone sees the forgery: it says so
+        assert any(p["type"] == "alert" for p in heard), name
+
+
+@pytest.mark.parametrize("case", ["roll naming an unknown session", "rolled roll with no session",
+                                  "roll after its session was revealed", "session abandoned without a reveal"])
+def test_invented_rolls_are_never_posted(forgery_honest, tmp_path, case):
+    entries = invented(forgery_honest.table, case)
+    heard = assert_posts_follow_the_replay(entries, tmp_path)
+    honest_rolls = [e for e in forgery_honest.table if e["kind"] == "roll"]
+    assert all(p["entry"] in honest_rolls for p in heard if p["type"] == "roll")
+
+
+def test_an_honest_log_is_posted_whole_and_raises_no_alert(forgery_honest, tmp_path):
+    heard = assert_posts_follow_the_replay(forgery_honest.table, tmp_path)
+    assert [p["entry"] for p in heard] == [e for e in forgery_honest.table if e["kind"] == "roll"]
