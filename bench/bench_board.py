@@ -393,11 +393,7 @@ def run_load(towers: int = 50, rate: float = 10.0, seconds: float = 60.0, *, fau
         for p, _ in procs:
             if p.is_alive():
                 p.kill()
-        board.send_signal(signal.SIGINT)
-        try:
-            board.wait(15)
-        except subprocess.TimeoutExpired:
-            board.kill()
+        _stop(board, signal.SIGINT, 15)
         broker.stop()
         shutil.rmtree(work, ignore_errors=True)
     _report(figures, out)
@@ -802,6 +798,16 @@ def _held(port: int) -> int:
         return 0
 
 
+def _stop(proc: subprocess.Popen[bytes], sig: int, timeout: float) -> None:
+    """Stop a board process with ``sig`` as a user would, killing it if it has not ended in ``timeout`` s."""
+    proc.send_signal(sig)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 # --- webhooks: verified roll to POST ---------------------------------------------------------------------
 
 
@@ -956,11 +962,7 @@ def _hooked_run(hooks: list[tuple[Any, str, str]], towers: int, rate: float, sec
         for p in procs:
             if p.is_alive():
                 p.kill()
-        board.send_signal(signal.SIGTERM)
-        try:
-            board.wait(30)
-        except subprocess.TimeoutExpired:
-            board.kill()
+        _stop(board, signal.SIGTERM, 30)
         result["log"] = [line for line in board.stderr.read().decode().splitlines() if "webhook" in line][:12]
         for r, _, _ in hooks:
             r.stop()
