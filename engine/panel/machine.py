@@ -192,8 +192,9 @@ def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> 
         return _nudge(s, -1, out, press=True)
     if button is Button.PLUS:
         return _nudge(s, +1, out, press=True)
-    if seeding.offered(s):
-        # the session's first ROLL: the table may set a seed of its own before anything is rolled
+    if seeding.offered(s) or seeding.unshown(s):
+        # the session's first ROLL: its commitment is shown, and the table may set a seed of its
+        # own before anything is rolled
         return _open_seed(s, seeding.ASK, back=Mode.SETUP)
     return _roll(s, out, dice, guess=None)
 
@@ -421,8 +422,9 @@ def _logged(s: PanelState, logged: sessions.Logged, out: _Out) -> PanelState:
 
 
 def _open_seed(s: PanelState, step: str, *, back: Mode) -> PanelState:
+    shown = s.commitment if step == seeding.ASK else s.shown_for  # the question shows its QR code
     return evolve(s, mode=Mode.TABLE_SEED, seed_step=step, code=(), seed_for=s.commitment, seed_back=back,
-                  note="", fingers=())
+                  note="", fingers=(), shown_for=shown)
 
 
 def _leave_seed(s: PanelState) -> PanelState:
@@ -435,6 +437,8 @@ def _seed_page_still(s: PanelState) -> PanelState:
         return s
     if s.commitment == s.seed_for and not s.started and s.table_seed is None:
         return s
+    if s.commitment == s.seed_for and s.seed_step == seeding.ASK and not seeding.offered(s):
+        return s  # the question shows a session seeded or rolled in elsewhere: ROLL rolls
     if s.commitment != s.seed_for:
         why = "a new session opened: note its commitment, then ROLL" if s.commitment else "the session was revealed"
     elif s.table_seed is not None:
@@ -450,10 +454,12 @@ def _seed_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> P
     CODE_PRESSES are in; then ROLL sets it, MODE cancels, any other button starts again."""
     s = evolve(s, swallow=button)  # its hold and release belong to the page
     if s.seed_step == seeding.ASK:
-        if button is Button.ROLL:  # no table seed: roll as the press meant to
+        if button is Button.ROLL:  # no table seed (or one set elsewhere): roll as the press meant to
             return _roll(evolve(_leave_seed(s), swallow=None), out, dice, guess=None)
         if button is Button.MODE:
             return _leave_seed(s)
+        if not seeding.offered(s):
+            return s  # seeded or rolled in already: only ROLL and MODE do anything here
         return evolve(s, seed_step=seeding.ENTER, code=(), note="")
     if len(s.code) < seeding.CODE_PRESSES:
         code = (*s.code, button.finger)

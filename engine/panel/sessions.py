@@ -33,6 +33,8 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 
+from engine.fingerprints import FINGERPRINT_HEX, fingerprint_line
+
 #: The :attr:`~engine.panel.model.Effects.request` that asks the hardware to reveal the seed.
 REVEAL = "reveal"
 #: Hex digits of the short form shown on the setup and settings screens (``#3fa2c1d0``); the
@@ -86,9 +88,8 @@ class Logged:
 
     @property
     def line(self) -> str:
-        """``roll #12 a1b2c3d4``, ``entered a1b2c3d4``: the fingerprint a result shows."""
-        short = self.entry[:SHORT_DIGITS]
-        return f"roll #{self.number} {short}" if self.number else f"entered {short}"
+        """``#12 a1b2c3d4e5f6a7b8``, ``hand a1b2c3d4e5f6a7b8``: the fingerprint a result shows."""
+        return fingerprint_line(self.number, self.entry)
 
 
 def is_commitment(text: str) -> bool:
@@ -192,13 +193,13 @@ def parse_logged(text: str) -> Logged:
 
 
 def _is_hex(text: str) -> bool:
-    return SHORT_DIGITS <= len(text) <= 64 and set(text.lower()) <= _HEX
+    return FINGERPRINT_HEX <= len(text) <= 64 and set(text.lower()) <= _HEX
 
 
 def _hex_prefix(entry: str) -> str:
     text = str(entry).strip().lower()
     if not _is_hex(text):
-        raise ValueError(f"an entry hash is {SHORT_DIGITS} to 64 hex digits, got {entry!r}")
+        raise ValueError(f"an entry hash is {FINGERPRINT_HEX} to 64 hex digits, got {entry!r}")
     return text
 
 
