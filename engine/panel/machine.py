@@ -343,7 +343,8 @@ def _settings_press(s: PanelState, button: Button, out: _Out) -> PanelState:
         if why:
             out.sounds.append(looks.LIMIT_SOUND)
             return evolve(s, armed=None, note=why)
-        return _open_seed(evolve(s, armed=None, note=""), seeding.ENTER, back=Mode.SETTINGS)
+        # the question page first, from the menu too: its QR code is noted before any code is set
+        return _open_seed(evolve(s, armed=None, note=""), seeding.ASK, back=Mode.SETTINGS)
     if item is menu.Item.REVEALED:
         if s.card is None:
             out.sounds.append(looks.LIMIT_SOUND)
@@ -454,7 +455,11 @@ def _seed_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> P
     CODE_PRESSES are in; then ROLL sets it, MODE cancels, any other button starts again."""
     s = evolve(s, swallow=button)  # its hold and release belong to the page
     if s.seed_step == seeding.ASK:
-        if button is Button.ROLL:  # no table seed (or one set elsewhere): roll as the press meant to
+        if button is Button.ROLL and (s.seed_back is not Mode.SETTINGS or not seeding.offered(s)):
+            # no table seed (or one set elsewhere): roll as the press meant to; from the menu,
+            # where ROLL chose the item, it goes on to the code like PLUS
+            if s.seed_back is Mode.SETTINGS:
+                return _leave_seed(s)
             return _roll(evolve(_leave_seed(s), swallow=None), out, dice, guess=None)
         if button is Button.MODE:
             return _leave_seed(s)

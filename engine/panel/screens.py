@@ -261,7 +261,7 @@ def session(commitment: str, revealed: str, why: str, note: str, contrast: float
 
 
 def seed_ask(commitment: str, mark: str, contrast: float, *, table_seed: str | None = None,
-             started: bool = False) -> Screen:
+             started: bool = False, from_menu: bool = False) -> Screen:
     """A new session's first ROLL: set a table seed? The commitment's QR code beside the
     choices, and its first 16 hex digits, so the table photographs the commitment before it
     chooses its seed (a new code each session). A session seeded or rolled in elsewhere (the
@@ -275,6 +275,10 @@ def seed_ask(commitment: str, mark: str, contrast: float, *, table_seed: str | N
                   "ROLL: roll", "MODE: back")
         return Screen(title=f"new session {mark}", lines=lines, contrast=contrast, kind="seed", qr=commitment,
                       beside=beside[:BESIDE_ROWS])
+    if from_menu:  # ROLL chose this item: it goes on to the code like PLUS
+        return Screen(title=f"table seed? {mark}", contrast=contrast, kind="seed", qr=commitment,
+                      lines=("photograph the", "commitment, then:", *digits, "PLUS: set a new code", "MODE: back"),
+                      beside=(*digits, "", "new code?", "PLUS: set", "MODE: back"))
     lines = ("photograph the", "commitment, then:", *digits, "PLUS: set a new code", "ROLL: roll without",
              "MODE: back")
     beside = (*digits, "", "new code?", "PLUS: set", "ROLL: none", "MODE: back")

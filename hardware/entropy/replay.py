@@ -76,6 +76,8 @@ NOTED_KINDS = ("session", "table_seed", "roll", "reveal")
 #: :data:`EARLY_SECONDS` is flagged (``early-reveal``): whoever ended it knew its next roll.
 EARLY_ROLLS = 1
 EARLY_SECONDS = 60
+#: The flags a verifier keeps whole (the latest); all are counted by code.
+FLAGS_KEPT = 50
 
 #: Every problem's code, with what it means (docs/fairness.md, "Problem codes").
 CODES: dict[str, str] = {
@@ -218,7 +220,8 @@ class ReplayReport:
     without_table_seed: tuple[OpenSession, ...] = ()
     rolls_mixed: int = 0
     head: str = GENESIS
-    flags: tuple[Flag, ...] = ()
+    flags: tuple[Flag, ...] = ()  # the latest FLAGS_KEPT
+    flag_counts: dict[str, int] = field(default_factory=dict)  # every flag, by code
     facts: tuple[SessionFacts, ...] = ()  # the players' night in player mode, else the last session
     outside: int = 0  # player mode: sessions with rolls outside the players' night (not checked against notes)
 
@@ -257,6 +260,7 @@ class ReplayReport:
                                    for o in self.without_table_seed],
             "problems": [{"entry": p.line_no, "code": p.code, "message": p.message} for p in self.problems],
             "flags": [{"entry": f.line_no, "code": f.code, "message": f.message} for f in self.flags],
+            "flag_counts": dict(self.flag_counts),
             "sessions_shown": [{"session": f.session, "entry": f.line_no, "commitment": f.commitment,
                                 "table_seed": f.table_seed, "rolls": f.rolls, "head": f.head, "night": f.night}
                                for f in self.facts],
@@ -303,11 +307,13 @@ class _State:
     entropy: dict[str, list[Any]] = field(default_factory=dict)  # block digest -> [session, line]
     codes: dict[str, list[Any]] = field(default_factory=dict)  # digest of a table seed -> [session, line]
     no_table_seed: list[list[Any]] = field(default_factory=list)  # [session, line, rolls]
-    flags: list[list[Any]] = field(default_factory=list)  # [line, code, message]
+    flags: list[list[Any]] = field(default_factory=list)  # [line, code, message]: the latest FLAGS_KEPT
+    flag_counts: dict[str, int] = field(default_factory=dict)  # every flag, by code
     last_reveal: list[Any] = field(default_factory=list)  # [session, rolls, time] of the latest reveal
     last_facts: dict[str, Any] = field(default_factory=dict)  # the latest revealed session's facts
     problems: list[list[Any]] = field(default_factory=list)  # [line, message, code]
     # player mode only (a one-off check of a whole log, never the board's long-lived state):
+    notes: dict[str, Any] = field(default_factory=dict)  # what the players noted (Notes, as JSON)
     noted: list[list[Any]] = field(default_factory=list)  # [prefix, number, found, session, line]
     night: list[dict[str, Any]] = field(default_factory=list)  # every revealed session's facts, in log order
     entered_lines: list[int] = field(default_factory=list)
@@ -325,7 +331,10 @@ class Verifier:
     def __init__(self, *, notes: Notes | None = None, expect: Sequence[str | Noted] = (),
                  table_seeds: Sequence[str] = ()) -> None:
         self.notes = notes if notes is not None else Notes.of(expect, table_seeds)
-        self._s = _State(noted=[[n.prefix, n.number, False, None, 0] for n in self.notes.expect])
+        n = self.notes
+        self._s = _State(noted=[[x.prefix, x.number, False, None, 0] for x in n.expect],
+                         notes={"table_seeds": list(n.table_seeds), "allow_mix": list(n.allow_mix),
+                                "allow_entered": n.allow_entered} if n.player_mode else {})
 
     # --- carrying it over ---------------------------------------------------------------------------
 
@@ -334,14 +343,19 @@ class Verifier:
         return {"version": _STATE_VERSION, **copy.deepcopy(self._s.__dict__)}
 
     @classmethod
-    def resume(cls, state: dict[str, Any], *, notes: Notes | None = None) -> Verifier:
-        """The verifier :meth:`state` described; ``ValueError`` if it is not such a state."""
+    def resume(cls, state: dict[str, Any]) -> Verifier:
+        """The verifier :meth:`state` described (what the players noted included);
+        ``ValueError`` if it is not such a state."""
         if not isinstance(state, dict) or state.get("version") != _STATE_VERSION:
             raise ValueError(f"not a version {_STATE_VERSION} verifier state")
         fields = {k: v for k, v in state.items() if k != "version"}
         try:
             restored = _State(**copy.deepcopy(fields))
-        except TypeError as exc:
+            kept = restored.notes
+            notes = Notes(tuple(Noted(str(x[0]), x[1]) for x in restored.noted),
+                          tuple(kept.get("table_seeds", ())), tuple(kept.get("allow_mix", ())),
+                          int(kept.get("allow_entered", 0)))
+        except (TypeError, AttributeError, IndexError) as exc:
             raise ValueError(f"not a verifier state: {exc}") from None
         verifier = cls(notes=notes)
         verifier._s = restored
@@ -401,7 +415,10 @@ class Verifier:
                 self._reveal(line, e, session, found, verified)
 
     def _flag(self, line: int, code: str, message: str) -> None:
-        self._s.flags.append([line, code, message])
+        s = self._s
+        s.flags.append([line, code, message])
+        del s.flags[:-FLAGS_KEPT]  # a witness that runs for years keeps the latest, and counts them all
+        s.flag_counts[code] = s.flag_counts.get(code, 0) + 1
 
     def _match(self, line: int, e: dict[str, Any], sid: str | None, number: int | None) -> None:
         """Mark the noted values this entry carries (its hash; a session entry's commitment),
@@ -551,7 +568,7 @@ class Verifier:
         rolls = session["rolls"]
         s.last_reveal = [sid, len(rolls), e.get("time")]
         facts = self._facts(sid, session, head=str(e.get("hash", "")), end=line)
-        s.last_facts = facts
+        s.last_facts = {k: v for k, v in facts.items() if k != "mixes"}
         try:
             material = SeedMaterial.from_hex(str(e.get("seed", "")))
         except ValueError as exc:
@@ -652,7 +669,8 @@ class Verifier:
         flags = tuple(Flag(int(a), str(b), str(c)) for a, b, c in s.flags)
         return ReplayReport(Path(path), s.entries, s.sessions, s.revealed, s.verified, s.entered, s.test,
                             sum(o.rolls for o in still_open) + sum(o.rolls for o in left), still_open + left,
-                            tuple(problems), tuple(notes), without, s.mixed, s.prev, flags, facts, outside)
+                            tuple(problems), tuple(notes), without, s.mixed, s.prev, flags, dict(s.flag_counts), facts,
+                            outside)
 
     def _night_checks(self) -> tuple[tuple[SessionFacts, ...], int, list[Finding]]:
         """Player mode: every noted value found (with its number), then the players' night held

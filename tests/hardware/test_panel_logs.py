@@ -11,6 +11,7 @@ one set by `dicetower session seed` shown as the log has it."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -41,15 +42,27 @@ def config_file(tmp_path: Path, state: Path) -> Path:
     return path
 
 
+FOOT = re.compile(r"#?(\d+) ([0-9a-f]{16})|hand ([0-9a-f]{16})")
+HEX8 = re.compile(r"[0-9a-f]{8}")
+
+
 def noted(steps: list[dict]) -> tuple[list[str], set[str]]:
-    """What the players could photograph: every fingerprint on a result, every table seed the
-    setup screen showed."""
+    """What the players could photograph: every session's commitment on its question page
+    (16 digits, beside the QR code), every fingerprint on a result (as a player types it:
+    ``12:a1b2…``), every table seed the setup screen showed."""
     prints, seeds = [], set()
     for step in steps:
-        for line in step["screen"]["lines"]:
-            if line.startswith(("roll #", "entered ")):
-                prints.append(line.split()[-1])
-            elif line.startswith("table seed ") and step["screen"]["kind"] == "setup":
+        screen = step["screen"]
+        lines = screen["lines"]
+        if screen["kind"] == "seed" and "photograph the" in lines:
+            at = lines.index("photograph the") + 2
+            if all(HEX8.fullmatch(x) for x in lines[at:at + 2]):
+                prints.append(lines[at] + lines[at + 1])
+        for line in lines:
+            found = FOOT.fullmatch(line)
+            if found is not None:
+                prints.append(f"{found[1]}:{found[2]}" if found[1] else found[3])
+            elif line.startswith("table seed ") and screen["kind"] == "setup":
                 seeds.add(line.removeprefix("table seed "))
     return prints, seeds
 
@@ -67,15 +80,19 @@ def test_a_flow_scripts_log_checks_clean_with_what_the_panel_showed(flow: Path, 
     prints, seeds = noted(steps)
     log = entries(state)
     rolls = [e for e in log if e["kind"] == "roll"]
-    assert rolls and len(prints) >= len(rolls) // 2  # the results carried their fingerprints
-    assert {p for p in prints} <= {e["hash"][:8] for e in rolls}
+    results = [p for p in prints if ":" in p or len(p) == 16 and p not in {e.get("commitment", "")[:16] for e in log}]
+    assert rolls and len(results) >= len(rolls) // 2  # the results carried their fingerprints
+    assert {p.split(":")[-1] for p in results} <= {e["hash"][:16] for e in rolls}
     assert all(e["roll_kind"] == ("entered" if e["session"] is None else "rolled") for e in rolls)
     hands = [e for e in rolls if e["result"]["params"].get("winners_set")]
     assert all(e["session"] is None and e["roll_kind"] == "entered" for e in hands)  # typed in: no session
-    if flow.stem != "horizons":  # horizons rolls without one (ROLL on the question)
-        assert len(seeds) == 1 and [e["table_seed"] for e in log if e["kind"] == "table_seed"] == list(seeds)
     both_clean(state)
-    both_clean(state, *expectations(prints, seeds))
+    if flow.stem == "horizons":  # horizons rolls without one (ROLL on the question): its owner could have chosen
+        assert not seeds and "no-table-seed" in cli("replay", str(state), *expectations(prints, seeds)).stderr
+        return
+    assert len(seeds) == 1 and [e["table_seed"] for e in log if e["kind"] == "table_seed"] == list(seeds)
+    # the game master's hands (fingers) are typed in: the table names how many it typed
+    both_clean(state, *expectations(prints, seeds), "--allow-entered", str(len(hands)))
 
 
 def test_the_game_masters_hand_is_logged_entered_outside_the_session(tmp_path) -> None:
@@ -89,8 +106,8 @@ def test_the_game_masters_hand_is_logged_entered_outside_the_session(tmp_path) -
     rolls = [e for e in entries(tmp_path) if e["kind"] == "roll"]
     hands = [e for e in rolls if e["result"]["params"].get("winners_set")]
     assert hands and all(e["session"] is None and e["roll_kind"] == "entered" for e in hands)
-    shown = {line.split()[-1] for step in steps for line in step["screen"]["lines"] if line.startswith("entered ")}
-    assert {e["hash"][:8] for e in hands} <= shown  # the reveal showed each one's entry
+    shown = {line.split()[-1] for step in steps for line in step["screen"]["lines"] if line.startswith("hand ")}
+    assert {e["hash"][:16] for e in hands} <= shown  # the reveal showed each one's entry
     in_session = [e for e in rolls if e["session"] is not None]
     assert [e["start"] for e in in_session[1:]] == [e["end"] for e in in_session[:-1]]
     both_clean(tmp_path)
@@ -210,10 +227,10 @@ def test_the_panel_sets_the_table_seed_record_first_and_it_checks(tmp_path) -> N
         rig.run(1.0)
         roll = entries(tmp_path)[-1]
         assert roll["kind"] == "roll" and roll["start"] == 1  # the table seed took generate call 0
-        assert rig.tower.screen.foot == f"roll #1 {roll['hash'][:8]}"
+        assert rig.tower.screen.foot == f"#1 {roll['hash'][:16]}"
     finally:
         rig.tower.close()
-    both_clean(tmp_path, "--expect", commitment[:8], "--expect", roll["hash"][:8], "--table-seed", "22513445")
+    both_clean(tmp_path, "--expect", commitment[:16], "--expect", f"1:{roll['hash'][:16]}", "--table-seed", "22513445")
 
 
 def test_a_table_seed_the_log_cannot_take_says_cannot_record_and_is_not_set(tmp_path) -> None:
@@ -233,12 +250,15 @@ def test_a_table_seed_the_log_cannot_take_says_cannot_record_and_is_not_set(tmp_
         rig.set_table_seed(*[Button.MODE, Button.FIELD, Button.MINUS] * 2, Button.MODE, Button.FIELD)
         assert [e["kind"] for e in entries(tmp_path)] == ["session", "table_seed"]
         assert rig.tower.screen.lines[-1] == "table seed 12312312"
+        commitment = entries(tmp_path)[0]["commitment"]
     finally:
         rig.tower.close()
-    both_clean(tmp_path, "--table-seed", "12312312")
+    both_clean(tmp_path, "--expect", commitment[:16], "--table-seed", "12312312")
 
 
 def test_a_seed_set_on_the_command_line_is_shown_and_no_more_asked_for(tmp_path) -> None:
+    """The session's commitment is still shown once (its QR code, with the code set) before the
+    panel's first roll in it: the table notes every session it rolls in."""
     log = RollLog(tmp_path / LOG_NAME)
     rig = Rig(dice=open_dice("kernel", log=log, keeper=OpenSessions(tmp_path)), memory=tmp_path, roll_log=log)
     try:
@@ -246,10 +266,14 @@ def test_a_seed_set_on_the_command_line_is_shown_and_no_more_asked_for(tmp_path)
         rig.run(1.5)  # the tower follows the log once a second
         assert rig.tower.screen.lines[-1] == "table seed dragon 7"
         rig.tap(Button.ROLL)
+        screen = rig.tower.screen
+        assert rig.tower.state.mode is Mode.TABLE_SEED and "code set: dragon 7" in screen.lines and screen.qr
+        rig.tap(Button.ROLL)
         assert rig.tower.state.mode in (Mode.ROLLING, Mode.RESULT)
+        commitment = entries(tmp_path)[0]["commitment"]
     finally:
         rig.tower.close()
-    both_clean(tmp_path, "--table-seed", "dragon 7")
+    both_clean(tmp_path, "--expect", commitment[:16], "--table-seed", "dragon 7")
 
 
 def test_a_session_that_changed_under_the_page_is_not_seeded(tmp_path) -> None:
@@ -313,4 +337,5 @@ def test_a_session_closed_on_the_command_line_leaves_its_four_facts_on_the_tower
         assert rig.tower.state.mode is Mode.TABLE_SEED  # the next session asks again
     finally:
         rig.tower.close()
-    both_clean(tmp_path, "--expect", reveal["hash"][:8])
+    first = entries(tmp_path)[0]["commitment"]
+    both_clean(tmp_path, "--expect", first[:16], "--expect", reveal["hash"], "--table-seed", "43514351")

@@ -247,11 +247,14 @@ def test_the_menu_shows_the_seed_and_enters_one_before_the_first_roll() -> None:
     panel = _fresh()
     _menu(panel, Item.TABLE_SEED)
     assert panel.screen.lines[0] == ">table seed none"
+    panel.tap(ROLL)  # the question first, from the menu too: the QR code to photograph
+    assert panel.state.mode is Mode.TABLE_SEED and panel.state.seed_step == "ask" and panel.screen.qr == A
+    assert "ROLL: roll without" not in panel.screen.lines  # ROLL chose the item: it goes on like PLUS
     panel.tap(ROLL)
     assert panel.state.mode is Mode.TABLE_SEED and panel.state.seed_step == "enter"
     panel.tap(*CODE, MODE)  # cancelled: back to the menu
     assert panel.state.mode is Mode.SETTINGS
-    panel.tap(ROLL, *CODE, ROLL)
+    panel.tap(ROLL, PLUS, *CODE, ROLL)
     assert _seeds(panel) == [(A, CODE_TEXT)] and panel.state.mode is Mode.SETTINGS
     _session(panel, sessions.committed(A, table_seed=CODE_TEXT))
     assert panel.screen.lines[0] == f">table seed {CODE_TEXT}"
