@@ -192,6 +192,12 @@ def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> 
         return _nudge(s, -1, out, press=True)
     if button is Button.PLUS:
         return _nudge(s, +1, out, press=True)
+    if s.sessions and not s.commitment:
+        # no session open yet (being opened, or it cannot be): never roll in one unseen
+        out.request = sessions.OPEN
+        why = s.session_why or "opening the next session"
+        return evolve(s, mode=Mode.MESSAGE, message=("new session", f"{why}; then ROLL shows its commitment"[:240]),
+                      shown_at=s.now)
     if seeding.offered(s) or seeding.unshown(s):
         # the session's first ROLL: its commitment is shown, and the table may set a seed of its
         # own before anything is rolled

@@ -37,6 +37,9 @@ from engine.fingerprints import FINGERPRINT_HEX, fingerprint_line
 
 #: The :attr:`~engine.panel.model.Effects.request` that asks the hardware to reveal the seed.
 REVEAL = "reveal"
+#: The request that asks the hardware to open the next session now (a ROLL with none open: the
+#: panel rolls in no session whose commitment it has not shown).
+OPEN = "open"
 #: Hex digits of the short form shown on the setup and settings screens (``#3fa2c1d0``); the
 #: roll log's session id is the first 16, so the short form is a prefix of it.
 SHORT_DIGITS = 8

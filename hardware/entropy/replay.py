@@ -118,7 +118,8 @@ FLAGS: dict[str, str] = {
     "no-table-seed": "a session without a table seed: its owner could have chosen its seed",
     "mixed": "a roll with a typed mix: its player should recognise the text",
     "entered": "a typed-in roll: nothing in it can be checked",
-    "early-reveal": "a session revealed with at most one roll and followed within a minute by another",
+    "early-reveal": "a session revealed with at most one roll after its code was set, and followed within a minute "
+                    "by another",
 }
 
 
@@ -475,9 +476,11 @@ class Verifier:
         self._match(line, e, sid, None)
 
     def _early(self, line: int, e: dict[str, Any]) -> None:
-        """Flag a session that follows, within a minute, one revealed with at most one roll."""
+        """Flag a session that follows, within a minute, one revealed with at most one roll after
+        the table set its code (a session that never had a code, such as the empty one a quit
+        leaves, chose nothing: not flagged)."""
         last = self._s.last_reveal
-        if not last or last[1] > EARLY_ROLLS:
+        if len(last) < 4 or last[1] > EARLY_ROLLS or not last[3]:
             return
         gap = _seconds_between(last[2], e.get("time"))
         if gap is not None and 0 <= gap <= EARLY_SECONDS:
@@ -566,7 +569,7 @@ class Verifier:
         s.closed.append(sid)
         s.revealed += 1
         rolls = session["rolls"]
-        s.last_reveal = [sid, len(rolls), e.get("time")]
+        s.last_reveal = [sid, len(rolls), e.get("time"), session["table_seed"] is not None]
         facts = self._facts(sid, session, head=str(e.get("hash", "")), end=line)
         s.last_facts = {k: v for k, v in facts.items() if k != "mixes"}
         try:

@@ -75,6 +75,8 @@ class SessionSync:
         """A request from the panel (an effect of the state machine)."""
         if request == sessions.REVEAL and self.active:
             self.reveal_wanted = True
+        elif request == sessions.OPEN:
+            self._retry_at = 0  # the sync after this step opens it (or says why it cannot)
         elif request != sessions.REVEAL:
             self.log(f"panel: unknown request {request!r}")
 

@@ -154,8 +154,8 @@ def test_a_replay_that_breaks_is_a_finding_not_a_crash(tmp_path, monkeypatch):
     path = tmp_path / "rolls.jsonl"
     forgeries.write(path, entries)
     board = board_verdict(forgeries.read(path))
-    assert board["problems"] == ["entry 1: unverifiable: the verifier could not check this entry: AttributeError: 'str' object "
-                                 "has no attribute 'get'"]
+    assert board["problems"] == ["entry 1: unverifiable: the verifier could not check this entry: AttributeError: "
+                                 "'str' object has no attribute 'get'"]
     assert board["card"]["seq"] == 2 and json.dumps(board["card"])
 
 
