@@ -340,3 +340,89 @@ def test_a_session_closed_on_the_command_line_leaves_its_four_facts_on_the_tower
         rig.tower.close()
     first = entries(tmp_path)[0]["commitment"]
     both_clean(tmp_path, "--expect", first[:16], "--expect", reveal["hash"], "--table-seed", "43514351")
+
+
+# --- the players' night on the panel (issue 26) ----------------------------------------------------
+
+
+def _card(rig: Rig) -> tuple[str, str, int, str]:
+    """The reveal screen's four facts, read back from its QR code's text."""
+    lines = dict(line.split(" ", 1) for line in rig.tower.screen.qr.splitlines()[1:])
+    return lines["commitment"], lines["table"].removeprefix("seed "), int(lines["rolls"]), lines["head"]
+
+
+def test_a_menu_reveal_then_quitting_passes_with_what_the_table_photographed(tmp_path, capsys) -> None:
+    """A newcomer's honest night: the code set at the question, three rolls, the reveal from the
+    menu, then the tower is stopped. replay and verify_rolls.py, given the commitment noted at
+    the question, the code, the last result and the reveal card's head, pass; replay prints
+    the head the reveal screen showed."""
+    from engine.panel.menu import Item
+    from tests.hardware.test_runtime_session import reveal_from_menu
+
+    log = RollLog(tmp_path / LOG_NAME)
+    rig = Rig(dice=open_dice("kernel", log=log, keeper=OpenSessions(tmp_path)), memory=tmp_path, roll_log=log)
+    try:
+        rig.tap(Button.ROLL)  # the question: the commitment's QR code and 16 digits, photographed
+        asked = rig.tower.screen
+        commitment = asked.qr
+        assert asked.kind == "seed" and asked.beside[:2] == (commitment[:8], commitment[8:16])
+        rig.tap(Button.PLUS)
+        for button in (Button.MODE, Button.FIELD, Button.MINUS, Button.PLUS, Button.ROLL, Button.MODE,
+                       Button.FIELD, Button.MINUS):
+            rig.tap(button)
+        rig.tap(Button.ROLL)
+        code = rig.tower.state.table_seed
+        assert code == "12345123"
+        for _ in range(3):
+            rig.roll()
+            rig.run(1.0)
+        last = rig.tower.screen.foot  # '#3 a1b2…': the last result before the reveal
+        reveal_from_menu(rig)
+        rig.run(0.5)
+        assert rig.tower.screen.kind == "card"
+        card = _card(rig)
+        assert card[0] == commitment and card[1] == code and card[2] == 3
+        rig.tap(Button.MODE)
+        assert Item  # the menu was used
+    finally:
+        rig.tower.close()  # quitting: the session the reveal opened is revealed with no roll
+    number, digits = last.lstrip("#").split()
+    noted = ["--expect", commitment[:16], "--expect", f"{number}:{digits}", "--expect", card[3], "--table-seed", code]
+    both_clean(tmp_path, *noted)
+    assert main(["replay", str(tmp_path), "--all-revealed", *noted]) == 0
+    out = capsys.readouterr().out
+    assert f"table seed {code}, rolls 3, head {card[3]}" in out  # the head the reveal screen showed
+
+
+def test_each_session_asks_for_a_new_code_and_refuses_the_last_one(tmp_path) -> None:
+    """After a reveal the next session's question comes at the next ROLL (its own QR code), and
+    the code of the session before is refused there: one code, one session."""
+    from tests.hardware.test_runtime_session import reveal_from_menu
+
+    fingers = (Button.MODE, Button.FIELD, Button.MINUS, Button.PLUS, Button.ROLL, Button.MODE, Button.FIELD,
+               Button.MINUS)
+    log = RollLog(tmp_path / LOG_NAME)
+    rig = Rig(dice=open_dice("kernel", log=log, keeper=OpenSessions(tmp_path)), memory=tmp_path, roll_log=log)
+    try:
+        rig.set_table_seed(*fingers)
+        rig.roll()
+        rig.run(1.0)
+        first = entries(tmp_path)[0]["commitment"]
+        reveal_from_menu(rig)
+        rig.run(0.5)
+        for _ in range(4):  # the card, the new commitment in full, the menu: back to the setup page
+            if rig.tower.state.mode is not Mode.SETUP:
+                rig.tap(Button.MODE)
+        rig.tap(Button.ROLL)
+        screen = rig.tower.screen
+        assert rig.tower.state.mode is Mode.TABLE_SEED and screen.qr and screen.qr != first
+        rig.tap(Button.PLUS)
+        for button in fingers:
+            rig.tap(button)
+        rig.tap(Button.ROLL)
+        message = " ".join(rig.tower.screen.lines)
+        assert rig.tower.state.table_seed is None and "one code, one session" in message, message
+        assert [e["kind"] for e in entries(tmp_path)].count("table_seed") == 1
+    finally:
+        rig.tower.close()
+    both_clean(tmp_path)
