@@ -195,8 +195,9 @@ def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> 
     if s.sessions and not s.commitment:
         # no session open yet (being opened, or it cannot be): never roll in one unseen
         out.request = sessions.OPEN
-        why = s.session_why or "opening the next session"
-        return evolve(s, mode=Mode.MESSAGE, message=("new session", f"{why}; then ROLL shows its commitment"[:240]),
+        if s.session_why:  # it could not be opened: why (the next ROLL asks again)
+            return evolve(s, mode=Mode.MESSAGE, message=("cannot roll", s.session_why[:240]), shown_at=s.now)
+        return evolve(s, mode=Mode.MESSAGE, message=("new session", "opening it: ROLL then shows its commitment"),
                       shown_at=s.now)
     if seeding.offered(s) or seeding.unshown(s):
         # the session's first ROLL: its commitment is shown, and the table may set a seed of its
