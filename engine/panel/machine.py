@@ -195,15 +195,24 @@ def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> 
     if s.sessions and not s.commitment:
         # no session open yet (being opened, or it cannot be): never roll in one unseen
         out.request = sessions.OPEN
-        if s.session_why:  # it could not be opened: why (the next ROLL asks again)
-            return evolve(s, mode=Mode.MESSAGE, message=("cannot roll", s.session_why[:240]), shown_at=s.now)
-        return evolve(s, mode=Mode.MESSAGE, message=("new session", "opening it: ROLL then shows its commitment"),
-                      shown_at=s.now)
+        return _opening(evolve(s, opening=True))
     if seeding.offered(s) or seeding.unshown(s):
         # the session's first ROLL: its commitment is shown, and the table may set a seed of its
         # own before anything is rolled
         return _open_seed(s, seeding.ASK, back=Mode.SETUP)
     return _roll(s, out, dice, guess=None)
+
+
+def _opening(s: PanelState) -> PanelState:
+    """A ROLL found no session open: why, while the hardware opens one (its question comes as
+    soon as its commitment does: :func:`_session`)."""
+    if s.session_why:  # it could not be opened (yet): why; the next ROLL asks again
+        title, _, why = s.session_why.partition(": ")
+        if title != sessions.CANNOT_RECORD:
+            title, why = "cannot roll", s.session_why
+        return evolve(s, mode=Mode.MESSAGE, message=(title, why[:240]), shown_at=s.now)
+    return evolve(s, mode=Mode.MESSAGE, message=("new session", "opening it: its commitment comes next"),
+                  shown_at=s.now)
 
 
 def _to_page(s: PanelState, page: str) -> PanelState:
@@ -389,6 +398,10 @@ def _session(s: PanelState, news: sessions.News) -> PanelState:
         s = evolve(s, commitment=news.commitment, session_why="", table_seed=news.table_seed,
                    started=news.started)
         s = _seed_page_still(s)
+        if s.opening:  # the session a ROLL asked for: its question, the QR code to photograph
+            s = evolve(s, opening=False)
+            if s.mode is Mode.MESSAGE:
+                return _open_seed(s, seeding.ASK, back=Mode.SETUP)
         if s.revealing:
             s = evolve(s, revealing=False)
             if s.mode is Mode.SETTINGS:
@@ -408,7 +421,10 @@ def _session(s: PanelState, news: sessions.News) -> PanelState:
         return s
     # no session open (it could not be opened, or a reveal failed): say why on the menu
     note = news.why[:80] if s.revealing else s.note
-    return evolve(s, session_why=news.why[:200], note=note, revealing=False)
+    s = evolve(s, session_why=news.why[:200], note=note, revealing=False)
+    if s.opening and s.mode is Mode.MESSAGE and news.why:  # the session a ROLL asked for cannot open: why
+        s = _opening(evolve(s, opening=False))
+    return s
 
 
 def _logged(s: PanelState, logged: sessions.Logged, out: _Out) -> PanelState:

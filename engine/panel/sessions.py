@@ -37,6 +37,8 @@ from engine.fingerprints import FINGERPRINT_HEX, fingerprint_line
 
 #: The :attr:`~engine.panel.model.Effects.request` that asks the hardware to reveal the seed.
 REVEAL = "reveal"
+#: How a SESSION text says no session opens because the roll log cannot take it.
+CANNOT_RECORD = "cannot record"
 #: The request that asks the hardware to open the next session now (a ROLL with none open: the
 #: panel rolls in no session whose commitment it has not shown).
 OPEN = "open"

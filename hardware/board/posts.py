@@ -82,7 +82,7 @@ def roll_body(store: str, tower: str, entry: dict[str, Any], *, problem: str | N
             "decided_at": iso(decided_at),
             "verdict": {"check": "verified", "tower_verified": problem is None, "problem": problem,
                         "problems": problems},
-            "roll": {"number": number, "name": fingerprint_line(number or 0, digest)},
+            "roll": {"number": number, "name": fingerprint_line(number, digest) if number else None},
             "entry": entry}
 
 

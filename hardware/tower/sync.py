@@ -333,6 +333,10 @@ def _detail(exc: Exception) -> str:
     prefix, else the whole message (a roll log's, which names the file)."""
     from engine.errors import EntropyError, ParameterError
 
+    from hardware.rolllog import LogError
+
     if isinstance(exc, (EntropyError, ParameterError)) and exc.detail:
         return exc.detail
+    if isinstance(exc, (LogError, OSError)):  # the roll log (or its directory): nothing can be recorded
+        return f"{sessions.CANNOT_RECORD}: {exc}"
     return str(exc)

@@ -45,7 +45,8 @@ def replay_verdict(path: Path) -> dict[str, Any]:
     report = replay_log(path)
     return {"problems": [str(p) for p in report.problems],
             "counts": {"verified": report.rolls_verified, "entered": report.rolls_entered, "test": report.rolls_test,
-                       "unchecked": report.rolls_open, "sessions": report.sessions, "revealed": report.revealed}}
+                       "unchecked": report.rolls_open, "sessions": report.sessions, "revealed": report.revealed,
+                       "flags": dict(report.flag_counts)}}
 
 
 def same(entries: list[dict[str, Any]], tmp: Path, cuts: list[int] = ()) -> dict[str, Any]:

@@ -280,7 +280,7 @@ def test_a_roll_log_that_cannot_be_written_refuses_rolls_says_why_once_and_never
             rig.run(6.0)  # past the session retry, which fails the same way
         assert rig.tower.state.mode is Mode.MESSAGE
         # no session can be opened (it would need the log): no roll, and why; the log's words are in the journal
-        assert "cannot roll" in " ".join(rig.tower.screen.text())
+        assert "cannot record" in " ".join(rig.tower.screen.text())
         assert "Not a directory" in " ".join(rig.tower.screen.text())
         assert rig.tower.rolls == 0
         rig.tap(Button.MODE)  # the panel still answers
