@@ -332,7 +332,6 @@ def _detail(exc: Exception) -> str:
     """Why no session opens: an entropy source's (or a parameter's) message without its
     prefix, else the whole message (a roll log's, which names the file)."""
     from engine.errors import EntropyError, ParameterError
-
     from hardware.rolllog import LogError
 
     if isinstance(exc, (EntropyError, ParameterError)) and exc.detail:
