@@ -62,7 +62,9 @@ function rollsList(card) {
     const name = str(roll.name, 40) || `entry ${str(roll.seq, 12)}`;
     item.append(el("span", "meta", `${str(roll.system, 40)} ${name}${player}`));
     item.dataset.seq = str(roll.seq, 12);
-    item.title = check === "unchecked" ? "unchecked: its session is not revealed yet" : check;
+    item.title = check === "unchecked" ? "unchecked: its session is not revealed yet"
+      : check === "uncoded" ? "verified, in a session without a table seed: its owner could have chosen its seed"
+      : check;
     box.append(item);
   }
   if (!box.children.length) box.append(el("li", "roll none", "no rolls yet"));
