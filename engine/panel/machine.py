@@ -192,10 +192,27 @@ def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> 
         return _nudge(s, -1, out, press=True)
     if button is Button.PLUS:
         return _nudge(s, +1, out, press=True)
-    if seeding.offered(s):
-        # the session's first ROLL: the table may set a seed of its own before anything is rolled
+    if s.sessions and not s.commitment:
+        # no session open yet (being opened, or it cannot be): never roll in one unseen
+        out.request = sessions.OPEN
+        return _opening(evolve(s, opening=True))
+    if seeding.offered(s) or seeding.unshown(s):
+        # the session's first ROLL: its commitment is shown, and the table may set a seed of its
+        # own before anything is rolled
         return _open_seed(s, seeding.ASK, back=Mode.SETUP)
     return _roll(s, out, dice, guess=None)
+
+
+def _opening(s: PanelState) -> PanelState:
+    """A ROLL found no session open: why, while the hardware opens one (its question comes as
+    soon as its commitment does: :func:`_session`)."""
+    if s.session_why:  # it could not be opened (yet): why; the next ROLL asks again
+        title, _, why = s.session_why.partition(": ")
+        if title != sessions.CANNOT_RECORD:
+            title, why = "cannot roll", s.session_why
+        return evolve(s, mode=Mode.MESSAGE, message=(title, why[:240]), shown_at=s.now)
+    return evolve(s, mode=Mode.MESSAGE, message=("new session", "opening it: its commitment comes next"),
+                  shown_at=s.now)
 
 
 def _to_page(s: PanelState, page: str) -> PanelState:
@@ -342,7 +359,8 @@ def _settings_press(s: PanelState, button: Button, out: _Out) -> PanelState:
         if why:
             out.sounds.append(looks.LIMIT_SOUND)
             return evolve(s, armed=None, note=why)
-        return _open_seed(evolve(s, armed=None, note=""), seeding.ENTER, back=Mode.SETTINGS)
+        # the question page first, from the menu too: its QR code is noted before any code is set
+        return _open_seed(evolve(s, armed=None, note=""), seeding.ASK, back=Mode.SETTINGS)
     if item is menu.Item.REVEALED:
         if s.card is None:
             out.sounds.append(looks.LIMIT_SOUND)
@@ -380,6 +398,10 @@ def _session(s: PanelState, news: sessions.News) -> PanelState:
         s = evolve(s, commitment=news.commitment, session_why="", table_seed=news.table_seed,
                    started=news.started)
         s = _seed_page_still(s)
+        if s.opening:  # the session a ROLL asked for: its question, the QR code to photograph
+            s = evolve(s, opening=False)
+            if s.mode is Mode.MESSAGE:
+                return _open_seed(s, seeding.ASK, back=Mode.SETUP)
         if s.revealing:
             s = evolve(s, revealing=False)
             if s.mode is Mode.SETTINGS:
@@ -399,7 +421,10 @@ def _session(s: PanelState, news: sessions.News) -> PanelState:
         return s
     # no session open (it could not be opened, or a reveal failed): say why on the menu
     note = news.why[:80] if s.revealing else s.note
-    return evolve(s, session_why=news.why[:200], note=note, revealing=False)
+    s = evolve(s, session_why=news.why[:200], note=note, revealing=False)
+    if s.opening and s.mode is Mode.MESSAGE and news.why:  # the session a ROLL asked for cannot open: why
+        s = _opening(evolve(s, opening=False))
+    return s
 
 
 def _logged(s: PanelState, logged: sessions.Logged, out: _Out) -> PanelState:
@@ -421,8 +446,9 @@ def _logged(s: PanelState, logged: sessions.Logged, out: _Out) -> PanelState:
 
 
 def _open_seed(s: PanelState, step: str, *, back: Mode) -> PanelState:
+    shown = s.commitment if step == seeding.ASK else s.shown_for  # the question shows its QR code
     return evolve(s, mode=Mode.TABLE_SEED, seed_step=step, code=(), seed_for=s.commitment, seed_back=back,
-                  note="", fingers=())
+                  note="", fingers=(), shown_for=shown)
 
 
 def _leave_seed(s: PanelState) -> PanelState:
@@ -435,6 +461,8 @@ def _seed_page_still(s: PanelState) -> PanelState:
         return s
     if s.commitment == s.seed_for and not s.started and s.table_seed is None:
         return s
+    if s.commitment == s.seed_for and s.seed_step == seeding.ASK and not seeding.offered(s):
+        return s  # the question shows a session seeded or rolled in elsewhere: ROLL rolls
     if s.commitment != s.seed_for:
         why = "a new session opened: note its commitment, then ROLL" if s.commitment else "the session was revealed"
     elif s.table_seed is not None:
@@ -450,10 +478,16 @@ def _seed_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> P
     CODE_PRESSES are in; then ROLL sets it, MODE cancels, any other button starts again."""
     s = evolve(s, swallow=button)  # its hold and release belong to the page
     if s.seed_step == seeding.ASK:
-        if button is Button.ROLL:  # no table seed: roll as the press meant to
+        if button is Button.ROLL and (s.seed_back is not Mode.SETTINGS or not seeding.offered(s)):
+            # no table seed (or one set elsewhere): roll as the press meant to; from the menu,
+            # where ROLL chose the item, it goes on to the code like PLUS
+            if s.seed_back is Mode.SETTINGS:
+                return _leave_seed(s)
             return _roll(evolve(_leave_seed(s), swallow=None), out, dice, guess=None)
         if button is Button.MODE:
             return _leave_seed(s)
+        if not seeding.offered(s):
+            return s  # seeded or rolled in already: only ROLL and MODE do anything here
         return evolve(s, seed_step=seeding.ENTER, code=(), note="")
     if len(s.code) < seeding.CODE_PRESSES:
         code = (*s.code, button.finger)

@@ -38,7 +38,7 @@ _PERCENT = re.compile(r"^(\d+(?:\.\d+)?)%$")  # 28.0% -> 28 percent
 _SECONDS = re.compile(r"^(\d+(?:\.\d+)?)s$")  # 0.8s -> 0.8 seconds
 _PLAYER = re.compile(r"^P(\d+)$")  # P1 -> player 1
 _HEX = re.compile(r"^#([0-9a-f]{4,})$")  # #3fa2c1d0 -> 3 f a 2 c 1 d 0
-_ROLL_NUMBER = re.compile(r"^roll #(\d+) ")  # a recorded result's fingerprint: its number in the session
+_ROLL_NUMBER = re.compile(r"^#?(\d+) ")  # a recorded result's fingerprint: its number in the session
 _TRAILING = ":,;."
 
 

@@ -161,7 +161,8 @@ class Feeds:
         wanting = [h for h in self.hooks if h.hook.wants("roll")]
         for entry in fresh:
             body = posts.roll_body(ledger.store, ledger.tower, entry, problem=ledger.problem,
-                                   problems=ledger.problems, decided_at=now)
+                                   problems=ledger.problems, decided_at=now,
+                                   number=self.record.roll_number(ledger.id, entry.get("session"), entry["seq"]))
             self._write(wanting, "roll", body, now)
         state.announced = max(e["seq"] for e in fresh)
         self.record.save_feed_tower(ledger.id, state.announced, state.red)

@@ -114,8 +114,11 @@ class Ledger:
         status = row.status or {}
         ledger.status = {"state": "offline", "seq": status.get("seq")} if status else None  # until it says
         if row.verdict:
-            with contextlib.suppress(TypeError, ValueError):
-                ledger.counts = Counts(**{k: int(v) for k, v in row.verdict.items()})
+            with contextlib.suppress(TypeError, ValueError, AttributeError):
+                kept = dict(row.verdict)
+                flags = kept.pop("flags", {})
+                ledger.counts = Counts(**{k: int(v) for k, v in kept.items()},
+                                       flags=tuple(sorted((str(k), int(v)) for k, v in flags.items())))
         ledger.stats = Stats.from_plain(record.stats(row.id))
         for seq in _conflict_seqs(record, row.id):
             ledger.conflicts += 1
@@ -132,8 +135,8 @@ class Ledger:
         self.problem = _headline(first[0]) if first else None
         self.problems = record.count_findings(self.id)
         self.last.clear()
-        for entry, mark in reversed(record.last_rolls(self.id, LAST_ROLLS)):
-            self._show(entry, mark)
+        for entry, mark, number in reversed(record.last_rolls(self.id, LAST_ROLLS)):
+            self._show(entry, mark, number)
         session = record.last_of_kind(self.id, "session")
         reveal = record.last_of_kind(self.id, "reveal")
         self.open_session = None
@@ -143,8 +146,8 @@ class Ledger:
                                  "commitment": text(session.get("commitment"), 80)}
         self.version += 1
 
-    def _show(self, entry: Entry, mark: int) -> None:
-        self.last.appendleft(roll_view(entry, mark))
+    def _show(self, entry: Entry, mark: int, number: int | None = None) -> None:
+        self.last.appendleft(roll_view(entry, mark, number))
         result = result_of(entry)
         self.setting = (text(result.get("system"), 40), params_view(result.get("params")))
 
@@ -158,7 +161,8 @@ class Ledger:
                 "session"), "seq": self.head_seq, "missing": self.missing, "duplicates": self.duplicates,
             "conflicts": self.conflicts, "revealed": c.revealed, "replay_pending": self.check_due or self.checking,
             "open_sessions": max(0, c.sessions - c.revealed),
-            "checked": {"verified": c.verified, "unchecked": c.unchecked, "entered": c.entered, "test": c.test},
+            "checked": {"verified": c.verified, "unchecked": c.unchecked, "entered": c.entered, "test": c.test,
+                        "flags": dict(c.flags)},
             "last": list(self.last), "stats": self.stats.to_dict(),
         }
 
@@ -350,7 +354,8 @@ class Ledger:
         kind = entry["kind"]
         if kind == "roll" and not conflict:
             self.rolls += 1
-            self._show(entry, ENTERED if _entered(entry) else 0)
+            self._show(entry, ENTERED if _entered(entry) else 0,
+                       record.roll_number(self.id, entry.get("session"), entry["seq"]))
         elif kind == "session":
             self.sessions += 1
             self.open_session = {"session": text(entry.get("session"), 40),

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from engine.errors import DicetowerError
+from engine.fingerprints import fingerprint_line
 from hardware.rolllog import MAX_LINE_BYTES
 from hardware.safefile import nesting_depth
 
@@ -34,6 +35,7 @@ SHOWN_PARAMS = 12
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
 Entry = dict[str, Any]
+_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 class Rejected(DicetowerError, ValueError):
@@ -265,17 +267,24 @@ def dice_view(dice: Any) -> list[int]:
 
 
 #: What a roll's check mark means (the ``mark`` column of the record).
-MARKS = ("unchecked", "verified", "entered", "test", "failed")
+#: A roll's check mark; ``uncoded``: verified, in a session without a table seed (its owner
+#: could have chosen its seed: docs/fairness.md, rule 6), shown apart from a plain ✓.
+MARKS = ("unchecked", "verified", "entered", "test", "failed", "uncoded")
 
 
-def roll_view(entry: Entry, mark: int = 0) -> dict[str, Any]:
-    """The part of a roll entry a card or the overlay shows, every value of a known type."""
+def roll_view(entry: Entry, mark: int = 0, in_session: int | None = None) -> dict[str, Any]:
+    """The part of a roll entry a card or the overlay shows, every value of a known type;
+    ``name`` is what the OLED showed for it (``#12 a1b2c3d4e5f6a7b8``, ``in_session`` its
+    number in its session: docs/fairness.md, "Fingerprints")."""
     result = result_of(entry)
     seq = entry.get("seq")
     success = result.get("success")
     player = entry.get("player")
+    digest = entry.get("hash")
+    shown = fingerprint_line(in_session or 0, digest) if isinstance(digest, str) and _HEX.fullmatch(digest) else ""
     return {
         "seq": seq if whole(seq) else None, "time": text(entry.get("time"), 40),
+        "number": in_session if in_session and whole(in_session) else None, "name": shown,
         "system": text(result.get("system"), 40), "dice": dice_view(result.get("dice")),
         "outcome": text(result.get("outcome"), 40), "total": number(result.get("total")),
         "success": success if isinstance(success, bool) else None,

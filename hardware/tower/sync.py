@@ -75,6 +75,8 @@ class SessionSync:
         """A request from the panel (an effect of the state machine)."""
         if request == sessions.REVEAL and self.active:
             self.reveal_wanted = True
+        elif request == sessions.OPEN:
+            self._retry_at = 0  # the sync after this step opens it (or says why it cannot)
         elif request != sessions.REVEAL:
             self.log(f"panel: unknown request {request!r}")
 
@@ -330,7 +332,10 @@ def _detail(exc: Exception) -> str:
     """Why no session opens: an entropy source's (or a parameter's) message without its
     prefix, else the whole message (a roll log's, which names the file)."""
     from engine.errors import EntropyError, ParameterError
+    from hardware.rolllog import LogError
 
     if isinstance(exc, (EntropyError, ParameterError)) and exc.detail:
         return exc.detail
+    if isinstance(exc, (LogError, OSError)):  # the roll log (or its directory): nothing can be recorded
+        return f"{sessions.CANNOT_RECORD}: {exc}"
     return str(exc)

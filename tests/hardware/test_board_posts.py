@@ -56,7 +56,7 @@ def test_the_plain_body_nests_the_entry_exactly_and_names_its_verdict():
     assert body == {"version": 1, "type": "roll", "id": f"roll/shop1/table3/12/{'ab' * 32}", "store": "shop1",
                     "tower": "table3", "decided_at": "2026-11-30T00:53:20.500Z",
                     "verdict": {"check": "verified", "tower_verified": True, "problem": None, "problems": 0},
-                    "entry": ENTRY}
+                    "roll": {"number": None, "name": None}, "entry": ENTRY}
     assert json.loads(posts.encode(body)) == body
     posts.encode(body).decode("ascii")  # ASCII on the wire
 
@@ -88,7 +88,7 @@ def test_a_discord_post_is_an_embed_per_roll_mentioning_nobody():
     assert first["description"] == "**infinity** — **success** · total **14**"
     assert first["fields"] == [{"name": "Dice", "value": "3 · 14", "inline": True},
                                {"name": "Setting", "value": "rating 8", "inline": True}]
-    assert first["footer"]["text"] == "seq 12 · abababababab · ✓ verified by the dicetower board"
+    assert first["footer"]["text"] == "entry 12 · abababababababab · ✓ verified by the dicetower board"
     assert first["timestamp"] == "2026-12-02T20:15:03.120Z" and first["color"] == posts.GREEN
     assert second["fields"][-1] == {"name": "⚠ This tower is red", "inline": False,
                                     "value": "entry 3\\: conflicting entries at seq 3"}

@@ -83,7 +83,8 @@ def test_each_verified_roll_is_posted_once_and_nothing_unchecked(broker, tower, 
         wait_posts(plain, 6)
         wait_for(lambda: settled(board, "table1", entries[-1]["seq"]), what="the board has checked every entry")
         card = board.get("/api/towers/table1")
-        assert card["checked"] == {"verified": 6, "unchecked": 1, "entered": 0, "test": 0}
+        assert card["checked"] == {"verified": 6, "unchecked": 1, "entered": 0, "test": 0,
+                                   "flags": {"no-table-seed": 2}}
         assert len(plain.bodies()) == 6  # the open session's roll waits for its reveal
         t.close()  # the reveal
         wait_posts(plain, 7)
@@ -93,7 +94,9 @@ def test_each_verified_roll_is_posted_once_and_nothing_unchecked(broker, tower, 
         assert all(b["verdict"] == {"check": "verified", "tower_verified": True, "problem": None, "problems": 0}
                    for b in plain.bodies())
         footers = [e["footer"]["text"] for p in discord.answered() for e in p.body["embeds"]]
-        assert [int(f.split()[1]) for f in footers] == seqs(plain.bodies())
+        # each named as the OLED named it: its number in its session and 16 digits of its hash
+        assert footers == [f"{b['roll']['name']} · ✓ verified by the dicetower board" for b in plain.bodies()]
+        assert [f.split()[1] for f in footers] == [b["entry"]["hash"][:16] for b in plain.bodies()]
         assert all(p.body["allowed_mentions"] == {"parse": []} and "content" not in p.body for p in discord.answered())
         assert all(p.path.endswith("&wait=true") and p.headers["user-agent"].startswith("dicetower-board")
                    for p in discord.answered())

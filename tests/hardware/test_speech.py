@@ -34,8 +34,13 @@ def make(text: str = SPEAK, *, speaker: RecordingSpeaker | None = None, table_se
     dice = options.pop("dice", None) or open_dice(seed=b"speech")
     if table_seed is not None:
         dice.set_table_seed(table_seed)
-    return Simulator(cfg.loads(text), dice=dice, speaker=speaker if speaker is not None else RecordingSpeaker(),
-                     **options)
+    sim = Simulator(cfg.loads(text), dice=dice, speaker=speaker if speaker is not None else RecordingSpeaker(),
+                    **options)
+    if table_seed is not None:  # the table saw the session's question before these tests begin
+        from engine.panel.state import evolve
+
+        sim.tower.state = evolve(sim.tower.state, shown_for=sim.tower.state.commitment)
+    return sim
 
 
 def spoken(sim: Simulator) -> RecordingSpeaker:
