@@ -42,7 +42,7 @@ def test_the_honest_logs_pass_both_with_and_without_what_the_players_noted(hones
     for name, entries, extra in (
             ("table", honest.table, honest.table_args()),
             ("two", honest.two, [*two_noted, "--table-seed", forgeries.TABLE_SEED, "--table-seed",
-                                 forgeries.TABLE_SEED_2, *(a for m in forgeries.MIXES for a in ("--allow-mix", m))]),
+                                 forgeries.TABLE_SEED_2, *(a for m in forgeries.MIXES * 2 for a in ("--allow-mix", m))]),
             ("panel", honest.panel, [*(a for n in honest.panel_noted.values() for a in ("--expect", n)),
                                      "--table-seed", forgeries.PANEL_CODE]),
             ("seeded", honest.seeded, []), ("entered", honest.entered, [])):
