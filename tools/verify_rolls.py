@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Check a dicetower roll log on your own machine:
 
-    python3 verify_rolls.py rolls.jsonl [--expect NOTE]... [--table-seed CODE]... [--all-revealed]
-                            [--allow-mix TEXT]... [--allow-entered N]
+    python3 verify_rolls.py rolls.jsonl [--expect NOTE]... [--table-seed CODE]... [--card TEXT]...
+                            [--all-revealed] [--allow-mix TEXT]... [--allow-entered N]
+                            [--allow-command-line N]
 
 Standard library only, no dicetower code: written from the "Verify it yourself" section of
 docs/fairness.md, so a player can read both and trust neither the tower nor its program.
@@ -14,11 +15,13 @@ every session (each roll starts at the generate call where the previous one ende
 reveal's count and end); every die and finger hand of every roll against the HMAC_DRBG
 output; and what you noted at the table (player mode): `--expect NOTE` (a commitment or the
 reveal's head, 16 to 64 hex digits, or a result as N:HEX, its roll number and fingerprint;
-repeatable), `--table-seed CODE` (each code you set; repeatable), `--allow-mix TEXT` (each
---mix you typed) and `--allow-entered N` (how many rolls you typed in). In player mode every
-session of your night (from the first to the last session anything you noted belongs to)
-that holds a roll must have its commitment noted and one of your codes, and carry no mix or
-typed-in roll you did not name.
+repeatable), `--table-seed CODE` (each code you set; repeatable), `--card TEXT` (a reveal
+card, the text its QR code holds; repeatable), `--allow-mix TEXT` (a --mix you typed, once
+for each roll it went into), `--allow-entered N` (how many rolls you typed in) and
+`--allow-command-line N` (how many rolls you made on the command line in a session the
+tower's panel rolled in). In player mode every session of your night (from the first to the
+last session anything you noted belongs to) that holds a roll must have its commitment noted
+and one of your codes, and carry no mix, typed-in roll or roll off the panel you did not name.
 
 Prints one line per problem, `entry N: CODE: what` (the codes are docs/fairness.md's "Problem
 codes", the same as `dicetower replay`'s), and a summary; exit status 0 when everything checks
@@ -26,8 +29,9 @@ out, 1 when something does not, 2 for a usage mistake or an unreadable file (a l
 without following a link or waiting on a FIFO, and must be a regular file).
 
 What it does not check: the game rules' arithmetic from the dice to the outcome (totals,
-successes, karma). For that, feed a roll's dice back with `dicetower roll ... --faces`, or
-work it out from docs/rules.md.
+successes, karma): a log whose dice are the seed's but whose outcome is false passes here and
+fails `dicetower replay`. For that, feed a roll's dice back with `dicetower roll ... --faces`,
+or work it out from docs/rules.md.
 """
 
 from __future__ import annotations
