@@ -263,8 +263,9 @@ def session(commitment: str, revealed: str, why: str, note: str, contrast: float
 def seed_ask(commitment: str, mark: str, contrast: float) -> Screen:
     """A new session's first ROLL: set a table seed? The commitment's QR code beside the
     choices, so the table photographs the commitment before it chooses its seed."""
-    lines = ("photograph the", "commitment, then:", "PLUS: set table seed", "ROLL: roll without", "MODE: back")
-    beside = (mark, "", "table seed", "PLUS: set", "ROLL: none", "MODE: back")
+    choices = ("table seed", "PLUS: set", "ROLL: none", "MODE: back")  # the same words on every display
+    lines = ("photograph the", "commitment, then:", *choices)
+    beside = (mark, "", *choices)
     return Screen(title=f"table seed? {mark}", lines=lines, contrast=contrast, kind="seed", qr=commitment,
                   beside=beside)
 

@@ -89,7 +89,9 @@ def test_a_new_sessions_first_roll_asks_for_a_table_seed_and_draws_nothing() -> 
     assert panel.state.mode is Mode.TABLE_SEED and screen.kind == "seed"
     assert screen.qr == A  # the commitment's QR code beside the choices: photographed first
     assert screen.title == f"table seed? #{A[:8]}"
-    assert "PLUS: set table seed" in screen.lines and "ROLL: roll without" in screen.lines
+    assert "PLUS: set" in screen.lines and "ROLL: none" in screen.lines
+    # a text display reads what the OLED draws beside the QR code (issue 29: one wording)
+    assert set(screen.beside) - {""} - {screen.beside[0]} <= set(screen.lines)
     assert panel.dice.calls == 0 and fx.rolled is None
 
 
