@@ -264,7 +264,8 @@ WORDS = {
     "track": "Leiste",
     "wound": "Wunde",
     "whole": "ganze",
-    "sha": "SHA",
+    "sha": "S H A",
+    "sha-256": "S H A 256",
     "head": "Kopf",
     "rolls": "Würfe",
     # several screen words said as one (the longest run the table has is taken)

@@ -174,6 +174,8 @@ WORDS = {
     "-": "not set",
     "...": "",
     "..": "to",
+    "sha": "S H A",
+    "sha-256": "S H A 256",
     "<": "is below",
     ">=": "at least",
     "more": "more",

@@ -267,7 +267,8 @@ def numbers(label: str, values: Any, *, key: str = "dice") -> Line:
     """``dice 3 1 9 9``: a list of numbers in full (the screen wraps or pages a long one);
     said by the template ``key`` with the numbers as a list."""
     items = " ".join(str(v) for v in values) if values else "-"
-    return Line(f"{label} {items}", phrase(key, faces=tuple(values or ())))
+    faces = tuple(values or ())
+    return Line(f"{label} {items}", phrase(key, faces=faces, n=len(faces)))  # n: "die 4", "dice 3 and 5"
 
 
 #: Characters on a line of the 128x64 screen (6x8 font), ``engine.panel.screens.WIDTH``; here
