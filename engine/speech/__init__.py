@@ -10,6 +10,7 @@ through eSpeak NG. Every word is in the phrase table of a language, one module e
 from __future__ import annotations
 
 import importlib
+import re
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -174,7 +175,14 @@ def table(language: str) -> Phrases:
 
 
 def check(phrases: Phrases) -> None:
-    """Every template there, each using only the names it is given."""
+    """Every template there, each using only the names it is given; each reason's translation
+    only the parts its English has."""
+    for english, said in phrases.reasons.items():
+        given = set(re.findall(r"\{(\d+)\}", english))
+        used = set(re.findall(r"\{(\d+)\}", said))
+        if not used <= given:
+            raise SpeechError(f"speech language {phrases.language}: reason {english!r} has no part "
+                              f"{{{min(used - given)}}}")
     missing = sorted(set(TEMPLATES) - set(phrases.templates))
     extra = sorted({k for k in phrases.templates if k.removesuffix(ONE) not in TEMPLATES})
     if missing or extra:

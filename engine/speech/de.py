@@ -458,17 +458,64 @@ WORDS = {
     "pick": "wähle",
 }
 
-#: The engine's reasons a setting cannot roll (English screen text, numbers as {0}, {1} ...)
-#: in German. A reason not here is said word by word in WORDS' German.
+#: The engine's reasons a setting cannot roll (English screen text after the parameter's
+#: label, each variable part as {0}, {1} ..., said in WORDS' German) in German. A reason not
+#: here is said word by word in WORDS' German.
 REASONS = {
     "at most choices ({0}) winners, got {1}": "höchstens {0} Gewinner bei Auswahl {0}, gesetzt {1}",
     "cannot spend {0} karma with karma {1}": "{0} Karma kann nicht eingesetzt werden, es gibt nur {1}",
     "at most {0} karma per test (allow more with multi spend), got {1}":
         "höchstens {0} Karma je Probe (mehr mit mehrfach einsetzen), gesetzt {1}",
+    "with chain put the karma on each test, e.g. {0}; allowed {1} here, got {2}":
+        "bei einer Kette gehört das Karma zu jeder Probe; erlaubt ist hier {1}, gesetzt {2}",
+    "{0} of {1} is certain with {2} karma; spending {3} would waste {4}; allowed {5}":
+        "{0} von {1} ist mit {2} Karma sicher; {3} einzusetzen verschwendet {4}; erlaubt {5}",
+    "a long-term challenge with a 0-winner test never ends; give it a winner or a max tests limit":
+        "eine langfristige Herausforderung mit einer Probe ohne Gewinner endet nie; gib ihr einen Gewinner "
+        "oder eine Höchstzahl an Proben",
+    "test {0} is a {1} of {2}: {3} different fingers from {4} to {5}, got {6}":
+        "Probe {0} ist {1} von {2}: {3} verschiedene Finger von {4} bis {5}, gesetzt {6}",
+    "the test is a {0} of {1}: give exactly {2} fingers, got {3}":
+        "die Probe ist {0} von {1}: gib genau {2} Finger an, gesetzt {3}",
+    "too few fingers: test {0} ({1} of {2}) needs {3}, {4} left":
+        "zu wenige Finger: Probe {0} ({1} von {2}) braucht {3}, nur {4} übrig",
+    "too many fingers: {0} given, the tests played used {1}":
+        "zu viele Finger: {0} gesetzt, die gespielten Proben brauchten {1}",
+    "no finger can be picked": "kein Finger kann gewählt werden",
+    "{0}: winners must be {1}, got {2}; expected challenges like 1/5 or 1/5+1 (at most {3})":
+        "{0}: die Gewinner müssen {1} sein, gesetzt {2}; erwartet werden Herausforderungen wie 1 von 5 oder "
+        "1 von 5 plus 1 (höchstens {3})",
     "refused: the skill is locked (skill locked) after a failed untrained attempt; allowed again once the "
     "character has at least {0} rank (skill {1}..)":
         "abgelehnt: die Fertigkeit ist nach einem misslungenen ungeübten Versuch gesperrt; erst wieder erlaubt "
         "mit mindestens {0} Rang (Fertigkeit ab {1})",
+    "refused: under untr. rule strict no attempt without the skill is allowed (allowed: untr. rule kind, which "
+    "raises the TN by {0})":
+        "abgelehnt: nach der strengen Regel für Ungeübte ist kein Versuch ohne die Fertigkeit erlaubt (erlaubt: "
+        "die milde Regel, die den T N um {0} erhöht)",
+    "an untrained attempt has no skill ranks: give skill {0} with untrained, got skill {1}":
+        "ein ungeübter Versuch hat keine Ränge: gib Fertigkeit {0} bei ungeübt, gesetzt Fertigkeit {1}",
+    "give either opponent or opp. total, not both; got opp. total {0} with opponent":
+        "gib entweder den Gegner oder die Summe des Gegners an, nicht beides; gesetzt ist die Summe {0} "
+        "mit einem Gegner",
+    "attribute and skill pts build the rating together; give both":
+        "Attribut und Fertigkeitspunkte ergeben den Wert nur zusammen; gib beide an",
+    "required with volley: a whole number from {0} to {1}": "nötig bei einer Salve: eine ganze Zahl von {0} bis {1}",
+    "in a volley other combat totals are attacker RATING:DAMAGE":
+        "in einer Salve kommen die anderen Kampfwerte als Angreifer dazu, mit Wert und Schaden",
+    "required with the defender's wound track ({0}): Minor boxes = {1} + Body + Resolve; give {2} to {3}":
+        "nötig mit der Wundleiste des Verteidigers ({0}): leichte Kästchen gleich {1} plus Körper plus "
+        "Entschlossenheit; gib {2} bis {3} an",
+    "needs the defender's wound track (body and resolve), got only tier {0}":
+        "braucht die Wundleiste des Verteidigers (Körper und Entschlossenheit), gesetzt ist nur Stufe {0}",
+    "a construction check is made against the project's CV, not an opponent; use contest none with build {0}, "
+    "got {1}":
+        "ein Bauwurf geht gegen den C V des Projekts, nicht gegen einen Gegner; nimm Wettstreit keiner bei "
+        "Aufbau {0}, gesetzt {1}",
+    "a contest has no CV to change; allowed {0} with contest {1}, got {2}":
+        "ein Wettstreit hat keinen C V, der sich ändern könnte; erlaubt ist {0} bei Wettstreit {1}, gesetzt {2}",
+    "a complexity-{0} project needs skill {1} or more, got {2}":
+        "ein Projekt der Komplexität {0} braucht Fertigkeit {1} oder mehr, gesetzt {2}",
 }
 
 OUTCOMES = {

@@ -53,6 +53,7 @@ _SIGNED = re.compile(r"^([+-])(\d+(?:\.\d+)?)$")  # +4 -> plus 4
 _DECIMAL = re.compile(r"^\d+\.\d+$")  # 0.8 -> 0,8 in German
 _CODE = re.compile(rf"^\d{{{CODE_DIGITS},}}$")  # 31425512 -> 3 1 4 2 5 5 1 2
 _LIST = re.compile(r"^\d+(?:,\d+)+$")  # 2,3 (skill slots locked) -> 2 and 3, never a decimal
+_RANGE = re.compile(r"^(-?\d+)\.\.(-?\d+)$")  # 0..5 -> 0 to 5
 _PLAYER = re.compile(r"^P(\d+)$")  # P1 -> player 1
 _HASH = re.compile(r"^#?([0-9a-f]{8,64})$")  # #3fa2c1d0 or a bare fingerprint
 _MARKED = re.compile(r"^#([0-9a-f]{4,})$")
@@ -443,28 +444,36 @@ def _value(value: Any, table: Phrases) -> Any:
 
 
 def reason(text: str, table: Phrases) -> str:
-    """The engine's reason a setting cannot roll (English screen text) in the table's words:
-    translated whole where the table has its shape (``REASONS``), else word by word."""
-    if table.reasons:
-        numbers = re.findall(r"-?\d+", text)
-        shape = re.sub(r"-?\d+", "{}", text)
-        indexed = _indexed(shape)
-        if indexed in table.reasons:
-            return spoken(table.reasons[indexed].format(*numbers), table)
-        for head in (": ".join(text.split(": ")[:k]) for k in range(1, text.count(": ") + 1)):
-            # "untrained: refused: ...": the parameter named first, the reason after it
-            tail = text[len(head) + 2:]
-            tail_shape = _indexed(re.sub(r"-?\d+", "{}", tail))
-            if tail_shape in table.reasons:
-                said = table.reasons[tail_shape].format(*re.findall(r"-?\d+", tail))
-                return spoken(f"{head}: {said}", table)
+    """The engine's reason a setting cannot roll (English screen text, the parameter's label
+    first: ``winners: at most choices (3) winners, got 5``) in the table's words: the reason
+    translated whole where the table has it (``REASONS``, its variable parts as ``{0}``,
+    ``{1}``, ... said in the table's words), else word by word."""
+    translated = translation(text, table)
+    if translated is not None:
+        return translated
+    head, colon, tail = text.partition(": ")
+    while colon:  # "untrained: refused: ...": the parameter named first, the reason after it
+        translated = translation(tail, table)
+        if translated is not None:
+            return f"{spoken(head, table)}: {translated}"
+        more, colon, tail = tail.partition(": ")
+        head = f"{head}: {more}"
     return spoken(text, table)
 
 
-def _indexed(shape: str) -> str:
-    """``at most {} of {}`` as ``at most {0} of {1}``: a translation may reorder them."""
-    count = iter(range(shape.count("{}")))
-    return re.sub(r"\{\}", lambda m: "{" + str(next(count)) + "}", shape)
+def translation(text: str, table: Phrases) -> str | None:
+    """``text`` by the table's ``REASONS`` (None: it has none for it)."""
+    for english, said in table.reasons.items():
+        found = _reason_pattern(english).match(text)
+        if found is not None:
+            return said.format(*(spoken(part, table) for part in found.groups()))
+    return None
+
+
+def _reason_pattern(english: str) -> re.Pattern[str]:
+    """A ``REASONS`` key as a pattern: its text exactly, each ``{N}`` any text (in order)."""
+    parts = re.split(r"\{\d+\}", english)
+    return re.compile("^" + "(.+?)".join(re.escape(part) for part in parts) + "$")
 
 
 def spoken(text: str, table: Phrases) -> str:
@@ -542,6 +551,8 @@ def _shape(word: str, table: Phrases) -> str:
         return table.number(word)
     if _LIST.match(word):
         return listing(word.split(","), table)
+    if m := _RANGE.match(word):
+        return table.say("span", first=m[1], last=m[2])
     if _CODE.match(word):
         return code(word)
     if m := _PLAYER.match(word):

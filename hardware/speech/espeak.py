@@ -27,7 +27,7 @@ PROGRAM = "espeak-ng"
 #: Where Linux lists its sound cards (ALSA); "--- no soundcards ---" when there are none.
 CARDS = Path("/proc/asound/cards")
 #: What a speaker's ``problem`` says when the program is not installed.
-NO_PROGRAM = "no espeak-ng (sudo apt install espeak-ng)"
+NO_PROGRAM = "no espeak-ng (sudo apt install espeak-ng; as root without sudo: apt install espeak-ng)"
 NO_CARD = "no sound card (aplay -l lists none; docs/speech.md)"
 #: The most of a failed process's error output kept for the problem line.
 ERROR_MOST = 200
