@@ -56,9 +56,9 @@ TEMPLATES = {
     "seed_more": "{code}, noch {left}",
     "seed_more/1": "{code}, noch 1 Taste",
     "seed_done": "Tisch-Seed {code}: Wurf setzt ihn, Modus bricht ab, jede andere Taste beginnt einen neuen Code",
-    "card": ("Sitzung aufgedeckt: Festlegung {session}, Tisch-Seed {seed}, {rolls} Würfe, Kopf {head}; "
+    "card": ("Sitzung aufgedeckt: Festlegung {session}, Tisch-Seed {seed}, Würfe {rolls}, Kopf {head}; "
              "jede Taste geht weiter zum nächsten Bild"),
-    "card_no_seed": ("Sitzung aufgedeckt: Festlegung {session}, kein Tisch-Seed, {rolls} Würfe, Kopf {head}; "
+    "card_no_seed": ("Sitzung aufgedeckt: Festlegung {session}, kein Tisch-Seed, Würfe {rolls}, Kopf {head}; "
                      "jede Taste geht weiter zum nächsten Bild"),
     "dice": "Würfel {faces}",
     "damage": "Schaden {n}",

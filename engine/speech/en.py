@@ -77,9 +77,9 @@ TEMPLATES = {
     "seed_more/1": "{code}, 1 more button",
     "seed_done": "table seed {code}: roll sets it, mode cancels, any other button starts a new code",
     # a revealed session's four facts (the screen's QR code holds them whole)
-    "card": ("session revealed: commitment {session}, table seed {seed}, {rolls} rolls, head {head}; "
+    "card": ("session revealed: commitment {session}, table seed {seed}, rolls {rolls}, head {head}; "
              "any button goes on to the next screen"),
-    "card_no_seed": ("session revealed: commitment {session}, table seed none, {rolls} rolls, head {head}; "
+    "card_no_seed": ("session revealed: commitment {session}, table seed none, rolls {rolls}, head {head}; "
                      "any button goes on to the next screen"),
     # the lines of a result (PanelSpec.details), shared by several systems
     "dice": "dice {faces}",

@@ -28,6 +28,7 @@ from engine.errors import EngineError
 from engine.panel import pages
 from engine.panel import sessions as session_text
 from engine.panel import tableseed as seeding
+from engine.panel.menu import ITEMS
 from engine.panel.state import Mode, PanelState
 from engine.panel.view import page_title, player_line, row_text, setting_value, setup_notes, table_seed_line
 from engine.results import RollResult
@@ -228,44 +229,27 @@ def row_said(s: PanelState, row: pages.Row, table: Phrases) -> str:
     return table.say("row", label=spoken(name, table), value=said)
 
 
-def selected_row(s: PanelState, table: Phrases) -> str:
-    """The row FIELD has selected."""
-    return row_said(s, s.row(), table)
-
-
 def settings(s: PanelState, table: Phrases, full: bool = False) -> str:
     """``settings, speech on``; an armed action says ROLL again does it. ``full``: every item
-    and its value, the notes and the entropy status."""
-    if full:
-        items = [s.item_index % len(_menu_items()), *range(len(_menu_items()))]
-        seen: list[int] = []
-        for i in items:
-            if i not in seen:
-                seen.append(i)
-        rows = ", ".join(table.say("settings_armed", item=spoken(str(s.item), table))
-                         if s.armed is s.item and i == seen[0] else _setting_row(s, _menu_items()[i], table)
-                         for i in seen)
-        notes = [table.say("settings_full", rows=rows)]
-        if s.voice and s.settings.speech:
-            notes.append(spoken(f"speech: {s.voice}", table))
-        if s.note:
-            notes.append(spoken(s.note, table))
-        notes.append(spoken(f"entropy {s.status}" if s.status else "entropy ?", table))
-        return sentences(notes)
+    (from the selected one round) and its value, the notes and the entropy status."""
     item = spoken(str(s.item), table)
-    if s.armed is s.item:
-        said = table.say("settings_armed", item=item)
-    else:
-        said = table.say("settings", row=_setting_row(s, s.item, table))
+    armed = table.say("settings_armed", item=item) if s.armed is s.item else ""
+    if full:
+        start = s.item_index % len(ITEMS)
+        rows = [_setting_row(s, it, table) for it in (*ITEMS[start:], *ITEMS[:start])]
+        if armed:
+            rows[0] = armed
+        parts = [table.say("settings_full", rows=", ".join(rows))]
+        if s.voice and s.settings.speech:
+            parts.append(spoken(f"speech: {s.voice}", table))
+        if s.note:
+            parts.append(spoken(s.note, table))
+        parts.append(spoken(f"entropy {s.status}" if s.status else "entropy ?", table))
+        return sentences(parts)
+    said = armed or table.say("settings", row=_setting_row(s, s.item, table))
     if s.note:
         return table.say("settings_note", note=spoken(s.note, table), said=said)
     return said
-
-
-def _menu_items() -> Sequence[Any]:
-    from engine.panel.menu import ITEMS
-
-    return ITEMS
 
 
 def _setting_row(s: PanelState, item: Any, table: Phrases) -> str:
