@@ -57,7 +57,9 @@ class Narrator:
             return
         if event.kind in CUTTING:
             self.speaker.stop()
-        if event.kind is EventKind.HOLD and event.button is REPEAT:
+        if event.kind is EventKind.HOLD and event.button is REPEAT and before.swallow is not REPEAT:
+            # (a hold of a press that was used up, a finger or the press that woke the panel,
+            # is nothing more, as on the panel)
             # the screen again, whole; the page it shows is not said again when REPEAT is let go
             self._repeating, self._due = True, None
             self._say(self._marked(said.utterance(after, self.phrases, full=True), unrecorded))

@@ -152,6 +152,19 @@ def test_a_held_field_says_the_result_again_whole_and_changes_nothing(sim) -> No
     assert sim.tower.state.field_index == row and sim.tower.screen.title == shown.title  # nothing moved
 
 
+def test_a_held_finger_is_a_finger_not_a_repeat() -> None:
+    """FIELD held as finger 2 of a hidden hand picks the finger; its hold says nothing more."""
+    sim = make(SPEAK.replace('systems = ["infinity", "fingers"]', 'systems = ["fingers"]'))
+    try:
+        tap(sim, Button.ROLL)
+        hold(sim, Button.FIELD, 3.0)
+        texts = spoken(sim).texts
+        assert texts[-1].startswith("fingers: ") and ". you picked 2. " in texts[-1]
+        assert sum(t.startswith("fingers: ") for t in texts) == 1
+    finally:
+        sim.close()
+
+
 def test_a_held_field_reads_the_whole_setup_page(sim) -> None:
     speaker = spoken(sim)
     sim.advance(1.1)
