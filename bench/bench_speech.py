@@ -117,6 +117,16 @@ def roll_to_audio(rolls: int) -> tuple[dict[str, list[float]], list[str]]:
         tower = assemble(config, pin_factory=factory, dice=dice, roll_log=log, state_dir=state, speaker=speaker)
         pin = factory.pin(config.buttons.pin(Button.ROLL))
         try:
+            # the session's first ROLL shows its commitment (the question page, its code set):
+            # the table photographs it; its sentence is heard out before the timed rolls begin
+            first_audio.clear()
+            pin.drive_low()
+            tower.pump()
+            first_audio.wait(AUDIO_WAIT_S)
+            pin.drive_high()
+            time.sleep(0.03)
+            tower.pump()
+            time.sleep(0.5)
             for n in range(rolls):
                 for kept in marks.values():
                     kept.clear()
