@@ -144,7 +144,7 @@ def _input(s: PanelState, event: Event, out: _Out, dice: DiceSource) -> PanelSta
         # The press that wakes the panel does nothing else, nor does its hold or release.
         out.sounds.append(looks.WAKE_SOUND)
         swallow = button if event.kind in (EventKind.PRESS, EventKind.HOLD) else None
-        return evolve(s, asleep_at=None, swallow=swallow, held=None, mode_tap_from=None)
+        return evolve(s, asleep_at=None, swallow=swallow, held=None, mode_tap_from=None, field_tap_from=None)
     if event.kind is EventKind.TURN:
         return _turn(s, max(-_MAX_TURN, min(_MAX_TURN, event.steps)), out)
     if button is None:
@@ -152,7 +152,7 @@ def _input(s: PanelState, event: Event, out: _Out, dice: DiceSource) -> PanelSta
     if event.kind is EventKind.HOLD:
         return s if button is s.swallow else _hold(s, button, out)
     # a new press ends any hold-repeat and anything left from the last used-up press
-    s = evolve(s, swallow=None, held=None, mode_tap_from=None)
+    s = evolve(s, swallow=None, held=None, mode_tap_from=None, field_tap_from=None)
     if s.mode is Mode.GUESS:
         return _finger(s, button, out, dice)
     if s.mode is Mode.ROLLING:
@@ -187,7 +187,8 @@ def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> 
         return evolve(s, mode=Mode.SETUP, system_index=nxt, field_index=0, page=pages.FIRST,
                        mode_tap_from=s.system_index)
     if button is Button.FIELD:
-        return evolve(s, mode=Mode.SETUP, field_index=(s.field_index + 1) % len(s.rows()))
+        return evolve(s, mode=Mode.SETUP, field_index=(s.field_index + 1) % len(s.rows()),
+                      field_tap_from=(s.mode, s.field_index))
     if button is Button.MINUS:
         return _nudge(s, -1, out, press=True)
     if button is Button.PLUS:
@@ -240,6 +241,8 @@ def _hold(s: PanelState, button: Button, out: _Out) -> PanelState:
         return evolve(s, mode=Mode.SETTINGS, system_index=back, field_index=0 if moved else s.field_index,
                        page=pages.FIRST if moved else s.page, item_index=0, armed=None, note="",
                        held=None, mode_tap_from=None)
+    if button is Button.FIELD:
+        return _field_hold(s)
     if button in (Button.MINUS, Button.PLUS) and s.held is not button:
         if s.mode is Mode.ROLLING:
             return s  # the press that started this hold only skipped the animation
@@ -249,12 +252,25 @@ def _hold(s: PanelState, button: Button, out: _Out) -> PanelState:
     return s
 
 
+def _field_hold(s: PanelState) -> PanelState:
+    """A held FIELD puts back what its press moved (the row, the menu item, the result it
+    left), so the screen the player asked to hear again is the one on show: the hardware's
+    speech reads it in full (docs/speech.md). Like MODE's hold, it changes nothing."""
+    if s.field_tap_from is None:
+        return s
+    mode, index = s.field_tap_from
+    if mode is Mode.SETTINGS:
+        return evolve(s, item_index=index, field_tap_from=None)
+    return evolve(s, mode=mode, field_index=index, field_tap_from=None)
+
+
 def _release(s: PanelState, button: Button | None) -> PanelState:
     return evolve(
         s,
         held=None if s.held is button else s.held,
         swallow=None if s.swallow is button else s.swallow,
         mode_tap_from=None if button is Button.MODE else s.mode_tap_from,
+        field_tap_from=None if button is Button.FIELD else s.field_tap_from,
     )
 
 
@@ -340,7 +356,8 @@ def _settings_press(s: PanelState, button: Button, out: _Out) -> PanelState:
     if button is Button.MODE:
         return evolve(s, mode=Mode.SETUP, armed=None, note="", mode_tap_from=None)
     if button is Button.FIELD:
-        return evolve(s, item_index=(s.item_index + 1) % len(menu.ITEMS), armed=None, note="")
+        return evolve(s, item_index=(s.item_index + 1) % len(menu.ITEMS), armed=None, note="",
+                      field_tap_from=(Mode.SETTINGS, s.item_index))
     if button in (Button.MINUS, Button.PLUS):
         return _adjust_setting(s, -1 if button is Button.MINUS else 1, out)
     item = s.item
@@ -523,7 +540,7 @@ def _roll(s: PanelState, out: _Out, dice: DiceSource, guess: tuple[int, ...] | N
         params = spec.resolve(raw)
         result = spec.roll(dice, params)
     except (EngineError, ValueError) as exc:
-        return _cannot_roll(s, out, _why(exc))
+        return _cannot_roll(s, out, _why(exc, spec))
     s = setup.record(s, spec, result)
     out.rolled = result
     out.sounds.append(looks.ROLL_SOUND)
@@ -604,7 +621,7 @@ def _problem(spec: SystemSpec, raw: Mapping[str, Any]) -> str | None:
     try:
         spec.resolve(raw)
     except (EngineError, ValueError) as exc:
-        return _why(exc)
+        return _why(exc, spec)
     return None
 
 
@@ -644,7 +661,7 @@ def _refresh(s: PanelState, before: PanelState | None) -> PanelState:
         params = spec.resolve(raw)
         exact = spec.known_odds(params)
     except (EngineError, ValueError) as exc:
-        return evolve(s, odds=None, problem=_why(exc), compared=(), no_roll="")
+        return evolve(s, odds=None, problem=_why(exc, spec), compared=(), no_roll="")
     advice = exact.advice
     no_roll = advice.short if advice is not None and not advice.needed else ""
     return evolve(s, odds=float(exact.success), problem=None, compared=_compared(spec, raw), no_roll=no_roll)
@@ -705,11 +722,13 @@ def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
 _SESSION_ITEMS = frozenset({menu.Item.SESSION, menu.Item.TABLE_SEED, menu.Item.REVEAL, menu.Item.REVEALED})
 
 
-def _why(exc: Exception) -> str:
-    """The error in screen words: ``spend: cannot spend 1 karma ...`` (no ``--``)."""
+def _why(exc: Exception, spec: SystemSpec) -> str:
+    """The error in the panel's words: ``spend: cannot spend 1 karma ...``, each parameter the
+    engine names as a command-line flag (``at most --choices (3)``) named by its row's label
+    (``at most choices (3)``): the panel has fields, not flags."""
     if isinstance(exc, ParameterError):
-        return f"{exc.param}: {exc.detail}"
-    return str(exc)
+        return pages.panel_words(spec, f"{pages.cli_label(spec, exc.param)}: {exc.detail}")
+    return pages.panel_words(spec, str(exc))
 
 
 def _finite(value: object) -> bool:

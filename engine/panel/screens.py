@@ -269,21 +269,20 @@ def seed_ask(commitment: str, mark: str, contrast: float, *, table_seed: str | N
     digits = (commitment[:8], commitment[8:16])
     if table_seed is not None or started:
         code = table_seed if table_seed is not None else "none"
-        said = f"code set: {code}" if table_seed is not None else "rolled in already"
-        lines = ("photograph the", "commitment", *digits, fit(said), "ROLL: roll", "MODE: back")
-        beside = (*digits, "", "code set:" if table_seed is not None else "no code", *wrap_all(code, BESIDE_WIDTH)[:2],
-                  "ROLL: roll", "MODE: back")
+        said = ("code set:", *wrap_all(code, BESIDE_WIDTH)[:2]) if table_seed is not None else ("no code",)
+        beside = (*digits, "", *said, "ROLL: roll", "MODE: back")
+        lines = ("photograph the QR", *digits, *(("code set:", fit(code)) if table_seed is not None else said),
+                 "ROLL: roll", "MODE: back")
         return Screen(title=f"new session {mark}", lines=lines, contrast=contrast, kind="seed", qr=commitment,
                       beside=beside[:BESIDE_ROWS])
+    choices: tuple[str, ...]
     if from_menu:  # ROLL chose this item: it goes on to the code like PLUS
-        return Screen(title=f"table seed? {mark}", contrast=contrast, kind="seed", qr=commitment,
-                      lines=("photograph the", "commitment, then:", *digits, "PLUS: set a new code", "MODE: back"),
-                      beside=(*digits, "", "new code?", "PLUS: set", "MODE: back"))
-    lines = ("photograph the", "commitment, then:", *digits, "PLUS: set a new code", "ROLL: roll without",
-             "MODE: back")
-    beside = (*digits, "", "new code?", "PLUS: set", "ROLL: none", "MODE: back")
-    return Screen(title=f"table seed? {mark}", lines=lines, contrast=contrast, kind="seed", qr=commitment,
-                  beside=beside)
+        choices = ("new code?", "PLUS: set", "MODE: back")
+    else:
+        choices = ("new code?", "PLUS: set", "ROLL: none", "MODE: back")
+    # the same words on every display (the OLED beside the QR code, a text display's lines)
+    return Screen(title=f"table seed? {mark}", lines=("photograph the QR", *digits, *choices), contrast=contrast,
+                  kind="seed", qr=commitment, beside=(*digits, "", *choices)[:BESIDE_ROWS])
 
 
 def seed_code(mark: str, code: Sequence[int], presses: int, note: str, contrast: float) -> Screen:

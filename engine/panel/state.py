@@ -105,6 +105,9 @@ class PanelState:
     held: Button | None = None  # MINUS/PLUS repeating
     repeat_at: float = 0.0
     mode_tap_from: int | None = None  # system before a MODE press, restored if it is a hold
+    #: the screen and row (or menu item) before a FIELD press, restored if it is a hold (a
+    #: held FIELD asks speech to read the screen again, in full: docs/speech.md)
+    field_tap_from: tuple[Mode, int] | None = None
     swallow: Button | None = None  # hold/release of a press that was used up (wake, finger)
     last_activity: float = 0.0
     asleep_at: float | None = None  # attract screen since

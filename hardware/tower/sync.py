@@ -153,7 +153,9 @@ class SessionSync:
                 problem = sessions.seed_refused(str(exc).removeprefix("table seed: "))
             else:
                 digest = str(entry.get("hash", ""))[:8]
-                self.log(f"table seed {text!r} set for session #{commitment[:8]} (entry {digest})")
+                # a session without a roll log (the simulator's sandbox) has no entry to name
+                where = f"entry {digest}" if digest else "not logged: no state directory"
+                self.log(f"table seed {text!r} set for session #{commitment[:8]} ({where})")
         self.sync(now)  # the seed as the log holds it (or the session as it now is)
         if problem is not None:
             self.tell(Event(EventKind.LOGGED, text=problem), now)

@@ -90,8 +90,10 @@ def test_a_new_sessions_first_roll_asks_for_a_table_seed_and_draws_nothing() -> 
     assert panel.state.mode is Mode.TABLE_SEED and screen.kind == "seed"
     assert screen.qr == A  # the commitment's QR code beside the choices: photographed first
     assert screen.title == f"table seed? #{A[:8]}"
-    assert "PLUS: set a new code" in screen.lines and "ROLL: roll without" in screen.lines
+    assert "PLUS: set" in screen.lines and "ROLL: none" in screen.lines
     assert screen.beside[:2] == (A[:8], A[8:16])  # 16 digits beside the QR code: 64 bits to match
+    # a text display reads what the OLED draws beside the QR code (issue 29: one wording)
+    assert set(screen.beside) - {""} <= set(screen.lines)
     assert panel.dice.calls == 0 and fx.rolled is None
 
 
@@ -172,8 +174,8 @@ def test_holds_on_the_page_do_nothing() -> None:
 def test_a_session_seeded_or_rolled_in_elsewhere_is_shown_once_and_asks_nothing() -> None:
     """A session the command line opened, seeded or rolled in is still shown (its QR code and
     digits) before the panel's first roll in it: the table notes every session's commitment."""
-    for text, said in ((sessions.committed(A, started=True), "rolled in already"),
-                       (sessions.committed(A, table_seed="dragon"), "code set: dragon")):
+    for text, said in ((sessions.committed(A, started=True), "no code"),
+                       (sessions.committed(A, table_seed="dragon"), "dragon")):
         panel = Panel()
         _session(panel, text)
         panel.tap(ROLL)
