@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Check a dicetower roll log on your own machine:
 
-    python3 verify_rolls.py rolls.jsonl [--expect NOTE]... [--table-seed CODE]... [--all-revealed]
-                            [--allow-mix TEXT]... [--allow-entered N]
+    python3 verify_rolls.py rolls.jsonl [--expect NOTE]... [--table-seed CODE]... [--card TEXT]...
+                            [--all-revealed] [--allow-mix TEXT]... [--allow-entered N]
+                            [--allow-command-line N]
 
 Standard library only, no dicetower code: written from the "Verify it yourself" section of
 docs/fairness.md, so a player can read both and trust neither the tower nor its program.
@@ -14,11 +15,13 @@ every session (each roll starts at the generate call where the previous one ende
 reveal's count and end); every die and finger hand of every roll against the HMAC_DRBG
 output; and what you noted at the table (player mode): `--expect NOTE` (a commitment or the
 reveal's head, 16 to 64 hex digits, or a result as N:HEX, its roll number and fingerprint;
-repeatable), `--table-seed CODE` (each code you set; repeatable), `--allow-mix TEXT` (each
---mix you typed) and `--allow-entered N` (how many rolls you typed in). In player mode every
-session of your night (from the first to the last session anything you noted belongs to)
-that holds a roll must have its commitment noted and one of your codes, and carry no mix or
-typed-in roll you did not name.
+repeatable), `--table-seed CODE` (each code you set; repeatable), `--card TEXT` (a reveal
+card, the text its QR code holds; repeatable), `--allow-mix TEXT` (a --mix you typed, once
+for each roll it went into), `--allow-entered N` (how many rolls you typed in) and
+`--allow-command-line N` (how many rolls you made on the command line in a session the
+tower's panel rolled in). In player mode every session of your night (from the first to the
+last session anything you noted belongs to) that holds a roll must have its commitment noted
+and one of your codes, and carry no mix, typed-in roll or roll off the panel you did not name.
 
 Prints one line per problem, `entry N: CODE: what` (the codes are docs/fairness.md's "Problem
 codes", the same as `dicetower replay`'s), and a summary; exit status 0 when everything checks
@@ -26,8 +29,9 @@ out, 1 when something does not, 2 for a usage mistake or an unreadable file (a l
 without following a link or waiting on a FIFO, and must be a regular file).
 
 What it does not check: the game rules' arithmetic from the dice to the outcome (totals,
-successes, karma). For that, feed a roll's dice back with `dicetower roll ... --faces`, or
-work it out from docs/rules.md.
+successes, karma): a log whose dice are the seed's but whose outcome is false passes here and
+fails `dicetower replay`. For that, feed a roll's dice back with `dicetower roll ... --faces`,
+or work it out from docs/rules.md.
 """
 
 from __future__ import annotations
@@ -164,7 +168,10 @@ def dice_of(sides: int):
 
 
 def hands(roll: RollBytes, result: dict) -> str | None:
-    """fingers: each test's winning fingers, a partial Fisher-Yates draw of k of n."""
+    """fingers: each test's winning fingers, a partial Fisher-Yates draw of k of n (a hand
+    typed in with winners_set draws nothing: rule 13 makes the roll entered)."""
+    if (result.get("params") or {}).get("winners_set"):
+        return None
     for test in result.get("tests", []):
         if test.get("automatic"):
             continue
@@ -259,7 +266,7 @@ def parse_note(text: str) -> tuple[str, int | None] | None:
 
 class Checker:
     def __init__(self, notes: list[tuple[str, int | None]], table_seeds: list[str], allow_mix: list[str],
-                 allow_entered: int) -> None:
+                 allow_entered: int, allow_command_line: int = 0, cards: list[tuple] | None = None) -> None:
         self.problems: list[tuple[int, str, str]] = []
         self.open: dict[str, dict] = {}
         self.left: dict[str, dict] = {}
@@ -269,13 +276,16 @@ class Checker:
         self.counts = {"rolled": 0, "entered": 0, "test": 0}
         # each noted value: [prefix, number, found (False, True or what it matched instead), session, line]
         self.notes = [[prefix, number, False, None, 0] for prefix, number in notes]
-        self.player = bool(notes or table_seeds)
+        self.cards = cards or []  # (commitment, table seed as the card says it, rolls, head)
+        self.player = bool(notes or table_seeds or self.cards)
         self.table_seeds = table_seeds
         self.allow_mix = allow_mix
         self.allow_entered = allow_entered
+        self.allow_command_line = allow_command_line
         self.no_table_seed: list[str] = []
         self.sessions: list[dict] = []  # every session started, in log order
         self.entered_lines: list[int] = []
+        self.noted_rolls: list[tuple[int | None, dict]] = []
         self.entries = 0
 
     def problem(self, line: int, code: str, text: str) -> None:
@@ -311,6 +321,8 @@ class Checker:
                 n[3], n[4] = sid, line
                 continue
             n[2], n[3], n[4] = True, sid, line
+            if e.get("kind") == "roll" and on_hash:
+                self.noted_rolls.append((number, e))
             if on_commitment and sid in self.open:
                 self.open[sid]["commitment_noted"] = True
 
@@ -352,6 +364,7 @@ class Checker:
             self.problem(line, "overlap", f"session {sid} opened while session {other} is still open: one session "
                                           "at a time")
             self.left[other] = self.open.pop(other)
+            self.sessions.remove(self.left[other])  # set aside: its rolls are not checked, nor counted as yours
         stream, block = e.get("stream"), e.get("block_bytes", 64)
         if stream not in (2, 3):
             self.problem(line, "stream", f"session {sid} is not stream format 2 or 3")
@@ -361,7 +374,7 @@ class Checker:
         else:
             s = {"id": sid, "line": line, "entry": e, "stream": stream, "block": block, "table_seed": None,
                  "rolls": [], "spoiled": False, "commitment_noted": False, "mixes": [], "end": 0, "head": "",
-                 "test": None}
+                 "test": None, "panel": False, "not_panel": []}
             self.open[sid] = s
             self.sessions.append(s)
             self.match(line, e, sid, None)
@@ -394,6 +407,15 @@ class Checker:
                 self.problem(line, "too-many-rolls", f"session {e.get('session')} has more than {SESSION_ROLLS} rolls")
             s["overflow"] = True
             return
+        number = len(s["rolls"]) + 1
+        result = e.get("result") if isinstance(e.get("result"), dict) else {}
+        if isinstance(result.get("params"), dict) and result["params"].get("winners_set"):
+            self.problem(line, "roll-kind", f"roll #{number} of session {e.get('session')} is typed in inside a "
+                                            "session: typed-in rolls are logged outside every session")
+        if e.get("source") == "panel":
+            s["panel"] = True
+        else:
+            s["not_panel"].append((line, number))
         if s["stream"] == 3:
             try:
                 mix = bytes.fromhex(e.get("mix"))
@@ -476,9 +498,9 @@ class Checker:
             self.night(entries)
 
     def night(self, entries: int) -> None:
-        """Player mode (rule 14): what was noted is in the log; the players' night holds no
-        session they did not note, none without one of their codes, no test session, no mix or
-        typed-in roll they did not name."""
+        """Player mode (rule 14): what was noted is in the log; each card is a session as it
+        says; the players' night holds no session they did not note, none without one of their
+        codes, no test session, no mix, typed-in roll or roll off the panel they did not name."""
         for prefix, number, hit, _sid, line in self.notes:
             shown = f"{number}:{prefix}" if number is not None else prefix
             if hit is False:
@@ -491,15 +513,31 @@ class Checker:
             if text not in carried:
                 self.problem(0, "table-seed-not-found", f"no session carries the table seed {text!r} you set")
         touched = {n[3] for n in self.notes if n[3] is not None}
-        touched |= {s["id"] for s in self.sessions if s["table_seed"] in self.table_seeds}
+        codes = set(self.table_seeds)
+        for commitment, seed, rolls, head in self.cards:
+            s = next((s for s in self.sessions if s["entry"].get("commitment") == commitment), None)
+            if s is None:
+                self.problem(0, "card", f"the card #{commitment[:16]}: no session of the log has its commitment")
+                continue
+            touched.add(s["id"])
+            if seed != "(none)":
+                codes.add(seed)
+            logged = (s["head"] or "(not revealed)", s["table_seed"] if s["table_seed"] is not None else "(none)",
+                      len(s["rolls"]))
+            if logged != (head, seed, rolls):
+                self.problem(s["end"] or s["line"], "card", f"the card #{commitment[:16]} is not session {s['id']} as "
+                                                            f"the log holds it: {logged} in the log, "
+                                                            f"{(head, seed, rolls)} on the card")
+        touched |= {s["id"] for s in self.sessions if s["table_seed"] in codes}
         marked = [s for s in self.sessions if s["id"] in touched]
         typed_noted = [n[4] for n in self.notes if n[3] is None and n[2] is True]
         starts = [s["line"] for s in marked] + typed_noted
         if not starts:
             return
         first, last = min(starts), max([s["end"] or entries for s in marked] + typed_noted)
-        for s in self.sessions:
-            if not first <= s["line"] <= last or not (s["rolls"] or s["id"] in touched):
+        night = [s for s in self.sessions if s["line"] <= last and (s["end"] or entries) >= first]
+        for s in night:
+            if not (s["rolls"] or s["id"] in touched):
                 continue
             sid = s["id"]
             if not s["commitment_noted"]:
@@ -509,17 +547,40 @@ class Checker:
                 self.problem(s["line"], "test-session", f"session {sid} is a --seed test session")
             if s["table_seed"] is None:
                 self.problem(s["line"], "no-table-seed", f"session {sid} has no table seed")
-            elif s["table_seed"] not in self.table_seeds:
+            elif s["table_seed"] not in codes:
                 self.problem(s["line"], "unnoted-table-seed", f"session {sid}'s table seed {s['table_seed']!r} is "
                                                               "not one you set")
-            for mix_line, text in s["mixes"]:
-                if text not in self.allow_mix:
-                    self.problem(mix_line, "mix-not-named", f"a roll of session {sid} carries the mix {text!r}, "
-                                                            "which you did not name (--allow-mix)")
+        budget = {text: self.allow_mix.count(text) for text in self.allow_mix}
+        for mix_line, text, sid in sorted((m[0], m[1], s["id"]) for s in night for m in s["mixes"]):
+            if budget.get(text, 0) > 0:
+                budget[text] -= 1
+            else:
+                self.problem(mix_line, "mix-not-named", f"a roll of session {sid} carries the mix {text!r}, named "
+                                                        f"{self.allow_mix.count(text)} time(s) (--allow-mix TEXT "
+                                                        "names one roll)")
+        off_panel = sorted((r[0], r[1], s["id"]) for s in night if s["panel"] for r in s["not_panel"])
+        if len(off_panel) > self.allow_command_line:
+            line, _, sid = off_panel[self.allow_command_line]
+            self.problem(line, "command-line-roll", f"{len(off_panel)} roll(s) of your night were not made on the "
+                                                    f"panel in a session it rolled in (session {sid}), you named "
+                                                    f"{self.allow_command_line} (--allow-command-line)")
         typed = [line for line in self.entered_lines if first <= line <= last]
         if len(typed) > self.allow_entered:
             self.problem(typed[0], "entered-not-named", f"{len(typed)} typed-in roll(s) in your night, you named "
                                                         f"{self.allow_entered} (--allow-entered)")
+
+
+CARD = re.compile(r"(?:dicetower\s+reveal\s+)?commitment\s+([0-9a-fA-F]{64})\s+table\s+seed\s+(\S(?:.*\S)?)"
+                  r"\s+rolls\s+(\d{1,9})\s+head\s+([0-9a-fA-F]{64})", re.DOTALL)
+
+
+def parse_card(text: str) -> tuple[str, str, int, str] | None:
+    """A reveal card's text (its QR code's: "commitment HEX table seed CODE rolls N head HEX",
+    its lines or one line) as (commitment, table seed as the card says it, rolls, head)."""
+    found = CARD.fullmatch(text.strip())
+    if found is None or "\n" in found[2] or "\r" in found[2]:
+        return None
+    return found[1].lower(), found[2], int(found[3]), found[4].lower()
 
 
 def read_log(path: str) -> bytes:
@@ -563,6 +624,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--table-seed", metavar="CODE", action="append", default=[])
     parser.add_argument("--allow-mix", metavar="TEXT", action="append", default=[])
     parser.add_argument("--allow-entered", metavar="N", type=int, default=0)
+    parser.add_argument("--allow-command-line", metavar="N", type=int, default=0)
+    parser.add_argument("--card", metavar="TEXT", action="append", default=[])
     parser.add_argument("--all-revealed", action="store_true")
     args = parser.parse_args(argv[1:])
     notes = [parse_note(p) for p in args.expect]
@@ -575,8 +638,14 @@ def main(argv: list[str]) -> int:
     if bad:
         print(f"verify_rolls: --table-seed needs 1 to 64 printable ASCII characters, got {bad[0]!r}", file=sys.stderr)
         return 2
-    if args.allow_entered < 0:
-        print("verify_rolls: --allow-entered needs a whole number from 0", file=sys.stderr)
+    if args.allow_entered < 0 or args.allow_command_line < 0:
+        print("verify_rolls: --allow-entered and --allow-command-line need a whole number from 0", file=sys.stderr)
+        return 2
+    cards = [parse_card(text) for text in args.card]
+    if None in cards:
+        bad = args.card[cards.index(None)]
+        print(f"verify_rolls: --card needs the text of a reveal card's QR code ('commitment HEX64 table seed CODE "
+              f"rolls N head HEX64', lines or one line), got {bad[:80]!r}", file=sys.stderr)
         return 2
     files = log_files(args.log)
     lines: list[bytes] = []
@@ -592,7 +661,8 @@ def main(argv: list[str]) -> int:
         lines += data
     if len(files) > 1:
         print(f"reading {len(files)} files as one log: {', '.join(os.path.basename(f) for f in files)}")
-    checker = Checker([n for n in notes if n is not None], args.table_seed, args.allow_mix, args.allow_entered)
+    checker = Checker([n for n in notes if n is not None], args.table_seed, args.allow_mix, args.allow_entered,
+                      args.allow_command_line, [c for c in cards if c is not None])
     checker.chain(lines)
     for line_no, raw in enumerate(lines, start=1):
         try:
@@ -607,6 +677,13 @@ def main(argv: list[str]) -> int:
     if checker.no_table_seed:
         print(f"{len(checker.no_table_seed)} session(s) without a table seed (the owner could have chosen their "
               f"seed): {', '.join(checker.no_table_seed)}")
+    if checker.noted_rolls:  # what no checker can see: compare each with the photo of its screen
+        print("your noted results as the log holds them (compare each with its photo):")
+        for number, e in checker.noted_rolls:
+            result = e.get("result") if isinstance(e.get("result"), dict) else {}
+            dice = " ".join(str(d) for d in result.get("dice") or []) or "-"
+            print(f"  {f'roll #{number}' if number else 'typed-in roll'} {str(e.get('hash'))[:16]}: "
+                  f"{result.get('system')} {result.get('outcome')}, dice {dice}")
     open_rolls = sum(len(s["rolls"]) for s in checker.open.values())
     c = checker.counts
     print(f"{len(lines)} entries; verified {c['rolled']} rolled, {c['entered']} entered (not checkable), "

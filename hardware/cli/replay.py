@@ -38,14 +38,21 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a table seed the players set; every session of their night must carry one, and each "
                         "only one session; repeatable")
     p.add_argument("--allow-mix", metavar="TEXT", action="append", default=[],
-                   help="a --mix the players typed themselves (any other mix in their night is a problem); "
-                        "repeatable")
+                   help="a --mix the players typed themselves, once for each roll it went into (any other mix in "
+                        "their night is a problem); repeatable")
     p.add_argument("--allow-entered", metavar="N", default="0",
                    help="how many rolls the players typed in (--faces, --winners-set) during their night (default 0)")
+    p.add_argument("--allow-command-line", metavar="N", default="0",
+                   help="how many rolls the players made on the command line in sessions the panel rolled in "
+                        "(default 0)")
+    p.add_argument("--card", metavar="TEXT", action="append", default=[],
+                   help="a reveal card the players photographed: the text of its QR code ('commitment HEX table seed "
+                        "CODE rolls N head HEX', its lines or one line); repeatable")
     p.set_defaults(func=cmd_replay)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from engine.fingerprints import read_reveal_card
     from engine.params import whole_number
     from hardware.entropy.fingerprint import parse_expect
     from hardware.entropy.replay import Finding, Notes, replay_log
@@ -61,7 +68,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     except TableSeedError as exc:
         raise ParameterError("table-seed", str(exc).removeprefix("table seed: ")) from None
     entered = whole_number("allow-entered", args.allow_entered, 0, 1_000_000)
-    notes = Notes(tuple(expect), tuple(seeds), tuple(args.allow_mix), entered)
+    command_line = whole_number("allow-command-line", args.allow_command_line, 0, 1_000_000)
+    try:
+        cards = tuple(read_reveal_card(text) for text in args.card)
+    except ValueError as exc:
+        raise ParameterError("card", str(exc)) from None
+    notes = Notes(tuple(expect), tuple(seeds), tuple(args.allow_mix), entered, command_line, cards)
     report = replay_log(path, notes=notes)
     problems = list(report.problems)
     if args.all_revealed:
@@ -96,6 +108,9 @@ def _summary(path: Path, report: ReplayReport, problems: list[str]) -> list[str]
         lines.append(f"  mixed:    {report.rolls_mixed} roll(s) carry a typed --mix (each entry's mix is the text: "
                      "its player should recognise it)")
     lines += [f"  note: {note}" for note in report.notes]
+    if report.noted_rolls:  # what no checker can see: the photo of each noted result's screen
+        lines.append("  your noted results as the log holds them (compare each with its photo):")
+        lines += [f"    {roll}" for roll in report.noted_rolls]
     for facts in report.facts:  # as each reveal card showed them
         seed = facts.table_seed if facts.table_seed is not None else "(none)"
         lines.append(f"  session {facts.session[:8]}: commitment {facts.commitment}")

@@ -39,6 +39,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -46,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
+from engine.fingerprints import FINGERPRINT_HEX, NO_TABLE_SEED, RevealFacts, card_table_seed, read_reveal_card
 from engine.params import typed_in
 from engine.results import to_jsonable
 from engine.rng import MIN_ENTROPY_BYTES
@@ -69,7 +71,7 @@ __all__ = ["CHAIN_FINDING", "CODES", "FLAGS", "Finding", "Flag", "Notes", "Repla
 
 #: How every hash-chain finding starts (the board checks the chain itself and skips these).
 CHAIN_FINDING = "hash chain broken: "
-_STATE_VERSION = 2
+_STATE_VERSION = 3
 #: The entry kinds a noted value may be the hash of (docs/fairness.md, rule 14).
 NOTED_KINDS = ("session", "table_seed", "roll", "reveal")
 #: A session revealed with at most this many rolls and followed by another within
@@ -110,8 +112,11 @@ CODES: dict[str, str] = {
     "unnoted-table-seed": "a session of the players' night whose table seed is not one they set",
     "table-seed-not-found": "a table seed the players set that no session carries",
     "test-session": "a --seed test session in the players' night",
-    "mix-not-named": "a roll of the players' night with a mix they did not name (--allow-mix)",
+    "mix-not-named": "a roll of the players' night with a mix they did not name, once per roll (--allow-mix)",
     "entered-not-named": "more typed-in rolls in the players' night than they named (--allow-entered)",
+    "command-line-roll": "a roll not made on the panel in a session of the players' night the panel rolled in, "
+                         "beyond what they named (--allow-command-line)",
+    "card": "a reveal card the players noted (--card) that is not a session of the log as the card says it",
 }
 #: What the checkers flag without calling it a problem (a witness without photos shows it).
 FLAGS: dict[str, str] = {
@@ -174,6 +179,25 @@ class SessionFacts:
 
 
 @dataclass(frozen=True)
+class NotedRoll:
+    """A result the players noted, as the log holds it: compare it with the photo of its
+    screen (the outcome and the dice), which no checker can see."""
+
+    line_no: int
+    number: int  # 0: a typed-in roll, outside every session
+    fingerprint: str
+    system: str
+    outcome: str
+    dice: tuple[str, ...]
+    mix: str = ""
+
+    def __str__(self) -> str:
+        name = f"roll #{self.number}" if self.number else "typed-in roll"
+        mix = f", mix {self.mix!r}" if self.mix else ""
+        return f"{name} {self.fingerprint}: {self.system} {self.outcome}, dice {' '.join(self.dice) or '-'}{mix}"
+
+
+@dataclass(frozen=True)
 class Step:
     """What one entry decided: problems found, and the rolls (line numbers) verified by it."""
 
@@ -185,24 +209,35 @@ class Step:
 class Notes:
     """What the players noted at the table (docs/fairness.md, "What a player can verify"):
     ``expect`` (commitments, results as ``N:HEX``, the reveal's head), ``table_seeds`` (the
-    codes they set), ``allow_mix`` (each ``--mix`` text they typed) and ``allow_entered`` (how
-    many rolls they typed in). Any of the first two puts the checkers in player mode."""
+    codes they set), ``allow_mix`` (each ``--mix`` text they typed, once per roll it went
+    into), ``allow_entered`` (how many rolls they typed in), ``allow_command_line`` (how many
+    rolls they made from the command line in sessions the panel rolled in) and ``cards`` (the
+    reveal cards they photographed, read back: :func:`~engine.fingerprints.read_reveal_card`).
+    Any of ``expect``, ``table_seeds`` or ``cards`` puts the checkers in player mode."""
 
     expect: tuple[Noted, ...] = ()
     table_seeds: tuple[str, ...] = ()
     allow_mix: tuple[str, ...] = ()
     allow_entered: int = 0
+    allow_command_line: int = 0
+    cards: tuple[RevealFacts, ...] = ()
 
     @classmethod
     def of(cls, expect: Sequence[str | Noted] = (), table_seeds: Sequence[str] = (), allow_mix: Sequence[str] = (),
-           allow_entered: int = 0) -> Notes:
-        """From what was typed (``ValueError`` for a noted value that is not one)."""
+           allow_entered: int = 0, *, allow_command_line: int = 0, cards: Sequence[str | RevealFacts] = ()) -> Notes:
+        """From what was typed (``ValueError`` for a noted value or a card that is not one)."""
         noted = tuple(e if isinstance(e, Noted) else parse_expect(e) for e in expect)
-        return cls(noted, tuple(table_seeds), tuple(allow_mix), int(allow_entered))
+        read = tuple(c if isinstance(c, RevealFacts) else read_reveal_card(c) for c in cards)
+        return cls(noted, tuple(table_seeds), tuple(allow_mix), int(allow_entered), int(allow_command_line), read)
 
     @property
     def player_mode(self) -> bool:
-        return bool(self.expect or self.table_seeds)
+        return bool(self.expect or self.table_seeds or self.cards)
+
+    @property
+    def codes(self) -> frozenset[str]:
+        """The table seeds the players set: those given, and those on the cards they noted."""
+        return frozenset(self.table_seeds) | {c.table_seed for c in self.cards if c.table_seed != NO_TABLE_SEED}
 
 
 @dataclass(frozen=True)
@@ -225,6 +260,7 @@ class ReplayReport:
     flag_counts: dict[str, int] = field(default_factory=dict)  # every flag, by code
     facts: tuple[SessionFacts, ...] = ()  # the players' night in player mode, else the last session
     outside: int = 0  # player mode: sessions with rolls outside the players' night (not checked against notes)
+    noted_rolls: tuple[NotedRoll, ...] = ()  # player mode: each noted result as the log holds it
 
     @property
     def ok(self) -> bool:
@@ -266,6 +302,8 @@ class ReplayReport:
                                 "table_seed": f.table_seed, "rolls": f.rolls, "head": f.head, "night": f.night}
                                for f in self.facts],
             "outside_night": self.outside,
+            "noted_rolls": [{"entry": r.line_no, "number": r.number, "fingerprint": r.fingerprint, "system": r.system,
+                             "outcome": r.outcome, "dice": list(r.dice), "mix": r.mix} for r in self.noted_rolls],
             "notes": list(self.notes),
         }
 
@@ -318,6 +356,7 @@ class _State:
     noted: list[list[Any]] = field(default_factory=list)  # [prefix, number, found, session, line]
     night: list[dict[str, Any]] = field(default_factory=list)  # every revealed session's facts, in log order
     entered_lines: list[int] = field(default_factory=list)
+    noted_rolls: list[list[Any]] = field(default_factory=list)  # [line, number, hash, system, outcome, dice, mix]
 
 
 class Verifier:
@@ -335,7 +374,8 @@ class Verifier:
         n = self.notes
         self._s = _State(noted=[[x.prefix, x.number, False, None, 0] for x in n.expect],
                          notes={"table_seeds": list(n.table_seeds), "allow_mix": list(n.allow_mix),
-                                "allow_entered": n.allow_entered} if n.player_mode else {})
+                                "allow_entered": n.allow_entered, "allow_command_line": n.allow_command_line,
+                                "cards": [list(c) for c in n.cards]} if n.player_mode else {})
 
     # --- carrying it over ---------------------------------------------------------------------------
 
@@ -355,7 +395,8 @@ class Verifier:
             kept = restored.notes
             notes = Notes(tuple(Noted(str(x[0]), x[1]) for x in restored.noted),
                           tuple(kept.get("table_seeds", ())), tuple(kept.get("allow_mix", ())),
-                          int(kept.get("allow_entered", 0)))
+                          int(kept.get("allow_entered", 0)), int(kept.get("allow_command_line", 0)),
+                          tuple(RevealFacts(str(c[0]), str(c[1]), int(c[2]), str(c[3])) for c in kept.get("cards", ())))
         except (TypeError, AttributeError, IndexError) as exc:
             raise ValueError(f"not a verifier state: {exc}") from None
         verifier = cls(notes=notes)
@@ -440,8 +481,23 @@ class Verifier:
                 n[2], n[3], n[4] = f"{what} (entry {line})", sid, line
                 continue
             n[2], n[3], n[4] = True, sid, line
+            if e.get("kind") == "roll" and hit_hash:
+                self._noted_roll(line, e, number)
             if hit_commitment and sid is not None and sid in s.open:
                 s.open[sid]["commitment_noted"] = True
+
+    def _noted_roll(self, line: int, e: dict[str, Any], number: int | None) -> None:
+        """Keep a noted result as the log holds it, to be set beside the photo of its screen: a
+        modified device could show one outcome and log another with the fingerprint shown."""
+        raw = e.get("result")
+        result: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        dice: list[Any] = result["dice"] if isinstance(result.get("dice"), list) else []
+        try:
+            mix = bytes.fromhex(str(e.get("mix") or "")).decode("ascii", "replace")
+        except ValueError:
+            mix = "(not hex)"
+        self._s.noted_rolls.append([line, number or 0, str(e.get("hash", ""))[:FINGERPRINT_HEX],
+                                    str(result.get("system")), str(result.get("outcome")), [str(d) for d in dice], mix])
 
     def _start(self, line: int, e: dict[str, Any], found: list[Finding]) -> None:
         s = self._s
@@ -472,7 +528,8 @@ class Verifier:
         s.sessions += 1
         s.open[sid] = {"line": line, "commitment": str(e.get("commitment")), "block": block, "stream": stream,
                        "entry": {k: e.get(k) for k in ("sources", "credited_bits")}, "table_seed": None,
-                       "rolls": [], "overflow": False, "spoiled": False, "commitment_noted": False, "mixes": []}
+                       "rolls": [], "overflow": False, "spoiled": False, "commitment_noted": False, "mixes": [],
+                       "panel": False, "not_panel": []}
         self._match(line, e, sid, None)
 
     def _early(self, line: int, e: dict[str, Any]) -> None:
@@ -542,6 +599,16 @@ class Verifier:
                                            f"revealed after {SESSION_ROLLS}", "too-many-rolls"))
             session["overflow"] = True
             return
+        number = len(session["rolls"]) + 1
+        params = (e.get("result") or {}).get("params") if isinstance(e.get("result"), dict) else None
+        if isinstance(params, dict) and typed_in(params):
+            found.append(Finding(line, f"roll #{number} of session {sid} is typed in (its outcome was given, not "
+                                       "drawn) inside a session: typed-in rolls are logged outside every session, "
+                                       "where the players count them (--allow-entered)", "roll-kind"))
+        if e.get("source") == "panel":
+            session["panel"] = True
+        else:  # a command line's roll (or anything else that is not the panel's)
+            session["not_panel"].append([line, number])
         if session["stream"] == 3:
             mix = e.get("mix")
             try:
@@ -557,8 +624,7 @@ class Verifier:
                 self._s.mixed += 1
                 text = bytes.fromhex(mix).decode("ascii")
                 session["mixes"].append([line, text])
-                self._flag(line, "mixed", f"roll #{len(session['rolls']) + 1} of session {sid} carries the mix "
-                                          f"{text!r}")
+                self._flag(line, "mixed", f"roll #{number} of session {sid} carries the mix {text!r}")
         session["rolls"].append([line, e])
 
     def _reveal(self, line: int, e: dict[str, Any], session: dict[str, Any], found: list[Finding],
@@ -571,7 +637,7 @@ class Verifier:
         rolls = session["rolls"]
         s.last_reveal = [sid, len(rolls), e.get("time"), session["table_seed"] is not None]
         facts = self._facts(sid, session, head=str(e.get("hash", "")), end=line)
-        s.last_facts = {k: v for k, v in facts.items() if k != "mixes"}
+        s.last_facts = {k: v for k, v in facts.items() if k not in ("mixes", "not_panel")}
         try:
             material = SeedMaterial.from_hex(str(e.get("seed", "")))
         except ValueError as exc:
@@ -620,6 +686,7 @@ class Verifier:
         return {"session": sid, "line": session["line"], "commitment": session["commitment"], "table_seed": seed,
                 "rolls": len(session["rolls"]), "head": head, "end": end,
                 "commitment_noted": bool(session["commitment_noted"]), "mixes": list(session["mixes"]),
+                "panel": bool(session["panel"]), "not_panel": list(session["not_panel"]) if session["panel"] else [],
                 "test": None}
 
     def _keep_night(self, facts: dict[str, Any], test: bool | None) -> None:
@@ -670,17 +737,21 @@ class Verifier:
             notes.append(f"{outside} session(s) with rolls before or after what you noted: not checked against your "
                          "notes, and none of their rolls is one you saw")
         flags = tuple(Flag(int(a), str(b), str(c)) for a, b, c in s.flags)
+        noted = tuple(NotedRoll(int(r[0]), int(r[1]), str(r[2]), str(r[3]), str(r[4]), tuple(r[5]), str(r[6]))
+                      for r in s.noted_rolls)
         return ReplayReport(Path(path), s.entries, s.sessions, s.revealed, s.verified, s.entered, s.test,
                             sum(o.rolls for o in still_open) + sum(o.rolls for o in left), still_open + left,
                             tuple(problems), tuple(notes), without, s.mixed, s.prev, flags, dict(s.flag_counts), facts,
-                            outside)
+                            outside, noted)
 
     def _night_checks(self) -> tuple[tuple[SessionFacts, ...], int, list[Finding]]:
-        """Player mode: every noted value found (with its number), then the players' night held
-        to docs/fairness.md's rule 14. The night runs from the first session (or typed-in roll)
-        a noted value or one of the players' table seeds belongs to, to the end of the last such
-        session (its reveal; the end of the log while it is open). Returns the night's sessions,
-        the count of sessions with rolls outside it, and the problems."""
+        """Player mode: every noted value found (with its number), every card noted is a session
+        of the log as it says, then the players' night held to docs/fairness.md's rule 14. The
+        night runs from the first session (or typed-in roll) a noted value, a card or one of the
+        players' table seeds belongs to, to the end of the last such session (its reveal; the
+        end of the log while it is open); a session is in it when any of its entries is.
+        Returns the night's sessions, the count of sessions with rolls outside it, and the
+        problems."""
         s, n = self._s, self.notes
         found = self._noted_found()
         sessions = [*s.night, *(self._facts(sid, o) for sid, o in s.open.items())]
@@ -690,7 +761,9 @@ class Verifier:
                 found.append(Finding(0, f"no session carries the table seed {text!r} the players set",
                                      "table-seed-not-found"))
         touched = {str(x[3]) for x in s.noted if x[3] is not None}
-        touched |= {x["session"] for x in sessions if x["table_seed"] is not None and x["table_seed"] in n.table_seeds}
+        touched |= self._cards(sessions, found)
+        codes = n.codes
+        touched |= {x["session"] for x in sessions if x["table_seed"] is not None and x["table_seed"] in codes}
         marked = [x for x in sessions if x["session"] in touched]
         typed_noted = [int(x[4]) for x in s.noted if x[3] is None and x[2] is True]
         starts = [x["line"] for x in marked] + typed_noted
@@ -699,14 +772,18 @@ class Verifier:
         ends = [x["end"] or s.entries for x in marked] + typed_noted
         first, last = min(starts), max(ends)
         night: list[SessionFacts] = []
+        inside: list[dict[str, Any]] = []
         outside = 0
         for x in sessions:
-            if not first <= x["line"] <= last:
+            if x["line"] > last or (x["end"] or s.entries) < first:
                 outside += 1 if x["rolls"] else 0
                 continue
             night.append(_session_facts(x, night=True))
+            inside.append(x)
             if x["rolls"] or x["session"] in touched:
-                found += self._night_session(x)
+                found += self._night_session(x, codes)
+        found += self._named_mixes(inside)
+        found += self._named_command_line(inside)
         typed = [line for line in s.entered_lines if first <= line <= last]
         if len(typed) > n.allow_entered:
             shown = ", ".join(map(str, typed[:8])) + (", ..." if len(typed) > 8 else "")
@@ -714,6 +791,61 @@ class Verifier:
                                            f"{n.allow_entered} (--allow-entered N): their faces were typed, not rolled",
                                  "entered-not-named"))
         return tuple(night), outside, found
+
+    def _cards(self, sessions: list[dict[str, Any]], found: list[Finding]) -> set[str]:
+        """Each reveal card the players noted must be a revealed session of the log as the card
+        says it: its commitment, its table seed, its roll count and its reveal's hash (the
+        head). Returns the sessions the cards name. A card alone does not say the commitment
+        was noted before the code: that takes the commitment noted at the question."""
+        named: set[str] = set()
+        for card in self.notes.cards:
+            shown = f"the card #{card.commitment[:16]} (head {card.head[:16]}…)"
+            x = next((x for x in sessions if x["commitment"] == card.commitment), None)
+            if x is None:
+                found.append(Finding(0, f"{shown}: no session of the log has its commitment (a session the players "
+                                        "saw was changed, dropped or never logged)", "card"))
+                continue
+            named.add(x["session"])
+            facts = (("head", x["head"] or "(not revealed)", card.head),
+                     ("table seed", card_table_seed(x["table_seed"]), card.table_seed),
+                     ("rolls", str(x["rolls"]), str(card.rolls)))
+            differs = "; ".join(f"{what} {logged!r} in the log, {said!r} on the card"
+                                for what, logged, said in facts if logged != said)
+            if differs:
+                found.append(Finding(x["end"] or x["line"], f"{shown} is not session {x['session']} as the log holds "
+                                                            f"it: {differs}", "card"))
+        return named
+
+    def _named_mixes(self, night: list[dict[str, Any]]) -> list[Finding]:
+        """Each ``--allow-mix TEXT`` names one roll of the night that carries TEXT (a text typed
+        on five rolls is named five times): a device that could put a named mix on any roll it
+        liked would choose, roll by roll, whether it goes in."""
+        budget = Counter(self.notes.allow_mix)
+        found: list[Finding] = []
+        for mix_line, text, sid in sorted((int(m[0]), str(m[1]), x["session"]) for x in night for m in x["mixes"]):
+            if budget[text] > 0:
+                budget[text] -= 1
+                continue
+            named = self.notes.allow_mix.count(text)
+            found.append(Finding(mix_line, f"a roll of session {sid} carries the mix {text!r}, which you named "
+                                           f"{named} time(s) (--allow-mix TEXT names one roll: give it once for each "
+                                           "roll you typed it on)", "mix-not-named"))
+        return found
+
+    def _named_command_line(self, night: list[dict[str, Any]]) -> list[Finding]:
+        """In a session of the night the panel rolled in, a roll made elsewhere (the command
+        line, sharing the state directory) is one the table did not make: whoever knows the
+        session's seed (root reads it in ``open-sessions/``) could roll it to skip a roll they
+        dislike. Each is a problem beyond the ``--allow-command-line N`` the players made."""
+        rolls = sorted((int(r[0]), int(r[1]), x["session"]) for x in night if x["panel"] for r in x["not_panel"])
+        allowed = self.notes.allow_command_line
+        if len(rolls) <= allowed:
+            return []
+        shown = ", ".join(f"#{number}" for _, number, _ in rolls[:8]) + (", ..." if len(rolls) > 8 else "")
+        line, _, sid = rolls[allowed]
+        return [Finding(line, f"{len(rolls)} roll(s) of your night ({shown}, session {sid}) were not made on the panel "
+                              f"in a session it rolled in, you named {allowed} (--allow-command-line N): a roll made "
+                              "in between by whoever knows the seed skips the table's next one", "command-line-roll")]
 
     def _noted_found(self) -> list[Finding]:
         """A noted value in no entry it may be, or a result noted under another number."""
@@ -729,9 +861,9 @@ class Verifier:
                                      "roll-number"))
         return found
 
-    def _night_session(self, x: dict[str, Any]) -> list[Finding]:
-        """What rule 14 asks of one session of the players' night."""
-        n = self.notes
+    def _night_session(self, x: dict[str, Any], codes: frozenset[str]) -> list[Finding]:
+        """What rule 14 asks of one session of the players' night (its mixes and its rolls made
+        off the panel are counted over the whole night)."""
         sid, line, seed = x["session"], x["line"], x["table_seed"]
         found: list[Finding] = []
         if not x["commitment_noted"]:
@@ -744,14 +876,10 @@ class Verifier:
         if seed is None:
             found.append(Finding(line, f"session {sid} has no table seed: its owner could have chosen its seed",
                                  "no-table-seed"))
-        elif seed not in n.table_seeds:
-            given = ", ".join(repr(t) for t in n.table_seeds) or "none: give --table-seed CODE"
+        elif seed not in codes:
+            given = ", ".join(repr(t) for t in sorted(codes)) or "none: give --table-seed CODE"
             found.append(Finding(line, f"session {sid}'s table seed is {seed!r}, not one you set ({given})",
                                  "unnoted-table-seed"))
-        for mix_line, text in x["mixes"]:
-            if text not in n.allow_mix:
-                found.append(Finding(int(mix_line), f"a roll of session {sid} carries the mix {text!r}, which you did "
-                                                    "not name (--allow-mix TEXT)", "mix-not-named"))
         return found
 
 

@@ -69,9 +69,10 @@ class Case:
     codes: tuple[str, ...]  # the first problem's code, then every code that must be reported
     expect: tuple[str, ...] = ()  # what the players noted (--expect)
     table_seeds: tuple[str, ...] = ()  # the codes the players set (--table-seed)
-    allow_mix: tuple[str, ...] = ()  # the mixes the players typed (--allow-mix)
+    allow_mix: tuple[str, ...] = ()  # the mixes the players typed (--allow-mix), once per roll
     source: str = "table"  # the honest log it was made from
     honest_notes: bool = True  # what the players noted is true of the honest log too (a rewrite after the fact)
+    cards: tuple[str, ...] = ()  # the reveal cards the players photographed (--card: the QR code's text)
 
     @property
     def code(self) -> str:
@@ -80,7 +81,7 @@ class Case:
 
     @property
     def player_mode(self) -> bool:
-        return bool(self.expect or self.table_seeds)
+        return bool(self.expect or self.table_seeds or self.cards)
 
     def args(self) -> list[str]:
         """The checkers' options for what the players noted."""
@@ -91,7 +92,15 @@ class Case:
             out += ["--table-seed", seed]
         for mix in self.allow_mix:
             out += ["--allow-mix", mix]
+        for card in self.cards:
+            out += ["--card", card]
         return out
+
+    def notes(self) -> Any:
+        """What the players noted, as the verifier takes it (:class:`hardware.entropy.replay.Notes`)."""
+        from hardware.entropy.replay import Notes
+
+        return Notes.of(self.expect, self.table_seeds, self.allow_mix, cards=self.cards)
 
 
 @dataclass
@@ -693,12 +702,13 @@ def ground_session_chain(entries: Entries) -> Entries:
 
 
 def ease_the_last_roll(entries: Entries) -> Entries:
-    """The last roll's difficulty eased after the fact until its dice succeed (consistent: the
-    replay alone passes), the reveal and chain rewritten."""
+    """The last failed roll's difficulty eased after the fact until its dice succeed
+    (consistent: the replay alone passes), the later rolls, the reveal and the chain rewritten."""
     out = copy.deepcopy(entries)
-    roll = [e for e in out if e["kind"] == "roll" and e.get("session")][-1]
-    if roll["result"]["success"]:
-        raise AssertionError("the honest log's last roll should have failed")
+    # the last roll that failed on its total (an honest log's very last roll succeeds one time in
+    # six; a critical failure fails at any CV)
+    roll = [e for e in out if e["kind"] == "roll" and e.get("session") and not e["result"]["success"]
+            and e["result"]["critical"] == "none"][-1]
     roll["result"]["params"]["cv"] = roll["result"]["total"]
     return recompute(out, roll["session"])
 
@@ -811,6 +821,84 @@ def rolls_before_the_photographed_session(entries: Entries) -> Entries:
     return before + after
 
 
+def typed_in_inside_the_session(entries: Entries, typed: dict[str, Any]) -> Entries:
+    """A modified tower puts a typed-in roll (a game master's fingers hand, its winners given:
+    ``typed``) into the session in place of each roll that would fail: it draws nothing, so the
+    session stays continuous, and it is labelled ``entered`` as its content says (the bytes the
+    failing roll would have drawn are the next roll's, so from the first failure on every roll
+    is typed in)."""
+    out = copy.deepcopy(entries)
+    sid = _sid(out)
+    stream = RollStream(_material(out, sid))
+    forged: Entries = []
+    for e in out:
+        if e.get("session") == sid and e["kind"] == "table_seed":
+            stream.set_table_seed(e["table_seed"])
+        if e.get("session") == sid and e["kind"] == "roll" and not _succeeds(stream, e, bytes.fromhex(e["mix"])):
+            forged.append({**typed, "session": sid, "source": e.get("source"), "start": stream.blocks,
+                           "end": stream.blocks, "mix": ""})
+            continue
+        if e.get("session") == sid and e["kind"] == "roll":
+            _roll_once(stream, e, bytes.fromhex(e["mix"]))
+        forged.append(e)
+    return recompute(forged, sid, choose=_keep_typed)
+
+
+def _keep_typed(stream: RollStream, e: dict[str, Any]) -> None:
+    """``recompute``'s chooser: a typed-in roll stays as it is (it draws nothing)."""
+    if e["result"]["params"].get("winners_set"):
+        e["mix"] = ""
+
+
+def reuse_the_players_mix(entries: Entries) -> Entries:
+    """A modified program puts the text a player typed once (``--mix``) on whichever of the
+    session's rolls it makes succeed, and leaves it off the others: two tries a roll."""
+    def choose(stream: RollStream, e: dict[str, Any]) -> None:
+        mix = b""
+        for mix in (b"", MIXES[0].encode("ascii")):
+            if _succeeds(stream, e, mix):
+                break
+        e["mix"] = mix.hex()
+    return recompute(entries, _sid(entries), choose=choose)
+
+
+def skip_with_a_command_line_roll(entries: Entries) -> Entries:
+    """Root with the unmodified program: it reads the open session's seed, and before each panel
+    roll that would fail it rolls once itself from the command line (``dicetower roll
+    --state-dir``, which shares the tower's session), so the table gets the next roll instead.
+    The panel showed each result's true number (with the gaps)."""
+    out = copy.deepcopy(entries)
+    sid = _sid(out)
+    stream = RollStream(_material(out, sid))
+    forged: Entries = []
+    for e in out:
+        if e.get("session") == sid and e["kind"] == "table_seed":
+            stream.set_table_seed(e["table_seed"])
+        if e.get("session") == sid and e["kind"] == "roll":
+            for _ in range(20):
+                if _succeeds(stream, e, b""):
+                    break
+                cli = {k: v for k, v in e.items() if k not in ("source", "player_state", "player")}
+                forged.append(cli)
+                _roll_once(stream, e, b"")
+            _roll_once(stream, e, b"")
+        forged.append(e)
+    return recompute(forged, sid)
+
+
+def card_of(entries: Entries, n: int = -1, *, rolls: int | None = None) -> str:
+    """The text of the reveal card (its QR code) of the ``n``-th revealed session of
+    ``entries`` (rehashed), as a device showed it (with ``rolls`` it claimed)."""
+    from engine.fingerprints import reveal_card
+
+    entries = rehash(entries)
+    reveal = [e for e in entries if e["kind"] == "reveal"][n]
+    sid = reveal["session"]
+    session = next(e for e in entries if e["kind"] == "session" and e["session"] == sid)
+    seed = next((e["table_seed"] for e in entries if e["kind"] == "table_seed" and e["session"] == sid), None)
+    return reveal_card(session["commitment"], seed, reveal["rolls"] if rolls is None else rolls, reveal["hash"])
+
+
 @dataclass(frozen=True)
 class _Attack:
     """One attack: the honest log it starts from, the forger, the codes every checker reports
@@ -824,6 +912,7 @@ class _Attack:
     seeds: tuple[str, ...] = ()
     shown: Callable[[Entries], tuple[str, ...]] | None = None
     mixes: tuple[str, ...] = ()
+    cards: Callable[[Entries], tuple[str, ...]] | None = None  # the reveal cards the device showed
 
 
 _ATTACKS: dict[str, _Attack] = {
@@ -897,6 +986,19 @@ _ATTACKS: dict[str, _Attack] = {
     "the night's rolls in a session logged before the photographed one": _Attack(
         "table", rolls_before_the_photographed_session, ("unnoted-commitment", "unnoted-table-seed"),
         seeds=(TABLE_SEED,), shown=lambda e: shown(e, commitment=1, rolls="last")),
+    # what a second look found (docs/fairness.md, "Who can do what")
+    "the night's rolls before the photographed session, only its reveal card noted": _Attack(
+        "table", rolls_before_the_photographed_session, ("card",), seeds=(TABLE_SEED,),
+        shown=lambda e: shown(e, commitment=1, rolls="none", head=False),
+        cards=lambda e: (card_of(e, rolls=30),)),
+    "a typed-in hand put in the session in place of each failing roll": _Attack(
+        "panel", lambda e: e, ("roll-kind",), seeds=(PANEL_CODE,), shown=lambda e: shown(e, rolls="all")),
+    "the players' one mix put on the rolls it makes succeed": _Attack(
+        "table", reuse_the_players_mix, ("mix-not-named",), seeds=(TABLE_SEED,), shown=lambda e: shown(e, rolls="all"),
+        mixes=(MIXES[0],)),
+    "root skips the table's failing rolls with command-line rolls in the panel's session": _Attack(
+        "panel", skip_with_a_command_line_roll, ("command-line-roll",), seeds=(PANEL_CODE,),
+        shown=lambda e: shown(e, rolls="all")),
 }
 
 #: The corpus's case names (known before the honest logs are made, for test parameters).
@@ -912,10 +1014,14 @@ def corpus(honest: Honest) -> dict[str, Case]:
         source = honest.log(a.source)
         if name == "the head re-ground at a short fingerprint's length":
             forged = rehash(grind_the_head(source, honest.noted["head"]))
+        elif name == "a typed-in hand put in the session in place of each failing roll":
+            typed = next(e for e in honest.entered if e["kind"] == "roll" and e["session"] is None)
+            forged = rehash(typed_in_inside_the_session(source, typed))
         else:
             forged = rehash(a.forge(copy.deepcopy(source)))
         expect = a.shown(forged) if a.shown is not None else tuple(v for n in a.noted for v in noted_all[n])
         # the reopen loop's log is the attack itself (no honest log of it): its notes are its own
         honest_notes = a.shown is None and a.source != "reopened"
-        cases[name] = Case(name, tuple(forged), a.codes, expect, a.seeds, a.mixes, a.source, honest_notes)
+        cards = a.cards(forged) if a.cards is not None else ()
+        cases[name] = Case(name, tuple(forged), a.codes, expect, a.seeds, a.mixes, a.source, honest_notes, cards)
     return cases

@@ -85,7 +85,9 @@ def test_replay_log_is_the_verifier_over_the_file(honest, tmp_path) -> None:  # 
 
 
 def test_a_state_that_is_not_one_is_refused() -> None:
-    with pytest.raises(ValueError, match="not a version 2 verifier state"):
+    from hardware.entropy.replay import _STATE_VERSION
+
+    with pytest.raises(ValueError, match=f"not a version {_STATE_VERSION} verifier state"):
         Verifier.resume({"version": 99})
     with pytest.raises(ValueError, match="not a verifier state"):
-        Verifier.resume({"version": 2, "bogus": 1})
+        Verifier.resume({"version": _STATE_VERSION, "bogus": 1})

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hardware.entropy.replay import Notes, replay_log
+from hardware.entropy.replay import replay_log
 from tests.hardware import forgeries
 from tests.hardware.test_replay_forgeries import cases, honest, logged, quiet  # noqa: F401  # the corpus fixtures
 
@@ -84,7 +84,7 @@ def test_every_forgery_is_rejected_by_both_with_the_same_first_problem(cases, tm
     case = cases[name]
     path = logged(tmp_path / "rolls.jsonl", case.entries)
     code, out = verify(path, "--all-revealed", *case.args())
-    report = replay_log(path, notes=Notes.of(case.expect, case.table_seeds, case.allow_mix))
+    report = replay_log(path, notes=case.notes())
     assert code == 1 and "problem(s)" in out, out
     first = report.problems[0]
     assert first_problem(out) == (first.line_no, first.code) and first.code == case.code, out
