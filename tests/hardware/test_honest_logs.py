@@ -216,7 +216,10 @@ def test_the_tower_and_the_command_line_share_one_session(tmp_path) -> None:
     rolls = [e for e in log if e["kind"] == "roll" and e["session"] == first]
     assert len(rolls) == 6 and [r.get("source") for r in rolls] == ["panel"] * 2 + [None] * 3 + ["panel"]
     assert [r["start"] for r in rolls] == [1, *[r["end"] for r in rolls[:-1]]]
-    both_clean(tmp_path, "--expect", first[:16], "--table-seed", "417302")
+    # The players rolled three times on the command line in the panel's session: they name them.
+    both_clean(tmp_path, "--expect", first[:16], "--table-seed", "417302", "--allow-command-line", "3")
+    code, out, _ = run("replay", str(tmp_path), "--all-revealed", "--expect", first[:16], "--table-seed", "417302")
+    assert code == 1 and "command-line-roll" in out
 
 
 @pytest.mark.parametrize("owner", ["command", "tower"])
