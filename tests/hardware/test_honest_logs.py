@@ -218,8 +218,8 @@ def test_the_tower_and_the_command_line_share_one_session(tmp_path) -> None:
     assert [r["start"] for r in rolls] == [1, *[r["end"] for r in rolls[:-1]]]
     # The players rolled three times on the command line in the panel's session: they name them.
     both_clean(tmp_path, "--expect", first[:16], "--table-seed", "417302", "--allow-command-line", "3")
-    code, out, _ = run("replay", str(tmp_path), "--all-revealed", "--expect", first[:16], "--table-seed", "417302")
-    assert code == 1 and "command-line-roll" in out
+    code, out, err = run("replay", str(tmp_path), "--all-revealed", "--expect", first[:16], "--table-seed", "417302")
+    assert code == 1 and "command-line-roll" in out + err
 
 
 @pytest.mark.parametrize("owner", ["command", "tower"])
