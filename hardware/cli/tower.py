@@ -293,6 +293,7 @@ def interactive(config: TowerConfig, *, seed: str | None, kept: Kept | None = No
 def _backends_help() -> str:
     """What a config's [gpio] factory and [display] kind may name, from the registries."""
     from hardware import backends
+    from hardware.display import luma_facts
 
     def line(name: str, help: str, sizes: tuple[tuple[int, int], ...] = ()) -> str:
         shown = ", ".join(f"{w}x{h}" for w, h in sizes)
@@ -300,7 +301,7 @@ def _backends_help() -> str:
 
     return "\n".join([
         "[gpio] factory:", *(line(b.name, b.help) for b in backends.PIN_FACTORIES if b.config),
-        "[display] kind:", *(line(k.name, k.help, k.sizes) for k in backends.DISPLAY_KINDS if k.config),
+        "[display] kind:", *(line(k.name, k.help, luma_facts.sizes(k)) for k in backends.DISPLAY_KINDS if k.config),
     ])
 
 
