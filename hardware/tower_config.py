@@ -580,6 +580,8 @@ def _panel_bounds() -> dict[str, tuple[float, float]]:
 def _check_display_size(t: _Table, d: DisplayConfig) -> None:
     """The sizes the kind's luma driver takes (asked of the class: luma owns them): anything
     else would fail only when the display is opened."""
+    if (d.kind, d.width, d.height) == (DisplayConfig.kind, DisplayConfig.width, DisplayConfig.height):
+        return  # the shipped module needs no probe: luma's import is 60 ms of start-up (a test holds luma to it)
     kind = backends.DISPLAY_KINDS.get(d.kind)
     if not kind.luma or not kind.buses:
         return

@@ -26,9 +26,20 @@ from hardware.cli import output
 from hardware.tower_config import STATE_DIR_NONE, TowerConfig, load
 
 
+class _HelpWithBackends(argparse._HelpAction):
+    """``run --help``: the table of backends is built only when it is asked for (it asks luma
+    for each OLED's sizes, 150 ms that no other command should pay at start-up)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        parser.epilog = _backends_help()
+        super().__call__(parser, namespace, values, option_string)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run the tower on a Raspberry Pi (buttons, LEDs, display)",
-                       epilog=_backends_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser("run", help="run the tower on a Raspberry Pi (buttons, LEDs, display)", add_help=False,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-h", "--help", action=_HelpWithBackends, help="show this help message and exit")
     p.add_argument("--config", metavar="FILE", help="TOML config (default: the documented default wiring)")
     p.set_defaults(func=cmd_run)
 

@@ -205,3 +205,10 @@ def test_asking_luma_for_sizes_keeps_no_device_alive(monkeypatch) -> None:
     import luma.core.device
 
     assert luma.core.device.atexit is atexit  # put back
+
+
+def test_the_shipped_display_which_the_config_check_does_not_probe_is_one_luma_takes() -> None:
+    from hardware.display import luma_facts
+
+    shipped = cfg.DisplayConfig()
+    assert luma_facts.takes(backends.DISPLAY_KINDS.get(shipped.kind), shipped.width, shipped.height)
