@@ -263,8 +263,12 @@ service_start() {
     user="$(unit_value /etc/systemd/system/dicetower.service User)"
     state="/var/lib/$(unit_value /etc/systemd/system/dicetower.service StateDirectory)"
     install -d -m 0700 -o "$(awk -F: -v u="$user" '$1 == u { print $3 }' "$ROOT/etc/passwd")" "$ROOT$state"
+    # PrivateTmp=: a /tmp of its own; WorkingDirectory=
+    mount -t tmpfs -o mode=1777 tmpfs "$ROOT/tmp"
     # shellcheck disable=SC2086  # the unit's command line
-    out="$(in_root --user "$user" "${env[@]}" "STATE_DIRECTORY=$state" -- $exec 2>&1)" || status=$?
+    out="$(in_root --user "$user" "${env[@]}" "STATE_DIRECTORY=$state" -- \
+        env -C "$(unit_value /etc/systemd/system/dicetower.service WorkingDirectory)" $exec 2>&1)" || status=$?
+    umount "$ROOT/tmp"
     printf '%s\n' "$out" | tee "$WORK/service.line"
     [ "$status" = 2 ] || { echo "exit status $status, not 2 (the tower cannot start here)"; return 1; }
     [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "not one line"; return 1; }
@@ -286,7 +290,9 @@ service_on_a_pi5() {
 gpio_imports() {
     [ -z "$(ls "$ROOT"/dev/gpiochip* 2>/dev/null)" ] || { echo "the root has /dev/gpiochip*"; return 1; }
     # RPI_LGPIO_REVISION: rpi-lgpio answers as on a Pi 5 (it refuses to load off a Pi)
-    in_root RPI_LGPIO_REVISION=d04170 LG_WD=/tmp -- /opt/dicetower/venv/bin/python -c '
+    # (lgpio makes its notification pipe in the working directory: one of its own)
+    mkdir -p "$ROOT/var/tmp/dicetower-ci/gpio"
+    in_root RPI_LGPIO_REVISION=d04170 -- env -C /var/tmp/dicetower-ci/gpio /opt/dicetower/venv/bin/python -c '
 import importlib.metadata as m, sys
 import lgpio, gpiozero.pins.lgpio
 import RPi.GPIO

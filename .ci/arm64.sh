@@ -6,7 +6,7 @@
 # (the longest part under emulation) run in the first suite's root only: the same code on the
 # same architecture, and the whole suite runs natively under both Pythons anyway.
 # tests/deploy/test_arm64_root.py waits for the reports named in $DICETOWER_ARM64_REPORTS.
-# DICETOWER_ARM64=0 starts nothing (the tests then run the script themselves, if selected).
+# DICETOWER_ARM64=0 starts nothing (and ./run-tests leaves the tests out).
 # stop_arm64_roots ends the runs still going (each in a process group of its own, which it
 # started: the script's trap unmounts its root).
 ARM64_GROUPS=()

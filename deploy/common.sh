@@ -52,13 +52,17 @@ PACKAGES=(python3-venv i2c-tools espeak-ng)  # in every Debian archive
 # The GPIO stack (docs/wiring.md, "Pin backends"): lgpio, gpiozero's pin factory on every Pi
 # model (the only one on a Pi 5), and RPi.GPIO's API, which luma uses for an SPI display's D/C
 # pin, as rpi-lgpio (RPi.GPIO's API on lgpio: every model, the Pi 5 too). From the
-# distribution where its archive has them (Raspberry Pi OS, Debian trixie and later);
-# elsewhere (Debian bookworm) from PyPI into the venv, as PYPI_GPIO says.
+# distribution where its archive has them (Raspberry Pi OS); elsewhere (Debian bookworm, trixie)
+# from PyPI into the venv, as PYPI_GPIO says.
 GPIO_PACKAGES=(python3-lgpio python3-rpi-lgpio)
 RPI_GPIO_PACKAGES=(python3-rpi.gpio python3-rpi-lgpio)  # either gives the RPi.GPIO API
 # MODULE:REQUIREMENT:PACKAGE: the module the venv must import, what pip installs where the
-# distribution's PACKAGE is not to be had
+# distribution's PACKAGE is not to be had. PyPI's lgpio has wheels up to Python 3.12 only (it
+# would be built from source, which a Pi has no compiler for): from 3.13 on, adafruit-lgpio,
+# the same module as a wheel. rpi-lgpio goes in without its dependencies (it names lgpio's
+# distribution, which adafruit-lgpio is not; the module is there either way).
 PYPI_GPIO=("lgpio:lgpio>=0.2:python3-lgpio" "RPi.GPIO:rpi-lgpio>=0.6:python3-rpi-lgpio")
+PYPI_LGPIO_313="adafruit-lgpio>=0.2"
 I2C_BEGIN="# >>> dicetower: I2C on at 400 kHz (deploy/install.sh; deploy/uninstall.sh removes it)"
 I2C_END="# <<< dicetower"
 

@@ -76,8 +76,9 @@ elif [ -n "$IMAGE" ]; then
     at_first_boot "apt-get install ${missing[*]} (needs the network; a GPIO package the distribution lacks comes from PyPI)"
 else
     change "refresh the package lists" apt-get update -qq
-    # A GPIO package this distribution's archive lacks (Debian bookworm has neither) comes from
-    # PyPI into the venv instead (step "GPIO libraries"). (A dry run reads the current lists.)
+    # A GPIO package this distribution's archive lacks (Debian bookworm and trixie have neither)
+    # comes from PyPI into the venv instead (step "GPIO libraries"). (A dry run reads the
+    # current lists.)
     from_archive=()
     for package in "${missing[@]}"; do
         if is_gpio_package "$package" && ! in_archive "$package"; then GPIO_FROM_PYPI+=("$package"); else
@@ -226,13 +227,18 @@ else
     elif [ ${#lacking_modules[@]} -eq 0 ]; then
         ok "the venv imports them"
     else
-        requirements=()
         for entry in "${lacking_modules[@]}"; do
             entry="${entry#*:}"
-            requirements+=("${entry%%:*}")
+            requirement="${entry%%:*}"
+            options=()
+            if [ "$requirement" = "lgpio>=0.2" ] && [ -x "$venv/bin/python" ] &&
+                "$venv/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 13))' 2>/dev/null; then
+                requirement="$PYPI_LGPIO_313"  # a wheel for this Python
+            fi
+            [ "$requirement" = "lgpio>=0.2" ] || [ "$requirement" = "$PYPI_LGPIO_313" ] || options=(--no-deps)
+            change "from PyPI (the distribution has no package for it)" "$venv/bin/python" -m pip install \
+                --quiet --disable-pip-version-check "${options[@]}" "$requirement"
         done
-        change "from PyPI (the distribution has no package for them)" "$venv/bin/python" -m pip install \
-            --quiet --disable-pip-version-check "${requirements[@]}"
         RESTART=1
     fi
 fi

@@ -12,8 +12,6 @@ leaves no backlog behind it.
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 import threading
 import warnings
 from collections import deque
@@ -59,7 +57,6 @@ def open_pin_factory(name: str = "auto", *, link: Any = None) -> Any:
     if backend.bridge:  # the tower waited for the board (BridgeSession.wait_for_board) or carries on without it
         return PIN_FACTORIES.load(name)(link=link, timeout=None)
     order = AUTO_PIN_FACTORIES if name == "auto" else (name,)
-    _lgpio_workdir()
     reasons: list[str] = []
     for candidate in order:
         try:
@@ -69,18 +66,6 @@ def open_pin_factory(name: str = "auto", *, link: Any = None) -> Any:
         except Exception as exc:  # every backend fails in its own way off a Pi
             reasons.append(f"{candidate}: {_first_line(exc)}")
     raise NoGpioError("no GPIO on this machine (" + "; ".join(reasons) + ")")
-
-
-def _lgpio_workdir() -> None:
-    """lgpio makes its notification pipes (how button edges reach gpiozero) in ``$LG_WD``, else
-    in the working directory, when it is imported; where that is not writable (a service's
-    ``/``) it prints two lines and edges would not arrive: the temporary directory instead."""
-    try:
-        writable = os.access(os.getcwd(), os.W_OK)
-    except OSError:  # the working directory was removed
-        writable = False
-    if "LG_WD" not in os.environ and not writable:
-        os.environ["LG_WD"] = tempfile.gettempdir()
 
 
 def mock_factory() -> Any:
