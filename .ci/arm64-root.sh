@@ -64,7 +64,7 @@ INCLUDE="python3,ca-certificates,systemd,passwd"
 CACHE="${DICETOWER_CI_CACHE:-/var/cache/dicetower-ci}"
 MAX_DAYS="${DICETOWER_ROOT_MAX_DAYS:-7}"
 # Test tools for the engine's tests in the root (a venv of their own, beside the installed one).
-TEST_TOOLS=(pytest hypothesis icepool scipy)
+TEST_TOOLS=(pytest pytest-xdist hypothesis icepool scipy)
 # The Pi whose /proc/cpuinfo the second service start sees: a Raspberry Pi 5 (revision d04170).
 PI5_CPUINFO=$'processor\t: 0\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd\n\nRevision\t: d04170\nSerial\t\t: 0000000000000000\nModel\t\t: Raspberry Pi 5 Model B Rev 1.0\n'
 [ -n "$REPORT" ] || REPORT="$(mktemp /tmp/dicetower-arm64-report.XXXXXX)"
@@ -363,10 +363,11 @@ engine_tests() {
     installed="$(in_root -- /opt/dicetower/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
     tools_site="$(in_root -- /var/tmp/dicetower-ci/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
     printf '%s\n' "$installed" >"$ROOT$tools_site/dicetower-installed.pth"
-    # Under emulation each hypothesis test runs its examples ~10x slower: the "emulated"
-    # profile (tests/conftest.py) runs fewer examples of each; every test still runs.
+    # Under emulation each example runs ~10x slower: the "emulated" hypothesis profile
+    # (tests/conftest.py) has no deadline; every test and example runs, on two workers (the
+    # cores are free once the main suite is done).
     in_root DICETOWER_HYPOTHESIS_PROFILE=emulated -- sh -c \
-        "cd $src && /var/tmp/dicetower-ci/venv/bin/python -m pytest -p no:cacheprovider -q tests/engine"
+        "cd $src && /var/tmp/dicetower-ci/venv/bin/python -m pytest -p no:cacheprovider -q -n 2 tests/engine"
 }
 
 # --- the run ----------------------------------------------------------------------------------

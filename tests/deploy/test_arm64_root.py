@@ -86,3 +86,28 @@ def test_arm64_root_script_passes_shellcheck() -> None:
     done = subprocess.run([require_command("shellcheck"), "-x", str(SCRIPT)], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stdout
+
+
+def test_where_arm64_cannot_run_the_script_says_so_in_one_line(tmp_path) -> None:
+    """Not root (a stand-in `id` says uid 1000): the script cannot mount binfmt_misc or chroot;
+    it says so in one line, exits 77 (tests skip, CI fails) and touches nothing."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "id").write_text('#!/bin/sh\n[ "$1" = -u ] && echo 1000\n')
+    (bin_dir / "id").chmod(0o755)
+    report = tmp_path / "report"
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", DICETOWER_CI_CACHE=str(tmp_path / "cache"))
+    done = subprocess.run(["bash", str(SCRIPT), "--report", str(report)], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 77 and done.stdout == ""
+    assert done.stderr == ("arm64 bookworm: this machine cannot run arm64 binaries (not root: debootstrap and chroot "
+                           "need it): the arm64 root checks did not run\n")
+    assert finished(report) == {"unavailable": "this machine cannot run arm64 binaries (not root: debootstrap and "
+                                               "chroot need it): the arm64 root checks did not run", "exit": "77"}
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_bad_option_is_one_line_and_status_2() -> None:
+    done = subprocess.run(["bash", str(SCRIPT), "--suite", "buster"], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "arm64-root.sh: --suite: bookworm or trixie, not buster\n"
