@@ -263,6 +263,9 @@ SCRIPTED_HINT = ("run it scripted instead: dicetower sim --press mode,field,plus
 
 #: Where Linux names the board; a Raspberry Pi says so here.
 BOARD_MODEL = Path("/proc/device-tree/model")
+#: Where a Raspberry Pi's kernel names it too (``Model : Raspberry Pi 5 Model B Rev 1.0``), for
+#: a root without the device tree (a container or a chroot on a Pi).
+CPUINFO = Path("/proc/cpuinfo")
 
 
 def has_terminal() -> bool:
@@ -270,9 +273,14 @@ def has_terminal() -> bool:
     return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
 
 
-def is_a_raspberry_pi(model: Path = BOARD_MODEL) -> bool:
+def is_a_raspberry_pi(model: Path = BOARD_MODEL, cpuinfo: Path = CPUINFO) -> bool:
     try:
         return b"Raspberry Pi" in model.read_bytes()
+    except OSError:
+        pass
+    try:
+        with cpuinfo.open("rb") as lines:
+            return any(line.startswith(b"Model") and b"Raspberry Pi" in line for line in lines)
     except OSError:
         return False
 
@@ -348,7 +356,7 @@ def _run(config: TowerConfig, bridge: Any) -> int:
             # that the unit shows failed and Restart= applies, rather than exit 0 at once;
             # the tower cannot start here, which is exit 2 (docs/roll-log.md), not 1 ("a check failed")
             if is_a_raspberry_pi():
-                _stderr(f"{exc}; install a GPIO backend (pip install 'dicetower[pi]') or try `dicetower sim`")
+                _stderr(f"{exc}; {_gpio_hint()}")
             else:
                 _stderr(f"not a Raspberry Pi (no GPIO), and no terminal here for the simulator "
                         f"(stdin and stdout are not one); {SCRIPTED_HINT}")
@@ -356,6 +364,18 @@ def _run(config: TowerConfig, bridge: Any) -> int:
         _stderr(f"{exc}; starting the simulator instead (dicetower sim)")
         return interactive(config, seed=None, kept=keep(config))
     return run_tower(config, factory, bridge=bridge)
+
+
+def _gpio_hint() -> str:
+    """What to do on a Pi where no pin factory opened: install the GPIO stack, or (it is
+    installed) give the tower the GPIO chips."""
+    import importlib.util
+
+    if importlib.util.find_spec("lgpio") is None:
+        return ("install the GPIO stack: sudo deploy/install.sh (or pip install 'dicetower[pi]'; "
+                "docs/wiring.md, 'Pin backends') or try `dicetower sim`")
+    return ("lgpio is installed: are there /dev/gpiochip* here, and may this user open them (group gpio)? "
+            "(docs/wiring.md, 'Pin backends') or try `dicetower sim`")
 
 
 def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
