@@ -310,30 +310,41 @@ roll_and_odds() {
 }
 
 panel_session() {
-    # a table sets its code (31425512) on the panel's buttons, then rolls twice; the tower
-    # stops (a scripted run ends) and reveals the session into the log
+    # a table photographs the session's commitment at the question (its 16 digits), sets its
+    # code (31425512) on the panel's buttons, then rolls twice; the tower stops (a scripted
+    # run ends) and reveals the session into the log (docs/fairness.md, "At the table")
     rm -rf "${ROOT:?}$STATE"
     in_root -- /usr/local/bin/dicetower sim --state-dir "$STATE" \
         --press "roll plus 3 1 4 2 5 5 1 2 roll roll roll" >"$WORK/sim.txt" 2>&1
     grep -q "table seed '31425512' set" "$WORK/sim.txt" || { echo "no table seed set"; return 1; }
-    grep -Eo 'roll #[0-9]+ [0-9a-f]{8,}' "$WORK/sim.txt" | tail -n 1
+    grep -Eo '#[0-9]+ [0-9a-f]{16}' "$WORK/sim.txt" | tail -n 1
+}
+
+# What the players noted, as docs/fairness.md tells them: the commitment at the question (the
+# 16 digits under "photograph the QR", two lines of 8) and the last result (`#N HEX`, typed N:HEX).
+noted_options() {
+    local commitment result
+    commitment="$(awk '/photograph the QR/ { getline a; getline b; gsub(/ /, "", a); gsub(/ /, "", b); print a b; exit }' \
+        "$WORK/sim.txt")"
+    result="$(grep -Eo '#[0-9]+ [0-9a-f]{16}' "$WORK/sim.txt" | tail -n 1 | sed -E 's/^#([0-9]+) /\1:/')"
+    [ -n "$commitment" ] && [ -n "$result" ] || { echo "the panel session showed no commitment or fingerprint" >&2; return 1; }
+    echo "--table-seed 31425512 --expect $commitment --expect $result"
 }
 
 replay_log() {
     local noted
-    noted="$(grep -Eo 'roll #[0-9]+ [0-9a-f]{8,}' "$WORK/sim.txt" | tail -n 1 | awk '{ print $3 }')"
-    [ -n "$noted" ] || { echo "the panel session showed no roll fingerprint"; return 1; }
-    in_root -- /usr/local/bin/dicetower replay "$STATE/rolls.jsonl" --all-revealed \
-        --table-seed 31425512 --expect "$noted"
+    noted="$(noted_options)" || { echo "the panel session showed no commitment or roll fingerprint"; return 1; }
+    # shellcheck disable=SC2086 # the options are words
+    in_root -- /usr/local/bin/dicetower replay "$STATE/rolls.jsonl" --all-revealed $noted
 }
 
 verify_rolls() {
     local noted
-    noted="$(grep -Eo 'roll #[0-9]+ [0-9a-f]{8,}' "$WORK/sim.txt" | tail -n 1 | awk '{ print $3 }')"
+    noted="$(noted_options)" || { echo "the panel session showed no commitment or roll fingerprint"; return 1; }
     install -D -m 644 "$REPO/tools/verify_rolls.py" "$ROOT/var/tmp/dicetower-ci/verify_rolls.py"
     # the root's own python3 (stdlib only), as a player's laptop would run it
-    in_root -- python3 /var/tmp/dicetower-ci/verify_rolls.py --all-revealed --table-seed 31425512 \
-        --expect "$noted" "$STATE/rolls.jsonl"
+    # shellcheck disable=SC2086 # the options are words
+    in_root -- python3 /var/tmp/dicetower-ci/verify_rolls.py --all-revealed $noted "$STATE/rolls.jsonl"
 }
 
 engine_tests() {
