@@ -190,7 +190,7 @@ class Feeds:
     def housekeeping(self) -> None:
         """At the end of a batch: the posts delivered, given up or dropped from a full queue since
         the last one go out of the outbox, counted (one statement per hook and kind)."""
-        dropped, self._dropped = self._dropped, []
+        dropped = self._dropped  # kept until the batch is committed (a batch rolled back writes them again)
         for h, ids in dropped:
             self.record.outbox_done(h.id, ids, dropped=len(ids))
         by_hook: dict[tuple[int, bool], tuple[list[int], float]] = {}
@@ -213,6 +213,7 @@ class Feeds:
         live, self._live = self._live, []
         new, self._new = self._new, []
         done, self._done = self._done, []
+        self._dropped = []
         for d in done:  # out of the outbox for good: no longer waiting
             h = next((h for h in self.hooks if h.id == d.hook_id), None)
             if h is not None:
@@ -225,15 +226,15 @@ class Feeds:
         return live
 
     def rolled_back(self) -> None:
-        """The batch was rolled back: its posts never existed, what it took out of the outbox is
-        back (posted again: the receiver has the idempotency key); the feed state as the record has it."""
+        """The batch was rolled back: its posts never existed; the outcomes it took (posts
+        delivered or given up) and the posts dropped from a full queue are taken again by the
+        next batch (a delivered post is never posted again for a batch that failed); the feed
+        state as the record has it."""
         self._new.clear()
         self._live.clear()
-        for d in self._done:
-            h = next((h for h in self.hooks if h.id == d.hook_id), None)
-            if h is not None:
-                h.queue.unclaim(list(d.items))
-        self._done.clear()
+        with self._outcomes_lock:
+            self._outcomes[:0] = self._done
+        self._done = []
         self.towers = {t: FeedTower(*s) for t, s in self.record.feed_towers().items()}
 
     def _queue(self, h: Hook, items: list[tuple[int, str]]) -> None:

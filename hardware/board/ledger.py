@@ -24,7 +24,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from hardware.board.messages import MARKS, entry_problems, params_view, result_of, roll_view, text
+from hardware.board.messages import MARKS, entry_problems, params_view, result_of, roll_view, shown, text
 from hardware.board.record import Record, TowerRow, canonical
 from hardware.board.stats import Stats
 from hardware.board.verdict import Counts
@@ -146,7 +146,7 @@ class Ledger:
     def _show(self, entry: Entry, mark: int) -> None:
         self.last.appendleft(roll_view(entry, mark))
         result = result_of(entry)
-        self.setting = (text(result.get("system"), 40), params_view(result.get("params")))
+        self.setting = (text(result.get("system"), 40), params_view(result.get("params"), result.get("system")))
 
     def card(self) -> dict[str, Any]:
         """Everything one card on the page shows (every value of a known type)."""
@@ -259,7 +259,7 @@ class Ledger:
             self.find(record, seq, f"entry {seq}: conflicting entries at seq {seq} ({shown}): both kept as "
                                    "evidence, neither adopted", now)
             self.reset_checks(record)
-            self._recount(record)
+            self.recount(record)
 
     def _parent_kept(self, record: Record, seq: int, prev: Any) -> bool:
         if seq == 1:
@@ -337,7 +337,7 @@ class Ledger:
                 break
             seq, digest = seq - 1, parent
         self.reset_checks(record)
-        self._recount(record)
+        self.recount(record)
 
     def _kept(self, record: Record, entry: Entry, conflict: bool, now: float) -> None:
         self.head_seq, self.head_hash = entry["seq"], entry["hash"]
@@ -359,7 +359,7 @@ class Ledger:
                 and self.open_session.get("session") == text(entry.get("session"), 40):
             self.open_session = None
 
-    def _recount(self, record: Record) -> None:
+    def recount(self, record: Record) -> None:
         self.rolls = record.count_path(self.id, "roll") - _count_conflicting_rolls(record, self.id)
         self.sessions = record.count_path(self.id, "session")
         self.refresh(record)
@@ -436,8 +436,10 @@ def _prev_mismatch(seq: int) -> str:
 
 
 def _headline(finding: tuple[int | None, str, str]) -> str:
+    """A finding as the card's headline: a tower's text quoted in it shown escaped (bidi and
+    format characters, lone surrogates), never as itself."""
     _, source, message = finding
-    return f"replay: {message}" if source == "verifier" else message
+    return shown(f"replay: {message}" if source == "verifier" else message)
 
 
 def _conflict_seqs(record: Record, tower_id: int) -> list[int]:

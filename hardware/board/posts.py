@@ -169,9 +169,9 @@ def _roll_embed(body: Body) -> dict[str, Any]:
     fields = []
     if view["dice"]:
         fields.append(_field("Dice", " · ".join(str(d) for d in view["dice"])))
-    # A setting's unset values (None, an empty list) are left out: a chat line, not the whole record.
-    setting = " · ".join(f"{md(k, 30)} {md(v, 40)}" for k, v in params_view(result.get("params")).items()
-                         if v is not None and v != "")
+    # The system's main parameters and those not at their defaults (params_view): a chat line, not the record.
+    shown = params_view(result.get("params"), result.get("system"))
+    setting = " · ".join(f"{md(k, 30)} {md(v, 40)}" for k, v in shown.items() if v is not None and v != "")
     if setting:
         fields.append(_field("Setting", setting))
     if view["player"] is not None:

@@ -63,6 +63,9 @@ FINDING_ROWS = 200
 MARK_VERIFIED, MARK_ENTERED, MARK_TEST, MARK_FAILED = 1, 2, 3, 4
 MARK_BY_LABEL = {"entered": MARK_ENTERED, "test": MARK_TEST}
 
+#: Columns added to schema 1 since (table, column, type): made by :meth:`Record._migrate`.
+_ADDED: tuple[tuple[str, str, str], ...] = ()
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS towers(
@@ -108,6 +111,88 @@ CREATE TABLE IF NOT EXISTS feed_towers(
 """
 
 Entry = dict[str, Any]
+#: The largest integer SQLite stores (a seq, a count): 2^63 - 1.
+MAX_INTEGER = (1 << 63) - 1
+
+
+class RecordError(BoardError):
+    """The record cannot be used at all (damaged, full, read-only) when the board starts:
+    one line, and the command line's exit status 4 ("cannot record")."""
+
+
+class Unstorable(BoardError):
+    """A value a tower sent that no column can hold (an integer past 64 bits): the finding of
+    the message that carried it, never the board's failure."""
+
+
+#: SQLite's primary result codes that mean the record itself is in trouble (not a message's
+#: fault): what the page, the API and the journal say instead of "live".
+_TROUBLE = {
+    sqlite3.SQLITE_FULL: "the disk is full",
+    sqlite3.SQLITE_READONLY: "the record is read-only",
+    sqlite3.SQLITE_IOERR: "the disk gives an I/O error",
+    sqlite3.SQLITE_CANTOPEN: "the record cannot be opened",
+    sqlite3.SQLITE_CORRUPT: "the record is damaged",
+    sqlite3.SQLITE_NOTADB: "the record is damaged (not an SQLite database)",
+    sqlite3.SQLITE_NOMEM: "out of memory",
+    sqlite3.SQLITE_PERM: "no permission to write the record",
+    sqlite3.SQLITE_BUSY: "the record is locked by another process",
+    sqlite3.SQLITE_LOCKED: "the record is locked",
+    sqlite3.SQLITE_PROTOCOL: "the record's lock protocol failed",
+}
+
+
+def record_trouble(exc: BaseException) -> str | None:
+    """What is wrong with the record if ``exc`` says the record itself failed (a full disk,
+    a read-only or damaged file), else None (the message or the board's code is at fault)."""
+    if isinstance(exc, MemoryError):
+        return "out of memory"
+    if not isinstance(exc, sqlite3.DatabaseError) or isinstance(
+            exc, sqlite3.IntegrityError | sqlite3.ProgrammingError | sqlite3.DataError):
+        return None
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:  # raised without SQLite's code: by its words
+        text = str(exc)
+        return next((why for words, why in _WORDS if words in text), "the record failed")
+    return _TROUBLE.get(code & 0xFF)
+
+
+_WORDS = (("full", _TROUBLE[sqlite3.SQLITE_FULL]), ("readonly", _TROUBLE[sqlite3.SQLITE_READONLY]),
+          ("malformed", _TROUBLE[sqlite3.SQLITE_CORRUPT]), ("not a database", _TROUBLE[sqlite3.SQLITE_NOTADB]),
+          ("disk I/O", _TROUBLE[sqlite3.SQLITE_IOERR]))
+
+
+def storable_text(text: str) -> str:
+    """``text`` as the record can keep it: UTF-8, so a lone surrogate (which a tower can send
+    as ``"\\udfff"`` in JSON, and JSON decodes) is kept as the escape ``\\udfff``."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _storable(value: Any) -> Any:
+    if isinstance(value, str):
+        return storable_text(value)
+    if type(value) is int and not -MAX_INTEGER - 1 <= value <= MAX_INTEGER:
+        digits = str(value) if abs(value) < 10**40 else f"{str(value)[:20]}… ({len(str(abs(value)))} digits)"
+        raise Unstorable(f"the number {digits} is past 64 bits, more than the record holds")
+    return value
+
+
+class _Connection(sqlite3.Connection):
+    """A connection whose every parameter is made storable first: text as UTF-8 (lone
+    surrogates escaped), integers checked against 64 bits (:class:`Unstorable`). Whatever a
+    tower put in a value, writing it never raises an encoding or overflow error."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        return super().execute(sql, tuple(_storable(v) for v in parameters))
+
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
+        return super().executemany(sql, (tuple(_storable(v) for v in row) for row in parameters))
 
 
 def canonical(entry: Entry) -> bytes:
@@ -139,7 +224,8 @@ def session_column(entry: Entry) -> str | None:
 
 def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
-    conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False, isolation_level=None)
+    conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False, isolation_level=None,
+                           factory=_Connection)
     conn.execute("PRAGMA busy_timeout = 30000")
     if readonly:
         conn.execute("PRAGMA query_only = 1")
@@ -172,7 +258,7 @@ class Record:
     Changes are grouped into transactions by :meth:`batch`."""
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
-        self.directory = Path(directory).expanduser().absolute()
+        self.directory = Path(directory).absolute()
         self._lock_fd = _take_lock(self.directory)
         self.path = database_path(self.directory)
         try:
@@ -181,9 +267,10 @@ class Record:
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.executescript(SCHEMA)
             self._check_version()
-        except sqlite3.DatabaseError as exc:
+            self._migrate()
+        except (sqlite3.DatabaseError, MemoryError) as exc:
             os.close(self._lock_fd)
-            raise BoardError(f"--data: cannot use {self.path}: {exc}") from None
+            raise unusable(self.path, exc) from None
         self._in_batch = False
 
     def _check_version(self) -> None:
@@ -193,6 +280,23 @@ class Record:
         elif row[0] != str(SCHEMA_VERSION):
             raise sqlite3.DatabaseError(f"it was written by another version of the board (schema {row[0]})")
 
+    def _migrate(self) -> None:
+        """Columns added since schema 1 (an older board ignores them)."""
+        for table, column, kind in _ADDED:
+            names = {r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")}
+            if column not in names:
+                self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+    def check(self) -> None:
+        """Read every page of the record once (SQLite's quick check): a damaged record is
+        found at start-up, one line, not halfway through the night."""
+        try:
+            rows = self.conn.execute("PRAGMA quick_check(1)").fetchall()
+        except (sqlite3.DatabaseError, MemoryError) as exc:
+            raise unusable(self.path, exc) from None
+        if rows != [("ok",)]:
+            raise unusable(self.path, sqlite3.DatabaseError(f"database disk image is malformed ({rows[0][0]})"))
+
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -201,7 +305,9 @@ class Record:
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
-        """One transaction around a group of changes (nested: the outer one commits)."""
+        """One transaction around a group of changes (nested: the outer one commits). Any
+        failure rolls the whole of it back (SQLite may have rolled it back itself already,
+        after a full disk or an I/O error)."""
         if self._in_batch:
             yield
             return
@@ -209,11 +315,12 @@ class Record:
         self.conn.execute("BEGIN")
         try:
             yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        else:
             self.conn.execute("COMMIT")
+        except BaseException:
+            if self.conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+            raise
         finally:
             self._in_batch = False
 
@@ -461,6 +568,16 @@ class Record:
         return (row[0], row[1]) if row else (0, GENESIS)
 
 
+def unusable(path: Path, exc: BaseException) -> RecordError:
+    """The one line for a record the board cannot start with, and what to do about it."""
+    why = record_trouble(exc) or "it cannot be read"
+    damaged = "damaged" in why or "another version" in str(exc)
+    advice = ("keep it as evidence (move its directory aside) and start the board with an empty --data: it asks "
+              "the towers for their logs again (docs/network.md, \"A damaged record\")") if damaged else \
+        "free the disk or fix the permissions, then start the board again"
+    return RecordError(f"--data: cannot use the board's record {path}: {why} ({str(exc)[:200]}); {advice}")
+
+
 def _json(text: str | None) -> dict[str, Any] | None:
     if not text:
         return None
@@ -477,14 +594,14 @@ def _take_lock(directory: Path) -> int:
         directory.mkdir(parents=True, exist_ok=True)
         fd = open_file(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT)  # the one rule: a FIFO there never blocks
     except OSError as exc:
-        raise BoardError(f"--data: cannot use {directory}: {exc.strerror or exc}") from None
+        raise RecordError(f"--data: cannot use {directory}: {exc.strerror or exc}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         os.close(fd)
         if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
             raise BoardError(f"--data: another board is using {directory}; give each board its own --data") from None
-        raise BoardError(f"--data: cannot lock {directory}: {exc.strerror or exc}") from None
+        raise RecordError(f"--data: cannot lock {directory}: {exc.strerror or exc}") from None
     return fd
 
 

@@ -277,9 +277,9 @@ def test_verified_rolls_are_marked_and_counted_and_a_rejected_message_taints_non
     assert sum(s["rolls"] for s in board.system_stats().values()) == 6
 
 
-def test_a_batch_the_record_cannot_take_is_asked_for_again(tmp_path, chain, monkeypatch):
-    """The record fails mid-batch (a full disk): nothing of the batch is half-kept, the towers
-    are as the record holds them, and the entries come in again (asked for) and chain."""
+def test_a_batch_the_record_cannot_take_is_kept_and_written_once_it_can(tmp_path, chain, monkeypatch):
+    """The record fails mid-batch (a full disk): nothing of the batch is half-kept, the board
+    says it is failing, and the batch is written once the record takes it again, in full."""
     towers = Towers(tmp_path / "record", "s", verifier=False)
     logs: list[str] = []
     towers._log = logs.append
@@ -296,12 +296,16 @@ def test_a_batch_the_record_cannot_take_is_asked_for_again(tmp_path, chain, monk
         monkeypatch.setattr(towers, "_save", full)
         for e in chain[3:6]:
             send(towers, e)
-        wait_for(lambda: any("cannot write the record" in m for m in logs), what="the failure said")
+        wait_for(lambda: any("failing: cannot write its record: the disk is full" in m for m in logs),
+                 what="the failure said")
+        assert towers.board_state()["state"] == "failing" and towers.ledgers["s/t"].head_seq == 3
+        assert towers.record.path_head(towers.ledgers["s/t"].id)[0] == 3  # nothing of the batch half-kept
         monkeypatch.setattr(towers, "_save", real)
-        wait_for(lambda: towers.ledgers["s/t"].head_seq == 3, what="the tower as the record holds it")
-        for e in chain[3:]:
+        wait_for(lambda: towers.ledgers["s/t"].head_seq == 6, what="the kept batch written")
+        wait_for(lambda: any("its record is written again" in m for m in logs), what="the recovery said")
+        for e in chain[6:]:
             send(towers, e)
-        wait_for(lambda: towers.ledgers["s/t"].head_seq == 12, what="the entries again")
+        wait_for(lambda: towers.ledgers["s/t"].head_seq == 12, what="the rest")
         path = list(towers._read().path_entries(towers.ledgers["s/t"].id, 1, 12))
         assert path == chain and towers.ledgers["s/t"].problem is None
     finally:
