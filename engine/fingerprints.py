@@ -7,7 +7,10 @@ themselves (a roll's number and entry hash) are :mod:`hardware.entropy.fingerpri
 
 from __future__ import annotations
 
-__all__ = ["reveal_card"]
+__all__ = ["FINGERPRINT_HEX", "reveal_card"]
+
+# Hex digits of a roll's entry hash that name it beside its number (the OLED and the board alike).
+FINGERPRINT_HEX = 16
 
 
 def reveal_card(commitment: str, table_seed: str | None, rolls: int, head: str) -> str:

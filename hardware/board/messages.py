@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from engine.errors import DicetowerError
+from engine.fingerprints import FINGERPRINT_HEX
 from hardware.rolllog import MAX_LINE_BYTES
 from hardware.safefile import nesting_depth
 
@@ -258,7 +259,7 @@ def text(value: Any, limit: int = TEXT_CHARS) -> str | None:
         return "…"
 
 
-def number(value: Any) -> int | float | None:
+def number_view(value: Any) -> int | float | None:
     """A finite number of at most 15 digits, or None."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
@@ -338,16 +339,28 @@ def dice_view(dice: Any) -> list[int]:
 MARKS = ("unchecked", "verified", "entered", "test", "failed")
 
 
-def roll_view(entry: Entry, mark: int = 0) -> dict[str, Any]:
-    """The part of a roll entry a card or the overlay shows, every value of a known type."""
+def roll_name(entry: Entry, number: int | None) -> str:
+    """How the board names a roll, as the tower's screen does: ``roll #3 0470450712ab34cd``
+    (its number in its session and the first :data:`~engine.fingerprints.FINGERPRINT_HEX` hex
+    digits of its entry hash), ``entered 0470…`` for a roll typed in outside any session."""
+    digest = entry.get("hash")
+    fingerprint = digest[:FINGERPRINT_HEX] if isinstance(digest, str) else "?"
+    if number is not None:
+        return f"roll #{number} {fingerprint}"
+    return f"entered {fingerprint}" if entry.get("session") is None else f"roll {fingerprint}"
+
+
+def roll_view(entry: Entry, mark: int = 0, number: int | None = None) -> dict[str, Any]:
+    """The part of a roll entry a card or the overlay shows, every value of a known type
+    (``number``: its number in its session, when the board knows it)."""
     result = result_of(entry)
     seq = entry.get("seq")
     success = result.get("success")
     player = entry.get("player")
     return {
-        "seq": seq if whole(seq) else None, "time": text(entry.get("time"), 40),
+        "seq": seq if whole(seq) else None, "time": text(entry.get("time"), 40), "name": roll_name(entry, number),
         "system": text(result.get("system"), 40), "dice": dice_view(result.get("dice")),
-        "outcome": text(result.get("outcome"), 40), "total": number(result.get("total")),
+        "outcome": text(result.get("outcome"), 40), "total": number_view(result.get("total")),
         "success": success if isinstance(success, bool) else None,
         "player": player if whole(player) and 0 <= player < 10**6 else None,
         "kind": text(entry.get("roll_kind", "rolled"), 20),

@@ -26,7 +26,7 @@ import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
-from hardware.board.messages import MARKS, clip, params_view, result_of, roll_view
+from hardware.board.messages import MARKS, clip, params_view, result_of, roll_name, roll_view
 
 #: The plain body's version: a new one only when a field changes meaning or goes away.
 VERSION = 1
@@ -46,6 +46,9 @@ SHOWN_CHARS = 80
 PROBLEM_CHARS = 600
 
 GREEN, GREY, AMBER, RED = 0x2E9E5B, 0x747F8D, 0xC9892A, 0xD2413A
+#: What a Discord post says when it may be in the channel already (the board stopped while
+#: Discord was answering it: Discord's webhooks keep no idempotency key, so it cannot tell).
+REPEAT = "sent again after the board restarted: it may be above already"
 #: ASCII punctuation: every one of them can be escaped with a backslash in Discord's markdown.
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 VERIFIED = MARKS.index("verified")
@@ -72,11 +75,13 @@ def alert_key(store: str, tower: str, seq: int | None, problem: str) -> str:
 
 
 def roll_body(store: str, tower: str, entry: dict[str, Any], *, problem: str | None, problems: int,
-              decided_at: float) -> Body:
+              decided_at: float, number: int | None = None) -> Body:
     """The plain body of a verified roll. The entry is nested, never merged: a tower may put
-    any key in its entries, and none of them can pass for the board's."""
+    any key in its entries, and none of them can pass for the board's. ``name`` is the roll
+    as the tower's screen names it (``roll #3`` and its fingerprint: ``number`` is its number
+    in its session)."""
     return {"version": VERSION, "type": "roll", "id": roll_key(store, tower, entry), "store": store, "tower": tower,
-            "decided_at": iso(decided_at),
+            "name": roll_name(entry, number), "decided_at": iso(decided_at),
             "verdict": {"check": "verified", "tower_verified": problem is None, "problem": problem,
                         "problems": problems},
             "entry": entry}
@@ -171,7 +176,8 @@ def _roll_embed(body: Body) -> dict[str, Any]:
         fields.append(_field("Dice", " · ".join(str(d) for d in view["dice"])))
     # The system's main parameters and those not at their defaults (params_view): a chat line, not the record.
     shown = params_view(result.get("params"), result.get("system"))
-    setting = " · ".join(f"{md(k, 30)} {md(v, 40)}" for k, v in shown.items() if v is not None and v != "")
+    setting = " · ".join(f"{md(k, 30)} {md('yes' if v is True else v, 40)}" for k, v in shown.items()
+                         if v is not None and v != "")
     if setting:
         fields.append(_field("Setting", setting))
     if view["player"] is not None:
@@ -183,8 +189,8 @@ def _roll_embed(body: Body) -> dict[str, Any]:
         "description": headline,
         "color": GREEN if view["success"] is True else GREY if view["success"] is False else AMBER,
         "fields": fields[:FIELDS],
-        "footer": {"text": plain(f"seq {entry['seq']} · {entry['hash'][:12]} · ✓ verified by the dicetower board",
-                                 FOOTER_CHARS)},
+        "footer": {"text": plain(f"{body.get('name') or roll_name(entry, None)} · ✓ verified by the dicetower board"
+                                 + (f" · {REPEAT}" if body.get("repeat") else ""), FOOTER_CHARS)},
     }
     when = _timestamp(entry.get("time"))
     if when is not None:

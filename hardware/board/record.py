@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.errors import clip
 from hardware.board import BoardError
 from hardware.rolllog import GENESIS
 from hardware.safefile import open_file
@@ -64,7 +65,10 @@ MARK_VERIFIED, MARK_ENTERED, MARK_TEST, MARK_FAILED = 1, 2, 3, 4
 MARK_BY_LABEL = {"entered": MARK_ENTERED, "test": MARK_TEST}
 
 #: Columns added to schema 1 since (table, column, type): made by :meth:`Record._migrate`.
-_ADDED: tuple[tuple[str, str, str], ...] = ()
+_ADDED: tuple[tuple[str, str, str], ...] = (
+    ("towers", "marked", "INTEGER"),  # the tower's rolls marked verified (a card never counts more than it has)
+    ("outbox", "tried", "INTEGER NOT NULL DEFAULT 0"),  # a Discord post handed to the receiver at least once
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -118,6 +122,9 @@ MAX_INTEGER = (1 << 63) - 1
 class RecordError(BoardError):
     """The record cannot be used at all (damaged, full, read-only) when the board starts:
     one line, and the command line's exit status 4 ("cannot record")."""
+
+    def __str__(self) -> str:
+        return clip(Exception.__str__(self), 1000)  # its path and what to do, whole
 
 
 class Unstorable(BoardError):
@@ -251,6 +258,7 @@ class TowerRow:
     duplicates: int
     findings_dropped: int
     verdict: dict[str, Any] | None
+    marked: int | None = None  # rolls marked verified (None: a record from before it was kept)
 
 
 class Record:
@@ -329,10 +337,10 @@ class Record:
     def towers(self) -> list[TowerRow]:
         rows = self.conn.execute(
             "SELECT id, store, tower, first_seen, last_heard, status, head_seq, head_hash, rolls, sessions, "
-            "duplicates, findings_dropped, verdict FROM towers ORDER BY id").fetchall()
+            "duplicates, findings_dropped, verdict, marked FROM towers ORDER BY id").fetchall()
         return [TowerRow(id=r[0], store=r[1], tower=r[2], first_seen=r[3], last_heard=r[4], status=_json(r[5]),
                          head_seq=r[6], head_hash=r[7] or GENESIS, rolls=r[8], sessions=r[9], duplicates=r[10],
-                         findings_dropped=r[11], verdict=_json(r[12])) for r in rows]
+                         findings_dropped=r[11], verdict=_json(r[12]), marked=r[13]) for r in rows]
 
     def add_tower(self, store: str, tower: str, now: float) -> int:
         cur = self.conn.execute("INSERT INTO towers(store, tower, first_seen, last_heard, head_hash) "
@@ -522,6 +530,11 @@ class Record:
         self.conn.execute("UPDATE hooks SET sent = sent + ?, failed = failed + ?, dropped = dropped + ?, "
                           "last_ok = coalesce(?, last_ok) WHERE id = ?", (sent, failed, dropped, ok_at, hook_id))
 
+    def outbox_tried(self, ids: Iterable[int]) -> None:
+        """Posts about to be handed to a receiver that keeps no idempotency key (Discord): if the
+        board stops before their answer, they go again marked as a possible repeat."""
+        self.conn.executemany("UPDATE outbox SET tried = 1 WHERE id = ?", [(i,) for i in ids])
+
     def feed_towers(self) -> dict[int, tuple[int, bool]]:
         """tower id -> (the last roll announced, whether its red alert went out)."""
         return {t: (a, bool(r)) for t, a, r in self.conn.execute("SELECT tower_id, announced, red FROM feed_towers")}
@@ -529,6 +542,33 @@ class Record:
     def save_feed_tower(self, tower_id: int, announced: int, red: bool) -> None:
         self.conn.execute("INSERT INTO feed_towers VALUES (?, ?, ?) ON CONFLICT(tower_id) DO UPDATE SET "
                           "announced = excluded.announced, red = excluded.red", (tower_id, announced, int(red)))
+
+    def count_marked(self, tower_id: int) -> int:
+        """The tower's rolls on the path, not in conflict, marked verified."""
+        (n,) = self.conn.execute("SELECT count(*) FROM entries WHERE tower_id = ? AND path = 1 AND conflict = 0 "
+                                 "AND kind = 'roll' AND mark = ?", (tower_id, MARK_VERIFIED)).fetchone()
+        return int(n)
+
+    def roll_numbers(self, tower_id: int, rolls: Iterable[Entry]) -> dict[int, int]:
+        """seq -> a roll's number in its session (1 for its first roll), as the tower's screen
+        shows it: the rolls on the path since the session's entry. Rolls outside any session,
+        or in one whose session entry the record does not hold, are left out."""
+        wanted: dict[str, int] = {}
+        for entry in rolls:
+            sid = session_column(entry)
+            if sid is not None and entry.get("kind") == "roll":
+                wanted[sid] = max(wanted.get(sid, 0), entry["seq"])
+        out: dict[int, int] = {}
+        for sid, last in wanted.items():
+            (first,) = self.conn.execute("SELECT min(seq) FROM entries WHERE tower_id = ? AND kind = 'session' "
+                                         "AND session = ? AND path = 1", (tower_id, sid)).fetchone()
+            if first is None or first > last:
+                continue
+            seqs = self.conn.execute(
+                "SELECT seq FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND path = 1 AND kind = 'roll' "
+                "AND session = ? ORDER BY seq", (tower_id, first, last, sid)).fetchall()
+            out.update((seq, n) for n, (seq,) in enumerate(seqs, start=1))
+        return out
 
     def last_verified(self, tower_id: int) -> int:
         """The seq of the tower's last verified roll (0: none)."""
@@ -575,7 +615,7 @@ def unusable(path: Path, exc: BaseException) -> RecordError:
     advice = ("keep it as evidence (move its directory aside) and start the board with an empty --data: it asks "
               "the towers for their logs again (docs/network.md, \"A damaged record\")") if damaged else \
         "free the disk or fix the permissions, then start the board again"
-    return RecordError(f"--data: cannot use the board's record {path}: {why} ({str(exc)[:200]}); {advice}")
+    return RecordError(f"--data: cannot use the board's record {path}: {why} ({str(exc)[:120]}); {advice}")
 
 
 def _json(text: str | None) -> dict[str, Any] | None:
@@ -645,12 +685,13 @@ class Reader:
             "AND session = ? ORDER BY seq", (tower_id, first, last, session)).fetchall()
         return [unpack(b, h) for b, h in rows]
 
-    def outbox_posts(self, ids: Iterable[int]) -> dict[int, tuple[str, str, bytes]]:
-        """id -> (kind, key, body) of posts in the outbox (a post no longer there is left out)."""
+    def outbox_posts(self, ids: Iterable[int]) -> dict[int, tuple[str, str, bytes, bool]]:
+        """id -> (kind, key, body, tried) of posts in the outbox (a post no longer there is left
+        out); ``tried``: handed to the receiver before and not known to have arrived."""
         wanted = list(ids)
-        rows = self.conn.execute(f"SELECT id, kind, key, body FROM outbox WHERE id IN ({','.join('?' * len(wanted))})",
-                                 wanted).fetchall() if wanted else []
-        return {i: (kind, key, zlib.decompress(body)) for i, kind, key, body in rows}
+        rows = self.conn.execute(f"SELECT id, kind, key, body, tried FROM outbox WHERE id IN "
+                                 f"({','.join('?' * len(wanted))})", wanted).fetchall() if wanted else []
+        return {i: (kind, key, zlib.decompress(body), bool(tried)) for i, kind, key, body, tried in rows}
 
     def evidence(self, tower_id: int) -> list[dict[str, Any]]:
         rows = self.conn.execute("SELECT seq, at, reason, body FROM evidence WHERE tower_id = ? ORDER BY id",

@@ -402,7 +402,7 @@ class Towers:
         """The tower's row, once per batch (the entries of the batch are in the same transaction)."""
         self.record.save_tower(ledger.id, last_heard=ledger.last_heard, head_seq=ledger.head_seq,
                                head_hash=ledger.head_hash, rolls=ledger.rolls, sessions=ledger.sessions,
-                               duplicates=ledger.duplicates)
+                               duplicates=ledger.duplicates, marked=ledger.marked)
 
     # --- checks (the verifier) -----------------------------------------------------------------------------
 
@@ -454,13 +454,16 @@ class Towers:
         for s in checked.settled:  # a conflict or a bad field in a session: none of its rolls counts
             clean = not self.record.conflicts_between(ledger.id, s.first, s.last) \
                 and not self.record.findings_between(ledger.id, s.first, s.last, source="board")
-            announced += self.record.mark_rolls(ledger.id, s.first, s.last, s.session, verified if clean else set())
+            marked = self.record.mark_rolls(ledger.id, s.first, s.last, s.session, verified if clean else set())
+            ledger.marked += len(marked)
+            announced += marked
             if clean and s.session in done.tallies:
                 self.record.add_stats(ledger.id, done.tallies[s.session])
                 ledger.stats.add_plain(done.tallies[s.session])
                 ledger.stats_version = time.monotonic_ns()
         ledger.counts = checked.counts
-        self.record.save_tower(ledger.id, verifier_state=checked.state, verdict=checked.counts.to_dict())
+        self.record.save_tower(ledger.id, verifier_state=checked.state, verdict=checked.counts.to_dict(),
+                               marked=ledger.marked)
         ledger.refresh(self.record)
         self.feeds.rolls(ledger, announced, now)
         changed.add(ledger.key)
