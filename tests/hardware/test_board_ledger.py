@@ -310,3 +310,35 @@ def test_a_batch_the_record_cannot_take_is_kept_and_written_once_it_can(tmp_path
         assert path == chain and towers.ledgers["s/t"].problem is None
     finally:
         towers.close()
+
+
+def test_a_conflict_card_never_counts_more_verified_rolls_than_rolls(tmp_path):
+    """A conflicting entry in a session: the card's rolls leave the conflict out, and so does
+    its verified count (the rolls the board marked verified: the clean sessions' only), also
+    after a restart (issue 27)."""
+    from bench.sim_towers import SimTower
+
+    t = SimTower(tmp_path / "t", "mqtt://127.0.0.1:1", "s", "t", session_rolls=3, start=False)
+    for _ in range(7):
+        t.roll()
+    entries = [s.entry for s in read_entries(t.log_path)]
+    first_roll = next(e for e in entries if e["kind"] == "roll")
+    forged = hashed(first_roll, result={**first_roll["result"], "outcome": "forged"})
+    board = Towers(tmp_path / "record", "s", verifier=False)
+    try:
+        send(board, forged)  # published before the tower's own entry at that seq
+        for e in entries:
+            send(board, e)
+        board.check_now()
+        card = board.cards()[0]
+        assert card["problem"].startswith(f"entry {first_roll['seq']}: conflicting entries")
+        assert card["rolls"] == 6  # the conflicting seq's roll is neither's
+        assert card["checked"]["verified"] == 3 <= card["rolls"]  # the second session only: the first has the conflict
+        assert sum(1 for r in card["last"] if r["check"] == "verified") == 3
+    finally:
+        board.close()
+    again = Towers(tmp_path / "record", "s", verifier=False)
+    try:
+        assert again.cards()[0]["checked"]["verified"] == 3
+    finally:
+        again.close()

@@ -154,7 +154,7 @@ def test_a_record_on_a_read_only_filesystem_is_one_line_and_exit_status_4(tmp_pa
                               text=True, timeout=60)
     assert done.returncode == 4, done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
-    assert done.stderr.startswith(f"dicetower: cannot record: --data: cannot ")
+    assert done.stderr.startswith("dicetower: cannot record: --data: cannot ")
     assert "Read-only file system" in done.stderr or "read-only" in done.stderr
 
 
