@@ -1,14 +1,18 @@
-"""Speech's figures: from a roll's logged entry to the start of its audio, and whether speech
-ever delays a frame.
+"""Speech's figures: from a ROLL press and its logged entry to the start of its audio, and
+whether speech ever delays a frame.
 
-- Latency: the tower on mock pins and luma's dummy device, a real roll log and session dice,
-  speech on, and the real espeak-ng speaker (its thread, its process), except that espeak-ng
-  writes its WAV stream to a pipe (``--stdout``) instead of the sound card, so the first
-  audio byte (the first after the 44-byte header) can be timed. For each of ``--rolls`` ROLL
-  presses: the entry's append returning (written and flushed) -> the sentence handed to the
-  speaker -> espeak-ng started -> its first audio byte. Baseline in the same run: ``espeak-ng
-  --stdout`` started straight from the bench with the same sentence (cold start to first
-  audio byte), the least speech can cost.
+- Latency: the tower on mock pins and luma's dummy device, a real roll log and session dice
+  (the session's table seed set first, as a table would, so every ROLL rolls), speech on, and
+  the real espeak-ng speaker (its thread, its process), except that espeak-ng writes its WAV
+  stream to a pipe (``--stdout``) instead of the sound card, so the first audio byte (the
+  first after the 44-byte header) can be timed. For each of ``--rolls`` ROLL presses: the
+  press -> the entry's append returning (written and flushed) -> the sentence handed to the
+  speaker -> espeak-ng started -> its first audio byte. Every time is read from one clock,
+  ``time.monotonic_ns`` (the loop's, the speaker thread's and the reader thread's alike), and
+  each figure is taken from the marks of its own roll only: a mark before its roll's press
+  (a sentence of another screen) is an error, so no figure can come out negative. Baseline in
+  the same run: ``espeak-ng --stdout`` started straight from the bench with each roll's own
+  sentence (cold start to first audio byte), the least speech can cost.
 - Frames: bench/bench_panel.py's press-to-frame latency (a MockFactory edge to the new frame,
   one pass of the loop; and the appliance loop in its thread on the real clock), with speech
   off and on (espeak-ng really synthesising every result, to a pipe), interleaved. Speech runs
@@ -37,7 +41,10 @@ CONFIG = ('[gpio]\nfactory = "mock"\n[display]\nkind = "dummy"\n[panel]\nanimati
           'systems = ["infinity"]\n[kiosk]\nstate_dir = "none"\n')
 SPEAK = CONFIG + "[sound]\nspeak = true\n"
 WAV_HEADER = 44
-SENTENCE = "infinity: success, 14 against C R 10, it had 64 percent"
+#: The one clock every mark is read from (monotonic: never set back, the same in every thread).
+clock_ns = time.monotonic_ns
+#: The most a roll waits for its first audio byte.
+AUDIO_WAIT_S = 10
 
 
 def _stdout_speaker(sound, marks: dict[str, list[int]], first_audio: threading.Event):
@@ -47,11 +54,12 @@ def _stdout_speaker(sound, marks: dict[str, list[int]], first_audio: threading.E
 
     class StdoutSpeaker(espeak.EspeakSpeaker):
         def say(self, text: str) -> None:
-            marks["said"].append(time.perf_counter_ns())
+            marks["said"].append(clock_ns())
+            marks.setdefault("texts", []).append(text)  # type: ignore[arg-type]
             super().say(text)
 
         def _start(self, text: str) -> None:
-            marks["started"].append(time.perf_counter_ns())
+            marks["started"].append(clock_ns())
             process = subprocess.Popen(espeak.command(text, self.sound, self.voice, program=self.program or "espeak-ng",
                                                       stdout=True),
                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -71,14 +79,15 @@ def _drain(process: subprocess.Popen, marks: dict[str, list[int]], first_audio: 
         if not chunk:
             return
         if got <= WAV_HEADER < got + len(chunk):
-            marks["audio"].append(time.perf_counter_ns())
+            marks["audio"].append(clock_ns())
             first_audio.set()
         got += len(chunk)
 
 
-def roll_to_audio(rolls: int) -> dict[str, list[float]]:
-    """Milliseconds from each roll's logged entry to: the sentence handed over, espeak-ng
-    started, its first audio byte."""
+def roll_to_audio(rolls: int) -> tuple[dict[str, list[float]], list[str]]:
+    """Milliseconds, per roll, from its press to its entry logged, and from the entry logged
+    to: the sentence handed over, espeak-ng started, its first audio byte; and the press to
+    the first audio byte. Also each roll's sentence (for the baseline)."""
     from engine.panel.model import Button
     from hardware.entropy import open_dice
     from hardware.panel_io import open_pin_factory
@@ -93,46 +102,79 @@ def roll_to_audio(rolls: int) -> dict[str, list[float]]:
         def append(self, kind, **fields):
             entry = super().append(kind, **fields)
             if kind == "roll":
-                marks["logged"].append(time.perf_counter_ns())
+                marks["logged"].append(clock_ns())
             return entry
 
     config = loads(SPEAK)
+    out: dict[str, list[float]] = {"logged": [], "said": [], "started": [], "audio": [], "press to audio": []}
+    texts: list[str] = []
     with tempfile.TemporaryDirectory() as state:
         log = TimedLog(Path(state) / "rolls.jsonl")
         factory = open_pin_factory("mock")
         speaker = _stdout_speaker(config.sound, marks, first_audio)
-        tower = assemble(config, pin_factory=factory,
-                      dice=open_dice(seed=b"bench speech", log=log), roll_log=log, state_dir=state,
-                      speaker=speaker)
+        dice = open_dice(seed=b"bench speech", log=log)
+        dice.set_table_seed("31425512")  # as a table would: every ROLL below rolls
+        tower = assemble(config, pin_factory=factory, dice=dice, roll_log=log, state_dir=state, speaker=speaker)
         pin = factory.pin(config.buttons.pin(Button.ROLL))
         try:
-            for _ in range(rolls):
+            # the session's first ROLL shows its commitment (the question page, its code set):
+            # the table photographs it; its sentence is heard out before the timed rolls begin
+            first_audio.clear()
+            pin.drive_low()
+            tower.pump()
+            first_audio.wait(AUDIO_WAIT_S)
+            pin.drive_high()
+            time.sleep(0.03)
+            tower.pump()
+            time.sleep(0.5)
+            for n in range(rolls):
+                for kept in marks.values():
+                    kept.clear()
                 first_audio.clear()
+                pressed = clock_ns()
                 pin.drive_low()
                 tower.pump()
-                if not first_audio.wait(10):
-                    raise SystemExit("no audio from espeak-ng within 10 s")
+                if not first_audio.wait(AUDIO_WAIT_S):
+                    raise SystemExit(f"roll {n + 1}: no audio from espeak-ng within {AUDIO_WAIT_S} s")
+                _take(n, pressed, marks, out)
+                texts.append(marks["texts"][-1])  # type: ignore[arg-type]
                 pin.drive_high()
                 time.sleep(0.03)
                 tower.pump()
                 time.sleep(0.3)  # let the sentence go on a while, as at a table, before the next press
         finally:
             tower.close()
-    n = min(len(v) for v in marks.values())
-    logged = marks["logged"][:n]
-    return {name: [(t - t0) / 1e6 for t, t0 in zip(marks[name][:n], logged, strict=True)]
-            for name in ("said", "started", "audio")}
+    return out, texts
 
 
-def baseline(runs: int) -> list[float]:
-    """espeak-ng --stdout started straight from here: start to its first audio byte, ms."""
+def _take(n: int, pressed: int, marks: dict[str, list[int]], out: dict[str, list[float]]) -> None:
+    """This roll's figures, from its own marks: one entry logged after the press, one sentence
+    handed over after it, its process and its first audio byte after that."""
+    if len(marks["logged"]) != 1 or not marks["said"]:
+        raise SystemExit(f"roll {n + 1}: expected one roll logged and its sentence, got {len(marks['logged'])} "
+                         f"entries and {len(marks['said'])} sentences (a screen other than the result?)")
+    logged = marks["logged"][0]
+    said, started, audio = marks["said"][-1], marks["started"][-1], marks["audio"][-1]
+    if not pressed <= logged <= said <= started <= audio:
+        raise SystemExit(f"roll {n + 1}: marks out of order (press {pressed}, logged {logged}, said {said}, "
+                         f"started {started}, audio {audio}): measuring the wrong thing")
+    out["logged"].append((logged - pressed) / 1e6)
+    out["said"].append((said - logged) / 1e6)
+    out["started"].append((started - logged) / 1e6)
+    out["audio"].append((audio - logged) / 1e6)
+    out["press to audio"].append((audio - pressed) / 1e6)
+
+
+def baseline(texts: list[str]) -> list[float]:
+    """espeak-ng --stdout started straight from here with each sentence: start to its first
+    audio byte, ms."""
     from hardware.speech import espeak
     from hardware.tower_config import SoundConfig
 
-    args = espeak.command(SENTENCE, SoundConfig(), "en", program=espeak.find_program() or "espeak-ng", stdout=True)
     out = []
-    for _ in range(runs):
-        start = time.perf_counter_ns()
+    for text in texts:
+        args = espeak.command(text, SoundConfig(), "en", program=espeak.find_program() or "espeak-ng", stdout=True)
+        start = clock_ns()
         process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         got = b""
         while len(got) <= WAV_HEADER:
@@ -140,7 +182,7 @@ def baseline(runs: int) -> list[float]:
             if not chunk:
                 break
             got += chunk
-        out.append((time.perf_counter_ns() - start) / 1e6)
+        out.append((clock_ns() - start) / 1e6)
         process.stdout.read()
         process.wait()
         time.sleep(0.05)
@@ -171,7 +213,7 @@ def make_tower_with(text: str, speaking: bool):
 
 
 def _row(name: str, values: list[float]) -> str:
-    return (f"  {name:<34}{percentile(values, 50):>9.2f}{percentile(values, 90):>9.2f}"
+    return (f"  {name:<38}{percentile(values, 50):>9.2f}{percentile(values, 90):>9.2f}"
             f"{percentile(values, 99):>9.2f}{max(values):>9.2f}")
 
 
@@ -181,15 +223,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--presses", type=int, default=1200)
     args = parser.parse_args(argv)
 
-    print(f"roll logged -> speech, ms ({args.rolls} rolls; espeak-ng to a pipe)     p50      p90      p99      max")
-    base = baseline(args.rolls)
-    got = roll_to_audio(args.rolls)
-    print(_row("sentence handed to the speaker", got["said"]))
-    print(_row("espeak-ng started (its thread)", got["started"]))
-    print(_row("first audio byte", got["audio"]))
+    print(f"ROLL press -> speech, ms ({args.rolls} rolls; espeak-ng to a pipe)          p50      p90      p99      max")
+    got, texts = roll_to_audio(args.rolls)
+    base = baseline(texts)
+    print(_row("press -> entry logged", got["logged"]))
+    print(_row("logged -> sentence handed over", got["said"]))
+    print(_row("logged -> espeak-ng started", got["started"]))
+    print(_row("logged -> first audio byte", got["audio"]))
+    print(_row("press -> first audio byte", got["press to audio"]))
     print(_row("baseline: espeak-ng alone to 1st byte", base))
     ratio = statistics.median(got["audio"]) / statistics.median(base)
     print(f"  logged-to-audio / espeak-ng alone (medians)  {ratio:.2f}x")
+    ratio = statistics.median(got["press to audio"]) / statistics.median(base)
+    print(f"  press-to-audio / espeak-ng alone (medians)   {ratio:.2f}x")
+    print(f"  (sentences {min(map(len, texts))} to {max(map(len, texts))} characters, each said by both)")
 
     print(f"\npress-to-frame, ms ({args.presses} presses of {', '.join(str(b) for b in PRESS_CYCLE)}; "
           "speech off vs on, interleaved)")

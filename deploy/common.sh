@@ -29,6 +29,7 @@ IMAGE=""  # --root without DICETOWER_INSTALL_LIVE: an image; the device does the
 CHANGES=0
 STEP=0
 FIRST_BOOT=()  # what the first-boot unit will do on the device (image only)
+IMAGE_DPKG=()  # (an image) its dpkg database, which must be there
 
 UNIT_NAME="dicetower.service"
 FIRSTBOOT_NAME="dicetower-firstboot.service"
@@ -47,7 +48,21 @@ UDEV_FILE="/etc/udev/rules.d/70-dicetower.rules"
 MODULES_FILE="/etc/modules-load.d/dicetower.conf"
 SERVICE_USER="dicetower"
 DEVICE_GROUPS=(gpio i2c spi dialout audio)
-PACKAGES=(python3-venv python3-lgpio i2c-tools espeak-ng)
+PACKAGES=(python3-venv i2c-tools espeak-ng)  # in every Debian archive
+# The GPIO stack (docs/wiring.md, "Pin backends"): lgpio, gpiozero's pin factory on every Pi
+# model (the only one on a Pi 5), and RPi.GPIO's API, which luma uses for an SPI display's D/C
+# pin, as rpi-lgpio (RPi.GPIO's API on lgpio: every model, the Pi 5 too). From the
+# distribution where its archive has them (Raspberry Pi OS); elsewhere (Debian bookworm, trixie)
+# from PyPI into the venv, as PYPI_GPIO says.
+GPIO_PACKAGES=(python3-lgpio python3-rpi-lgpio)
+RPI_GPIO_PACKAGES=(python3-rpi.gpio python3-rpi-lgpio)  # either gives the RPi.GPIO API
+# MODULE:REQUIREMENT:PACKAGE: the module the venv must import, what pip installs where the
+# distribution's PACKAGE is not to be had. PyPI's lgpio has wheels up to Python 3.12 only (it
+# would be built from source, which a Pi has no compiler for): from 3.13 on, adafruit-lgpio,
+# the same module as a wheel. rpi-lgpio goes in without its dependencies (it names lgpio's
+# distribution, which adafruit-lgpio is not; the module is there either way).
+PYPI_GPIO=("lgpio:lgpio>=0.2:python3-lgpio" "RPi.GPIO:rpi-lgpio>=0.6:python3-rpi-lgpio")
+PYPI_LGPIO_313="adafruit-lgpio>=0.2"
 I2C_BEGIN="# >>> dicetower: I2C on at 400 kHz (deploy/install.sh; deploy/uninstall.sh removes it)"
 I2C_END="# <<< dicetower"
 
@@ -81,7 +96,10 @@ set_root() {
     if [ "$ROOT" != "/" ]; then
         SHADOW_ROOT=(--prefix "$ROOT")
         DPKG_ROOT=(--admindir "$ROOT/var/lib/dpkg")
-        [ -n "${DICETOWER_INSTALL_LIVE:-}" ] || IMAGE=1
+        if [ -z "${DICETOWER_INSTALL_LIVE:-}" ]; then
+            IMAGE=1
+            IMAGE_DPKG=(var/lib/dpkg/status)  # an image's packages are read from its dpkg database
+        fi
     fi
 }
 
@@ -157,6 +175,30 @@ remove_path() {
     fi
     change "$1 removed" rm -rf -- "$target"
     return 0
+}
+
+# Whether a distribution package is installed (in the root's dpkg database).
+is_installed() {
+    [ "$(dpkg-query "${DPKG_ROOT[@]}" -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
+}
+
+# Whether the package lists (apt-get update) offer a package: a candidate version.
+in_archive() {
+    local candidate
+    candidate="$(apt-cache policy "$1" 2>/dev/null | awk '$1 == "Candidate:" { print $2 }')"
+    [ -n "$candidate" ] && [ "$candidate" != "(none)" ]
+}
+
+# need_image_root: refuse, before touching anything, a --root that is not an image's root
+# filesystem (the user tools and dpkg need its etc/passwd, etc/group and dpkg database).
+need_image_root() {
+    [ "$ROOT" != "/" ] || return 0
+    local file lacking=()
+    for file in etc/passwd etc/group "${IMAGE_DPKG[@]}"; do
+        [ -e "$ROOT/$file" ] || lacking+=("$file")
+    done
+    [ ${#lacking[@]} -eq 0 ] ||
+        die "--root: $ROOT is not an image's root filesystem (no ${lacking[*]}): mount the Raspberry Pi OS image's root partition there first (docs/deploy.md)"
 }
 
 has_group() {

@@ -31,24 +31,66 @@ if [ ! -f "$SOURCE_DIR/pyproject.toml" ] || [ ! -d "$SOURCE_DIR/hardware" ]; the
 fi
 SOURCE_DIR="$(cd "$SOURCE_DIR" && pwd)"
 need_root_user
+need_image_root
 
 echo "dicetower install into $ROOT from $SOURCE_DIR${IMAGE:+ (an image: nothing is run on this machine)}${DRY_RUN:+ (dry run: nothing is changed)}"
 
 # --- 1. distribution packages ---------------------------------------------------------------
-step "packages ${PACKAGES[*]}"
-missing=()
-for package in "${PACKAGES[@]}"; do
-    status="$(dpkg-query "${DPKG_ROOT[@]}" -W -f='${Status}' "$package" 2>/dev/null || true)"
-    [ "$status" = "install ok installed" ] || missing+=("$package")
-done
+venv="$(at "$VENV_DIR")"
+
+# Whether the venv imports MODULE (the distribution's package through the system site
+# packages, or our pip install from PyPI). find_spec, not import: RPi.GPIO proper refuses to be
+# imported off a Pi.
+venv_has() {
+    [ -x "$venv/bin/python" ] &&
+        "$venv/bin/python" -c "import importlib.util as u, sys; sys.exit(u.find_spec(sys.argv[1]) is None)" \
+            "$1" 2>/dev/null
+}
+
+# Which are missing: PACKAGES, python3-lgpio, and an RPi.GPIO API (python3-rpi-lgpio unless
+# python3-rpi.gpio or it is installed); a GPIO one not where the venv has its module from PyPI.
+wanted_packages() {
+    local package has_api=""
+    for package in "${PACKAGES[@]}"; do
+        is_installed "$package" || echo "$package"
+    done
+    is_installed python3-lgpio || venv_has lgpio || echo python3-lgpio
+    for package in "${RPI_GPIO_PACKAGES[@]}"; do
+        is_installed "$package" && has_api=1
+    done
+    [ -n "$has_api" ] || venv_has RPi.GPIO || echo python3-rpi-lgpio
+}
+
+is_gpio_package() {
+    local package
+    for package in "${GPIO_PACKAGES[@]}"; do [ "$package" = "$1" ] && return 0; done
+    return 1
+}
+
+step "packages ${PACKAGES[*]} ${GPIO_PACKAGES[*]}"
+mapfile -t missing < <(wanted_packages)
+GPIO_FROM_PYPI=()
 if [ ${#missing[@]} -eq 0 ]; then
     ok "installed"
 elif [ -n "$IMAGE" ]; then
-    at_first_boot "apt-get install ${missing[*]} (needs the network)"
+    at_first_boot "apt-get install ${missing[*]} (needs the network; a GPIO package the distribution lacks comes from PyPI)"
 else
     change "refresh the package lists" apt-get update -qq
-    change "install ${missing[*]}" env DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    # A GPIO package this distribution's archive lacks (Debian bookworm and trixie have neither)
+    # comes from PyPI into the venv instead (step "GPIO libraries"). (A dry run reads the
+    # current lists.)
+    from_archive=()
+    for package in "${missing[@]}"; do
+        if is_gpio_package "$package" && ! in_archive "$package"; then GPIO_FROM_PYPI+=("$package"); else
+            from_archive+=("$package")
+        fi
+    done
+    [ ${#GPIO_FROM_PYPI[@]} -eq 0 ] ||
+        ok "not in this distribution's archive: ${GPIO_FROM_PYPI[*]} (from PyPI into the venv instead)"
+    if [ ${#from_archive[@]} -gt 0 ]; then
+        change "install ${from_archive[*]}" env DEBIAN_FRONTEND=noninteractive \
+            apt-get install -y -qq --no-install-recommends "${from_archive[@]}"
+    fi
 fi
 
 # --- 2. groups and the service user -----------------------------------------------------------
@@ -132,7 +174,6 @@ source_digest() {
 
 RESTART=""
 step "venv $VENV_DIR"
-venv="$(at "$VENV_DIR")"
 if [ -x "$venv/bin/python" ]; then
     ok "exists"
 elif [ -n "$IMAGE" ]; then
@@ -158,6 +199,48 @@ else
         "$SOURCE_DIR"
     [ -n "$DRY_RUN" ] || printf '%s\n' "$digest" >"$stamp"
     RESTART=1
+fi
+
+# The GPIO modules the venv cannot import (from the distribution's packages, seen through the
+# system site packages, or a pip install of ours), as PYPI_GPIO entries. Without a venv (a
+# dry run) those whose package the archive does not have.
+gpio_modules_missing() {
+    local entry package
+    for entry in "${PYPI_GPIO[@]}"; do
+        if [ -x "$venv/bin/python" ]; then
+            venv_has "${entry%%:*}" || echo "$entry"
+        else
+            for package in "${GPIO_FROM_PYPI[@]}"; do
+                [ "$package" != "${entry##*:}" ] || echo "$entry"
+            done
+        fi
+    done
+}
+
+step "GPIO libraries lgpio, RPi.GPIO"
+if [ -n "$IMAGE" ]; then
+    at_first_boot "pip install lgpio, rpi-lgpio into the venv where the distribution has no python3-lgpio, python3-rpi-lgpio"
+else
+    mapfile -t lacking_modules < <(gpio_modules_missing)
+    if [ ${#lacking_modules[@]} -eq 0 ] && [ ! -x "$venv/bin/python" ]; then
+        ok "from the distribution's packages (the venv sees them)"
+    elif [ ${#lacking_modules[@]} -eq 0 ]; then
+        ok "the venv imports them"
+    else
+        for entry in "${lacking_modules[@]}"; do
+            entry="${entry#*:}"
+            requirement="${entry%%:*}"
+            options=()
+            if [ "$requirement" = "lgpio>=0.2" ] && [ -x "$venv/bin/python" ] &&
+                "$venv/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 13))' 2>/dev/null; then
+                requirement="$PYPI_LGPIO_313"  # a wheel for this Python
+            fi
+            [ "$requirement" = "lgpio>=0.2" ] || [ "$requirement" = "$PYPI_LGPIO_313" ] || options=(--no-deps)
+            change "from PyPI (the distribution has no package for it)" "$venv/bin/python" -m pip install \
+                --quiet --disable-pip-version-check "${options[@]}" "$requirement"
+        done
+        RESTART=1
+    fi
 fi
 
 step "documentation"
@@ -246,6 +329,14 @@ if [ -n "$IMAGE" ]; then
         ok "$UNIT_NAME enabled"
     else
         at_first_boot "systemctl enable --now $UNIT_NAME"
+    fi
+elif [ ! -d "$(at /run/systemd/system)" ]; then
+    # systemd is not running here (a chroot, as an image build under qemu has): enable the unit
+    # (systemctl edits the unit links without systemd), and it starts at the next boot
+    if systemctl is-enabled --quiet "$UNIT_NAME" 2>/dev/null; then
+        ok "$UNIT_NAME enabled (systemd is not running here: it starts at boot)"
+    else
+        change "enable $UNIT_NAME (systemd is not running here: it starts at boot)" systemctl enable "$UNIT_NAME"
     fi
 else
     if [ -n "$UNIT_CHANGED" ]; then

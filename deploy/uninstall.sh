@@ -106,6 +106,6 @@ else
     ok "$STATE_DIR (roll log, player state), $CONFIG_DIR, user $SERVICE_USER: --purge removes them"
 fi
 step "kept"
-ok "packages ${PACKAGES[*]} and groups ${DEVICE_GROUPS[*]} (other programs use them)"
+ok "packages ${PACKAGES[*]} ${GPIO_PACKAGES[*]} and groups ${DEVICE_GROUPS[*]} (other programs use them)"
 
 finish removed

@@ -5,8 +5,9 @@ code that opens a backend all read these tables, so a backend is added in one pl
 backend's ``target`` (``module:attribute``) is imported only when that backend is chosen.
 
 Display kinds carry their facts as data (:class:`DisplayKind`: the luma class by name, the
-buses a module comes on, the sizes its driver takes, the image mode), so a monochrome OLED
-that luma.oled drives is one row in :data:`DISPLAY_KINDS` (docs/architecture.md).
+buses a module comes on); the sizes and the image mode are the luma class's own, asked of it
+(:mod:`hardware.display.luma_facts`), so an OLED that luma.oled drives, monochrome or
+greyscale, is one row in :data:`DISPLAY_KINDS` (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -35,15 +36,14 @@ class DisplayKind(Backend):
     ``luma`` names the luma class that drives it (``module:Class``; "" for a display not
     drawn through luma), looked up only when the display is opened. ``buses`` are the buses
     its module comes on (the config's ``bus`` key; empty for one on no bus of the Pi's, such
-    as luma's in-memory ``dummy``): a kind on a bus takes the bus's pins. ``sizes`` are the
-    (width, height) its driver accepts (empty: any the config allows), ``mode`` the PIL image
-    mode it is drawn in.
+    as luma's in-memory ``dummy``): a kind on a bus takes the bus's pins. The sizes its driver
+    takes and the image mode it draws in are luma's, not copied here: the config check and the
+    help text ask the class (:mod:`hardware.display.luma_facts`), and each frame is converted
+    to the device's mode.
     """
 
     luma: str = ""
     buses: tuple[str, ...] = ()
-    sizes: tuple[tuple[int, int], ...] = ()
-    mode: str = "1"
 
 
 B = TypeVar("B", bound=Backend)
@@ -105,22 +105,24 @@ AUTO_PIN_FACTORIES = ("lgpio", "rpigpio", "pigpio", "native")
 
 #: The buses a display module may come on (the config's ``display.bus``).
 DISPLAY_BUSES = ("i2c", "spi")
-#: (width, height) luma.oled's SSD1306 driver (and the chips it drives alike) accepts, within
-#: the config's 64..256 by 32..128.
-SSD1306_SIZES = ((128, 64), (128, 32), (64, 48), (64, 32))
 
 
-def oled(name: str, help: str, sizes: tuple[tuple[int, int], ...], buses: tuple[str, ...] = DISPLAY_BUSES,
-         ) -> DisplayKind:
-    """A monochrome OLED that luma.oled drives with its class of the same name."""
-    return DisplayKind(name, help, "hardware.display:open_oled", luma=f"luma.oled.device:{name}", buses=buses,
-                       sizes=sizes)
+def oled(name: str, help: str, buses: tuple[str, ...] = DISPLAY_BUSES) -> DisplayKind:
+    """An OLED that luma.oled drives with its class of the same name (monochrome, or
+    greyscale: frames are drawn in black and white and converted to the device's mode)."""
+    return DisplayKind(name, help, "hardware.display:open_oled", luma=f"luma.oled.device:{name}", buses=buses)
 
 
 DISPLAY_KINDS: Registry[DisplayKind] = Registry("display kind", (
-    oled("ssd1306", "OLED on I2C or SPI", SSD1306_SIZES),
-    oled("sh1106", "OLED on I2C or SPI", ((128, 128), (128, 64), (128, 32))),
-    oled("ssd1309", "2.42-inch OLED on I2C or SPI", SSD1306_SIZES),
+    oled("ssd1306", "OLED on I2C or SPI (the 0.96-inch module)"),
+    oled("sh1106", "1.3-inch OLED on I2C or SPI"),
+    oled("sh1107", "1.5-inch OLED on I2C or SPI"),
+    oled("ssd1309", "2.42-inch OLED on I2C or SPI"),
+    oled("ssd1305", "OLED on I2C or SPI"),
+    oled("ssd1315", "OLED on I2C or SPI"),
+    oled("ssd1322", "greyscale OLED on SPI", ("spi",)),
+    oled("ssd1325", "greyscale OLED on SPI", ("spi",)),
+    oled("ssd1327", "1.5-inch greyscale OLED on I2C or SPI"),
     DisplayKind("serial", "serial character display", "hardware.display:open_serial"),
     DisplayKind("terminal", "text on stdout", "hardware.display:open_terminal"),
     DisplayKind("dummy", "luma's in-memory device", "hardware.display:open_oled", luma="luma.core.device:dummy"),

@@ -578,12 +578,18 @@ def _panel_bounds() -> dict[str, tuple[float, float]]:
 
 
 def _check_display_size(t: _Table, d: DisplayConfig) -> None:
-    """The sizes the kind's driver accepts (its row in hardware.backends.DISPLAY_KINDS):
-    anything else would fail only when the display is opened."""
+    """The sizes the kind's luma driver takes (asked of the class: luma owns them): anything
+    else would fail only when the display is opened."""
+    if (d.kind, d.width, d.height) == (DisplayConfig.kind, DisplayConfig.width, DisplayConfig.height):
+        return  # the shipped module needs no probe: luma's import is 60 ms of start-up (a test holds luma to it)
     kind = backends.DISPLAY_KINDS.get(d.kind)
-    sizes = kind.sizes
-    if not sizes or (d.width, d.height) in sizes:
+    if not kind.luma or not kind.buses:
         return
+    from hardware.display import luma_facts
+
+    if luma_facts.takes(kind, d.width, d.height):
+        return
+    sizes = luma_facts.sizes(kind)
     key = "height" if d.width in {w for w, _ in sizes} else "width"
     shown = ", ".join(f"{w}x{h}" for w, h in sizes)
     raise t.error(key, f"{d.kind} modules are {shown} pixels, got {d.width}x{d.height}")

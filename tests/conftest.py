@@ -1,9 +1,21 @@
 """Fixtures shared across the test packages: the forgery corpus (tests/hardware/forgeries.py),
-built once per run from honest logs and run through replay, verify_rolls.py and the verifier."""
+built once per run from honest logs and run through replay, verify_rolls.py and the verifier.
+
+Hypothesis profiles: ``DICETOWER_HYPOTHESIS_PROFILE=emulated`` (the engine's tests in the
+arm64 root under qemu, .ci/arm64-root.sh) drops the per-example deadline, which emulation's
+tenfold slowdown would turn into false failures; every test and example still runs.
+"""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
+
+settings.register_profile("emulated", deadline=None)
+if os.environ.get("DICETOWER_HYPOTHESIS_PROFILE"):
+    settings.load_profile(os.environ["DICETOWER_HYPOTHESIS_PROFILE"])
 
 
 @pytest.fixture(scope="session")
@@ -20,3 +32,11 @@ def forgery_cases(forgery_honest):
     from tests.hardware import forgeries
 
     return forgeries.corpus(forgery_honest)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The arm64 roots' checks last: they wait for .ci/arm64-root.sh, which ./run-tests started
+    in the background, and a worker waiting on them early would run nothing else meanwhile."""
+    last = [item for item in items if item.nodeid.startswith("tests/deploy/test_arm64_root.py")]
+    if last:
+        items[:] = [item for item in items if item not in last] + last

@@ -1,24 +1,37 @@
 #!/usr/bin/env python3
 """Check a dicetower roll log on your own machine:
 
-    python3 verify_rolls.py rolls.jsonl [--expect HEX]... [--table-seed TEXT]... [--all-revealed]
+    python3 verify_rolls.py rolls.jsonl [--expect NOTE]... [--table-seed CODE]... [--card TEXT]...
+                            [--all-revealed] [--allow-mix TEXT]... [--allow-entered N]
+                            [--allow-command-line N]
 
 Standard library only, no dicetower code: written from the "Verify it yourself" section of
 docs/fairness.md, so a player can read both and trust neither the tower nor its program.
-Checks the hash chain; one session at a time; each revealed seed against its commitment and
-against what its session entry claimed (sources, credited bits, weak or reused entropy); the
-table seed; the continuity of every session (each roll starts at the generate call where the
-previous one ended; the reveal's count and end); every die and finger hand of every roll
-against the HMAC_DRBG output; and what you noted at the table: `--expect HEX` (a prefix of at
-least 8 hex digits of an entry's hash or a commitment you photographed; repeatable) and
-`--table-seed TEXT` (the table seed you set; repeatable). Prints one line per problem and a
-summary; exit status 0 when everything checks out, 1 when something does not, 2 for a usage
-mistake or an unreadable file (the log is opened without following a link or waiting on a
-FIFO, and must be a regular file: name rolls.jsonl itself).
+Checks the hash chain (a log the tower rotated is read as one: rolls.1.jsonl, rolls.2.jsonl,
+... then rolls.jsonl, found beside the file you name); one session at a time; one table seed
+per session; each revealed seed against its commitment and against what its session entry
+claimed (sources, credited bits, weak or reused entropy); the table seed; the continuity of
+every session (each roll starts at the generate call where the previous one ended; the
+reveal's count and end); every die and finger hand of every roll against the HMAC_DRBG
+output; and what you noted at the table (player mode): `--expect NOTE` (a commitment or the
+reveal's head, 16 to 64 hex digits, or a result as N:HEX, its roll number and fingerprint;
+repeatable), `--table-seed CODE` (each code you set; repeatable), `--card TEXT` (a reveal
+card, the text its QR code holds; repeatable), `--allow-mix TEXT` (a --mix you typed, once
+for each roll it went into), `--allow-entered N` (how many rolls you typed in) and
+`--allow-command-line N` (how many rolls you made on the command line in a session the
+tower's panel rolled in). In player mode every session of your night (from the first to the
+last session anything you noted belongs to) that holds a roll must have its commitment noted
+and one of your codes, and carry no mix, typed-in roll or roll off the panel you did not name.
+
+Prints one line per problem, `entry N: CODE: what` (the codes are docs/fairness.md's "Problem
+codes", the same as `dicetower replay`'s), and a summary; exit status 0 when everything checks
+out, 1 when something does not, 2 for a usage mistake or an unreadable file (a log is opened
+without following a link or waiting on a FIFO, and must be a regular file).
 
 What it does not check: the game rules' arithmetic from the dice to the outcome (totals,
-successes, karma). For that, feed a roll's dice back with `dicetower roll ... --faces`, or
-work it out from docs/rules.md.
+successes, karma): a log whose dice are the seed's but whose outcome is false passes here and
+fails `dicetower replay`. For that, feed a roll's dice back with `dicetower roll ... --faces`,
+or work it out from docs/rules.md.
 """
 
 from __future__ import annotations
@@ -129,14 +142,8 @@ def table_seed_ok(text: object) -> bool:
 
 
 def mix_ok(mix: bytes) -> bool:
-    """Text a player typed: UTF-8, no control characters, at most 256 bytes."""
-    if len(mix) > 256:
-        return False
-    try:
-        text = mix.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return not any(c < " " or c == "\x7f" for c in text)
+    """Text a player typed and can read back: printable ASCII (space to ~), at most 256 bytes."""
+    return len(mix) <= 256 and all(0x20 <= b <= 0x7E for b in mix)
 
 
 def redraw(roll: RollBytes, result: dict) -> str | None:
@@ -161,7 +168,10 @@ def dice_of(sides: int):
 
 
 def hands(roll: RollBytes, result: dict) -> str | None:
-    """fingers: each test's winning fingers, a partial Fisher-Yates draw of k of n."""
+    """fingers: each test's winning fingers, a partial Fisher-Yates draw of k of n (a hand
+    typed in with winners_set draws nothing: rule 13 makes the roll entered)."""
+    if (result.get("params") or {}).get("winners_set"):
+        return None
     for test in result.get("tests", []):
         if test.get("automatic"):
             continue
@@ -241,21 +251,45 @@ def blocks(entropy: bytes) -> list[bytes]:
     return [entropy[i:i + BLOCK] for i in range(0, len(entropy), BLOCK)]
 
 
+NOTED_KINDS = ("session", "table_seed", "roll", "reveal")
+NOTE = re.compile(r"(?:(?:roll\s*)?#?\s*(\d{1,9})\s*[:\s]\s*)?([0-9a-f]+)")
+
+
+def parse_note(text: str) -> tuple[str, int | None] | None:
+    """What a player typed for --expect: HEX, or a result as N:HEX (#N:HEX, #N HEX, roll #N HEX).
+    None when it is not 16 to 64 hex digits (with a roll number from 1)."""
+    found = NOTE.fullmatch(" ".join(text.lower().split()))
+    if found is None or not 16 <= len(found[2]) <= 64 or (found[1] is not None and int(found[1]) == 0):
+        return None
+    return found[2], int(found[1]) if found[1] is not None else None
+
+
 class Checker:
-    def __init__(self, expect: list[str], table_seeds: list[str]) -> None:
-        self.problems: list[tuple[int, str]] = []
+    def __init__(self, notes: list[tuple[str, int | None]], table_seeds: list[str], allow_mix: list[str],
+                 allow_entered: int, allow_command_line: int = 0, cards: list[tuple] | None = None) -> None:
+        self.problems: list[tuple[int, str, str]] = []
         self.open: dict[str, dict] = {}
         self.left: dict[str, dict] = {}
         self.closed: set[str] = set()
         self.entropy: dict[bytes, str] = {}
+        self.codes: dict[str, str] = {}
         self.counts = {"rolled": 0, "entered": 0, "test": 0}
-        self.expect = {p: False for p in expect}
+        # each noted value: [prefix, number, found (False, True or what it matched instead), session, line]
+        self.notes = [[prefix, number, False, None, 0] for prefix, number in notes]
+        self.cards = cards or []  # (commitment, table seed as the card says it, rolls, head)
+        self.player = bool(notes or table_seeds or self.cards)
         self.table_seeds = table_seeds
+        self.allow_mix = allow_mix
+        self.allow_entered = allow_entered
+        self.allow_command_line = allow_command_line
         self.no_table_seed: list[str] = []
-        self.sessions = 0
+        self.sessions: list[dict] = []  # every session started, in log order
+        self.entered_lines: list[int] = []
+        self.noted_rolls: list[tuple[int | None, dict]] = []
+        self.entries = 0
 
-    def problem(self, line: int, text: str) -> None:
-        self.problems.append((line, text))
+    def problem(self, line: int, code: str, text: str) -> None:
+        self.problems.append((line, code, text))
 
     def chain(self, lines: list[bytes]) -> None:
         prev, seq = "0" * 64, 0
@@ -267,37 +301,50 @@ class Checker:
             except (ValueError, KeyError, TypeError, AttributeError):
                 ok = False
             if not ok:
-                self.problem(line_no, "hash chain broken (edited, dropped, moved or damaged entry)")
+                self.problem(line_no, "chain", "hash chain broken (edited, dropped, moved or damaged entry)")
                 return
             prev, seq = entry["hash"], seq + 1
 
-    def noted(self, e: dict) -> bool:
-        values = [str(e.get("hash", ""))]
-        if e.get("kind") == "session":
-            values.append(str(e.get("commitment", "")))
-        hit = False
-        for prefix in self.expect:
-            if any(v.startswith(prefix) for v in values):
-                self.expect[prefix] = hit = True
-        return hit
+    def match(self, line: int, e: dict, sid: str | None, number: int | None) -> None:
+        """Rule 14: mark the noted values this entry's hash (or a session's commitment) starts."""
+        if e.get("kind") not in NOTED_KINDS:
+            return
+        digest = str(e.get("hash", ""))
+        commitment = str(e.get("commitment", "")) if e.get("kind") == "session" else ""
+        for n in self.notes:
+            prefix, want = n[0], n[1]
+            on_hash, on_commitment = digest.startswith(prefix), bool(commitment) and commitment.startswith(prefix)
+            if not (on_hash or on_commitment) or n[2] is True:
+                continue
+            if want is not None and (not on_hash or e.get("kind") != "roll" or number != want):
+                n[2] = f"roll #{number}" if e.get("kind") == "roll" and number else f"a {e.get('kind')} entry"
+                n[3], n[4] = sid, line
+                continue
+            n[2], n[3], n[4] = True, sid, line
+            if e.get("kind") == "roll" and on_hash:
+                self.noted_rolls.append((number, e))
+            if on_commitment and sid in self.open:
+                self.open[sid]["commitment_noted"] = True
 
     def entry(self, line: int, e: dict) -> None:
         kind, sid = e.get("kind"), e.get("session")
-        noted = self.noted(e)
         if kind == "session":
-            self.start(line, e, noted)
+            self.start(line, e)
         elif kind == "roll" and sid is None:
             if e.get("roll_kind") != "entered":
-                self.problem(line, "a roll outside a session that is not marked entered")
+                self.problem(line, "outside-session", "a roll outside a session that is not marked entered")
             self.counts["entered"] += 1
+            self.match(line, e, None, None)
+            self.entered_lines.append(line)
         elif kind in ("roll", "reveal", "table_seed"):
             s = self.open.get(sid)
+            self.match(line, e, sid if s is not None else None,
+                       len(s["rolls"]) + 1 if s is not None and kind == "roll" else None)
             if s is None:
                 why = ("after that session was revealed" if sid in self.closed else
                        "which is not the open session" if sid in self.left else "which was never started")
-                self.problem(line, f"{kind} of session {sid}, {why}")
+                self.problem(line, "not-open", f"{kind} of session {sid}, {why}")
                 return
-            s["noted"] = s["noted"] or noted
             if kind == "table_seed":
                 self.table_seed(line, e, s)
             elif kind == "roll":
@@ -305,26 +352,32 @@ class Checker:
             else:
                 del self.open[sid]
                 self.closed.add(sid)
+                s["end"], s["head"] = line, str(e.get("hash", ""))
                 self.session(sid, s, line, e)
 
-    def start(self, line: int, e: dict, noted: bool) -> None:
+    def start(self, line: int, e: dict) -> None:
         sid = e.get("session")
         if sid in self.open or sid in self.closed or sid in self.left:
-            self.problem(line, f"session {sid} started twice")
+            self.problem(line, "session-twice", f"session {sid} started twice")
             return
         for other in list(self.open):
-            self.problem(line, f"session {sid} opened while session {other} is still open: one session at a time")
+            self.problem(line, "overlap", f"session {sid} opened while session {other} is still open: one session "
+                                          "at a time")
             self.left[other] = self.open.pop(other)
+            self.sessions.remove(self.left[other])  # set aside: its rolls are not checked, nor counted as yours
         stream, block = e.get("stream"), e.get("block_bytes", 64)
         if stream not in (2, 3):
-            self.problem(line, f"session {sid} is not stream format 2 or 3")
+            self.problem(line, "stream", f"session {sid} is not stream format 2 or 3")
         elif isinstance(block, bool) or not isinstance(block, int) or not 1 <= block <= 65536 \
                 or (stream == 3 and block != 64):
-            self.problem(line, f"session {sid} has a bad block size {block!r}")
+            self.problem(line, "block-size", f"session {sid} has a bad block size {block!r}")
         else:
-            self.sessions += 1
-            self.open[sid] = {"line": line, "entry": e, "stream": stream, "block": block, "table_seed": None,
-                              "rolls": [], "spoiled": False, "noted": noted}
+            s = {"id": sid, "line": line, "entry": e, "stream": stream, "block": block, "table_seed": None,
+                 "rolls": [], "spoiled": False, "commitment_noted": False, "mixes": [], "end": 0, "head": "",
+                 "test": None, "panel": False, "not_panel": []}
+            self.open[sid] = s
+            self.sessions.append(s)
+            self.match(line, e, sid, None)
 
     def table_seed(self, line: int, e: dict, s: dict) -> None:
         sid = e.get("session")
@@ -337,49 +390,70 @@ class Checker:
         elif not table_seed_ok(e.get("table_seed")):
             why = f"session {sid}: its table seed is not 1 to 64 printable ASCII characters"
         else:
-            s["table_seed"] = e.get("table_seed")
+            text = e.get("table_seed")
+            s["table_seed"] = text
+            if text in self.codes:
+                self.problem(line, "table-seed-reused", f"session {sid}'s table seed {text!r} was already session "
+                                                        f"{self.codes[text]}'s: one code, one session")
+            else:
+                self.codes[text] = sid
             return
-        self.problem(line, why)
+        self.problem(line, "table-seed", why)
         s["spoiled"] = True
 
     def roll(self, line: int, e: dict, s: dict) -> None:
         if len(s["rolls"]) >= SESSION_ROLLS:
-            self.problem(line, f"session {e.get('session')} has more than {SESSION_ROLLS} rolls")
+            if not s.get("overflow"):
+                self.problem(line, "too-many-rolls", f"session {e.get('session')} has more than {SESSION_ROLLS} rolls")
+            s["overflow"] = True
             return
+        number = len(s["rolls"]) + 1
+        result = e.get("result") if isinstance(e.get("result"), dict) else {}
+        if isinstance(result.get("params"), dict) and result["params"].get("winners_set"):
+            self.problem(line, "roll-kind", f"roll #{number} of session {e.get('session')} is typed in inside a "
+                                            "session: typed-in rolls are logged outside every session")
+        if e.get("source") == "panel":
+            s["panel"] = True
+        else:
+            s["not_panel"].append((line, number))
         if s["stream"] == 3:
             try:
-                ok = mix_ok(bytes.fromhex(e.get("mix")))
+                mix = bytes.fromhex(e.get("mix"))
+                ok = mix_ok(mix) and not (mix and e.get("source") == "panel")
             except (ValueError, TypeError):
-                ok = False
+                mix, ok = b"", False
             if not ok:
-                self.problem(line, "the mix of a stream 3 roll is not text a player typed")
+                self.problem(line, "mix", "the mix of a stream 3 roll is not printable text a player typed (or it is "
+                                          "on a panel roll)")
+            elif mix:
+                s["mixes"].append((line, mix.decode("ascii")))
         s["rolls"].append((line, e))
 
     def session(self, sid: str, s: dict, line: int, reveal: dict) -> None:
         try:
             entropy, nonce, pers = decode_seed(str(reveal.get("seed")))
         except ValueError as exc:
-            self.problem(line, f"session {sid}: {exc}")
+            self.problem(line, "seed-unreadable", f"session {sid}: {exc}")
             return
         commitment = str(s["entry"].get("commitment"))
         if hashlib.sha256(bytes.fromhex(reveal["seed"])).hexdigest() != commitment or commitment[:16] != sid:
-            self.problem(line, f"session {sid}: the revealed seed does not match the commitment")
+            self.problem(line, "commitment", f"session {sid}: the revealed seed does not match the commitment")
             return
-        if pers != TEST_PERSONALIZATION:
+        s["test"] = pers == TEST_PERSONALIZATION
+        if not s["test"]:
             for text in seed_problems(entropy, pers, s["entry"]):
-                self.problem(line, f"session {sid}: {text}")
+                self.problem(line, "seed-claim", f"session {sid}: {text}")
             for i, block in enumerate(blocks(entropy)):
                 earlier = self.entropy.get(block)
                 if earlier is not None and earlier != sid:
-                    self.problem(line, f"session {sid}: entropy block {i + 1} was already used by session {earlier}: "
-                                       "a reused seed")
+                    self.problem(line, "reused-entropy", f"session {sid}: entropy block {i + 1} was already used by "
+                                                         f"session {earlier}: a reused seed")
                 self.entropy.setdefault(block, sid)
             if s["table_seed"] is None:
                 self.no_table_seed.append(sid)
-        self.check_table_seed(line, sid, s, pers == TEST_PERSONALIZATION)
         if reveal.get("rolls") != len(s["rolls"]):
-            self.problem(line, f"session {sid}: the reveal counts {reveal.get('rolls')} rolls, "
-                               f"the log holds {len(s['rolls'])}")
+            self.problem(line, "reveal-count", f"session {sid}: the reveal counts {reveal.get('rolls')} rolls, "
+                                               f"the log holds {len(s['rolls'])}")
         if s["spoiled"]:
             return
         if len(entropy) < 32:
@@ -389,45 +463,124 @@ class Checker:
             drbg.generate(s["block"], TABLE_SEED_LABEL + s["table_seed"].encode("ascii"))
         for roll_line, e in s["rolls"]:
             result = e.get("result") or {}
-            if e.get("start") != drbg.calls:
-                self.problem(roll_line, f"roll starts at generate call {e.get('start')}, the previous roll "
-                                        f"ended at {drbg.calls}")
+            if not isinstance(e.get("start"), int) or not isinstance(e.get("end"), int) \
+                    or not isinstance(e.get("mix"), str) or not isinstance(e.get("result"), dict):
+                self.problem(roll_line, "roll-malformed", "roll entry is malformed (start, end, mix or result missing)")
                 return
+            if e.get("start") != drbg.calls:
+                self.problem(roll_line, "continuity", f"roll starts at generate call {e.get('start')}, the previous "
+                                                      f"roll ended at {drbg.calls}")
+                return
+            code = "roll-mismatch"
             try:
-                mix = bytes.fromhex(e.get("mix", ""))
-                problem = redraw(RollBytes(drbg, mix, s["block"]), result)
+                problem = redraw(RollBytes(drbg, bytes.fromhex(e["mix"]), s["block"]), result)
             except (ValueError, TypeError, KeyError) as exc:
                 problem = f"the roll cannot be redrawn ({exc})"
             if problem is None and e.get("end") != drbg.calls:
+                code = "continuity"
                 problem = f"roll used generate calls up to {drbg.calls}, the log says {e.get('end')}"
             kind = kind_of(result, pers)
             if problem is None and e.get("roll_kind") != kind:
-                problem = f"labelled {e.get('roll_kind')} but it is {kind}"
+                code, problem = "roll-kind", f"labelled {e.get('roll_kind')} but it is {kind}"
             if problem is not None:
-                self.problem(roll_line, problem)
+                self.problem(roll_line, code, problem)
                 return
             self.counts[kind] += 1
         if reveal.get("end") != drbg.calls:
-            self.problem(line, f"session {sid}: the reveal says it ended at generate call {reveal.get('end')}, "
-                               f"its last roll ended at {drbg.calls}")
-
-    def check_table_seed(self, line: int, sid: str, s: dict, test: bool) -> None:
-        """--table-seed: the noted sessions (with --expect), else every random session, carry one."""
-        if not self.table_seeds or (self.expect and not s["noted"]) or (not self.expect and test):
-            return
-        if s["table_seed"] is None:
-            self.problem(line, f"session {sid} has no table seed, but the players set one")
-        elif s["table_seed"] not in self.table_seeds:
-            self.problem(line, f"session {sid}: its table seed {s['table_seed']!r} is not one the players set")
+            self.problem(line, "continuity", f"session {sid}: the reveal says it ended at generate call "
+                                             f"{reveal.get('end')}, its last roll ended at {drbg.calls}")
 
     def finish(self, entries: int, all_revealed: bool) -> None:
-        for sid, s in self.open.items():
-            self.check_table_seed(entries, sid, s, False)
-            if all_revealed:
-                self.problem(s["line"], f"session {sid} is still open")
-        for prefix, found in self.expect.items():
-            if not found:
-                self.problem(0, f"expected fingerprint {prefix} is not in the log")
+        if all_revealed:
+            for sid, s in self.open.items():
+                self.problem(s["line"], "open-session", f"session {sid} is still open")
+        if self.player:
+            self.night(entries)
+
+    def night(self, entries: int) -> None:
+        """Player mode (rule 14): what was noted is in the log; each card is a session as it
+        says; the players' night holds no session they did not note, none without one of their
+        codes, no test session, no mix, typed-in roll or roll off the panel they did not name."""
+        for prefix, number, hit, _sid, line in self.notes:
+            shown = f"{number}:{prefix}" if number is not None else prefix
+            if hit is False:
+                self.problem(0, "not-in-log", f"the noted value {shown} is in no session, table seed, roll or reveal "
+                                              "entry and no commitment")
+            elif hit is not True:
+                self.problem(line, "roll-number", f"the noted result roll #{number} {prefix} is {hit} in the log")
+        carried = {s["table_seed"] for s in self.sessions}
+        for text in self.table_seeds:
+            if text not in carried:
+                self.problem(0, "table-seed-not-found", f"no session carries the table seed {text!r} you set")
+        touched = {n[3] for n in self.notes if n[3] is not None}
+        codes = set(self.table_seeds)
+        for commitment, seed, rolls, head in self.cards:
+            s = next((s for s in self.sessions if s["entry"].get("commitment") == commitment), None)
+            if s is None:
+                self.problem(0, "card", f"the card #{commitment[:16]}: no session of the log has its commitment")
+                continue
+            touched.add(s["id"])
+            if seed != "(none)":
+                codes.add(seed)
+            logged = (s["head"] or "(not revealed)", s["table_seed"] if s["table_seed"] is not None else "(none)",
+                      len(s["rolls"]))
+            if logged != (head, seed, rolls):
+                self.problem(s["end"] or s["line"], "card", f"the card #{commitment[:16]} is not session {s['id']} as "
+                                                            f"the log holds it: {logged} in the log, "
+                                                            f"{(head, seed, rolls)} on the card")
+        touched |= {s["id"] for s in self.sessions if s["table_seed"] in codes}
+        marked = [s for s in self.sessions if s["id"] in touched]
+        typed_noted = [n[4] for n in self.notes if n[3] is None and n[2] is True]
+        starts = [s["line"] for s in marked] + typed_noted
+        if not starts:
+            return
+        first, last = min(starts), max([s["end"] or entries for s in marked] + typed_noted)
+        night = [s for s in self.sessions if s["line"] <= last and (s["end"] or entries) >= first]
+        for s in night:
+            if not (s["rolls"] or s["id"] in touched):
+                continue
+            sid = s["id"]
+            if not s["commitment_noted"]:
+                self.problem(s["line"], "unnoted-commitment", f"session {sid} is in your night but you did not note "
+                                                              "its commitment")
+            if s["test"]:
+                self.problem(s["line"], "test-session", f"session {sid} is a --seed test session")
+            if s["table_seed"] is None:
+                self.problem(s["line"], "no-table-seed", f"session {sid} has no table seed")
+            elif s["table_seed"] not in codes:
+                self.problem(s["line"], "unnoted-table-seed", f"session {sid}'s table seed {s['table_seed']!r} is "
+                                                              "not one you set")
+        budget = {text: self.allow_mix.count(text) for text in self.allow_mix}
+        for mix_line, text, sid in sorted((m[0], m[1], s["id"]) for s in night for m in s["mixes"]):
+            if budget.get(text, 0) > 0:
+                budget[text] -= 1
+            else:
+                self.problem(mix_line, "mix-not-named", f"a roll of session {sid} carries the mix {text!r}, named "
+                                                        f"{self.allow_mix.count(text)} time(s) (--allow-mix TEXT "
+                                                        "names one roll)")
+        off_panel = sorted((r[0], r[1], s["id"]) for s in night if s["panel"] for r in s["not_panel"])
+        if len(off_panel) > self.allow_command_line:
+            line, _, sid = off_panel[self.allow_command_line]
+            self.problem(line, "command-line-roll", f"{len(off_panel)} roll(s) of your night were not made on the "
+                                                    f"panel in a session it rolled in (session {sid}), you named "
+                                                    f"{self.allow_command_line} (--allow-command-line)")
+        typed = [line for line in self.entered_lines if first <= line <= last]
+        if len(typed) > self.allow_entered:
+            self.problem(typed[0], "entered-not-named", f"{len(typed)} typed-in roll(s) in your night, you named "
+                                                        f"{self.allow_entered} (--allow-entered)")
+
+
+CARD = re.compile(r"(?:dicetower\s+reveal\s+)?commitment\s+([0-9a-fA-F]{64})\s+table\s+seed\s+(\S(?:.*\S)?)"
+                  r"\s+rolls\s+(\d{1,9})\s+head\s+([0-9a-fA-F]{64})", re.DOTALL)
+
+
+def parse_card(text: str) -> tuple[str, str, int, str] | None:
+    """A reveal card's text (its QR code's: "commitment HEX table seed CODE rolls N head HEX",
+    its lines or one line) as (commitment, table seed as the card says it, rolls, head)."""
+    found = CARD.fullmatch(text.strip())
+    if found is None or "\n" in found[2] or "\r" in found[2]:
+        return None
+    return found[1].lower(), found[2], int(found[3]), found[4].lower()
 
 
 def read_log(path: str) -> bytes:
@@ -447,27 +600,69 @@ def read_log(path: str) -> bytes:
         os.close(fd)
 
 
+def log_files(path: str) -> list[str]:
+    """The files of the log whose current file is ``path``, oldest first: the tower renames a
+    full rolls.jsonl to rolls.1.jsonl, rolls.2.jsonl, ... and goes on in a new rolls.jsonl,
+    the chain running on from file to file (step 5)."""
+    folder, name = os.path.split(path)
+    stem, dot, suffix = name.rpartition(".")
+    if not dot:
+        stem, suffix = name, ""
+    pattern = re.compile(re.escape(stem) + r"\.([1-9][0-9]*)" + (re.escape("." + suffix) if suffix else "") + "$")
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        names = []
+    rotated = sorted((int(m[1]), os.path.join(folder, n)) for n in names if (m := pattern.match(n)))
+    return [p for _, p in rotated] + [path]
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="verify_rolls.py", description="Check a dicetower roll log.")
     parser.add_argument("log", metavar="ROLLS.JSONL")
-    parser.add_argument("--expect", metavar="HEX", action="append", default=[])
-    parser.add_argument("--table-seed", metavar="TEXT", action="append", default=[])
+    parser.add_argument("--expect", metavar="NOTE", action="append", default=[])
+    parser.add_argument("--table-seed", metavar="CODE", action="append", default=[])
+    parser.add_argument("--allow-mix", metavar="TEXT", action="append", default=[])
+    parser.add_argument("--allow-entered", metavar="N", type=int, default=0)
+    parser.add_argument("--allow-command-line", metavar="N", type=int, default=0)
+    parser.add_argument("--card", metavar="TEXT", action="append", default=[])
     parser.add_argument("--all-revealed", action="store_true")
     args = parser.parse_args(argv[1:])
-    expect = [p.strip().lower() for p in args.expect]
-    bad = [p for p in expect if not re.fullmatch(r"[0-9a-f]{8,64}", p)]
+    notes = [parse_note(p) for p in args.expect]
+    bad = [p for p, n in zip(args.expect, notes, strict=True) if n is None]
     if bad:
-        print(f"verify_rolls: --expect needs 8 to 64 hex digits, got {bad[0]!r}", file=sys.stderr)
+        print(f"verify_rolls: --expect needs 16 to 64 hex digits, or a result as N:HEX, got {bad[0]!r}",
+              file=sys.stderr)
         return 2
-    try:
-        lines = read_log(args.log).split(b"\n")
-    except OSError as exc:
-        why = "it is a symbolic link; name the log file itself" if exc.errno == errno.ELOOP else exc.strerror
-        print(f"verify_rolls: cannot read {args.log}: {why}", file=sys.stderr)
+    bad = [t for t in args.table_seed if not table_seed_ok(t)]
+    if bad:
+        print(f"verify_rolls: --table-seed needs 1 to 64 printable ASCII characters, got {bad[0]!r}", file=sys.stderr)
         return 2
-    if lines and lines[-1] == b"":
-        lines.pop()
-    checker = Checker(expect, args.table_seed)
+    if args.allow_entered < 0 or args.allow_command_line < 0:
+        print("verify_rolls: --allow-entered and --allow-command-line need a whole number from 0", file=sys.stderr)
+        return 2
+    cards = [parse_card(text) for text in args.card]
+    if None in cards:
+        bad = args.card[cards.index(None)]
+        print(f"verify_rolls: --card needs the text of a reveal card's QR code ('commitment HEX64 table seed CODE "
+              f"rolls N head HEX64', lines or one line), got {bad[:80]!r}", file=sys.stderr)
+        return 2
+    files = log_files(args.log)
+    lines: list[bytes] = []
+    for name in files:
+        try:
+            data = read_log(name).split(b"\n")
+        except OSError as exc:
+            why = "it is a symbolic link; name the log file itself" if exc.errno == errno.ELOOP else exc.strerror
+            print(f"verify_rolls: cannot read {name}: {why}", file=sys.stderr)
+            return 2
+        if data and data[-1] == b"":
+            data.pop()
+        lines += data
+    if len(files) > 1:
+        print(f"reading {len(files)} files as one log: {', '.join(os.path.basename(f) for f in files)}")
+    checker = Checker([n for n in notes if n is not None], args.table_seed, args.allow_mix, args.allow_entered,
+                      args.allow_command_line, [c for c in cards if c is not None])
     checker.chain(lines)
     for line_no, raw in enumerate(lines, start=1):
         try:
@@ -477,11 +672,18 @@ def main(argv: list[str]) -> int:
         if isinstance(entry, dict):
             checker.entry(line_no, entry)
     checker.finish(len(lines), args.all_revealed)
-    for line_no, text in sorted(checker.problems, key=lambda p: p[0]):
-        print(f"entry {line_no}: {text}" if line_no else f"log: {text}")
+    for line_no, code, text in sorted(checker.problems, key=lambda p: p[0]):
+        print(f"entry {line_no}: {code}: {text}" if line_no else f"log: {code}: {text}")
     if checker.no_table_seed:
         print(f"{len(checker.no_table_seed)} session(s) without a table seed (the owner could have chosen their "
               f"seed): {', '.join(checker.no_table_seed)}")
+    if checker.noted_rolls:  # what no checker can see: compare each with the photo of its screen
+        print("your noted results as the log holds them (compare each with its photo):")
+        for number, e in checker.noted_rolls:
+            result = e.get("result") if isinstance(e.get("result"), dict) else {}
+            dice = " ".join(str(d) for d in result.get("dice") or []) or "-"
+            print(f"  {f'roll #{number}' if number else 'typed-in roll'} {str(e.get('hash'))[:16]}: "
+                  f"{result.get('system')} {result.get('outcome')}, dice {dice}")
     open_rolls = sum(len(s["rolls"]) for s in checker.open.values())
     c = checker.counts
     print(f"{len(lines)} entries; verified {c['rolled']} rolled, {c['entered']} entered (not checkable), "

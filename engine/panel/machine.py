@@ -144,7 +144,7 @@ def _input(s: PanelState, event: Event, out: _Out, dice: DiceSource) -> PanelSta
         # The press that wakes the panel does nothing else, nor does its hold or release.
         out.sounds.append(looks.WAKE_SOUND)
         swallow = button if event.kind in (EventKind.PRESS, EventKind.HOLD) else None
-        return evolve(s, asleep_at=None, swallow=swallow, held=None, mode_tap_from=None)
+        return evolve(s, asleep_at=None, swallow=swallow, held=None, mode_tap_from=None, field_tap_from=None)
     if event.kind is EventKind.TURN:
         return _turn(s, max(-_MAX_TURN, min(_MAX_TURN, event.steps)), out)
     if button is None:
@@ -152,7 +152,7 @@ def _input(s: PanelState, event: Event, out: _Out, dice: DiceSource) -> PanelSta
     if event.kind is EventKind.HOLD:
         return s if button is s.swallow else _hold(s, button, out)
     # a new press ends any hold-repeat and anything left from the last used-up press
-    s = evolve(s, swallow=None, held=None, mode_tap_from=None)
+    s = evolve(s, swallow=None, held=None, mode_tap_from=None, field_tap_from=None)
     if s.mode is Mode.GUESS:
         return _finger(s, button, out, dice)
     if s.mode is Mode.ROLLING:
@@ -187,15 +187,33 @@ def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> 
         return evolve(s, mode=Mode.SETUP, system_index=nxt, field_index=0, page=pages.FIRST,
                        mode_tap_from=s.system_index)
     if button is Button.FIELD:
-        return evolve(s, mode=Mode.SETUP, field_index=(s.field_index + 1) % len(s.rows()))
+        return evolve(s, mode=Mode.SETUP, field_index=(s.field_index + 1) % len(s.rows()),
+                      field_tap_from=(s.mode, s.field_index))
     if button is Button.MINUS:
         return _nudge(s, -1, out, press=True)
     if button is Button.PLUS:
         return _nudge(s, +1, out, press=True)
-    if seeding.offered(s):
-        # the session's first ROLL: the table may set a seed of its own before anything is rolled
+    if s.sessions and not s.commitment:
+        # no session open yet (being opened, or it cannot be): never roll in one unseen
+        out.request = sessions.OPEN
+        return _opening(evolve(s, opening=True))
+    if seeding.offered(s) or seeding.unshown(s):
+        # the session's first ROLL: its commitment is shown, and the table may set a seed of its
+        # own before anything is rolled
         return _open_seed(s, seeding.ASK, back=Mode.SETUP)
     return _roll(s, out, dice, guess=None)
+
+
+def _opening(s: PanelState) -> PanelState:
+    """A ROLL found no session open: why, while the hardware opens one (its question comes as
+    soon as its commitment does: :func:`_session`)."""
+    if s.session_why:  # it could not be opened (yet): why; the next ROLL asks again
+        title, _, why = s.session_why.partition(": ")
+        if title != sessions.CANNOT_RECORD:
+            title, why = "cannot roll", s.session_why
+        return evolve(s, mode=Mode.MESSAGE, message=(title, why[:240]), shown_at=s.now)
+    return evolve(s, mode=Mode.MESSAGE, message=("new session", "opening it: its commitment comes next"),
+                  shown_at=s.now)
 
 
 def _to_page(s: PanelState, page: str) -> PanelState:
@@ -223,6 +241,8 @@ def _hold(s: PanelState, button: Button, out: _Out) -> PanelState:
         return evolve(s, mode=Mode.SETTINGS, system_index=back, field_index=0 if moved else s.field_index,
                        page=pages.FIRST if moved else s.page, item_index=0, armed=None, note="",
                        held=None, mode_tap_from=None)
+    if button is Button.FIELD:
+        return _field_hold(s)
     if button in (Button.MINUS, Button.PLUS) and s.held is not button:
         if s.mode is Mode.ROLLING:
             return s  # the press that started this hold only skipped the animation
@@ -232,12 +252,25 @@ def _hold(s: PanelState, button: Button, out: _Out) -> PanelState:
     return s
 
 
+def _field_hold(s: PanelState) -> PanelState:
+    """A held FIELD puts back what its press moved (the row, the menu item, the result it
+    left), so the screen the player asked to hear again is the one on show: the hardware's
+    speech reads it in full (docs/speech.md). Like MODE's hold, it changes nothing."""
+    if s.field_tap_from is None:
+        return s
+    mode, index = s.field_tap_from
+    if mode is Mode.SETTINGS:
+        return evolve(s, item_index=index, field_tap_from=None)
+    return evolve(s, mode=mode, field_index=index, field_tap_from=None)
+
+
 def _release(s: PanelState, button: Button | None) -> PanelState:
     return evolve(
         s,
         held=None if s.held is button else s.held,
         swallow=None if s.swallow is button else s.swallow,
         mode_tap_from=None if button is Button.MODE else s.mode_tap_from,
+        field_tap_from=None if button is Button.FIELD else s.field_tap_from,
     )
 
 
@@ -323,7 +356,8 @@ def _settings_press(s: PanelState, button: Button, out: _Out) -> PanelState:
     if button is Button.MODE:
         return evolve(s, mode=Mode.SETUP, armed=None, note="", mode_tap_from=None)
     if button is Button.FIELD:
-        return evolve(s, item_index=(s.item_index + 1) % len(menu.ITEMS), armed=None, note="")
+        return evolve(s, item_index=(s.item_index + 1) % len(menu.ITEMS), armed=None, note="",
+                      field_tap_from=(Mode.SETTINGS, s.item_index))
     if button in (Button.MINUS, Button.PLUS):
         return _adjust_setting(s, -1 if button is Button.MINUS else 1, out)
     item = s.item
@@ -342,7 +376,8 @@ def _settings_press(s: PanelState, button: Button, out: _Out) -> PanelState:
         if why:
             out.sounds.append(looks.LIMIT_SOUND)
             return evolve(s, armed=None, note=why)
-        return _open_seed(evolve(s, armed=None, note=""), seeding.ENTER, back=Mode.SETTINGS)
+        # the question page first, from the menu too: its QR code is noted before any code is set
+        return _open_seed(evolve(s, armed=None, note=""), seeding.ASK, back=Mode.SETTINGS)
     if item is menu.Item.REVEALED:
         if s.card is None:
             out.sounds.append(looks.LIMIT_SOUND)
@@ -380,6 +415,10 @@ def _session(s: PanelState, news: sessions.News) -> PanelState:
         s = evolve(s, commitment=news.commitment, session_why="", table_seed=news.table_seed,
                    started=news.started)
         s = _seed_page_still(s)
+        if s.opening:  # the session a ROLL asked for: its question, the QR code to photograph
+            s = evolve(s, opening=False)
+            if s.mode is Mode.MESSAGE:
+                return _open_seed(s, seeding.ASK, back=Mode.SETUP)
         if s.revealing:
             s = evolve(s, revealing=False)
             if s.mode is Mode.SETTINGS:
@@ -399,7 +438,10 @@ def _session(s: PanelState, news: sessions.News) -> PanelState:
         return s
     # no session open (it could not be opened, or a reveal failed): say why on the menu
     note = news.why[:80] if s.revealing else s.note
-    return evolve(s, session_why=news.why[:200], note=note, revealing=False)
+    s = evolve(s, session_why=news.why[:200], note=note, revealing=False)
+    if s.opening and s.mode is Mode.MESSAGE and news.why:  # the session a ROLL asked for cannot open: why
+        s = _opening(evolve(s, opening=False))
+    return s
 
 
 def _logged(s: PanelState, logged: sessions.Logged, out: _Out) -> PanelState:
@@ -421,8 +463,9 @@ def _logged(s: PanelState, logged: sessions.Logged, out: _Out) -> PanelState:
 
 
 def _open_seed(s: PanelState, step: str, *, back: Mode) -> PanelState:
+    shown = s.commitment if step == seeding.ASK else s.shown_for  # the question shows its QR code
     return evolve(s, mode=Mode.TABLE_SEED, seed_step=step, code=(), seed_for=s.commitment, seed_back=back,
-                  note="", fingers=())
+                  note="", fingers=(), shown_for=shown)
 
 
 def _leave_seed(s: PanelState) -> PanelState:
@@ -435,6 +478,8 @@ def _seed_page_still(s: PanelState) -> PanelState:
         return s
     if s.commitment == s.seed_for and not s.started and s.table_seed is None:
         return s
+    if s.commitment == s.seed_for and s.seed_step == seeding.ASK and not seeding.offered(s):
+        return s  # the question shows a session seeded or rolled in elsewhere: ROLL rolls
     if s.commitment != s.seed_for:
         why = "a new session opened: note its commitment, then ROLL" if s.commitment else "the session was revealed"
     elif s.table_seed is not None:
@@ -450,10 +495,16 @@ def _seed_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> P
     CODE_PRESSES are in; then ROLL sets it, MODE cancels, any other button starts again."""
     s = evolve(s, swallow=button)  # its hold and release belong to the page
     if s.seed_step == seeding.ASK:
-        if button is Button.ROLL:  # no table seed: roll as the press meant to
+        if button is Button.ROLL and (s.seed_back is not Mode.SETTINGS or not seeding.offered(s)):
+            # no table seed (or one set elsewhere): roll as the press meant to; from the menu,
+            # where ROLL chose the item, it goes on to the code like PLUS
+            if s.seed_back is Mode.SETTINGS:
+                return _leave_seed(s)
             return _roll(evolve(_leave_seed(s), swallow=None), out, dice, guess=None)
         if button is Button.MODE:
             return _leave_seed(s)
+        if not seeding.offered(s):
+            return s  # seeded or rolled in already: only ROLL and MODE do anything here
         return evolve(s, seed_step=seeding.ENTER, code=(), note="")
     if len(s.code) < seeding.CODE_PRESSES:
         code = (*s.code, button.finger)
@@ -489,7 +540,7 @@ def _roll(s: PanelState, out: _Out, dice: DiceSource, guess: tuple[int, ...] | N
         params = spec.resolve(raw)
         result = spec.roll(dice, params)
     except (EngineError, ValueError) as exc:
-        return _cannot_roll(s, out, _why(exc))
+        return _cannot_roll(s, out, _why(exc, spec))
     s = setup.record(s, spec, result)
     out.rolled = result
     out.sounds.append(looks.ROLL_SOUND)
@@ -570,7 +621,7 @@ def _problem(spec: SystemSpec, raw: Mapping[str, Any]) -> str | None:
     try:
         spec.resolve(raw)
     except (EngineError, ValueError) as exc:
-        return _why(exc)
+        return _why(exc, spec)
     return None
 
 
@@ -610,7 +661,7 @@ def _refresh(s: PanelState, before: PanelState | None) -> PanelState:
         params = spec.resolve(raw)
         exact = spec.known_odds(params)
     except (EngineError, ValueError) as exc:
-        return evolve(s, odds=None, problem=_why(exc), compared=(), no_roll="")
+        return evolve(s, odds=None, problem=_why(exc, spec), compared=(), no_roll="")
     advice = exact.advice
     no_roll = advice.short if advice is not None and not advice.needed else ""
     return evolve(s, odds=float(exact.success), problem=None, compared=_compared(spec, raw), no_roll=no_roll)
@@ -671,11 +722,13 @@ def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
 _SESSION_ITEMS = frozenset({menu.Item.SESSION, menu.Item.TABLE_SEED, menu.Item.REVEAL, menu.Item.REVEALED})
 
 
-def _why(exc: Exception) -> str:
-    """The error in screen words: ``spend: cannot spend 1 karma ...`` (no ``--``)."""
+def _why(exc: Exception, spec: SystemSpec) -> str:
+    """The error in the panel's words: ``spend: cannot spend 1 karma ...``, each parameter the
+    engine names as a command-line flag (``at most --choices (3)``) named by its row's label
+    (``at most choices (3)``): the panel has fields, not flags."""
     if isinstance(exc, ParameterError):
-        return f"{exc.param}: {exc.detail}"
-    return str(exc)
+        return pages.panel_words(spec, f"{pages.cli_label(spec, exc.param)}: {exc.detail}")
+    return pages.panel_words(spec, str(exc))
 
 
 def _finite(value: object) -> bool:

@@ -122,7 +122,8 @@ class Effects:
     ``leds`` are the five button LEDs' levels 0..1, ``rgb`` the RGB LED as (r, g, b) 0..1.
     ``rolled`` carries the roll result's JSON when this step rolled (for the log).
     ``request`` asks the hardware for something only it can do, between rolls: ``"reveal"``
-    closes the dice session and reveals its seed (the answer comes back as SESSION events).
+    closes the dice session and reveals its seed, ``"open"`` opens the next one now (the
+    answers come back as SESSION events).
     ``table_seed`` is ``(commitment, text)``: set this table seed on the session with that
     commitment (the one the players saw), record-first; the answer comes back as a SESSION
     event with the seed, or a LOGGED event saying why it is not set.

@@ -10,6 +10,7 @@ the system's :class:`~engine.systems.panel.PanelSpec`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
@@ -253,3 +254,27 @@ def label(spec: SystemSpec, row: Row) -> str:
         prefix = name if shape.fixed is not None else f"{name}{row.item + 1}"
         return f"{prefix} {shape.parts[row.part].name}"
     return name
+
+
+_FLAG = re.compile(r"--([a-z][a-z0-9-]*)(?: (yes|no)\b)?")
+
+
+def cli_label(spec: SystemSpec, cli_name: str) -> str:
+    """The screen label of the parameter the command line calls ``--cli_name`` (the name
+    itself, spaced, for one the system does not have)."""
+    for p in spec.params:
+        if p.cli_name == cli_name:
+            return spec.panel.label(p)
+    return cli_name.replace("-", " ")
+
+
+def panel_words(spec: SystemSpec, text: str) -> str:
+    """``text`` (an engine message written for the command line) with each flag named by the
+    panel's label for it: ``--choices (3)`` -> ``choices (3)``, ``--skill-locked yes`` ->
+    ``skill locked``; the panel has rows and switches, not flags."""
+
+    def label(m: re.Match[str]) -> str:
+        name = cli_label(spec, m[1])
+        return {"yes": name, "no": f"{name} off"}.get(m[2] or "", name)
+
+    return _FLAG.sub(label, text)

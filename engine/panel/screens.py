@@ -260,13 +260,29 @@ def session(commitment: str, revealed: str, why: str, note: str, contrast: float
                   beside=groups)
 
 
-def seed_ask(commitment: str, mark: str, contrast: float) -> Screen:
+def seed_ask(commitment: str, mark: str, contrast: float, *, table_seed: str | None = None,
+             started: bool = False, from_menu: bool = False) -> Screen:
     """A new session's first ROLL: set a table seed? The commitment's QR code beside the
-    choices, so the table photographs the commitment before it chooses its seed."""
-    lines = ("photograph the", "commitment, then:", "PLUS: set table seed", "ROLL: roll without", "MODE: back")
-    beside = (mark, "", "table seed", "PLUS: set", "ROLL: none", "MODE: back")
-    return Screen(title=f"table seed? {mark}", lines=lines, contrast=contrast, kind="seed", qr=commitment,
-                  beside=beside)
+    choices, and its first 16 hex digits, so the table photographs the commitment before it
+    chooses its seed (a new code each session). A session seeded or rolled in elsewhere (the
+    command line) is shown the same way once, with its code, before the panel rolls in it."""
+    digits = (commitment[:8], commitment[8:16])
+    if table_seed is not None or started:
+        code = table_seed if table_seed is not None else "none"
+        said = ("code set:", *wrap_all(code, BESIDE_WIDTH)[:2]) if table_seed is not None else ("no code",)
+        beside = (*digits, "", *said, "ROLL: roll", "MODE: back")
+        lines = ("photograph the QR", *digits, *(("code set:", fit(code)) if table_seed is not None else said),
+                 "ROLL: roll", "MODE: back")
+        return Screen(title=f"new session {mark}", lines=lines, contrast=contrast, kind="seed", qr=commitment,
+                      beside=beside[:BESIDE_ROWS])
+    choices: tuple[str, ...]
+    if from_menu:  # ROLL chose this item: it goes on to the code like PLUS
+        choices = ("new code?", "PLUS: set", "MODE: back")
+    else:
+        choices = ("new code?", "PLUS: set", "ROLL: none", "MODE: back")
+    # the same words on every display (the OLED beside the QR code, a text display's lines)
+    return Screen(title=f"table seed? {mark}", lines=("photograph the QR", *digits, *choices), contrast=contrast,
+                  kind="seed", qr=commitment, beside=(*digits, "", *choices)[:BESIDE_ROWS])
 
 
 def seed_code(mark: str, code: Sequence[int], presses: int, note: str, contrast: float) -> Screen:
@@ -293,7 +309,7 @@ def card(facts: Card, contrast: float) -> Screen:
     seed_beside = wrap_all(seed_text, BESIDE_WIDTH)
     if len(seed_beside) > 2:
         seed_beside = ("in the QR",)  # a long one (set on the command line): the code holds it whole
-    beside = (session_short(facts.commitment), f"rolls {facts.rolls}", "head", session_short(facts.head),
+    beside = (session_short(facts.commitment), f"rolls {facts.rolls}", "head", facts.head[:8], facts.head[8:16],
               "table seed", *seed_beside)
     lines = ("commitment", *session_lines(facts.commitment), *wrap_all(f"table seed {seed_text}"),
              f"rolls {facts.rolls}", "head", *session_lines(facts.head), "any button: next")

@@ -33,8 +33,15 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 
+from engine.fingerprints import FINGERPRINT_HEX, fingerprint_line
+
 #: The :attr:`~engine.panel.model.Effects.request` that asks the hardware to reveal the seed.
 REVEAL = "reveal"
+#: How a SESSION text says no session opens because the roll log cannot take it.
+CANNOT_RECORD = "cannot record"
+#: The request that asks the hardware to open the next session now (a ROLL with none open: the
+#: panel rolls in no session whose commitment it has not shown).
+OPEN = "open"
 #: Hex digits of the short form shown on the setup and settings screens (``#3fa2c1d0``); the
 #: roll log's session id is the first 16, so the short form is a prefix of it.
 SHORT_DIGITS = 8
@@ -86,9 +93,8 @@ class Logged:
 
     @property
     def line(self) -> str:
-        """``roll #12 a1b2c3d4``, ``entered a1b2c3d4``: the fingerprint a result shows."""
-        short = self.entry[:SHORT_DIGITS]
-        return f"roll #{self.number} {short}" if self.number else f"entered {short}"
+        """``#12 a1b2c3d4e5f6a7b8``, ``hand a1b2c3d4e5f6a7b8``: the fingerprint a result shows."""
+        return fingerprint_line(self.number, self.entry)
 
 
 def is_commitment(text: str) -> bool:
@@ -192,13 +198,13 @@ def parse_logged(text: str) -> Logged:
 
 
 def _is_hex(text: str) -> bool:
-    return SHORT_DIGITS <= len(text) <= 64 and set(text.lower()) <= _HEX
+    return FINGERPRINT_HEX <= len(text) <= 64 and set(text.lower()) <= _HEX
 
 
 def _hex_prefix(entry: str) -> str:
     text = str(entry).strip().lower()
     if not _is_hex(text):
-        raise ValueError(f"an entry hash is {SHORT_DIGITS} to 64 hex digits, got {entry!r}")
+        raise ValueError(f"an entry hash is {FINGERPRINT_HEX} to 64 hex digits, got {entry!r}")
     return text
 
 

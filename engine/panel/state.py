@@ -82,8 +82,10 @@ class PanelState:
     seed_step: str = ""  # the table seed page: "ask" (set one?) or "enter" (finger presses)
     code: tuple[int, ...] = ()  # the fingers pressed for the table seed so far
     seed_for: str = ""  # the commitment the table seed page was opened for
+    shown_for: str = ""  # the commitment whose question page (its QR code) the table has seen
+    opening: bool = False  # a ROLL found no session open and asked for one: its question follows
     seed_back: Mode = Mode.SETUP  # where the table seed page goes back to
-    fingerprint: str = ""  # the result's place in the roll log (``roll #12 a1b2c3d4``), once recorded
+    fingerprint: str = ""  # the result's place in the roll log (``#12 a1b2c3d4e5f6a7b8``), once recorded
     card: Card | None = None  # the last revealed session's four facts (when the hardware knew them)
     card_next: Mode = Mode.SETTINGS  # where the reveal screen goes on to (the new session's commitment after a reveal)
     odds: float | None = None  # chance of success of the current setting
@@ -103,6 +105,9 @@ class PanelState:
     held: Button | None = None  # MINUS/PLUS repeating
     repeat_at: float = 0.0
     mode_tap_from: int | None = None  # system before a MODE press, restored if it is a hold
+    #: the screen and row (or menu item) before a FIELD press, restored if it is a hold (a
+    #: held FIELD asks speech to read the screen again, in full: docs/speech.md)
+    field_tap_from: tuple[Mode, int] | None = None
     swallow: Button | None = None  # hold/release of a press that was used up (wake, finger)
     last_activity: float = 0.0
     asleep_at: float | None = None  # attract screen since

@@ -30,8 +30,16 @@ def code_text(code: tuple[int, ...]) -> str:
 
 def offered(s: PanelState) -> bool:
     """Whether a ROLL asks for a table seed first: the open session has neither a roll nor a
-    seed (every new session offers it again, until its first roll)."""
+    seed (every new session offers it again, until its first roll; each needs a new code)."""
     return bool(s.commitment) and s.table_seed is None and not s.started
+
+
+def unshown(s: PanelState) -> bool:
+    """Whether a ROLL must first show the open session's commitment (its QR code and digits,
+    on the question page): every session, whoever opened it (a rotation, a restart, a
+    ``dicetower session open``) and whatever it holds already, is shown once before the panel
+    rolls in it, so the table can note it (docs/fairness.md, "What a player can verify")."""
+    return bool(s.commitment) and s.commitment != s.shown_for
 
 
 def why_not(s: PanelState) -> str:

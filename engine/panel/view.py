@@ -26,7 +26,8 @@ _ATTRACT_DIM = 0.25  # of the set brightness
 
 
 #: Fields no still picture shows (the clock, and what a held or swallowed button is doing).
-_UNSHOWN = frozenset({"now", "last_activity", "held", "repeat_at", "swallow", "mode_tap_from", "view"})
+_UNSHOWN = frozenset({"now", "last_activity", "held", "repeat_at", "swallow", "mode_tap_from", "field_tap_from",
+                      "view"})
 _SHOWN = tuple(f.name for f in fields(PanelState) if f.name not in _UNSHOWN)
 
 
@@ -133,7 +134,8 @@ def _table_seed(s: PanelState, contrast: float) -> View:
     finger presses (all five LEDs lit: every button is a finger)."""
     mark = sessions.short(s.seed_for)
     if s.seed_step != seeding.ENTER:
-        screen = screens.seed_ask(s.seed_for, mark, contrast)
+        screen = screens.seed_ask(s.seed_for, mark, contrast, table_seed=s.table_seed, started=s.started,
+                                  from_menu=s.seed_back is Mode.SETTINGS)
         return View(screen, looks.LEDS_OFF, looks.OFF)
     screen = screens.seed_code(mark, s.code, seeding.CODE_PRESSES, s.note, contrast)
     done = len(s.code) >= seeding.CODE_PRESSES
@@ -148,35 +150,68 @@ def _brief(value: Any) -> str:
 
 
 def _setup(s: PanelState, contrast: float) -> tuple[screens.Screen, bool]:
-    """The setup screen, and whether its footer turns pages (a problem or what the player
-    carries longer than FOOTER_ROWS lines: shown whole, a page at a time, never cut)."""
+    """The setup screen, and whether its footer turns pages (a problem, or notes and what the
+    player carries longer than their lines: shown whole, a page at a time, never cut).
+
+    The footer is the page's notes (the rules call for no roll, what each choice of a
+    compared parameter gives) above the player's line and the session's table seed. The
+    notes turn pages in the rows the other two leave, so the table seed never leaves the
+    screen while a note is up."""
     offered = s.rows()
     rows = [row_text(s, r) for r in offered]
     footer: tuple[str, ...]
+    notes = setup_notes(s)
     if s.problem:
-        footer = screens.wrap_all("! " + s.problem)
+        footer = notes
+        shown = screens.page_of(footer, screens.FOOTER_ROWS, _page(s, s.last_activity))
+        moving = screens.pages_in(footer, screens.FOOTER_ROWS) > 1
     else:
-        player = f"P{s.settings.player} {player_line(s)}".rstrip()
-        # the session's commitment at the right, where it fits beside what the player carries
-        # (else on a line of its own), and the session's table seed under it
-        mark = sessions.short(s.commitment) if s.commitment else ""
-        seed = table_seed_line(s)
-        if mark and len(player) + 1 + len(mark) <= screens.WIDTH:
-            footer = (screens.spread(player, mark, screens.WIDTH),)
+        kept = session_footer(s)
+        if notes and len(kept) < SETUP_FOOTER_ROWS:
+            room = SETUP_FOOTER_ROWS - len(kept)
+            shown = (*screens.page_of(notes, room, _page(s, s.last_activity)), *kept)
+            moving = screens.pages_in(notes, room) > 1
         else:
-            footer = (*screens.wrap_all(player), *((mark,) if mark else ()))
-        if seed:
-            footer = (*footer, *screens.wrap_all(seed))
-        if s.compared and s.page == pages.FIRST:
-            footer = (*_compared(s), *footer)
-        if s.no_roll and s.page == pages.FIRST:
-            # the rules assume the outcome here; ROLL still rolls (the player chose to, or the
-            # GM calls it adverse)
-            footer = ("no roll needed:", *screens.wrap_all(s.no_roll), *footer)
+            footer = (*notes, *kept)
+            shown = screens.page_of(footer, screens.FOOTER_ROWS, _page(s, s.last_activity))
+            moving = screens.pages_in(footer, screens.FOOTER_ROWS) > 1
     selected = s.field_index % len(offered) if offered else 0
-    shown = screens.page_of(footer, screens.FOOTER_ROWS, _page(s, s.last_activity))
-    moving = screens.pages_in(footer, screens.FOOTER_ROWS) > 1
     return screens.setup(page_title(s), rows, selected, s.odds, shown, contrast), moving
+
+
+#: Lines under a setup page's rows when a note is up: the note's (at least one) and the
+#: player's line and table seed (so three rows of the page still show).
+SETUP_FOOTER_ROWS = 4
+
+
+def setup_notes(s: PanelState) -> tuple[str, ...]:
+    """The setup page's notes, whole: why the setting cannot roll (``! ...``); else, on the
+    first page, what each choice of the compared parameter gives and that the rules call
+    for no roll (and why). Speech says them with the page (engine/speech)."""
+    if s.problem:
+        return screens.wrap_all("! " + s.problem)
+    if s.page != pages.FIRST:
+        return ()
+    notes = _compared(s) if s.compared else ()
+    if s.no_roll:
+        # the rules assume the outcome here; ROLL still rolls (the player chose to, or the GM
+        # calls it adverse)
+        notes = ("no roll needed:", *screens.wrap_all(s.no_roll), *notes)
+    return notes
+
+
+def session_footer(s: PanelState) -> tuple[str, ...]:
+    """The player's line (what they carry, ``P1 karma 2``) with the session's commitment at
+    the right where it fits (else on a line of its own), and the session's table seed under
+    it."""
+    player = f"P{s.settings.player} {player_line(s)}".rstrip()
+    mark = sessions.short(s.commitment) if s.commitment else ""
+    seed = table_seed_line(s)
+    if mark and len(player) + 1 + len(mark) <= screens.WIDTH:
+        footer: tuple[str, ...] = (screens.spread(player, mark, screens.WIDTH),)
+    else:
+        footer = (*screens.wrap_all(player), *((mark,) if mark else ()))
+    return (*footer, *screens.wrap_all(seed)) if seed else footer
 
 
 def _page(s: PanelState, since: float) -> int:

@@ -3,61 +3,144 @@
 A translation is a copy of this file under the language's code (``de.py``), its strings
 translated, and the code added to ``engine.speech.LANGUAGES``; docs/speech.md says more. The
 ``{names}`` in a template are filled in by ``engine/speech/words.py``; each template may use
-the names ``engine.speech.TEMPLATES`` lists for it, in any order, or leave some out.
+the names ``engine.speech.TEMPLATES`` lists for it, in any order, or leave some out. A key
+with ``/1`` after it (``horizons.exploded/1``) is the template used when its ``n`` is 1.
 """
 
 #: eSpeak NG's voice for this language (``espeak-ng --voices`` lists them); the config's
 #: ``[sound] voice`` overrides it.
 VOICE = "en"
 
+#: How a number with a fraction is written for the voice to read it (``0.8``).
+DECIMAL = "."
+
 TEMPLATES = {
-    # a result, with the screen: "infinity: success, 14 against C R 10, it had 64 percent"
-    "result": "{system}: {outcome}, {score}, it had {chance}",
+    # a result, with the screen: "infinity: success, 14 against C R 10; the chance was 64 percent"
+    "result": "{system}: {outcome}, {score}; the chance was {chance}",
     "result_no_chance": "{system}: {outcome}, {score}",
     # a result shown although its roll log entry could not be written (kiosk.unrecorded = "show")
     "unrecorded": "unrecorded. {said}",
     # the score of a result: what it reached against what it needed (PanelSpec.versus)
     "versus": "{reached} against {what} {needed}",
-    # the score of a hidden hand revealed (fingers)
-    "hand": "you picked {guess}, winners {winners}",
+    # nothing was rolled (immortal's automatic success)
+    "versus_auto": "automatic against {what} {needed}",
     # a chance of success, rounded to a whole percent but never to 0 or 100 when possible
     "percent": "{n} percent",
     "under": "under {n} percent",
     "over": "over {n} percent",
-    "certain": "certain",
-    "impossible": "no chance",
-    # the setup page, once the buttons are still: "horizons, need 3, 87 percent"
-    "setup": "{title}, {row}, {chance}",
-    "setup_cannot": "{title}, {row}, cannot roll: {why}",
+    "certain": "100 percent",
+    "impossible": "0 percent",
+    # the setup page, once the buttons are still: "horizons, need 3: 87 percent chance"
+    "setup": "{title}, {row}: {chance} chance",
+    "setup_cannot": "{title}, {row}: cannot roll. {why}",
+    # the whole page (hold FIELD): every row, then what the page says under them
+    "setup_full": "{title}: {chance} chance. {rows}",
+    "setup_full_cannot": "{title}: cannot roll. {rows}",
     "row": "{label} {value}",
-    "not_counted": "{value}, not counted",
-    # the hand is hidden: which finger buttons count
-    "guess": "{system}: pick a finger, {fingers}",
-    "guess_test": "test {n}: pick a finger, {fingers}",
+    "not_counted": "{value}, off: not counted",
+    # the player slot and what it carries: "player 1: karma 2"
+    "player_carries": "player {n}: {what}",
+    # the open session's commitment (its first digits), on the setup page
+    "session_mark": "session {session}",
+    # the hand is hidden: which finger buttons count, and which finger is which
+    "guess": "{head}: pick a finger, {fingers}; thumb 1 to pinky 5",
     "span": "{first} to {last}",
-    # a group roll revealed one participant per ROLL: "helper 1, 2 of 3"
-    "turn": "{who}, {n} of {count}",
+    # a group roll revealed one participant per ROLL: "infinity: helper 1, 2 of 3"
+    "turn": "{system}: {who}, {n} of {count}",
+    "turn_next": "next: {who}, press roll",
+    "turn_total": "press roll for the total",
     # cannot roll, cannot record: the message's title and text
     "message": "{title}: {text}",
     # the settings menu, once the buttons are still
     "settings": "settings, {row}",
-    "settings_armed": "{item}: press roll again to do it",
+    "settings_armed": "settings, {item}: press roll again to do it",
     "settings_note": "{note}. {said}",
+    "settings_full": "settings: {rows}",
+    # the session's commitment in full (settings, session): its first 16 digits
+    "commitment": "commitment {session}",
+    "no_commitment": "no session open",
     # pieces of screen text said in words
     "of": "{a} of {b}",
     "seconds": "{n} seconds",
     "player": "player {n}",
     "and": "{items} and {last}",
-    # a result whose entry is in the roll log: its number in the session (the screen's fingerprint)
-    "recorded": "{said}, roll {n}",
+    "plus": "plus {n}",
+    "minus": "minus {n}",
+    # a result whose entry is in the roll log: its number in the session and its fingerprint
+    "recorded": "roll {n}, fingerprint {entry}",
+    "entered": "hand typed in, fingerprint {entry}",
     # a new session's first ROLL: the table may set a seed of its own (docs/panel.md)
-    "seed_ask": "new session {session}: set a table seed? plus sets one, roll rolls without, mode goes back",
-    "seed_start": "table seed: press any {n} buttons, thumb 1 to pinky 5",
+    "seed_ask": ("new session {session}: photograph the QR code of its commitment, then set a new table seed code? "
+                 "plus sets one, roll rolls with none, mode goes back"),
+    "seed_ask_menu": ("new session {session}: photograph the QR code of its commitment, then set a new table seed "
+                      "code? plus sets one, mode goes back"),
+    "seed_shown": ("new session {session}: photograph the QR code of its commitment. Its code is set: {code}. Roll "
+                   "rolls, mode goes back"),
+    "seed_shown_none": ("new session {session}: photograph the QR code of its commitment. It has no code. Roll "
+                        "rolls, mode goes back"),
+    "seed_start": "table seed for session {session}: press any {n} buttons, thumb 1 to pinky 5",
     "seed_more": "{code}, {left} more",
-    "seed_done": "table seed {code}: roll sets it, mode cancels, another button starts again",
+    "seed_more/1": "{code}, 1 more button",
+    "seed_done": "table seed {code}: roll sets it, mode cancels, any other button starts a new code",
     # a revealed session's four facts (the screen's QR code holds them whole)
-    "card": "session {session} revealed after {rolls} rolls, table seed {seed}, head {head}",
-    "card_no_seed": "session {session} revealed after {rolls} rolls, no table seed, head {head}",
+    "card": ("session revealed: commitment {session}, table seed {seed}, rolls {rolls}, head {head}; "
+             "any button goes on to the next screen"),
+    "card_no_seed": ("session revealed: commitment {session}, table seed none, rolls {rolls}, head {head}; "
+                     "any button goes on to the next screen"),
+    # the lines of a result (PanelSpec.details), shared by several systems
+    "dice": "dice {faces}",
+    "damage": "damage {n}",
+    "track": "{track}: {marked} of {total} boxes marked",
+    # infinity
+    "infinity.rating": "success rating {n}",
+    "infinity.dice": "hot die {hot}, cold die {cold}, {bonus}",
+    "infinity.doubles": "doubles: {kind}",
+    "infinity.participant": "{who}, rating {rating}: hot {hot}, cold {cold}, total {total}{mark}",
+    "infinity.base": ", the base",
+    "infinity.adds": ", adds 1",
+    "infinity.make_up": "total {total}: base {base}, {parts}",
+    "infinity.part": "{n} {what}",
+    # horizons
+    "horizons.successes": "{n} successes",
+    "horizons.successes/1": "1 success",
+    "horizons.net": "net {net}, the opponent {opponent}",
+    "horizons.opponent_dice": "the opponent's dice {faces}",
+    "horizons.exploded": "{n} dice exploded",
+    "horizons.exploded/1": "1 die exploded",
+    "horizons.status": "status {status}",
+    "horizons.breakdown": "breakdown",
+    # d6cv
+    "d6cv.check": "{part} against C V {cv}: rolled {face}, total {total}, {verdict}{critical}",
+    "d6cv.tie": "a tie: you rolled {you} for {total}, the opponent {opponent} for {opponent_total}; rolled again",
+    "d6cv.exchange": ("{part}: you rolled {you} for {total}{yours}, the opponent {opponent} for "
+                      "{opponent_total}{theirs}, {verdict}"),
+    "d6cv.crit": ", a critical",
+    "d6cv.fumble": ", a fumble",
+    "d6cv.their_crit": ", their critical",
+    "d6cv.their_fumble": ", their fumble",
+    "d6cv.critical_success": "critical success",
+    "d6cv.critical_failure": "critical failure",
+    "d6cv.won_critical": "won on a critical",
+    "d6cv.lost_critical": "lost on a critical",
+    "d6cv.base_time": "base time {time}",
+    # immortal
+    "immortal.automatic": "automatic: skill {skill} times {per} is at least {tn}",
+    "immortal.primary_automatic": "the primary roll automatic: skill {skill} times {per} is at least {tn}",
+    "immortal.rolled_best": "rolled, not automatic: rolling had the better chance",
+    "immortal.rolled_off": "rolled: automatic success is off",
+    "immortal.colour": "colour {colour}: {attribute}",
+    "immortal.bonus": "bonus {bonus}, {left} left",
+    "immortal.hostile": "hostile {n}, T N {tn}: rolled {die}, total {total}{used}, {verdict}",
+    "immortal.hostile_automatic": "hostile {n}, T N {tn}: automatic{used}, {verdict}",
+    "immortal.bonus_used": ", bonus {n} used",
+    "immortal.opponent": "the opponent: attribute {attribute}, skill {skill}, rolled {die}, total {total}",
+    "immortal.opponent_total": "the opponent's total {total}",
+    "immortal.locked": "the skill is now locked",
+    # fingers
+    "fingers.picked": "you picked {guess}",
+    "fingers.winners": "winners {faces}",
+    "fingers.automatic": "automatic",
+    "fingers.test": "test {n}, {challenge}: winners {winners}, you picked {guess}, {verdict}",
 }
 
 #: What a result's score was against (``PanelSpec.versus``'s term: a parameter or a result
@@ -72,8 +155,9 @@ TERMS = {
     "tn": "T N",
 }
 
-#: Screen words said otherwise, one word (a space-separated piece of screen text) at a time,
-#: matched without regard to case; "" drops the word.
+#: Screen words said otherwise, one word (a space-separated piece of screen text) or a run of
+#: them at a time, matched without regard to case; "" drops the word. A word not here is said
+#: as written.
 WORDS = {
     "vs": "opponent's",
     "opp.": "opponent",
@@ -84,14 +168,32 @@ WORDS = {
     "complex.": "complexity",
     "pts": "points",
     "mod": "modifier",
+    "mod.": "modifier",
+    "decl.": "declaration",
     "col": "colour",
+    "attr": "attribute",
     "cr": "C R",
     "cv": "C V",
     "tn": "T N",
+    "sr": "success rating",
+    "h": "hostile",
     "-": "not set",
     "...": "",
+    "..": "to",
+    "sha": "S H A",
+    "sha-256": "S H A 256",
+    "<": "is below",
+    ">=": "at least",
     "more": "more",
     "back": "back",
+    "ok": "passed",
+    "fail": "failed",
+    # a participant of a group roll (infinity)
+    "roller": "you",
+    "you": "you",
+    "help": "helper",
+    "rel.": "related",
+    "atk": "attacker",
 }
 
 #: Outcome names (``SystemSpec.outcomes``) as said.

@@ -98,9 +98,52 @@ class Versus:
     (``cr``, ``need``) or a result field (``opponent_total``); the phrase table says it in
     words (engine/speech)."""
 
-    reached: int
+    reached: int | None  # None: nothing rolled (an automatic success)
     needed: int
     term: str
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """How a piece of screen text is said: ``key`` names a template of the phrase tables
+    (engine/speech, ``en.py``), ``values`` fill it in. A value may be a number, a screen word
+    (said in the table's words), a tuple (said as a list) or another :class:`Phrase`."""
+
+    key: str
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", MappingProxyType(dict(self.values)))
+
+
+def phrase(key: str, **values: Any) -> Phrase:
+    return Phrase(key, values)
+
+
+#: A :class:`Line`'s ``said`` for a line the result's first sentence already says (the
+#: outcome) or that is said with the line before it (a make-up packed onto two lines).
+SAID_ELSEWHERE = Phrase("")
+
+
+class Line(str):
+    """One line of a result's text (``details``, ``turns``) that also knows how it is said.
+
+    It *is* the screen text (a ``str``, wrapped and shown as ever); ``said`` is the
+    :class:`Phrase` speech makes of it (None: the text said as written, in the table's
+    words; :data:`SAID_ELSEWHERE`: nothing of its own). Keeping both in one value is what
+    keeps the ear and the eye told the same facts (tests/hardware/test_speech_walk.py)."""
+
+    said: Phrase | None
+
+    def __new__(cls, text: str, said: Phrase | None = None) -> Line:
+        line = super().__new__(cls, text)
+        line.said = said
+        return line
+
+
+def said_of(line: str) -> Phrase | None:
+    """How ``line`` is said: its :class:`Line`'s phrase, None for plain text."""
+    return line.said if isinstance(line, Line) else None
 
 
 def _no_versus(data: Mapping[str, Any]) -> Versus | None:
@@ -155,7 +198,8 @@ class PanelSpec:
     #: the headline's two numbers and what the second is, for speech; None: a result without
     #: one (a chain of checks, a hand), which speech says from the headline or the hand
     versus: Callable[[Mapping[str, Any]], Versus | None] = _no_versus
-    details: Callable[[Mapping[str, Any]], list[str]] = _no_lines  # result lines, in order
+    #: result lines, in order; a :class:`Line` also says how it is spoken (engine/speech)
+    details: Callable[[Mapping[str, Any]], list[str]] = _no_lines
     #: a group roll revealed one participant per ROLL: (who, their lines) each, in turn
     turns: Callable[[Mapping[str, Any]], list[tuple[str, list[str]]]] = lambda data: []
 
@@ -211,16 +255,20 @@ def value_at(data: Mapping[str, Any], path: str) -> Any:
 MARKED, EMPTY = "\u2588", "\u00b7"
 
 
-def boxes(name: str, marked: int, total: int) -> str:
-    """``minor ██····· 2/7``: a track as boxes, so spill-over into the next tier shows."""
+def boxes(name: str, marked: int, total: int, *, track: str | None = None) -> Line:
+    """``minor ██····· 2/7``: a track as boxes, so spill-over into the next tier shows; said
+    "minor: 2 of 7 boxes marked" (``track`` names the track in the phrase table's words)."""
     marked = max(0, min(marked, total))
-    return f"{name} {MARKED * marked}{EMPTY * (total - marked)} {marked}/{total}"
+    return Line(f"{name} {MARKED * marked}{EMPTY * (total - marked)} {marked}/{total}",
+                phrase("track", track=track or name, marked=marked, total=total))
 
 
-def numbers(label: str, values: Any) -> str:
-    """``dice 3 1 9 9``: a list of numbers in full (the screen wraps or pages a long one)."""
+def numbers(label: str, values: Any, *, key: str = "dice") -> Line:
+    """``dice 3 1 9 9``: a list of numbers in full (the screen wraps or pages a long one);
+    said by the template ``key`` with the numbers as a list."""
     items = " ".join(str(v) for v in values) if values else "-"
-    return f"{label} {items}"
+    faces = tuple(values or ())
+    return Line(f"{label} {items}", phrase(key, faces=faces, n=len(faces)))  # n: "die 4", "dice 3 and 5"
 
 
 #: Characters on a line of the 128x64 screen (6x8 font), ``engine.panel.screens.WIDTH``; here
@@ -241,5 +289,13 @@ def pack(terms: Sequence[str], width: int = LINE) -> list[str]:
     return lines
 
 
-def outcome_line(data: Mapping[str, Any], *extra: str) -> str:
-    return " ".join([str(data.get("outcome", "")), *(e for e in extra if e)])
+def outcome_line(data: Mapping[str, Any], *extra: str, said: Phrase | None = None) -> Line:
+    """``solid SR2``: the outcome and its degree; said as ``said`` (the degree; the outcome
+    itself opens the spoken result), or not at all."""
+    text = " ".join([str(data.get("outcome", "")), *(e for e in extra if e)])
+    return Line(text, said if said is not None else SAID_ELSEWHERE)
+
+
+def signed(n: int) -> str:
+    """``+3``, ``-2``, ``+0``: a bonus as the screen writes it (speech says "plus 3")."""
+    return f"{n:+d}"

@@ -118,8 +118,11 @@ class Ledger:
         status = row.status or {}
         ledger.status = {"state": "offline", "seq": status.get("seq")} if status else None  # until it says
         if row.verdict:
-            with contextlib.suppress(TypeError, ValueError):
-                ledger.counts = Counts(**{k: int(v) for k, v in row.verdict.items()})
+            with contextlib.suppress(TypeError, ValueError, AttributeError):
+                kept = dict(row.verdict)
+                flags = kept.pop("flags", {})
+                ledger.counts = Counts(**{k: int(v) for k, v in kept.items()},
+                                       flags=tuple(sorted((str(k), int(v)) for k, v in flags.items())))
         ledger.marked = row.marked if row.marked is not None else record.count_marked(row.id)
         ledger.stats = Stats.from_plain(record.stats(row.id))
         for seq in _conflict_seqs(record, row.id):
@@ -137,11 +140,8 @@ class Ledger:
         self.problem = _headline(first[0]) if first else None
         self.problems = record.count_findings(self.id)
         self.last.clear()
-        rows = record.last_rolls(self.id, LAST_ROLLS)
-        numbers = record.roll_numbers(self.id, (entry for entry, _ in rows))
         self.numbers.clear()
-        for entry, mark in reversed(rows):
-            number = numbers.get(entry["seq"])
+        for entry, mark, number in reversed(record.last_rolls(self.id, LAST_ROLLS)):
             self._show(entry, mark, number)
             self._numbered(entry, number)
         session = record.last_of_kind(self.id, "session")
@@ -153,7 +153,7 @@ class Ledger:
                                  "commitment": text(session.get("commitment"), 80)}
         self.version += 1
 
-    def _show(self, entry: Entry, mark: int, number: int | None) -> None:
+    def _show(self, entry: Entry, mark: int, number: int | None = None) -> None:
         self.last.appendleft(roll_view(entry, mark, number))
         result = result_of(entry)
         self.setting = (text(result.get("system"), 40), params_view(result.get("params"), result.get("system")))
@@ -168,7 +168,8 @@ class Ledger:
                 "session"), "seq": self.head_seq, "missing": self.missing, "duplicates": self.duplicates,
             "conflicts": self.conflicts, "revealed": c.revealed, "replay_pending": self.check_due or self.checking,
             "open_sessions": max(0, c.sessions - c.revealed),
-            "checked": {"verified": self.marked, "unchecked": c.unchecked, "entered": c.entered, "test": c.test},
+            "checked": {"verified": self.marked, "unchecked": c.unchecked, "entered": c.entered, "test": c.test,
+                        "flags": dict(c.flags)},
             "last": list(self.last), "stats": self.stats.to_dict(),
         }
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any, TypeGuard
 
 from engine.errors import DicetowerError
-from engine.fingerprints import FINGERPRINT_HEX
+from engine.fingerprints import fingerprint_line
 from hardware.rolllog import MAX_LINE_BYTES
 from hardware.safefile import nesting_depth
 
@@ -39,6 +39,7 @@ HEX64 = re.compile(r"[0-9a-f]{64}")
 #: The highest seq the board keeps (SQLite's largest integer; a roll log never gets near it).
 MAX_SEQ = (1 << 63) - 1
 Entry = dict[str, Any]
+_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 class Rejected(DicetowerError, ValueError):
@@ -336,29 +337,32 @@ def dice_view(dice: Any) -> list[int]:
 
 
 #: What a roll's check mark means (the ``mark`` column of the record).
-MARKS = ("unchecked", "verified", "entered", "test", "failed")
+#: A roll's check mark; ``uncoded``: verified, in a session without a table seed (its owner
+#: could have chosen its seed: docs/fairness.md, rule 6), shown apart from a plain ✓.
+MARKS = ("unchecked", "verified", "entered", "test", "failed", "uncoded")
 
 
 def roll_name(entry: Entry, number: int | None) -> str:
-    """How the board names a roll, as the tower's screen does: ``roll #3 0470450712ab34cd``
-    (its number in its session and the first :data:`~engine.fingerprints.FINGERPRINT_HEX` hex
-    digits of its entry hash), ``entered 0470…`` for a roll typed in outside any session."""
+    """How the board names a roll, as the tower's screen does (``#12 a1b2c3d4e5f6a7b8``,
+    ``hand …`` for a hand typed in; docs/fairness.md, "Fingerprints"); "" when its hash is
+    no entry hash."""
     digest = entry.get("hash")
-    fingerprint = digest[:FINGERPRINT_HEX] if isinstance(digest, str) else "?"
-    if number is not None:
-        return f"roll #{number} {fingerprint}"
-    return f"entered {fingerprint}" if entry.get("session") is None else f"roll {fingerprint}"
+    if not (isinstance(digest, str) and _HEX.fullmatch(digest)):
+        return ""
+    return fingerprint_line(number if number and whole(number) else 0, digest)
 
 
-def roll_view(entry: Entry, mark: int = 0, number: int | None = None) -> dict[str, Any]:
-    """The part of a roll entry a card or the overlay shows, every value of a known type
-    (``number``: its number in its session, when the board knows it)."""
+def roll_view(entry: Entry, mark: int = 0, in_session: int | None = None) -> dict[str, Any]:
+    """The part of a roll entry a card or the overlay shows, every value of a known type;
+    ``name`` is what the OLED showed for it (``#12 a1b2c3d4e5f6a7b8``, ``in_session`` its
+    number in its session: docs/fairness.md, "Fingerprints")."""
     result = result_of(entry)
     seq = entry.get("seq")
     success = result.get("success")
     player = entry.get("player")
     return {
-        "seq": seq if whole(seq) else None, "time": text(entry.get("time"), 40), "name": roll_name(entry, number),
+        "seq": seq if whole(seq) else None, "time": text(entry.get("time"), 40),
+        "number": in_session if in_session and whole(in_session) else None, "name": roll_name(entry, in_session),
         "system": text(result.get("system"), 40), "dice": dice_view(result.get("dice")),
         "outcome": text(result.get("outcome"), 40), "total": number_view(result.get("total")),
         "success": success if isinstance(success, bool) else None,

@@ -26,7 +26,8 @@ import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
-from hardware.board.messages import MARKS, clip, params_view, result_of, roll_name, roll_view
+from engine.fingerprints import FINGERPRINT_HEX, fingerprint_line
+from hardware.board.messages import MARKS, clip, params_view, result_of, roll_view
 
 #: The plain body's version: a new one only when a field changes meaning or goes away.
 VERSION = 1
@@ -77,13 +78,14 @@ def alert_key(store: str, tower: str, seq: int | None, problem: str) -> str:
 def roll_body(store: str, tower: str, entry: dict[str, Any], *, problem: str | None, problems: int,
               decided_at: float, number: int | None = None) -> Body:
     """The plain body of a verified roll. The entry is nested, never merged: a tower may put
-    any key in its entries, and none of them can pass for the board's. ``name`` is the roll
-    as the tower's screen names it (``roll #3`` and its fingerprint: ``number`` is its number
-    in its session)."""
+    any key in its entries, and none of them can pass for the board's. ``roll`` names it as the
+    OLED did: its number in its session and its fingerprint (``#12 a1b2c3d4e5f6a7b8``)."""
+    digest = str(entry.get("hash", ""))
     return {"version": VERSION, "type": "roll", "id": roll_key(store, tower, entry), "store": store, "tower": tower,
-            "name": roll_name(entry, number), "decided_at": iso(decided_at),
+            "decided_at": iso(decided_at),
             "verdict": {"check": "verified", "tower_verified": problem is None, "problem": problem,
                         "problems": problems},
+            "roll": {"number": number, "name": fingerprint_line(number, digest) if number else None},
             "entry": entry}
 
 
@@ -189,7 +191,7 @@ def _roll_embed(body: Body) -> dict[str, Any]:
         "description": headline,
         "color": GREEN if view["success"] is True else GREY if view["success"] is False else AMBER,
         "fields": fields[:FIELDS],
-        "footer": {"text": plain(f"{body.get('name') or roll_name(entry, None)} · ✓ verified by the dicetower board"
+        "footer": {"text": plain(f"{_name(body, entry)} · ✓ verified by the dicetower board"
                                  + (f" · {REPEAT}" if body.get("repeat") else ""), FOOTER_CHARS)},
     }
     when = _timestamp(entry.get("time"))
@@ -235,6 +237,15 @@ def embed_chars(e: dict[str, Any]) -> int:
     return (len(e.get("title", "")) + len(e.get("description", "")) + len(e.get("footer", {}).get("text", ""))
             + len(e.get("author", {}).get("name", ""))
             + sum(len(f["name"]) + len(f["value"]) for f in e.get("fields", [])))
+
+
+def _name(body: Body, entry: dict[str, Any]) -> str:
+    """The roll as the OLED named it (``#12 a1b2c3d4e5f6a7b8``); a body of an earlier board
+    without it, by its place in the log."""
+    shown = body.get("roll") if isinstance(body.get("roll"), dict) else None
+    if shown and isinstance(shown.get("name"), str) and shown.get("number"):
+        return shown["name"]
+    return f"entry {entry.get('seq')} · {str(entry.get('hash', ''))[:FINGERPRINT_HEX]}"
 
 
 def discord_fit(bodies: list[Body]) -> int:

@@ -61,7 +61,9 @@ EVIDENCE_BYTES = 64 << 10
 #: Board findings kept per tower (later ones are counted, not kept).
 FINDING_ROWS = 200
 #: A roll's check mark (the ``mark`` column; the names are hardware.board.messages.MARKS).
-MARK_VERIFIED, MARK_ENTERED, MARK_TEST, MARK_FAILED = 1, 2, 3, 4
+MARK_VERIFIED, MARK_ENTERED, MARK_TEST, MARK_FAILED, MARK_UNCODED = 1, 2, 3, 4, 5
+#: The marks of a roll replay verified (``uncoded``: in a session without a table seed).
+VERIFIED_MARKS = (MARK_VERIFIED, MARK_UNCODED)
 MARK_BY_LABEL = {"entered": MARK_ENTERED, "test": MARK_TEST}
 
 #: Columns added to schema 1 since (table, column, type): made by :meth:`Record._migrate`.
@@ -87,6 +89,7 @@ CREATE TABLE IF NOT EXISTS entries(
     UNIQUE(tower_id, seq, hash));
 CREATE INDEX IF NOT EXISTS entries_sessions ON entries(tower_id, session, seq) WHERE kind = 'session';
 CREATE INDEX IF NOT EXISTS entries_conflicts ON entries(tower_id, seq) WHERE conflict = 1;
+CREATE INDEX IF NOT EXISTS entries_rolls ON entries(tower_id, session, seq) WHERE kind = 'roll';
 CREATE TABLE IF NOT EXISTS findings(
     id INTEGER PRIMARY KEY, tower_id INTEGER NOT NULL, seq INTEGER, source TEXT NOT NULL,
     message TEXT NOT NULL, pending INTEGER NOT NULL DEFAULT 0, at REAL NOT NULL);
@@ -386,8 +389,13 @@ class Record:
 
     def mark_rolls(self, tower_id: int, first: int, last: int, session: str, verified: set[int]) -> list[Entry]:
         """Set the check mark of the path's rolls of a revealed ``session`` between two seqs:
-        verified for the seqs in ``verified``, else by their label (entered, test), else failed.
-        Returns the entries marked verified, in seq order."""
+        verified for the seqs in ``verified`` (``uncoded`` when the session has no table seed),
+        else by their label (entered, test), else failed. Returns the entries marked verified,
+        in seq order."""
+        coded = self.conn.execute(
+            "SELECT 1 FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND path = 1 AND kind = 'table_seed' "
+            "AND session = ? LIMIT 1", (tower_id, first, last, session)).fetchone() is not None
+        good = MARK_VERIFIED if coded else MARK_UNCODED
         rows = self.conn.execute(
             "SELECT seq, hash, body FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND path = 1 "
             "AND kind = 'roll' AND session = ? ORDER BY seq", (tower_id, first, last, session)).fetchall()
@@ -395,11 +403,11 @@ class Record:
         for seq, digest, body in rows:
             entry = unpack(body, digest)
             label = entry.get("roll_kind", "rolled")
-            mark = MARK_VERIFIED if seq in verified else MARK_BY_LABEL.get(label, MARK_FAILED) \
+            mark = good if seq in verified else MARK_BY_LABEL.get(label, MARK_FAILED) \
                 if isinstance(label, str) else MARK_FAILED
             self.conn.execute("UPDATE entries SET mark = ? WHERE tower_id = ? AND seq = ? AND hash = ?",
                               (mark, tower_id, seq, digest))
-            if mark == MARK_VERIFIED:
+            if mark in VERIFIED_MARKS:
                 out.append(entry)
         return out
 
@@ -572,18 +580,30 @@ class Record:
 
     def last_verified(self, tower_id: int) -> int:
         """The seq of the tower's last verified roll (0: none)."""
-        (seq,) = self.conn.execute("SELECT coalesce(max(seq), 0) FROM entries WHERE tower_id = ? AND mark = ?",
-                                   (tower_id, MARK_VERIFIED)).fetchone()
+        (seq,) = self.conn.execute("SELECT coalesce(max(seq), 0) FROM entries WHERE tower_id = ? AND mark IN (?, ?)",
+                                   (tower_id, *VERIFIED_MARKS)).fetchone()
         return int(seq)
 
     # --- reading the path ----------------------------------------------------------------------------
 
-    def last_rolls(self, tower_id: int, n: int) -> list[tuple[Entry, int]]:
-        """The last ``n`` rolls on the path that are not in conflict, newest first, with their marks."""
+    def last_rolls(self, tower_id: int, n: int) -> list[tuple[Entry, int, int | None]]:
+        """The last ``n`` rolls on the path that are not in conflict, newest first, with their
+        marks and their numbers in their sessions (``roll #N``, as the OLED showed them; None
+        for a typed-in roll, outside every session)."""
         rows = self.conn.execute(
-            "SELECT body, hash, mark FROM entries WHERE tower_id = ? AND path = 1 AND kind = 'roll' AND conflict = 0 "
-            "ORDER BY seq DESC LIMIT ?", (tower_id, n)).fetchall()
-        return [(unpack(b, h), m) for b, h, m in rows]
+            "SELECT body, hash, mark, session, seq FROM entries WHERE tower_id = ? AND path = 1 AND kind = 'roll' "
+            "AND conflict = 0 ORDER BY seq DESC LIMIT ?", (tower_id, n)).fetchall()
+        return [(unpack(body, digest), mark, self.roll_number(tower_id, session, seq))
+                for body, digest, mark, session, seq in rows]
+
+    def roll_number(self, tower_id: int, session: Any, seq: int) -> int | None:
+        """A roll's number in its session on the path (``roll #N``; None outside every session)."""
+        if not isinstance(session, str):
+            return None
+        (number,) = self.conn.execute(
+            "SELECT count(*) FROM entries WHERE tower_id = ? AND kind = 'roll' AND session = ? AND path = 1 "
+            "AND seq <= ?", (tower_id, session, seq)).fetchone()
+        return int(number)
 
     def last_of_kind(self, tower_id: int, kind: str) -> Entry | None:
         row = self.conn.execute("SELECT body, hash FROM entries WHERE tower_id = ? AND path = 1 AND kind = ? "

@@ -50,10 +50,12 @@ class Counts:
     unchecked: int = 0  # rolls of sessions not revealed (yet), or left open
     sessions: int = 0
     revealed: int = 0
+    flags: tuple[tuple[str, int], ...] = ()  # what to look at twice (replay's FLAGS), by code
 
-    def to_dict(self) -> dict[str, int]:
+    def to_dict(self) -> dict[str, Any]:
         return {"verified": self.verified, "entered": self.entered, "test": self.test,
-                "unchecked": self.unchecked, "sessions": self.sessions, "revealed": self.revealed}
+                "unchecked": self.unchecked, "sessions": self.sessions, "revealed": self.revealed,
+                "flags": dict(self.flags)}
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,8 @@ def check_tower(entries: TowerEntries, state: Mapping[str, Any] | None, head: in
     pending, _ = _feed(live, entries.between(cut + 1, head))  # the open session: decided at its reveal
     report = live.report("board")
     counts = Counts(verified=report.rolls_verified, entered=report.rolls_entered, test=report.rolls_test,
-                    unchecked=report.rolls_open, sessions=report.sessions, revealed=report.revealed)
+                    unchecked=report.rolls_open, sessions=report.sessions, revealed=report.revealed,
+                    flags=tuple(sorted(report.flag_counts.items())))
     settled = tuple(Settled(sid, first, last) for sid, (first, last) in scan.revealed.items() if last <= cut)
     return Checked({"v": STATE_VERSION, "through": cut, "verifier": saved}, cut, findings, pending, counts, settled,
                    restarted, verified)

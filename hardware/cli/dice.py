@@ -142,10 +142,14 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
     else:
         results = ((book.roll(lambda p: spec.roll(dice, p), params), book.fingerprint) for _ in range(times or 1))
 
+    # A mix the player typed goes into the roll: shown in full beside it (docs/fairness.md).
+    mix = getattr(opts, "mix", None) if faces is None else None
+    mixed = f' mix "{mix}"' if mix else ""
+
     def as_json(result: Any, fp: Fingerprint | None) -> str:
         shown = {**result.to_dict(), "verifiable": book.verifiable}
         if fp is not None:
-            shown["recorded"] = fp.to_json()
+            shown["recorded"] = {**fp.to_json(), **({"mix": mix} if mix else {})}
         return json.dumps(shown)
 
     if times is None:
@@ -155,7 +159,7 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
         else:
             out("\n".join(spec.describe(result)))
             if fp is not None:
-                out(f"recorded: {fp}")
+                out(f"recorded: {fp}{mixed}")
         return 0
 
     if opts.summary:
@@ -178,7 +182,7 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
         if opts.json:
             out(as_json(result, fp), flush=True)
         else:
-            mark = [f"#{fp.number} {fp.short}" if fp.number else f"entry {fp.short}"] if fp is not None else []
+            mark = [f"{fp.line}{mixed}"] if fp is not None else []
             out(" | ".join([*spec.describe(result), *mark]), flush=True)
     return 0
 

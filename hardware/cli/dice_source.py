@@ -89,11 +89,12 @@ def make_dice(args: argparse.Namespace, *, log: RollLog | None = None,
 def check_mix(text: str) -> bytes:
     """``--mix TEXT`` as the roll's additional input: text a person typed (a replay refuses
     anything else in a logged roll)."""
-    data = text.encode("utf-8")
+    data = text.encode("utf-8", "surrogateescape")
     why = mix_problem(data)
     if why is not None:
-        raise ParameterError("mix", f"must be text of at most {MIX_MAX_BYTES} bytes without control characters; "
-                                    f"this one is {why}")
+        raise ParameterError("mix", f"must be printable ASCII (letters, digits, punctuation, spaces), at most "
+                                    f"{MIX_MAX_BYTES} characters, so that every player can read it back; this one "
+                                    f"is {why}")
     return data
 
 

@@ -31,38 +31,61 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--all-revealed", action="store_true",
                    help="fail when a session is still open (at the end of a night, every session should be)")
-    p.add_argument("--expect", metavar="HEX", action="append", default=[],
-                   help="a fingerprint the players noted (at least 8 hex digits: the start of a roll's or session's "
-                        "entry hash, of a commitment, or the reveal's head); repeatable")
-    p.add_argument("--table-seed", metavar="TEXT", action="append", default=[],
-                   help="the table seed the players set: the sessions they noted (--expect), or every session, must "
-                        "carry it; repeatable")
+    p.add_argument("--expect", metavar="NOTE", action="append", default=[],
+                   help="what the players noted: a commitment or the reveal's head (16 to 64 hex digits), or a "
+                        "result as N:HEX (its roll number, then its 16 hex digits: 12:a1b2c3d4e5f6a7b8); repeatable")
+    p.add_argument("--table-seed", metavar="CODE", action="append", default=[],
+                   help="a table seed the players set; every session of their night must carry one, and each "
+                        "only one session; repeatable")
+    p.add_argument("--allow-mix", metavar="TEXT", action="append", default=[],
+                   help="a --mix the players typed themselves, once for each roll it went into (any other mix in "
+                        "their night is a problem); repeatable")
+    p.add_argument("--allow-entered", metavar="N", default="0",
+                   help="how many rolls the players typed in (--faces, --winners-set) during their night (default 0)")
+    p.add_argument("--allow-command-line", metavar="N", default="0",
+                   help="how many rolls the players made on the command line in sessions the panel rolled in "
+                        "(default 0)")
+    p.add_argument("--card", metavar="TEXT", action="append", default=[],
+                   help="a reveal card the players photographed: the text of its QR code ('commitment HEX table seed "
+                        "CODE rolls N head HEX', its lines or one line); repeatable")
     p.set_defaults(func=cmd_replay)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from hardware.entropy.fingerprint import check_expect
-    from hardware.entropy.replay import replay_log
+    from engine.fingerprints import read_reveal_card
+    from engine.params import whole_number
+    from hardware.entropy.fingerprint import parse_expect
+    from hardware.entropy.replay import Finding, Notes, replay_log
     from hardware.entropy.seed import TableSeedError, check_table_seed
 
     path = find_log(args.log, "LOG")
     try:
-        expect = [check_expect(text) for text in args.expect]
+        expect = [parse_expect(text) for text in args.expect]
     except ValueError as exc:
         raise ParameterError("expect", str(exc)) from None
     try:
         seeds = [check_table_seed(text) for text in args.table_seed]
     except TableSeedError as exc:
         raise ParameterError("table-seed", str(exc).removeprefix("table seed: ")) from None
-    report = replay_log(path, expect=expect, table_seeds=seeds)
-    problems = [str(p) for p in report.problems]
+    entered = whole_number("allow-entered", args.allow_entered, 0, 1_000_000)
+    command_line = whole_number("allow-command-line", args.allow_command_line, 0, 1_000_000)
+    try:
+        cards = tuple(read_reveal_card(text) for text in args.card)
+    except ValueError as exc:
+        raise ParameterError("card", str(exc)) from None
+    notes = Notes(tuple(expect), tuple(seeds), tuple(args.allow_mix), entered, command_line, cards)
+    report = replay_log(path, notes=notes)
+    problems = list(report.problems)
     if args.all_revealed:
-        problems += [f"entry {o.line_no}: session {o.session} is still open ({o.rolls} roll(s) unchecked)"
-                     for o in report.open_sessions]
+        problems += [Finding(o.line_no, f"session {o.session} is still open ({o.rolls} roll(s) unchecked)",
+                             "open-session") for o in report.open_sessions]
+        problems.sort(key=lambda f: f.line_no)
     if args.json:
-        out(json.dumps({**report.to_dict(), "ok": not problems}))
+        shown = report.to_dict()
+        shown["problems"] = [{"entry": p.line_no, "code": p.code, "message": p.message} for p in problems]
+        out(json.dumps({**shown, "ok": not problems}))
     else:
-        out("\n".join(_summary(path, report, problems)))
+        out("\n".join(_summary(path, report, [str(p) for p in problems])))
     for problem in problems:
         say(f"dicetower: {path}: {problem}")
     return 0 if not problems else EXIT_MISMATCH
@@ -85,6 +108,13 @@ def _summary(path: Path, report: ReplayReport, problems: list[str]) -> list[str]
         lines.append(f"  mixed:    {report.rolls_mixed} roll(s) carry a typed --mix (each entry's mix is the text: "
                      "its player should recognise it)")
     lines += [f"  note: {note}" for note in report.notes]
+    if report.noted_rolls:  # what no checker can see: the photo of each noted result's screen
+        lines.append("  your noted results as the log holds them (compare each with its photo):")
+        lines += [f"    {roll}" for roll in report.noted_rolls]
+    for facts in report.facts:  # as each reveal card showed them
+        seed = facts.table_seed if facts.table_seed is not None else "(none)"
+        lines.append(f"  session {facts.session[:8]}: commitment {facts.commitment}")
+        lines.append(f"    table seed {seed}, rolls {facts.rolls}, head {facts.head or '(still open)'}")
     lines.append(f"  head:     {report.head}")
     lines.append("result: all match" if not problems else f"result: {len(problems)} problem(s)")
     return lines

@@ -26,7 +26,7 @@ from engine.errors import ParameterError
 from hardware.cli.dice_source import add_dice_options
 from hardware.cli.output import out, say
 from hardware.entropy import SessionDice, open_dice
-from hardware.entropy.fingerprint import reveal_card
+from hardware.entropy.fingerprint import SHORT_DIGITS, reveal_card
 from hardware.entropy.open_sessions import Joined, OpenSessions
 from hardware.entropy.seed import check_table_seed
 from hardware.locking import state_lock
@@ -114,8 +114,9 @@ def cmd_open(args: argparse.Namespace) -> int:
     out(f"session #{info['session'][:8]} open in {directory} (seeded from {', '.join(info['sources'])})")
     out(f"commitment {info['commitment']}")
     out(terminal_qr(info["commitment"]), end="")
-    out("Note or photograph the commitment now. Then the players choose a table seed (dicetower session seed "
-        f"{directory} TEXT) before the first roll; roll with dicetower roll SYSTEM ... --state-dir {directory}; "
+    out("Note or photograph the commitment now, before the code: a session counts only if its commitment was "
+        f"noted first. Then the players choose a new code (dicetower session seed {directory} CODE; one code, one "
+        f"session) before the first roll; roll with dicetower roll SYSTEM ... --state-dir {directory}; "
         f"dicetower session close {directory} reveals the seed.")
     return 0
 
@@ -162,13 +163,13 @@ def cmd_seed(args: argparse.Namespace) -> int:
         info = _describe(directory, dice.describe())
         dice.close()  # joined: stays open
     if args.json:
-        out(json.dumps({**info, "entry": str(entry.get("hash", ""))[:8]}))
+        out(json.dumps({**info, "entry": str(entry.get("hash", ""))[:SHORT_DIGITS]}))
         return 0
     out(f"table seed {text!r} set for session #{info['session'][:8]} in {directory} "
-        f"(entry {str(entry.get('hash', ''))[:8]})")
+        f"(entry {str(entry.get('hash', ''))[:SHORT_DIGITS]})")
     out(f"commitment {info['commitment']}")
     out("Every roll of this session now depends on it. Note it beside the commitment; the check: "
-        f"dicetower replay {directory} --expect {info['commitment'][:8]} --table-seed {_quoted(text)}")
+        f"dicetower replay {directory} --expect {info['commitment'][:SHORT_DIGITS]} --table-seed {_quoted(text)}")
     return 0
 
 
@@ -221,7 +222,9 @@ def cmd_close(args: argparse.Namespace) -> int:
     out("\n".join(card.splitlines()[1:]))
     out(f"seed       {seed}")
     out(terminal_qr_text(card), end="")
-    out(f"Note or photograph these. Check every roll: dicetower replay {directory} --expect {head[:8]}"
+    out(f"Note or photograph these. Check every roll: dicetower replay {directory} --expect "
+        f"{info['commitment'][:SHORT_DIGITS]} --expect {head}"
         + (f" --table-seed {_quoted(info['table_seed'])}" if info["table_seed"] is not None else "")
-        + f" (or tools/verify_rolls.py {directory / LOG_NAME} with the same options)")
+        + " --all-revealed (the commitment as you noted it before the code; "
+        + f"or tools/verify_rolls.py {directory / LOG_NAME} with the same options)")
     return 0

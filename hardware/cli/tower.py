@@ -26,9 +26,20 @@ from hardware.cli import output
 from hardware.tower_config import STATE_DIR_NONE, TowerConfig, load
 
 
+class _HelpWithBackends(argparse._HelpAction):
+    """``run --help``: the table of backends is built only when it is asked for (it asks luma
+    for each OLED's sizes, 150 ms that no other command should pay at start-up)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        parser.epilog = _backends_help()
+        super().__call__(parser, namespace, values, option_string)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run the tower on a Raspberry Pi (buttons, LEDs, display)",
-                       epilog=_backends_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser("run", help="run the tower on a Raspberry Pi (buttons, LEDs, display)", add_help=False,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-h", "--help", action=_HelpWithBackends, help="show this help message and exit")
     p.add_argument("--config", metavar="FILE", help="TOML config (default: the documented default wiring)")
     p.set_defaults(func=cmd_run)
 
@@ -252,6 +263,9 @@ SCRIPTED_HINT = ("run it scripted instead: dicetower sim --press mode,field,plus
 
 #: Where Linux names the board; a Raspberry Pi says so here.
 BOARD_MODEL = Path("/proc/device-tree/model")
+#: Where a Raspberry Pi's kernel names it too (``Model : Raspberry Pi 5 Model B Rev 1.0``), for
+#: a root without the device tree (a container or a chroot on a Pi).
+CPUINFO = Path("/proc/cpuinfo")
 
 
 def has_terminal() -> bool:
@@ -259,9 +273,14 @@ def has_terminal() -> bool:
     return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
 
 
-def is_a_raspberry_pi(model: Path = BOARD_MODEL) -> bool:
+def is_a_raspberry_pi(model: Path = BOARD_MODEL, cpuinfo: Path = CPUINFO) -> bool:
     try:
         return b"Raspberry Pi" in model.read_bytes()
+    except OSError:
+        pass
+    try:
+        with cpuinfo.open("rb") as lines:
+            return any(line.startswith(b"Model") and b"Raspberry Pi" in line for line in lines)
     except OSError:
         return False
 
@@ -293,6 +312,7 @@ def interactive(config: TowerConfig, *, seed: str | None, kept: Kept | None = No
 def _backends_help() -> str:
     """What a config's [gpio] factory and [display] kind may name, from the registries."""
     from hardware import backends
+    from hardware.display import luma_facts
 
     def line(name: str, help: str, sizes: tuple[tuple[int, int], ...] = ()) -> str:
         shown = ", ".join(f"{w}x{h}" for w, h in sizes)
@@ -300,7 +320,7 @@ def _backends_help() -> str:
 
     return "\n".join([
         "[gpio] factory:", *(line(b.name, b.help) for b in backends.PIN_FACTORIES if b.config),
-        "[display] kind:", *(line(k.name, k.help, k.sizes) for k in backends.DISPLAY_KINDS if k.config),
+        "[display] kind:", *(line(k.name, k.help, luma_facts.sizes(k)) for k in backends.DISPLAY_KINDS if k.config),
     ])
 
 
@@ -336,7 +356,7 @@ def _run(config: TowerConfig, bridge: Any) -> int:
             # that the unit shows failed and Restart= applies, rather than exit 0 at once;
             # the tower cannot start here, which is exit 2 (docs/roll-log.md), not 1 ("a check failed")
             if is_a_raspberry_pi():
-                _stderr(f"{exc}; install a GPIO backend (pip install 'dicetower[pi]') or try `dicetower sim`")
+                _stderr(f"{exc}; {_gpio_hint()}")
             else:
                 _stderr(f"not a Raspberry Pi (no GPIO), and no terminal here for the simulator "
                         f"(stdin and stdout are not one); {SCRIPTED_HINT}")
@@ -344,6 +364,18 @@ def _run(config: TowerConfig, bridge: Any) -> int:
         _stderr(f"{exc}; starting the simulator instead (dicetower sim)")
         return interactive(config, seed=None, kept=keep(config))
     return run_tower(config, factory, bridge=bridge)
+
+
+def _gpio_hint() -> str:
+    """What to do on a Pi where no pin factory opened: install the GPIO stack, or (it is
+    installed) give the tower the GPIO chips."""
+    import importlib.util
+
+    if importlib.util.find_spec("lgpio") is None:
+        return ("install the GPIO stack: sudo deploy/install.sh (or pip install 'dicetower[pi]'; "
+                "docs/wiring.md, 'Pin backends') or try `dicetower sim`")
+    return ("lgpio is installed: are there /dev/gpiochip* here, and may this user open them (group gpio)? "
+            "(docs/wiring.md, 'Pin backends') or try `dicetower sim`")
 
 
 def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:

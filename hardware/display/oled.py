@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from engine.errors import DicetowerError
 from engine.panel.model import Screen
 from hardware import backends
 from hardware.backends import DisplayKind
@@ -23,18 +24,19 @@ def luma_class(kind: DisplayKind) -> Any:
 def open_luma(cfg: DisplayConfig, *, reuse: Any = None) -> Any:
     """The luma device the config names: an OLED of its kind over I2C or SPI, or ``dummy``.
 
-    The kind's facts (its luma class, buses, image mode) are its row in
-    :data:`hardware.backends.DISPLAY_KINDS`. luma registers every device it makes with
-    ``atexit`` for good (about 320 KiB each), so a device is made only once the module
-    answers on the bus (a missing or unplugged OLED is retried every ``retry_seconds`` for as
-    long as the tower runs), and ``reuse``, the device this config opened before (closed
-    since), is set up again on a fresh bus handle instead of a new one being made: a couple
-    of KiB per reconnect of a loose cable.
+    The kind's facts (its luma class, buses) are its row in
+    :data:`hardware.backends.DISPLAY_KINDS`; its sizes and mode are the luma class's. luma
+    registers every device it makes with ``atexit`` for good (about 320 KiB each), so a device
+    is made only once the module answers on the bus (a missing or unplugged OLED is retried
+    every ``retry_seconds`` for as long as the tower runs), and ``reuse``, the device this
+    config opened before (closed since), is set up again on a fresh bus handle instead of a new
+    one being made: a couple of KiB per reconnect of a loose cable.
     """
     kind = backends.DISPLAY_KINDS.get(cfg.kind)
     make = luma_class(kind)
     if not kind.buses:  # an in-memory device: nothing to wire
-        return make(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode=kind.mode)
+        # made in the renderer's mode, so that the frame it keeps is the frame drawn
+        return make(width=cfg.width, height=cfg.height, rotate=cfg.rotate, mode=RENDER_MODE)
     interface = _open_bus(cfg)
     try:
         interface.command(0xAE)  # display off, the driver's first command anyway: does it answer?
@@ -68,6 +70,17 @@ def _open_bus(cfg: DisplayConfig) -> Any:
                                   "pip install 'dicetower[pi]'") from None
 
 
+#: The mode the renderer draws in; a device that takes another (a greyscale OLED's "RGB")
+#: gets each frame converted.
+RENDER_MODE = "1"
+
+
+class DisplayFrameError(DicetowerError, OSError):
+    """luma refused a frame (an assertion on its mode or size, or any other error of the
+    driver's): an OSError, so that :class:`hardware.display.ResilientDisplay` treats it as
+    a failing display (logged once, retried) and the tower carries on."""
+
+
 class OledDisplay:
     """Screens drawn on a luma device: render, set the contrast when it changes, display.
 
@@ -89,7 +102,15 @@ class OledDisplay:
         if level != self._contrast:
             self.device.contrast(level)
             self._contrast = level
-        self.device.display(image)
+        mode = self.device.mode  # luma's devices (and the bridge's) say theirs
+        frame = image if image.mode == mode else image.convert(mode)
+        try:
+            self.device.display(frame)
+        except (OSError, DicetowerError):
+            raise
+        except Exception as exc:  # luma checks a frame with assert: not a crash of the tower
+            raise DisplayFrameError(f"{type(self.device).__name__} refused the frame: "
+                                    f"{type(exc).__name__}: {exc}".rstrip(": ")) from exc
         self.image = image
 
     def ping(self) -> None:

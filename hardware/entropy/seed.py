@@ -57,7 +57,7 @@ STREAMS = (2, 3)
 TABLE_SEED_LABEL = b"dicetower/table-seed/v1;"
 #: The longest table seed, in characters (printable ASCII: a code typed on buttons or a keyboard).
 TABLE_SEED_MAX = 64
-#: The longest mix (``--mix`` text, UTF-8) of a stream 3 roll.
+#: The longest mix (``--mix`` text, printable ASCII) of a stream 3 roll.
 MIX_MAX_BYTES = 256
 
 
@@ -90,18 +90,16 @@ def table_seed_input(text: str) -> bytes:
 
 
 def mix_problem(mix: bytes) -> str | None:
-    """Why ``mix`` cannot be a stream 3 roll's mix (to follow "it is"), or None: it must be text a player typed,
-    UTF-8 without control characters (U+0000..U+001F, U+007F), at most 256 bytes. A device's
-    measurement (a press time in nanoseconds) is binary and fails this."""
+    """Why ``mix`` cannot be a stream 3 roll's mix (to follow "it is"), or None: it must be text
+    a player typed and can read back, printable ASCII (space to ``~``), at most 256 bytes. A
+    device's measurement (a press time in nanoseconds) is binary and fails this; so does an
+    invisible character (a zero-width space, a direction mark) that would let a device grind a
+    mix a player could not see in the log."""
     if len(mix) > MIX_MAX_BYTES:
         return f"{len(mix)} bytes long (at most {MIX_MAX_BYTES})"
-    try:
-        text = mix.decode("utf-8")
-    except UnicodeDecodeError:
-        return "not UTF-8 text"
-    bad = next((c for c in text if c < " " or c == "\x7f"), None)
+    bad = next((b for b in mix if not 0x20 <= b <= 0x7E), None)
     if bad is not None:
-        return f"text with the control character {bad!r}"
+        return f"not printable ASCII (byte 0x{bad:02x})"
     return None
 
 

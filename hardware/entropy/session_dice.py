@@ -342,6 +342,13 @@ class SessionDice:
         if s.rolls or s.position:
             raise TableSeedError(f"table seed: session {short} has {s.rolls} roll(s) already; a table seed comes "
                                  "before the session's first roll (reveal it to start a new one)")
+        if self._log is not None:
+            from hardware.entropy.codes import code_holder
+
+            holder = code_holder(self._log.path, text)
+            if holder is not None:
+                raise TableSeedError(f"table seed: {text} was the code of session #{holder.session[:8]}; one code, "
+                                     "one session: choose a new code for this session")
         fields = {"session": s.id, "table_seed": text}
         entry: dict[str, Any] = {"kind": "table_seed", **fields}
         if self._log is not None:

@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,7 +27,7 @@ PROGRAM = "espeak-ng"
 #: Where Linux lists its sound cards (ALSA); "--- no soundcards ---" when there are none.
 CARDS = Path("/proc/asound/cards")
 #: What a speaker's ``problem`` says when the program is not installed.
-NO_PROGRAM = "no espeak-ng (sudo apt install espeak-ng)"
+NO_PROGRAM = "no espeak-ng (sudo apt install espeak-ng; as root without sudo: apt install espeak-ng)"
 NO_CARD = "no sound card (aplay -l lists none; docs/speech.md)"
 #: The most of a failed process's error output kept for the problem line.
 ERROR_MOST = 200
@@ -34,6 +35,22 @@ ERROR_MOST = 200
 STOP_WAIT_S = 2.0
 #: WAV files written at once at most (a long simulator script says hundreds of sentences).
 WRITING_MOST = 4
+#: The longest a sentence may take: espeak-ng says 10 to 20 characters a second on a sound
+#: card, and writes a WAV many times faster than that; one that has not ended by then hangs
+#: (a broken install, a device that blocks) and is killed, said once, and the run goes on.
+BASE_WAIT_S = 3.0
+PLAYING_CHARACTERS_PER_SECOND = 5.0  # a third of the slowest speech: room for pauses
+WRITING_CHARACTERS_PER_SECOND = 20.0  # a WAV: no playing, but a Pi Zero is slow
+
+
+def bound(text: str, *, playing: bool = False) -> float:
+    """Seconds a sentence of ``text`` may take before its espeak-ng counts as hung."""
+    rate = PLAYING_CHARACTERS_PER_SECOND if playing else WRITING_CHARACTERS_PER_SECOND
+    return BASE_WAIT_S + len(text) / rate
+
+
+def hung(seconds: float) -> str:
+    return f"espeak-ng: no end after {seconds:.0f} s (killed)"
 
 
 def command(text: str, sound: SoundConfig, voice: str, *, program: str = PROGRAM, wav: Path | None = None,
@@ -100,6 +117,9 @@ class EspeakSpeaker:
         self._closed = False
         self._thread: threading.Thread | None = None
         self._process: subprocess.Popen[bytes] | None = None
+        self._started_at = 0.0  # monotonic time the sentence playing started
+        self._deadline = 0.0  # and the time it must have ended by
+        self._clock = time.monotonic
         self.started = 0  # processes started, and those that came to their end (tests, the bench)
         self.ended = 0
 
@@ -138,14 +158,20 @@ class EspeakSpeaker:
 
     def _run(self) -> None:
         while True:
+            overdue = False
             with self._lock:
                 while self._wanted is None and not self._closed:
                     # with a sentence playing, look in now and then to hear how it ended
                     self._wake.wait(0.2 if self._process is not None else None)
                     if self._process is not None and self._process.poll() is not None:
                         break
+                    if self._process is not None and self._clock() > self._deadline:
+                        overdue = True  # hung: killed below, and said once
+                        break
                 wanted, self._wanted, closed = self._wanted, None, self._closed
-            self._finish(kill=wanted is not None)
+            self._finish(kill=wanted is not None or overdue)
+            if overdue:
+                self._problem = hung(self._deadline - self._started_at)
             if closed:
                 return
             if wanted:
@@ -158,6 +184,8 @@ class EspeakSpeaker:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE, start_new_session=True)
             self.started += 1
+            self._started_at = self._clock()
+            self._deadline = self._started_at + bound(text, playing=True)
         except OSError as exc:
             self._problem = f"espeak-ng: {exc.strerror or exc}"
 
@@ -190,7 +218,12 @@ class WavSpeaker:
     Files go into ``directory`` as ``STEM.wav`` (``STEM-2.wav``, ... for more under the same
     stem): the simulator sets :attr:`stem` to the frame each sentence goes with. Writing
     starts a process and returns; :meth:`close` waits for every file. A file is written
-    whole: a press does not cut it."""
+    whole: a press does not cut it.
+
+    A broken espeak-ng never stops the run: a sentence that fails (an exit status, an error)
+    or does not end within :func:`bound` seconds is :attr:`problem` from then on, the
+    processes still writing are killed, and the sentences after it are listed without a file
+    (no further wait). :meth:`close` returns the files that were not written."""
 
     def __init__(self, sound: SoundConfig, *, log: Callable[[str], None] | None = None,
                  directory: Path | None = None, program: str | None = None) -> None:
@@ -204,26 +237,45 @@ class WavSpeaker:
         self.stem = "said"
         self._counts: dict[str, int] = {}
         self.written: list[Path | None] = []  # each sentence's file (None: not written)
-        self._writing: list[tuple[subprocess.Popen[bytes], Path]] = []
-        self._problems: list[str] = []
+        self._writing: list[tuple[subprocess.Popen[bytes], Path, float, float]] = []  # (.., deadline, bound)
+        self._failed: list[Path] = []
+        self._clock = time.monotonic
 
     @property
     def problem(self) -> str:
         return self._problem
 
+    @property
+    def broken(self) -> bool:
+        """espeak-ng failed or hung: the sentences from now on get no file."""
+        return self.program is None or bool(self._problem)
+
     def say(self, text: str) -> None:
         if not text.strip():
             return
         path = None
-        if self.program is not None and self.directory is not None:
+        if not self.broken and self.directory is not None:
             count = self._counts[self.stem] = self._counts.get(self.stem, 0) + 1
             path = self.directory / (f"{self.stem}.wav" if count == 1 else f"{self.stem}-{count}.wav")
-            while len(self._writing) >= WRITING_MOST:
+            while len(self._writing) >= WRITING_MOST and not self.broken:
                 self._wait(*self._writing.pop(0))
-            process = subprocess.Popen(command(text, self.sound, self.voice, program=self.program, wav=path),
-                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            self._writing.append((process, path))
+            if self.broken:
+                path = None
+            else:
+                self._start(text, path)
         self.written.append(path)
+
+    def _start(self, text: str, path: Path) -> None:
+        try:
+            process = subprocess.Popen(command(text, self.sound, self.voice, program=self.program or PROGRAM, wav=path),
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                       start_new_session=True)
+        except OSError as exc:
+            self._problem = f"espeak-ng: {exc.strerror or exc}"
+            self._failed.append(path)
+            return
+        seconds = bound(text)
+        self._writing.append((process, path, self._clock() + seconds, seconds))
 
     def stop(self) -> None:
         pass
@@ -233,19 +285,35 @@ class WavSpeaker:
         taken, self.written = self.written, []
         return taken
 
-    def close(self) -> list[str]:
-        """Wait for every file; the problems, a line each (a file not written)."""
+    def close(self) -> list[Path]:
+        """Wait for every file (each at most its bound; none once espeak-ng is broken): the
+        files that were not written."""
         while self._writing:
             self._wait(*self._writing.pop(0))
-        problems, self._problems = self._problems, []
-        return problems
+        failed, self._failed = self._failed, []
+        return failed
 
-    def _wait(self, process: subprocess.Popen[bytes], path: Path) -> None:
+    def _wait(self, process: subprocess.Popen[bytes], path: Path, deadline: float, seconds: float) -> None:
+        if self.broken:  # one failure is enough to know: the rest are not waited for
+            self._kill(process)
+            self._failed.append(path)
+            return
         try:
-            _, errors = process.communicate(timeout=60)
+            _, errors = process.communicate(timeout=max(0.0, deadline - self._clock()))
         except subprocess.TimeoutExpired:
-            process.kill()
-            _, errors = process.communicate()
+            self._kill(process)
+            self._problem = hung(seconds)
+            self._failed.append(path)
+            return
         why = failure(process.returncode, errors)
         if why:
-            self._problems.append(f"{path}: {why}")
+            self._problem = why
+            self._failed.append(path)
+            path.unlink(missing_ok=True)  # a half-written file is no file
+
+    @staticmethod
+    def _kill(process: subprocess.Popen[bytes]) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.communicate(timeout=STOP_WAIT_S)

@@ -6,8 +6,10 @@
 - The setup page and the settings menu are said once the buttons have been still for
   ``[sound] still_seconds`` (a press, release, hold or turn starts the wait again), and at
   start-up.
-- A press, hold or turn cuts short whatever is being said. Nothing is said while the
-  settings' speech switch is off; turning it off cuts speech short.
+- A press, hold or turn cuts short whatever is being said (that is how a long result is
+  skipped). A held FIELD says the screen again, in full (the whole setup page, every line of
+  a result): the panel puts back what its press moved, so what is said is what is shown.
+  Nothing is said while the settings' speech switch is off; turning it off cuts speech short.
 
 The sentences are :mod:`engine.speech.words`'; the speaker says them without the loop
 waiting (:class:`hardware.speech.Speaker`). docs/speech.md.
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.panel.model import Event, EventKind
+from engine.panel.model import Button, Event, EventKind
 from engine.panel.state import PanelState
 from engine.speech import Phrases
 from engine.speech import words as said
@@ -27,6 +29,8 @@ from hardware.speech import Speaker
 CUTTING = frozenset({EventKind.PRESS, EventKind.HOLD, EventKind.TURN})
 #: Events after which the buttons are not still (the wait for the setup page starts again).
 MOVING = CUTTING | {EventKind.RELEASE}
+#: The button whose hold says the screen again, in full (docs/speech.md, docs/panel.md).
+REPEAT = Button.FIELD
 
 
 class Narrator:
@@ -40,6 +44,7 @@ class Narrator:
         self.log = log or (lambda line: None)
         self._due: int | None = now + still_ns if speaking else None  # the first page, at start-up
         self._told = ""  # the problem last logged
+        self._repeating = False  # REPEAT is held: its release does not start the wait for a page
         self.spoken = 0  # sentences handed to the speaker
 
     def stepped(self, event: Event, before: PanelState, after: PanelState, now: int, *,
@@ -52,14 +57,24 @@ class Narrator:
             return
         if event.kind in CUTTING:
             self.speaker.stop()
+        if event.kind is EventKind.HOLD and event.button is REPEAT and before.swallow is not REPEAT:
+            # (a hold of a press that was used up, a finger or the press that woke the panel,
+            # is nothing more, as on the panel)
+            # the screen again, whole; the page it shows is not said again when REPEAT is let go
+            self._repeating, self._due = True, None
+            self._say(self._marked(said.utterance(after, self.phrases, full=True), unrecorded))
+            return
+        if event.kind is EventKind.RELEASE and event.button is REPEAT and self._repeating:
+            self._repeating = False
+            return
         if event.kind in MOVING:
             self._due = now + self.still_ns
         moment = said.moment(after)
         if moment is not None and moment != said.moment(before):
-            text = said.utterance(after, self.phrases)
-            if text and unrecorded:
-                text = self.phrases.say("unrecorded", said=text)
-            self._say(text)
+            self._say(self._marked(said.utterance(after, self.phrases), unrecorded))
+
+    def _marked(self, text: str | None, unrecorded: bool) -> str | None:
+        return self.phrases.say("unrecorded", said=text) if text and unrecorded else text
 
     def poll(self, state: PanelState, now: int) -> None:
         """Say the setup page or the menu once the buttons have been still long enough."""

@@ -75,6 +75,8 @@ class SessionSync:
         """A request from the panel (an effect of the state machine)."""
         if request == sessions.REVEAL and self.active:
             self.reveal_wanted = True
+        elif request == sessions.OPEN:
+            self._retry_at = 0  # the sync after this step opens it (or says why it cannot)
         elif request != sessions.REVEAL:
             self.log(f"panel: unknown request {request!r}")
 
@@ -151,7 +153,9 @@ class SessionSync:
                 problem = sessions.seed_refused(str(exc).removeprefix("table seed: "))
             else:
                 digest = str(entry.get("hash", ""))[:8]
-                self.log(f"table seed {text!r} set for session #{commitment[:8]} (entry {digest})")
+                # a session without a roll log (the simulator's sandbox) has no entry to name
+                where = f"entry {digest}" if digest else "not logged: no state directory"
+                self.log(f"table seed {text!r} set for session #{commitment[:8]} ({where})")
         self.sync(now)  # the seed as the log holds it (or the session as it now is)
         if problem is not None:
             self.tell(Event(EventKind.LOGGED, text=problem), now)
@@ -330,7 +334,10 @@ def _detail(exc: Exception) -> str:
     """Why no session opens: an entropy source's (or a parameter's) message without its
     prefix, else the whole message (a roll log's, which names the file)."""
     from engine.errors import EntropyError, ParameterError
+    from hardware.rolllog import LogError
 
     if isinstance(exc, (EntropyError, ParameterError)) and exc.detail:
         return exc.detail
+    if isinstance(exc, (LogError, OSError)):  # the roll log (or its directory): nothing can be recorded
+        return f"{sessions.CANNOT_RECORD}: {exc}"
     return str(exc)

@@ -19,11 +19,16 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 FAKE = Path(__file__).resolve().parent / "fakebin" / "fake-command"
-FAKED = ("apt-get", "dpkg-query", "groupadd", "useradd", "usermod", "userdel", "systemctl", "udevadm", "python3")
+FAKED = ("apt-get", "apt-cache", "dpkg-query", "groupadd", "useradd", "usermod", "userdel", "systemctl", "udevadm",
+         "python3")
 #: What only looks: a dry run or a run with nothing to do calls nothing else.
-READ_ONLY = re.compile(r"^(dpkg-query -|systemctl is-(enabled|active) )")
+READ_ONLY = re.compile(r"^(dpkg-query -|apt-cache policy |venv-python -c |systemctl is-(enabled|active) )")
 STEPS = ["packages", "groups", "user", "I2C in config.txt", "i2c-dev module", "venv", "dicetower in the venv",
-         "documentation", "dicetower on PATH", "config", "service unit", "network drop-in", "udev rules", "systemd"]
+         "GPIO libraries", "documentation", "dicetower on PATH", "config", "service unit", "network drop-in",
+         "udev rules", "systemd"]
+#: What the packages step installs on Raspberry Pi OS (its archive has the GPIO packages).
+APT_INSTALL = ("apt-get install -y -qq --no-install-recommends python3-venv i2c-tools espeak-ng python3-lgpio "
+               "python3-rpi-lgpio")
 #: An image's steps: the same, then what the device needs for its first boot.
 IMAGE_STEPS = [*STEPS, "source for first boot", "first-boot unit"]
 #: What preparing an image may run on this machine: looking into the image's dpkg database,
@@ -83,6 +88,9 @@ def system(tmp_path) -> FakeSystem:
     (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/bash\npi:x:1000:1000::/home/pi:/bin/bash\n")
     (root / "etc/group").write_text("root:x:0:\ndialout:x:20:pi\naudio:x:29:pi\nspi:x:999:pi\ni2c:x:998:pi\n"
                                     "gpio:x:997:pi\n")
+    (root / "run/systemd/system").mkdir(parents=True)  # systemd is running (sd_booted)
+    (root / "var/lib/dpkg").mkdir(parents=True)
+    (root / "var/lib/dpkg/status").write_text("")  # an image's dpkg database (its packages are the fakes')
     (root / "boot/firmware").mkdir(parents=True)
     (root / "boot/firmware/config.txt").write_text(CONFIG_TXT)
     return FakeSystem(root, bin_dir, tmp_path / "calls.log", tmp_path / "state")
@@ -109,7 +117,7 @@ def test_dry_run_prints_every_step_and_touches_nothing(system) -> None:
     assert system.tree() == before
     assert all(READ_ONLY.match(call) for call in system.calls()), system.calls()
     out = done.stdout
-    packages = "python3-venv python3-lgpio i2c-tools espeak-ng"
+    packages = "python3-venv i2c-tools espeak-ng python3-lgpio python3-rpi-lgpio"
     assert f"would   packages {packages}: install {packages}" in out
     assert "$ systemctl enable --now dicetower.service" in out
     assert out.rstrip().endswith("dry run: 17 change(s) would be made; nothing was touched")
@@ -137,7 +145,7 @@ def test_install_into_a_root(system) -> None:
     groups = {line.split(":")[0]: line.split(":")[3].split(",") for line in (root / "etc/group").read_text().split()}
     assert all("dicetower" in groups[g] for g in ("gpio", "i2c", "spi", "dialout", "audio"))
     calls = system.calls()
-    assert "apt-get install -y -qq --no-install-recommends python3-venv python3-lgpio i2c-tools espeak-ng" in calls
+    assert APT_INSTALL in calls
     assert f"python3 -m venv --system-site-packages {root}/opt/dicetower/venv" in calls
     assert f"venv-python -m pip install --quiet --disable-pip-version-check {REPO}" in calls
     assert not any(c.startswith("groupadd") for c in calls)  # Raspberry Pi OS has the groups
@@ -265,7 +273,8 @@ def test_preparing_an_image_runs_nothing_on_this_machine_and_says_what_runs_at_f
     out = done.stdout
     assert steps_in(out) == IMAGE_STEPS
     assert "(an image: nothing is run on this machine)" in out.splitlines()[0]
-    for later in ("apt-get install python3-venv python3-lgpio i2c-tools espeak-ng (needs the network)",
+    for later in ("apt-get install python3-venv i2c-tools espeak-ng python3-lgpio python3-rpi-lgpio "
+                  "(needs the network; a GPIO package the distribution lacks comes from PyPI)",
                   "python3 -m venv --system-site-packages /opt/dicetower/venv",
                   "pip install /opt/dicetower/src into the venv",
                   "systemctl enable --now dicetower.service"):
@@ -316,7 +325,7 @@ def test_at_first_boot_the_device_finishes_the_install_from_the_image(system) ->
     done = system.run("install.sh", "--source", str(src), scripts=src / "deploy")
     assert done.returncode == 0, done.stderr
     calls = system.calls_since(start)
-    assert "apt-get install -y -qq --no-install-recommends python3-venv python3-lgpio i2c-tools espeak-ng" in calls
+    assert APT_INSTALL in calls
     assert f"python3 -m venv --system-site-packages {system.root}/opt/dicetower/venv" in calls
     assert f"venv-python -m pip install --quiet --disable-pip-version-check {src}" in calls
     assert calls[-1] == "systemctl enable --now dicetower.service"
@@ -343,3 +352,75 @@ def test_help_shows_every_option(system) -> None:
         assert done.returncode == 0 and done.stdout.startswith(("Install", "Remove")), done.stdout
         assert all(f"  {option}" in done.stdout for option in options), done.stdout
         assert "shellcheck" not in done.stdout
+
+
+# --- the GPIO stack, and what a root must be ----------------------------------------------------
+
+
+@pytest.mark.parametrize("python", ["3.11", "3.13"])
+def test_where_the_archive_has_no_gpio_packages_they_come_from_pypi_into_the_venv(system, python) -> None:
+    """Debian (bookworm, trixie) has neither python3-lgpio nor python3-rpi-lgpio (Raspberry Pi
+    OS has both): lgpio and rpi-lgpio come from PyPI, once; under Python 3.13, for which PyPI's
+    lgpio has no wheel, lgpio's module comes as adafruit-lgpio."""
+    (system.state).mkdir(exist_ok=True)
+    if python == "3.13":
+        (system.state / "python-3.13").touch()
+    (system.state / "not-in-archive").write_text("python3-lgpio\npython3-rpi-lgpio\n")
+    (system.state / "no-module").write_text("lgpio\nRPi.GPIO\n")
+    done = system.install()
+    assert done.returncode == 0, done.stderr
+    calls = system.calls()
+    assert "apt-get install -y -qq --no-install-recommends python3-venv i2c-tools espeak-ng" in calls
+    assert ("ok      packages python3-venv i2c-tools espeak-ng python3-lgpio python3-rpi-lgpio: not in this "
+            "distribution's archive: python3-lgpio python3-rpi-lgpio (from PyPI into the venv instead)") in done.stdout
+    pips = [c for c in calls if c.startswith("venv-python -m pip install --quiet --disable-pip-version-check ")]
+    lgpio = "lgpio>=0.2" if python == "3.11" else "adafruit-lgpio>=0.2"
+    assert pips[-2:] == [f"venv-python -m pip install --quiet --disable-pip-version-check {lgpio}",
+                         "venv-python -m pip install --quiet --disable-pip-version-check --no-deps rpi-lgpio>=0.6"]
+    again = system.install()
+    assert again.stdout.splitlines()[-1] == "nothing to change: dicetower is already installed", again.stdout
+    assert "ok      GPIO libraries lgpio, RPi.GPIO: the venv imports them" in again.stdout
+
+
+def test_an_installed_rpi_gpio_is_kept_and_no_shim_added(system) -> None:
+    """An older image with python3-rpi.gpio already has RPi.GPIO's API: python3-rpi-lgpio
+    (which conflicts with it) is not installed over it."""
+    (system.state).mkdir(exist_ok=True)
+    (system.state / "packages").write_text("python3-rpi.gpio\n")
+    done = system.install()
+    assert done.returncode == 0, done.stderr
+    assert ("apt-get install -y -qq --no-install-recommends python3-venv i2c-tools espeak-ng python3-lgpio"
+            in system.calls())
+
+
+@pytest.mark.parametrize("image", [True, False])
+def test_a_root_that_is_no_image_is_refused_before_anything_is_touched(tmp_path, system, image) -> None:
+    """`install.sh --root DIR` on an empty directory used to fail half-way, in groupadd."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = dict(os.environ, PATH=f"{system.bin}:{os.environ['PATH']}", DICETOWER_FAKE_LOG=str(system.log),
+               DICETOWER_FAKE_STATE=str(system.state), LC_ALL="C")
+    env.pop("DICETOWER_INSTALL_LIVE", None)
+    if not image:
+        env["DICETOWER_INSTALL_LIVE"] = "1"
+    done = subprocess.run(["bash", str(DEPLOY / "install.sh"), "--root", str(empty)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    lacking = "etc/passwd etc/group var/lib/dpkg/status" if image else "etc/passwd etc/group"
+    assert done.stderr == (f"install.sh: --root: {empty} is not an image's root filesystem (no {lacking}): mount the "
+                           "Raspberry Pi OS image's root partition there first (docs/deploy.md)\n")
+    assert list(empty.iterdir()) == [] and system.calls() == []
+
+
+def test_where_systemd_is_not_running_the_unit_is_enabled_for_the_next_boot(system) -> None:
+    """In a chroot (an image built under qemu) there is no systemd to start the tower:
+    `systemctl enable --now` would fail there; the unit is enabled and starts at boot."""
+    (system.root / "run/systemd/system").rmdir()
+    done = system.install()
+    assert done.returncode == 0, done.stderr
+    calls = system.calls()
+    assert calls[-2:] == ["systemctl is-enabled --quiet dicetower.service", "systemctl enable dicetower.service"]
+    assert not any(c.startswith(("systemctl daemon-reload", "systemctl enable --now")) for c in calls)
+    again = system.install()
+    assert "ok      systemd: dicetower.service enabled (systemd is not running here: it starts at boot)" in again.stdout
+    assert again.stdout.splitlines()[-1] == "nothing to change: dicetower is already installed"

@@ -15,7 +15,17 @@ Attacks (docs/fairness.md, "Who can do what"): grinding through any logged input
 of a roll, the mix, the table seed, the block size), hidden sessions beside the one the
 players saw, a session opened before the previous reveal, a dropped, cut, edited or eased roll
 (against the fingerprints the players noted), reused, zero and short entropy, edited credit
-and sources, relabelled roll kinds, an old stream format to get a device-chosen mix back.
+and sources, relabelled roll kinds, an old stream format to get a device-chosen mix back; and
+what an owner with root tried against the photographed facts (issue 26): the reopen loop run
+for real with the unmodified command line, a chain of sessions ground under the players' code,
+a head ground at a short fingerprint's length, invisible and decimal mixes, failing rolls
+rewritten as typed-in faces, a noted value matched by an entry of a kind the players never
+see, and the night's rolls put in a session logged before the one the players photographed.
+
+Each case names the problem code (docs/fairness.md, "Problem codes") every checker must report
+first, and the codes it must report at all. For an attack by a modified device, what the
+players noted is what that device showed them (the forged log's own fingerprints); for a rewrite
+after the fact, what an honest tower showed (the honest log's).
 """
 
 from __future__ import annotations
@@ -25,18 +35,25 @@ import copy
 import hashlib
 import io
 import json
+import re
+import shutil
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.fingerprints import FINGERPRINT_HEX
 from engine.systems import get
 from hardware.entropy.seed import RollStream, SeedMaterial
 from hardware.rolllog import GENESIS, entry_hash
 
 Entries = list[dict[str, Any]]
 TABLE_SEED = "417302"
+#: The code of the "two" log's second session (one code, one session).
+TABLE_SEED_2 = "905518"
+#: What the players of the "table" log typed with --mix (named with --allow-mix).
+MIXES = tuple(f"player {i} says hi" for i in range(5))
 #: The code the panel's players enter with the buttons (docs/panel.md, "The table's seed").
 PANEL_CODE = "31425512"
 PANEL_PRESSES = "3 1 4 2 5 5 1 2"
@@ -49,11 +66,22 @@ class Case:
 
     name: str
     entries: tuple[dict[str, Any], ...]
-    replay: str  # words of the problem `dicetower replay --all-revealed` reports
-    verify: str  # words of the problem tools/verify_rolls.py reports
-    expect: tuple[str, ...] = ()  # the fingerprints the players noted (--expect)
-    table_seeds: tuple[str, ...] = ()  # the table seed the players set (--table-seed)
-    source: str = "table"  # the honest log it was made from (what the players noted is true of it)
+    codes: tuple[str, ...]  # the first problem's code, then every code that must be reported
+    expect: tuple[str, ...] = ()  # what the players noted (--expect)
+    table_seeds: tuple[str, ...] = ()  # the codes the players set (--table-seed)
+    allow_mix: tuple[str, ...] = ()  # the mixes the players typed (--allow-mix), once per roll
+    source: str = "table"  # the honest log it was made from
+    honest_notes: bool = True  # what the players noted is true of the honest log too (a rewrite after the fact)
+    cards: tuple[str, ...] = ()  # the reveal cards the players photographed (--card: the QR code's text)
+
+    @property
+    def code(self) -> str:
+        """The code of the first problem every checker reports."""
+        return self.codes[0]
+
+    @property
+    def player_mode(self) -> bool:
+        return bool(self.expect or self.table_seeds or self.cards)
 
     def args(self) -> list[str]:
         """The checkers' options for what the players noted."""
@@ -62,7 +90,17 @@ class Case:
             out += ["--expect", prefix]
         for seed in self.table_seeds:
             out += ["--table-seed", seed]
+        for mix in self.allow_mix:
+            out += ["--allow-mix", mix]
+        for card in self.cards:
+            out += ["--card", card]
         return out
+
+    def notes(self) -> Any:
+        """What the players noted, as the verifier takes it (:class:`hardware.entropy.replay.Notes`)."""
+        from hardware.entropy.replay import Notes
+
+        return Notes.of(self.expect, self.table_seeds, self.allow_mix, cards=self.cards)
 
 
 @dataclass
@@ -71,15 +109,22 @@ class Honest:
 
     def log(self, name: str) -> Entries:
         return {"table": self.table, "two": self.two, "seeded": self.seeded, "entered": self.entered,
-                "panel": self.panel}[name]
+                "panel": self.panel, "reopened": self.reopened}[name]
 
     table: Entries  # session open, table seed, 30 hard rolls (some with --mix), close
-    two: Entries  # two such sessions one after the other
+    two: Entries  # two such sessions one after the other, each with its own code
     seeded: Entries  # a --seed test session
     entered: Entries  # typed-in winners, then one rolled roll
     noted: dict[str, str] = field(default_factory=dict)  # what the players photographed of `table`
     panel: Entries = field(default_factory=list)  # the tower's night: the code on the buttons, 12 rolls
     panel_noted: dict[str, str] = field(default_factory=dict)  # what the players photographed of the OLED
+    reopened: Entries = field(default_factory=list)  # root's reopen loop with the unmodified command line
+    reopened_noted: tuple[str, ...] = ()  # what the players noted of it (each result as the CLI showed it)
+
+    def table_args(self) -> list[str]:
+        """The checkers' options for what the players of `table` noted: an honest night passes them."""
+        return [*(a for n in self.noted.values() for a in ("--expect", n)), "--table-seed", TABLE_SEED,
+                *(a for m in MIXES for a in ("--allow-mix", m))]
 
 
 def read(path: Path) -> Entries:
@@ -115,12 +160,12 @@ def _cli(*argv: str) -> None:
         raise AssertionError(f"dicetower {' '.join(argv)} -> {code}: {err.getvalue()}")
 
 
-def _night(state: Path, rolls: int = 30) -> None:
+def _night(state: Path, code: str = TABLE_SEED, rolls: int = 30) -> None:
     _cli("session", "open", str(state))
-    _cli("session", "seed", str(state), TABLE_SEED)
+    _cli("session", "seed", str(state), code)
     _cli(*D6CV_HARD, "--times", str(rolls - 5), "--state-dir", str(state))
-    for i in range(5):
-        _cli(*D6CV_HARD, "--mix", f"player {i} says hi", "--state-dir", str(state))
+    for mix in MIXES:
+        _cli(*D6CV_HARD, "--mix", mix, "--state-dir", str(state))
     _cli("session", "close", str(state))
 
 
@@ -141,15 +186,116 @@ def _panel_night(state: Path, rolls: int = 12) -> list[str]:
                                             + "roll " * rolls))
     finally:
         sim.close()
-    return [line.split()[-1] for step in steps if step["event"] == "roll" and step["screen"]["kind"] == "result"
-            for line in step["screen"]["lines"] if line.startswith("roll #")]
+    return [_note(line) for step in steps if step["event"] == "roll" and step["screen"]["kind"] == "result"
+            for line in step["screen"]["lines"] if _FOOT.fullmatch(line)]
+
+
+_FOOT = re.compile(r"#?(\d+) ([0-9a-f]{" + str(FINGERPRINT_HEX) + "})")
+
+
+def _note(line: str) -> str:
+    """A result's fingerprint as the OLED shows it (``#12 a1b2…``), as a player types it (``12:a1b2…``)."""
+    found = _FOOT.fullmatch(line)
+    if found is None:
+        raise AssertionError(f"not a fingerprint line: {line!r}")
+    return f"{found[1]}:{found[2]}"
+
+
+def number_of(entries: Entries, entry: dict[str, Any]) -> int:
+    """A roll entry's number in its session (what its result showed: ``roll #N``)."""
+    sid, n = entry["session"], 0
+    for e in entries:
+        if e.get("kind") == "roll" and e.get("session") == sid:
+            n += 1
+            if e is entry or e.get("hash") == entry.get("hash"):
+                return n
+    raise AssertionError("the roll is not in the log")
+
+
+def noted_roll(entries: Entries, entry: dict[str, Any]) -> str:
+    """What a player notes of a result: ``N:`` and the first 16 hex digits of its entry hash."""
+    return f"{number_of(entries, entry)}:{entry['hash'][:FINGERPRINT_HEX]}"
+
+
+def shown(entries: Entries, *, commitment: int = 0, rolls: str = "last", head: bool = True) -> tuple[str, ...]:
+    """What a device that wrote ``entries`` (rehashed) showed the players, as they note it: the
+    ``commitment``-th session's commitment, the last result (or every result) and the last
+    reveal's head."""
+    entries = rehash(entries)
+    sessions = [e for e in entries if e["kind"] == "session"]
+    out = [sessions[commitment]["commitment"][:FINGERPRINT_HEX]]
+    results = [e for e in entries if e["kind"] == "roll" and e.get("session")]
+    for e in (results if rolls == "all" else results[-1:] if rolls == "last" else []):
+        out.append(noted_roll(entries, e))
+    if head:
+        out.append([e for e in entries if e["kind"] == "reveal"][-1]["hash"])
+    return tuple(out)
+
+
+def reopen_loop(state: Path, code: str = TABLE_SEED, rolls: int = 5) -> tuple[Entries, tuple[str, ...]]:
+    """Issue 26's first attack, run for real with the unmodified command line by an owner with
+    root: the players note the commitment and set their code; before each roll the owner works
+    out what it will be (the open session's seed is in ``open-sessions/``: here, by rolling in a
+    copy of the state directory), and while it would fail closes the session, opens another and
+    seeds it (the command line refuses the players' code on a second session, so the owner
+    gives each reopened session a code of their own). Returns the log and what the players noted
+    (the first commitment, every result as the command line showed it, the last head)."""
+    _cli("session", "open", str(state))
+    first = read(state / "rolls.jsonl")[-1]["commitment"]
+    _cli("session", "seed", str(state), code)
+    noted: list[str] = [first[:FINGERPRINT_HEX]]
+    reopened = 0
+    for _ in range(rolls):
+        for _attempt in range(60):
+            if _would_succeed(state):
+                break
+            reopened += 1
+            _cli("session", "close", str(state))
+            _cli("session", "open", str(state))
+            _cli("session", "seed", str(state), f"owner{reopened}")
+        result = _cli_json(*D6CV_HARD, "--state-dir", str(state), "--json")
+        if not result["success"]:
+            raise AssertionError("the reopen loop should have found a success")
+        noted.append(f"{result['recorded']['number']}:{result['recorded']['entry']}")
+    _cli("session", "close", str(state))
+    entries = read(state / "rolls.jsonl")
+    noted.append(entries[-1]["hash"])
+    return entries, tuple(noted)
+
+
+def _would_succeed(state: Path) -> bool:
+    """Whether the next d6cv roll in ``state``'s open session succeeds, found by rolling it in a
+    copy of the directory (what root, who can read the open session's seed, can work out)."""
+    with _scratch() as scratch:
+        copy_dir = scratch / "copy"
+        shutil.copytree(state, copy_dir)
+        return bool(_cli_json(*D6CV_HARD, "--state-dir", str(copy_dir), "--json")["success"])
+
+
+@contextlib.contextmanager
+def _scratch():
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as where:
+        yield Path(where)
+
+
+def _cli_json(*argv: str) -> dict[str, Any]:
+    from hardware.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()) as err:
+        code = main(list(argv))
+    if code != 0:
+        raise AssertionError(f"dicetower {' '.join(argv)} -> {code}: {err.getvalue()}")
+    return json.loads(out.getvalue().splitlines()[-1])
 
 
 def honest_logs(base: Path) -> Honest:
     """Run the commands of an honest night (and a few others) into directories under ``base``."""
     _night(base / "table")
-    _night(base / "two")
-    _night(base / "two")
+    _night(base / "two", TABLE_SEED)
+    _night(base / "two", TABLE_SEED_2)
     _cli(*D6CV_HARD, "--times", "5", "--seed", "table", "--state-dir", str(base / "seeded"))
     for _ in range(5):
         _cli("roll", "fingers", "--choices", "5", "--winners", "1", "--guess", "3", "--winners-set", "4",
@@ -158,13 +304,15 @@ def honest_logs(base: Path) -> Honest:
     logs = {name: read(base / name / "rolls.jsonl") for name in ("table", "two", "seeded", "entered")}
     table = logs["table"]
     rolls = [e for e in table if e["kind"] == "roll"]
-    noted = {"commitment": table[0]["commitment"][:8], "last roll": rolls[-1]["hash"][:8],
-             "head": table[-1]["hash"][:8], "middle roll": rolls[len(rolls) // 2]["hash"][:8]}
-    shown = _panel_night(base / "panel")
+    noted = {"commitment": table[0]["commitment"][:FINGERPRINT_HEX], "last roll": noted_roll(table, rolls[-1]),
+             "head": table[-1]["hash"], "middle roll": noted_roll(table, rolls[len(rolls) // 2])}
+    shown_rolls = _panel_night(base / "panel")
     panel = read(base / "panel" / "rolls.jsonl")
-    panel_noted = {"panel commitment": panel[0]["commitment"][:8], "panel middle roll": shown[len(shown) // 2],
-                   "panel last roll": shown[-1]}
-    return Honest(logs["table"], logs["two"], logs["seeded"], logs["entered"], noted, panel, panel_noted)
+    panel_noted = {"panel commitment": panel[0]["commitment"][:FINGERPRINT_HEX],
+                   "panel middle roll": shown_rolls[len(shown_rolls) // 2], "panel last roll": shown_rolls[-1]}
+    reopened, reopened_noted = reopen_loop(base / "reopened")
+    return Honest(logs["table"], logs["two"], logs["seeded"], logs["entered"], noted, panel, panel_noted, reopened,
+                  reopened_noted)
 
 
 # --- what a forger with the seed does --------------------------------------------------------------
@@ -524,69 +672,333 @@ def a_roll_after_the_reveal(entries: Entries) -> Entries:
     return [*out, late]
 
 
-#: name -> (honest log, forger, replay's words, verify_rolls.py's words, what the players noted, the
-#: table seed they set: True for TABLE_SEED, or the panel's code)
-_ATTACKS: dict[str, tuple[str, Callable[[Entries], Entries], str, str, tuple[str, ...], bool | str]] = {
-    "grinding the start of each roll, true offsets": (
-        "table", lambda e: grind_offsets(e, claim_continuity=False), "continuity: roll starts at generate call",
-        "roll starts at generate call", (), False),
-    "grinding the start of each roll, continuity claimed": (
-        "table", lambda e: grind_offsets(e, claim_continuity=True), "roll does not match the revealed seed",
-        "dice logged", (), False),
-    "grinding the device-measured mix (press times)": (
-        "table", grind_mix, "must be text a player typed", "is not text a player typed", (), False),
-    "grinding the table seed (the device's own)": (
-        "table", grind_table_seed, "not one the players set", "is not one the players set", (), True),
-    "table seed set after the first roll": (
-        "table", table_seed_after_the_first_roll, "comes after its first roll", "comes after its first roll", (),
-        False),
-    "grinding the block size": (
-        "table", grind_block_size, "bad block size", "bad block size", (), False),
-    "hidden sessions beside the photographed one": (
-        "table", hidden_sessions, "opened while session", "opened while session", ("commitment",), True),
-    "a session opened before the previous reveal": (
-        "two", session_before_the_reveal, "opened while session", "opened while session", (), False),
-    "a dropped roll, count fixed": (
-        "table", lambda e: drop_a_roll(e, recompute_later=False), "calls skipped: a dropped, moved or re-drawn roll",
-        "roll starts at generate call", (), False),
-    "a dropped roll, later rolls recomputed": (
-        "table", lambda e: drop_a_roll(e, recompute_later=True), "expected fingerprint",
-        "expected fingerprint", ("last roll",), False),
-    "the last rolls cut, the reveal fixed": (
-        "table", cut_the_last_rolls, "expected fingerprint", "expected fingerprint", ("last roll",), False),
-    "an edited result": (
-        "table", edit_a_result, "roll does not match the revealed seed", "dice logged", (), False),
-    "an eased roll (difficulty lowered)": (
-        "table", ease_a_roll, "expected fingerprint", "expected fingerprint", ("head",), False),
-    "reused entropy with a new nonce": (
-        "two", reuse_entropy, "a reused seed", "a reused seed", (), False),
-    "zero entropy claiming 896 bits": (
-        "table", zero_entropy, "trivially weak entropy", "trivially weak entropy", (), False),
-    "an entropy input shorter than 32 bytes": (
-        "table", short_entropy, "shorter than 32", "shorter than 32", (), False),
-    "edited credited bits": (
-        "table", edit_credited_bits, "credited 1 to 448", "credited 1 to 448", (), False),
-    "an edited credited total": (
-        "table", edit_credited_total, "not the sum of its sources'", "not the sum of its sources'", (), False),
-    "edited sources": (
-        "table", edit_sources, "sources edited", "sources edited", (), False),
-    "a test session relabelled as rolled": (
-        "seeded", relabel_test_session_as_rolled, "labelled rolled but it is test", "labelled rolled but it is test",
-        (), False),
-    "an entered roll relabelled as rolled": (
-        "entered", relabel_entered_as_rolled, "must be an entered (typed-in) roll", "not marked entered", (), False),
-    "an old stream format to grind the mix again": (
-        "table", downgrade_to_stream_2, "has no table seed", "has no table seed", (), True),
-    "a roll after its session's reveal": (
-        "table", a_roll_after_the_reveal, "after that session was revealed", "after that session was revealed", (),
-        False),
+def ground_session_chain(entries: Entries) -> Entries:
+    """A modified tower: before each roll it grinds a fresh session (a new seed, committed and
+    revealed around that one roll) until the roll succeeds, and logs the players' code on every
+    one. The players noted the first session's commitment (shown at the question), their code,
+    each result as shown and the last head."""
+    out = copy.deepcopy(entries)
+    sid = _sid(out)
+    session = next(e for e in out if e["kind"] == "session")
+    seed = next(e for e in out if e["kind"] == "table_seed")
+    reveal = next(e for e in out if e["kind"] == "reveal")
+    names = _names(out, sid)
+    forged: Entries = []
+    for n, roll in enumerate(e for e in out if e["kind"] == "roll"):
+        for k in range(200):
+            material = _fake_material(f"ground {n}/{k}", names) if n or k else _material(out, sid)
+            stream = RollStream(material)
+            stream.set_table_seed(seed["table_seed"])
+            if _succeeds(stream, roll, b""):
+                break
+        new_sid = material.commitment[:16]
+        start = stream.blocks
+        result = _roll_once(stream, roll, b"")
+        forged += [{**session, "session": new_sid, "commitment": material.commitment},
+                   {**seed, "session": new_sid},
+                   {**roll, "session": new_sid, "mix": "", "start": start, "end": stream.blocks, "result": result},
+                   {**reveal, "session": new_sid, "seed": material.encode().hex(), "rolls": 1, "end": stream.blocks}]
+    return forged
+
+
+def ease_the_last_roll(entries: Entries) -> Entries:
+    """The last failed roll's difficulty eased after the fact until its dice succeed
+    (consistent: the replay alone passes), the later rolls, the reveal and the chain rewritten."""
+    out = copy.deepcopy(entries)
+    # the last roll that failed on its total (an honest log's very last roll succeeds one time in
+    # six; a critical failure fails at any CV)
+    roll = [e for e in out if e["kind"] == "roll" and e.get("session") and not e["result"]["success"]
+            and e["result"]["critical"] == "none"][-1]
+    roll["result"]["params"]["cv"] = roll["result"]["total"]
+    return recompute(out, roll["session"])
+
+
+def grind_the_head(entries: Entries, noted_head: str, digits: int = 4) -> Entries:
+    """The last roll eased, then the reveal's time re-ground until the head starts with the
+    ``digits`` hex digits the players noted (issue 26: two timestamps ground until an 8-digit
+    head matched, 2^32 work). With a 16-digit note it is 2^64 work: this corpus grinds 4 digits
+    to show the attack's shape; the players noted 16, as the docs tell them."""
+    out = ease_the_last_roll(entries)
+    reveal = out[-1]
+    for tick in range(16 ** (digits + 2)):
+        reveal["time"] = f"2026-12-05T20:{(tick // 60000) % 60:02d}:{(tick // 1000) % 60:02d}.{tick % 1000:03d}Z"
+        if rehash(out)[-1]["hash"].startswith(noted_head[:digits]):
+            return out
+    raise AssertionError("could not grind the head")
+
+
+def _tower_grinds_mix(entries: Entries, mixes: Callable[[int], bytes], source: str | None = None) -> Entries:
+    """A modified tower that grinds a mix of its own choosing into each roll until it succeeds."""
+    def choose(stream: RollStream, e: dict[str, Any]) -> None:
+        for shift in range(400):
+            mix = mixes(shift)
+            if _succeeds(stream, e, mix):
+                break
+        e["mix"] = mix.hex()
+        if source is not None:
+            e["source"] = source
+    return recompute(entries, _sid(entries), choose=choose)
+
+
+def invisible_mix(entries: Entries) -> Entries:
+    """Zero-width characters ground into panel rolls: text no player could see in the log."""
+    return _tower_grinds_mix(entries, lambda k: ("\u200b" * (k + 1)).encode("utf-8"))
+
+
+def decimal_press_time(entries: Entries) -> Entries:
+    """The press time written as decimal text (printable ASCII) and ground, on panel rolls."""
+    return _tower_grinds_mix(entries, lambda k: str(5_000_000_000_000 + k).encode("ascii"))
+
+
+def decimal_press_time_as_typed(entries: Entries) -> Entries:
+    """The same, the rolls relabelled as command-line rolls (where a mix is allowed)."""
+    return _tower_grinds_mix(entries, lambda k: str(5_000_000_000_000 + k).encode("ascii"), source="cli")
+
+
+def failing_rolls_typed_in(entries: Entries) -> Entries:
+    """A modified tower logs each roll that would fail as a typed-in roll with faces of its
+    choosing (a success), outside the session; the session's other rolls recomputed."""
+    out = copy.deepcopy(entries)
+    sid = _sid(out)
+    stream = RollStream(_material(out, sid))
+    forged: Entries = []
+    for e in out:
+        if e.get("session") == sid and e["kind"] == "table_seed":
+            stream.set_table_seed(e["table_seed"])
+        if e.get("session") == sid and e["kind"] == "roll" and not _succeeds(stream, e, b""):
+            spec = get(e["result"]["system"])
+            params = spec.resolve(e["result"]["params"])
+            from engine.dice import FacesDice
+
+            result = json.loads(json.dumps(spec.roll(FacesDice([6, 6]), params).to_dict()))
+            forged.append({**e, "session": None, "roll_kind": "entered", "start": 0, "end": 0, "mix": "",
+                           "result": result})
+            continue
+        if e.get("session") == sid and e["kind"] == "roll":
+            _roll_once(stream, e, b"")  # a success: rolled as it was
+        forged.append(e)
+    return recompute(forged, sid)
+
+
+def noted_on_a_kind_players_never_see(entries: Entries, kind: str) -> Entries:
+    """The last roll eased after the fact, and an entry of ``kind`` (a source failure, or a kind
+    no checker knows) appended whose hash the forged device showed as the reveal's head."""
+    out = ease_the_last_roll(entries)
+    extra = {"kind": kind, "source": "hwrng", "error": "forged"} if kind == "source_failed" else \
+        {"kind": kind, "text": "forged"}
+    return [*out, extra]
+
+
+def rolls_before_the_photographed_session(entries: Entries) -> Entries:
+    """The night's rolls put in a session ground and logged *before* the one whose commitment
+    the players photographed (which keeps their code and no roll): a span that started at the
+    first photographed session would leave them out."""
+    out = copy.deepcopy(entries)
+    sid = _sid(out)
+    names = _names(out, sid)
+    session = next(e for e in out if e["kind"] == "session")
+    reveal = next(e for e in out if e["kind"] == "reveal")
+    rolls = [e for e in out if e["kind"] == "roll"]
+    ground = _fake_material("before", names)
+    zid = ground.commitment[:16]
+    stream = RollStream(ground)
+    stream.set_table_seed("owner")
+    before: Entries = [{**session, "session": zid, "commitment": ground.commitment},
+                       {"kind": "table_seed", "session": zid, "table_seed": "owner"}]
+    for e in rolls:
+        for _ in range(40):
+            if _succeeds(stream, e, b""):
+                break
+            stream.drbg.generate(stream.block_bytes)
+        start = stream.blocks
+        before.append({**e, "session": zid, "mix": "", "start": start, "end": stream.blocks,
+                       "result": _roll_once(stream, e, b"")})
+    before = recompute([*before, {**reveal, "session": zid}], zid, material=ground)
+    after = [e for e in out if e["kind"] != "roll"]
+    for e in after:
+        if e["kind"] == "reveal":
+            e["rolls"], e["end"] = 0, 1
+    return before + after
+
+
+def typed_in_inside_the_session(entries: Entries, typed: dict[str, Any]) -> Entries:
+    """A modified tower puts a typed-in roll (a game master's fingers hand, its winners given:
+    ``typed``) into the session in place of each roll that would fail: it draws nothing, so the
+    session stays continuous, and it is labelled ``entered`` as its content says (the bytes the
+    failing roll would have drawn are the next roll's, so from the first failure on every roll
+    is typed in)."""
+    out = copy.deepcopy(entries)
+    sid = _sid(out)
+    stream = RollStream(_material(out, sid))
+    forged: Entries = []
+    for e in out:
+        if e.get("session") == sid and e["kind"] == "table_seed":
+            stream.set_table_seed(e["table_seed"])
+        if e.get("session") == sid and e["kind"] == "roll" and not _succeeds(stream, e, bytes.fromhex(e["mix"])):
+            forged.append({**typed, "session": sid, "source": e.get("source"), "start": stream.blocks,
+                           "end": stream.blocks, "mix": ""})
+            continue
+        if e.get("session") == sid and e["kind"] == "roll":
+            _roll_once(stream, e, bytes.fromhex(e["mix"]))
+        forged.append(e)
+    return recompute(forged, sid, choose=_keep_typed)
+
+
+def _keep_typed(stream: RollStream, e: dict[str, Any]) -> None:
+    """``recompute``'s chooser: a typed-in roll stays as it is (it draws nothing)."""
+    if e["result"]["params"].get("winners_set"):
+        e["mix"] = ""
+
+
+def reuse_the_players_mix(entries: Entries) -> Entries:
+    """A modified program puts the text a player typed once (``--mix``) on whichever of the
+    session's rolls it makes succeed, and leaves it off the others: two tries a roll."""
+    def choose(stream: RollStream, e: dict[str, Any]) -> None:
+        mix = b""
+        for mix in (b"", MIXES[0].encode("ascii")):
+            if _succeeds(stream, e, mix):
+                break
+        e["mix"] = mix.hex()
+    return recompute(entries, _sid(entries), choose=choose)
+
+
+def skip_with_a_command_line_roll(entries: Entries) -> Entries:
+    """Root with the unmodified program: it reads the open session's seed, and before each panel
+    roll that would fail it rolls once itself from the command line (``dicetower roll
+    --state-dir``, which shares the tower's session), so the table gets the next roll instead.
+    The panel showed each result's true number (with the gaps)."""
+    out = copy.deepcopy(entries)
+    sid = _sid(out)
+    stream = RollStream(_material(out, sid))
+    forged: Entries = []
+    for e in out:
+        if e.get("session") == sid and e["kind"] == "table_seed":
+            stream.set_table_seed(e["table_seed"])
+        if e.get("session") == sid and e["kind"] == "roll":
+            for _ in range(20):
+                if _succeeds(stream, e, b""):
+                    break
+                cli = {k: v for k, v in e.items() if k not in ("source", "player_state", "player")}
+                forged.append(cli)
+                _roll_once(stream, e, b"")
+            _roll_once(stream, e, b"")
+        forged.append(e)
+    return recompute(forged, sid)
+
+
+def card_of(entries: Entries, n: int = -1, *, rolls: int | None = None) -> str:
+    """The text of the reveal card (its QR code) of the ``n``-th revealed session of
+    ``entries`` (rehashed), as a device showed it (with ``rolls`` it claimed)."""
+    from engine.fingerprints import reveal_card
+
+    entries = rehash(entries)
+    reveal = [e for e in entries if e["kind"] == "reveal"][n]
+    sid = reveal["session"]
+    session = next(e for e in entries if e["kind"] == "session" and e["session"] == sid)
+    seed = next((e["table_seed"] for e in entries if e["kind"] == "table_seed" and e["session"] == sid), None)
+    return reveal_card(session["commitment"], seed, reveal["rolls"] if rolls is None else rolls, reveal["hash"])
+
+
+@dataclass(frozen=True)
+class _Attack:
+    """One attack: the honest log it starts from, the forger, the codes every checker reports
+    (the first one first), and what the players noted: names in the honest log's notes, or
+    ``shown`` to take them from what the forged device showed (a modified device)."""
+
+    source: str
+    forge: Callable[[Entries], Entries]
+    codes: tuple[str, ...]
+    noted: tuple[str, ...] = ()
+    seeds: tuple[str, ...] = ()
+    shown: Callable[[Entries], tuple[str, ...]] | None = None
+    mixes: tuple[str, ...] = ()
+    cards: Callable[[Entries], tuple[str, ...]] | None = None  # the reveal cards the device showed
+
+
+_ATTACKS: dict[str, _Attack] = {
+    "grinding the start of each roll, true offsets": _Attack(
+        "table", lambda e: grind_offsets(e, claim_continuity=False), ("continuity",)),
+    "grinding the start of each roll, continuity claimed": _Attack(
+        "table", lambda e: grind_offsets(e, claim_continuity=True), ("roll-mismatch",)),
+    "grinding the device-measured mix (press times)": _Attack("table", grind_mix, ("mix",)),
+    "grinding the table seed (the device's own)": _Attack(
+        "table", grind_table_seed, ("table-seed-not-found", "unnoted-table-seed"), ("commitment",), (TABLE_SEED,),
+        mixes=MIXES),
+    "table seed set after the first roll": _Attack("table", table_seed_after_the_first_roll, ("table-seed",)),
+    "grinding the block size": _Attack("table", grind_block_size, ("block-size",)),
+    "hidden sessions beside the photographed one": _Attack(
+        "table", hidden_sessions, ("table-seed-not-found", "overlap", "not-open"), ("commitment",), (TABLE_SEED,),
+        mixes=MIXES),
+    "a session opened before the previous reveal": _Attack("two", session_before_the_reveal, ("overlap",)),
+    "a dropped roll, count fixed": _Attack(
+        "table", lambda e: drop_a_roll(e, recompute_later=False), ("continuity",)),
+    "a dropped roll, later rolls recomputed": _Attack(
+        "table", lambda e: drop_a_roll(e, recompute_later=True), ("not-in-log",), ("commitment", "last roll"),
+        (TABLE_SEED,), mixes=MIXES),
+    "the last rolls cut, the reveal fixed": _Attack(
+        "table", cut_the_last_rolls, ("not-in-log",), ("commitment", "last roll"), (TABLE_SEED,), mixes=MIXES),
+    "an edited result": _Attack("table", edit_a_result, ("roll-mismatch",)),
+    "an eased roll (difficulty lowered)": _Attack(
+        "table", ease_a_roll, ("not-in-log",), ("commitment", "head"), (TABLE_SEED,), mixes=MIXES),
+    "reused entropy with a new nonce": _Attack("two", reuse_entropy, ("reused-entropy",)),
+    "zero entropy claiming 896 bits": _Attack("table", zero_entropy, ("seed-claim",)),
+    "an entropy input shorter than 32 bytes": _Attack("table", short_entropy, ("seed-claim",)),
+    "edited credited bits": _Attack("table", edit_credited_bits, ("seed-claim",)),
+    "an edited credited total": _Attack("table", edit_credited_total, ("seed-claim",)),
+    "edited sources": _Attack("table", edit_sources, ("seed-claim",)),
+    "a test session relabelled as rolled": _Attack("seeded", relabel_test_session_as_rolled, ("roll-kind",)),
+    "an entered roll relabelled as rolled": _Attack("entered", relabel_entered_as_rolled, ("outside-session",)),
+    "an old stream format to grind the mix again": _Attack(
+        "table", downgrade_to_stream_2, ("table-seed-not-found", "no-table-seed"), ("commitment",), (TABLE_SEED,),
+        mixes=MIXES),
+    "a roll after its session's reveal": _Attack("table", a_roll_after_the_reveal, ("not-open",)),
     # the panel's own log: the OLED showed each roll's number and entry hash, the players noted some
-    "a panel roll dropped, later rolls recomputed (the OLED's fingerprints noted)": (
-        "panel", lambda e: drop_a_roll(e, recompute_later=True), "expected fingerprint", "expected fingerprint",
-        ("panel middle roll", "panel last roll"), PANEL_CODE),
-    "the players' code taken out of a panel session": (
-        "panel", without_the_table_seed, "has no table seed, but the players set",
-        "has no table seed, but the players set", ("panel commitment",), PANEL_CODE),
+    "a panel roll dropped, later rolls recomputed (the OLED's fingerprints noted)": _Attack(
+        "panel", lambda e: drop_a_roll(e, recompute_later=True), ("not-in-log",),
+        ("panel commitment", "panel middle roll", "panel last roll"), (PANEL_CODE,)),
+    "the players' code taken out of a panel session": _Attack(
+        "panel", without_the_table_seed, ("table-seed-not-found", "no-table-seed"), ("panel commitment",),
+        (PANEL_CODE,)),
+    # issue 26: what root and a modified program did against the photographed facts
+    "the reopen loop with the unmodified command line (root)": _Attack(
+        "reopened", lambda e: e, ("unnoted-commitment", "unnoted-table-seed"), ("reopened",), (TABLE_SEED,)),
+    "a chain of sessions ground under the players' code": _Attack(
+        "table", ground_session_chain, ("unnoted-commitment", "table-seed-reused"), seeds=(TABLE_SEED,),
+        shown=lambda e: shown(e, rolls="all")),
+    "the head re-ground at a short fingerprint's length": _Attack(
+        "table", lambda e: e, ("not-in-log",), ("commitment", "head"), (TABLE_SEED,), mixes=MIXES),
+    "an invisible mix ground into panel rolls": _Attack(
+        "panel", invisible_mix, ("mix",), seeds=(PANEL_CODE,), shown=lambda e: shown(e, rolls="all")),
+    "the press time as decimal text ground into panel rolls": _Attack(
+        "panel", decimal_press_time, ("mix",), seeds=(PANEL_CODE,), shown=lambda e: shown(e, rolls="all")),
+    "the press time as decimal text, rolls relabelled as the command line's": _Attack(
+        "panel", decimal_press_time_as_typed, ("mix-not-named",), seeds=(PANEL_CODE,),
+        shown=lambda e: shown(e, rolls="all")),
+    "failing rolls rewritten as typed-in faces": _Attack(
+        "panel", failing_rolls_typed_in, ("entered-not-named",), seeds=(PANEL_CODE,),
+        shown=lambda e: shown(e, rolls="last")),
+    "a noted head that is a source failure's hash": _Attack(
+        "table", lambda e: noted_on_a_kind_players_never_see(e, "source_failed"), ("not-in-log",),
+        seeds=(TABLE_SEED,), shown=lambda e: (*shown(e, head=False), rehash(e)[-1]["hash"]), mixes=MIXES),
+    "a noted head that is an unknown kind's hash": _Attack(
+        "table", lambda e: noted_on_a_kind_players_never_see(e, "note"), ("not-in-log",),
+        seeds=(TABLE_SEED,), shown=lambda e: (*shown(e, head=False), rehash(e)[-1]["hash"]), mixes=MIXES),
+    "the night's rolls in a session logged before the photographed one": _Attack(
+        "table", rolls_before_the_photographed_session, ("unnoted-commitment", "unnoted-table-seed"),
+        seeds=(TABLE_SEED,), shown=lambda e: shown(e, commitment=1, rolls="last")),
+    # what a second look found (docs/fairness.md, "Who can do what")
+    "the night's rolls before the photographed session, only its reveal card noted": _Attack(
+        "table", rolls_before_the_photographed_session, ("card",), seeds=(TABLE_SEED,),
+        shown=lambda e: shown(e, commitment=1, rolls="none", head=False),
+        cards=lambda e: (card_of(e, rolls=30),)),
+    "a typed-in hand put in the session in place of each failing roll": _Attack(
+        "panel", lambda e: e, ("roll-kind",), seeds=(PANEL_CODE,), shown=lambda e: shown(e, rolls="all")),
+    "the players' one mix put on the rolls it makes succeed": _Attack(
+        "table", reuse_the_players_mix, ("mix-not-named",), seeds=(TABLE_SEED,), shown=lambda e: shown(e, rolls="all"),
+        mixes=(MIXES[0],)),
+    "root skips the table's failing rolls with command-line rolls in the panel's session": _Attack(
+        "panel", skip_with_a_command_line_roll, ("command-line-roll",), seeds=(PANEL_CODE,),
+        shown=lambda e: shown(e, rolls="all")),
 }
 
 #: The corpus's case names (known before the honest logs are made, for test parameters).
@@ -595,10 +1007,21 @@ NAMES: tuple[str, ...] = tuple(_ATTACKS)
 
 def corpus(honest: Honest) -> dict[str, Case]:
     """Every case, built from ``honest``'s logs."""
-    noted_all = {**honest.noted, **honest.panel_noted}
+    noted_all: dict[str, tuple[str, ...]] = {k: (v,) for k, v in {**honest.noted, **honest.panel_noted}.items()}
+    noted_all["reopened"] = honest.reopened_noted
     cases = {}
-    for name, (source, forge, replay, verify, noted, seeded) in _ATTACKS.items():
-        forged = rehash(forge(copy.deepcopy(honest.log(source))))
-        seeds = (seeded,) if isinstance(seeded, str) else (TABLE_SEED,) if seeded else ()
-        cases[name] = Case(name, tuple(forged), replay, verify, tuple(noted_all[n] for n in noted), seeds, source)
+    for name, a in _ATTACKS.items():
+        source = honest.log(a.source)
+        if name == "the head re-ground at a short fingerprint's length":
+            forged = rehash(grind_the_head(source, honest.noted["head"]))
+        elif name == "a typed-in hand put in the session in place of each failing roll":
+            typed = next(e for e in honest.entered if e["kind"] == "roll" and e["session"] is None)
+            forged = rehash(typed_in_inside_the_session(source, typed))
+        else:
+            forged = rehash(a.forge(copy.deepcopy(source)))
+        expect = a.shown(forged) if a.shown is not None else tuple(v for n in a.noted for v in noted_all[n])
+        # the reopen loop's log is the attack itself (no honest log of it): its notes are its own
+        honest_notes = a.shown is None and a.source != "reopened"
+        cards = a.cards(forged) if a.cards is not None else ()
+        cases[name] = Case(name, tuple(forged), a.codes, expect, a.seeds, a.mixes, a.source, honest_notes, cards)
     return cases

@@ -80,8 +80,11 @@ def test_api_lists_every_tower_verified_with_its_rolls_oldest_first(board, tower
     assert card["revealed"] == 2 and card["open_sessions"] == 1  # 3 + 3 rolls revealed, 1 roll open
     assert card["last"][0]["seq"] == logged[-1]["seq"] and card["system"] == logged[-1]["result"]["system"]
     assert len(card["commitment"]) == 64
-    assert card["checked"] == {"verified": 6, "unchecked": 1, "entered": 0, "test": 0}
-    assert [r["check"] for r in card["last"]] == ["unchecked"] + ["verified"] * 6
+    # the simulated tower sets no table seed: its sessions are flagged, their rolls shown apart
+    assert card["checked"] == {"verified": 6, "unchecked": 1, "entered": 0, "test": 0, "flags": {"no-table-seed": 2}}
+    assert [r["check"] for r in card["last"]] == ["unchecked"] + ["uncoded"] * 6
+    assert all(r["name"] == f"#{r['number']} {r_hash[:16]}" for r, r_hash in
+               zip(card["last"], [e["hash"] for e in reversed(logged)], strict=False))
     stats = board.get("/api/stats")
     assert sum(s["rolls"] for s in stats.values()) == 6 + 4  # verified rolls only: the open sessions' wait
     d6 = stats["d6cv"]["outcomes"]

@@ -357,7 +357,7 @@ def test_what_a_card_says_cannot_be_misread(setup, browser):
     assert quiet_badges[1][1] == "? 1 roll unchecked until the session is revealed"
     meta = browser.execute_script("return document.querySelector(\"article.card[data-tower='quiet'] .meta\")"
                                   ".textContent")
-    assert meta == f"roll #{fingerprint.number} {fingerprint.entry[:16]}"
+    assert meta == f"d6cv #{fingerprint.number} {fingerprint.entry[:16]}"  # system, then as the OLED names it
     liar_badges = wait_for(lambda: (b := badges(browser, "liar")) and len(b) >= 2 and b, what="liar's badges")
     assert liar_badges[0][0] == "badge red" and "(and 2 more)" in liar_badges[0][1]  # its edited entry 3 among them
     assert ("badge amber missing", "… 4 entries missing, asked again") in liar_badges

@@ -272,8 +272,8 @@ def test_verified_rolls_are_marked_and_counted_and_a_rejected_message_taints_non
     board.check_now()
     card = board.cards()[0]
     assert card["problem"] == "entry 3: its content does not match its own hash: the entry was edited"
-    assert card["checked"] == {"verified": 6, "unchecked": 1, "entered": 0, "test": 0}
-    assert [r["check"] for r in card["last"]] == ["unchecked"] + ["verified"] * 6
+    assert card["checked"] == {"verified": 6, "unchecked": 1, "entered": 0, "test": 0, "flags": {"no-table-seed": 2}}
+    assert [r["check"] for r in card["last"]] == ["unchecked"] + ["uncoded"] * 6  # sessions without a code
     assert sum(s["rolls"] for s in board.system_stats().values()) == 6
 
 
@@ -334,7 +334,7 @@ def test_a_conflict_card_never_counts_more_verified_rolls_than_rolls(tmp_path):
         assert card["problem"].startswith(f"entry {first_roll['seq']}: conflicting entries")
         assert card["rolls"] == 6  # the conflicting seq's roll is neither's
         assert card["checked"]["verified"] == 3 <= card["rolls"]  # the second session only: the first has the conflict
-        assert sum(1 for r in card["last"] if r["check"] == "verified") == 3
+        assert sum(1 for r in card["last"] if r["check"] in ("verified", "uncoded")) == 3  # uncoded: no table seed
     finally:
         board.close()
     again = Towers(tmp_path / "record", "s", verifier=False)

@@ -122,7 +122,7 @@ def test_a_discord_post_shows_the_towers_words_unescaped(broker, tower, browser,
         assert "\\" not in card["description"] + "".join(card["fields"])
         assert any(f.startswith("Dice") and "·".join(map(str, entry["result"]["dice"])).replace("·", " · ") in f
                    for f in card["fields"])
-        assert card["footer"].startswith(f"seq {entry['seq']} · {entry['hash'][:12]} · ✓ verified")
+        assert re.fullmatch(rf"#\d+ {entry['hash'][:16]} · ✓ verified by the dicetower board", card["footer"])
     assert shown[3]["description"].startswith(f"entry {forged['seq']}: its content does not match its own hash")
     height = browser.execute_script("return document.querySelector('.message').getBoundingClientRect().bottom")
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",

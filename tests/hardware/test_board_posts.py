@@ -55,9 +55,9 @@ def all_escaped(text: str) -> bool:
 def test_the_plain_body_nests_the_entry_exactly_and_names_its_verdict():
     body = roll()
     assert body == {"version": 1, "type": "roll", "id": f"roll/shop1/table3/12/{'ab' * 32}", "store": "shop1",
-                    "tower": "table3", "name": f"roll #3 {'ab' * 8}", "decided_at": "2026-11-30T00:53:20.500Z",
+                    "tower": "table3", "decided_at": "2026-11-30T00:53:20.500Z",
                     "verdict": {"check": "verified", "tower_verified": True, "problem": None, "problems": 0},
-                    "entry": ENTRY}
+                    "roll": {"number": 3, "name": f"#3 {'ab' * 8}"}, "entry": ENTRY}
     assert json.loads(posts.encode(body)) == body
     posts.encode(body).decode("ascii")  # ASCII on the wire
 
@@ -89,7 +89,7 @@ def test_a_discord_post_is_an_embed_per_roll_mentioning_nobody():
     assert first["description"] == "**infinity** — **success** · total **14**"
     assert first["fields"] == [{"name": "Dice", "value": "3 · 14", "inline": True},
                                {"name": "Setting", "value": "rating 8", "inline": True}]
-    assert first["footer"]["text"] == f"roll #3 {'ab' * 8} · ✓ verified by the dicetower board"
+    assert first["footer"]["text"] == f"#3 {'ab' * 8} · ✓ verified by the dicetower board"
     assert first["timestamp"] == "2026-12-02T20:15:03.120Z" and first["color"] == posts.GREEN
     assert second["fields"][-1] == {"name": "⚠ This tower is red", "inline": False,
                                     "value": "entry 3\\: conflicting entries at seq 3"}
@@ -124,7 +124,7 @@ def test_the_setting_field_shows_each_systems_main_parameters_first(system, give
 
 def test_a_post_that_may_be_in_the_channel_already_says_so():
     post = posts.discord_post([{**roll(), "repeat": True}])
-    assert post["embeds"][0]["footer"]["text"] == (f"roll #3 {'ab' * 8} · ✓ verified by the dicetower board · "
+    assert post["embeds"][0]["footer"]["text"] == (f"#3 {'ab' * 8} · ✓ verified by the dicetower board · "
                                                    "sent again after the board restarted: it may be above already")
 
 

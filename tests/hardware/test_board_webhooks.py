@@ -85,11 +85,12 @@ def test_each_verified_roll_is_posted_once_and_nothing_unchecked(broker, tower, 
         for _ in range(7):
             entries.append(t.roll())
             fp = t.dice.last_fingerprint  # what the tower's screen shows beside the result
-            names.append(f"roll #{fp.number} {fp.entry[:FINGERPRINT_HEX]}")
+            names.append(f"#{fp.number} {fp.entry[:FINGERPRINT_HEX]}")
         wait_posts(plain, 6)
         wait_for(lambda: settled(board, "table1", entries[-1]["seq"]), what="the board has checked every entry")
         card = board.get("/api/towers/table1")
-        assert card["checked"] == {"verified": 6, "unchecked": 1, "entered": 0, "test": 0}
+        assert card["checked"] == {"verified": 6, "unchecked": 1, "entered": 0, "test": 0,
+                                   "flags": {"no-table-seed": 2}}
         assert len(plain.bodies()) == 6  # the open session's roll waits for its reveal
         t.close()  # the reveal
         wait_posts(plain, 7)
@@ -99,9 +100,10 @@ def test_each_verified_roll_is_posted_once_and_nothing_unchecked(broker, tower, 
         assert all(b["verdict"] == {"check": "verified", "tower_verified": True, "problem": None, "problems": 0}
                    for b in plain.bodies())
         footers = [e["footer"]["text"] for p in discord.answered() for e in p.body["embeds"]]
-        assert [b["name"] for b in plain.bodies()] == names  # the roll named as its tower's screen names it
+        # each named as the OLED named it: its number in its session and 16 digits of its hash
+        assert [b["roll"]["name"] for b in plain.bodies()] == names
         assert footers == [f"{n} · ✓ verified by the dicetower board" for n in names]
-        assert [n.split()[1] for n in names] == ["#1", "#2", "#3"] * 2 + ["#1"]
+        assert [n.split()[0] for n in names] == ["#1", "#2", "#3"] * 2 + ["#1"]
         assert all(p.body["allowed_mentions"] == {"parse": []} and "content" not in p.body for p in discord.answered())
         assert all(p.path.endswith("&wait=true") and p.headers["user-agent"].startswith("dicetower-board")
                    for p in discord.answered())

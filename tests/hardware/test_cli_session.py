@@ -283,7 +283,7 @@ def test_the_table_seed_is_set_before_the_first_roll_and_checked(tmp_path, capsy
     assert code == 0, err
     seed_entry = entries(tmp_path)[-1]
     assert seed_entry["kind"] == "table_seed" and seed_entry["table_seed"] == "417302"
-    assert f"--expect {commitment[:8]} --table-seed 417302" in out
+    assert f"--expect {commitment[:16]} --table-seed 417302" in out
     assert run(capsys, *D6CV, "--times", "3", "--state-dir", str(tmp_path))[0] == 0
     assert next(e["start"] for e in entries(tmp_path) if e["kind"] == "roll") == 1  # call 0 took the seed
     code, out, _ = run(capsys, "session", "show", str(tmp_path))
@@ -294,9 +294,27 @@ def test_the_table_seed_is_set_before_the_first_roll_and_checked(tmp_path, capsy
         assert line + "\n" in out
     assert "▄▄▄" in out  # the QR code of the four
     assert run(capsys, "replay", str(tmp_path), "--all-revealed", "--table-seed", "417302", "--expect",
-               reveal["hash"][:8], "--expect", commitment[:12])[0] == 0
-    code, _, err = run(capsys, "replay", str(tmp_path), "--table-seed", "417303")
-    assert code == 1 and "its table seed is '417302', not one the players set ('417303')" in err
+               reveal["hash"][:16], "--expect", commitment[:20])[0] == 0
+    code, _, err = run(capsys, "replay", str(tmp_path), "--expect", commitment[:16], "--table-seed", "417303")
+    assert code == 1 and "unnoted-table-seed" in err and "'s table seed is '417302', not one you set ('417303')" in err
+    code, _, err = run(capsys, "replay", str(tmp_path), "--expect", reveal["hash"][:8])
+    assert code == 2 and "16 to 64 hex digits" in err  # 8 digits are 2^32 work to forge
+
+
+def test_one_code_one_session(tmp_path, capsys) -> None:
+    """A code a session of the log carried already is refused for a new session (the reopen
+    loop of issue 26), in one line, and nothing is appended."""
+    run(capsys, "session", "open", str(tmp_path))
+    assert run(capsys, "session", "seed", str(tmp_path), "417302")[0] == 0
+    run(capsys, "session", "close", str(tmp_path))
+    run(capsys, "session", "open", str(tmp_path))
+    logged = entries(tmp_path)
+    code, out, err = run(capsys, "session", "seed", str(tmp_path), "417302")
+    first = logged[0]["session"]
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"417302 was the code of session #{first[:8]}; one code, one session: choose a new code" in err
+    assert entries(tmp_path) == logged
+    assert run(capsys, "session", "seed", str(tmp_path), "417303")[0] == 0
 
 
 @pytest.mark.parametrize(("before", "text", "message"), [

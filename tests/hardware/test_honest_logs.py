@@ -61,10 +61,10 @@ def test_times_runs_check_and_show_their_fingerprints(tmp_path) -> None:
     assert code == 0
     printed = [json.loads(line)["recorded"] for line in out.splitlines()]
     rolls = [e for e in entries(tmp_path) if e["kind"] == "roll"]
-    assert printed == [{"session": r["session"], "number": i, "entry": r["hash"][:8]}
+    assert printed == [{"session": r["session"], "number": i, "entry": r["hash"][:16], "mix": "table 3"}
                        for i, r in enumerate(rolls, start=1)]
     code, out, _ = run(*D6CV, "--times", "40", "--state-dir", str(tmp_path))
-    assert code == 0 and out.splitlines()[-1].endswith(f"#40 {entries(tmp_path)[-2]['hash'][:8]}")
+    assert code == 0 and out.splitlines()[-1].endswith(f"#40 {entries(tmp_path)[-2]['hash'][:16]}")
     code, out, _ = run(*D6CV, "--state-dir", str(tmp_path))
     assert f"recorded: roll #1 of session #{entries(tmp_path)[-2]['session'][:8]}" in out
     both_clean(tmp_path)
@@ -79,7 +79,7 @@ def test_a_times_run_crossing_the_1000_roll_reveal_checks(tmp_path) -> None:
     assert [(r["rolls"], r["reason"]) for r in reveals] == [(1000, "rolls"), (3, "reveal")]
     first = entries(tmp_path)[0]["commitment"]
     both_clean(tmp_path)
-    both_clean(tmp_path, "--expect", first[:8], "--table-seed", "dragon")
+    both_clean(tmp_path, "--expect", first[:16], "--table-seed", "dragon")
     assert run(*D6CV, "--times", "1001", "--summary", "--state-dir", str(tmp_path / "own"))[0] == 0
     both_clean(tmp_path / "own")
 
@@ -118,9 +118,11 @@ def test_a_session_closed_after_kill_9s_reveals_what_the_log_holds(tmp_path) -> 
     code, out, _ = run("session", "close", str(tmp_path))
     rolls = [e for e in entries(tmp_path) if e["kind"] == "roll"]
     assert code == 0 and f"revealed after {len(rolls)} roll(s)" in out
-    hashes = {r["hash"][:8] for r in rolls}
+    hashes = {r["hash"][:16] for r in rolls}
     assert all(p["recorded"]["entry"] in hashes for p in printed)
-    both_clean(tmp_path, "--table-seed", "417302", "--expect", printed[-1]["recorded"]["entry"])
+    last = printed[-1]["recorded"]
+    both_clean(tmp_path, "--table-seed", "417302", "--expect", entries(tmp_path)[0]["commitment"][:16],
+               "--expect", f"{last['number']}:{last['entry']}")
 
 
 def test_a_killed_commands_own_session_is_revealed_by_the_next_writer(tmp_path) -> None:
@@ -143,7 +145,7 @@ def test_a_full_card_mid_run_then_session_close_checks(tmp_path, full_disk) -> N
     full_disk.allow = 10**6  # room again
     code, out, _ = run("session", "close", str(tmp_path))
     assert code == 0 and "revealed after 3 roll(s)" in out
-    both_clean(tmp_path, "--table-seed", "417302")
+    both_clean(tmp_path, "--table-seed", "417302", "--expect", entries(tmp_path)[0]["commitment"][:16])
 
 
 def test_a_full_card_at_a_commands_own_reveal_is_revealed_by_the_next_writer(tmp_path, full_disk) -> None:  # noqa: F811
@@ -214,7 +216,10 @@ def test_the_tower_and_the_command_line_share_one_session(tmp_path) -> None:
     rolls = [e for e in log if e["kind"] == "roll" and e["session"] == first]
     assert len(rolls) == 6 and [r.get("source") for r in rolls] == ["panel"] * 2 + [None] * 3 + ["panel"]
     assert [r["start"] for r in rolls] == [1, *[r["end"] for r in rolls[:-1]]]
-    both_clean(tmp_path, "--expect", first[:8], "--table-seed", "417302")
+    # The players rolled three times on the command line in the panel's session: they name them.
+    both_clean(tmp_path, "--expect", first[:16], "--table-seed", "417302", "--allow-command-line", "3")
+    code, out, err = run("replay", str(tmp_path), "--all-revealed", "--expect", first[:16], "--table-seed", "417302")
+    assert code == 1 and "command-line-roll" in out + err
 
 
 @pytest.mark.parametrize("owner", ["command", "tower"])

@@ -75,7 +75,7 @@ def test_a_full_card_while_refreshing_an_open_sessions_file_loses_nothing(tmp_pa
     assert one_line(err).startswith("dicetower: note: session ") and "No space left on device" in err
     shown = json.loads(out)
     logged = [e for e in read_entries(tmp_path / "rolls.jsonl") if e.entry and e.entry.get("kind") == "roll"]
-    assert [e.entry["hash"][:8] for e in logged] == [shown["recorded"]["entry"]]  # shown, and in the log
+    assert [e.entry["hash"][:16] for e in logged] == [shown["recorded"]["entry"]]  # shown, and in the log
     monkeypatch.undo()
     assert lock_is_free(tmp_path)
     # the file's cache is behind the log: the next writer catches up from the log, and it checks

@@ -11,6 +11,7 @@ one set by `dicetower session seed` shown as the log has it."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -41,15 +42,27 @@ def config_file(tmp_path: Path, state: Path) -> Path:
     return path
 
 
+FOOT = re.compile(r"#?(\d+) ([0-9a-f]{16})|hand ([0-9a-f]{16})")
+HEX8 = re.compile(r"[0-9a-f]{8}")
+
+
 def noted(steps: list[dict]) -> tuple[list[str], set[str]]:
-    """What the players could photograph: every fingerprint on a result, every table seed the
-    setup screen showed."""
+    """What the players could photograph: every session's commitment on its question page
+    (16 digits, beside the QR code), every fingerprint on a result (as a player types it:
+    ``12:a1b2…``), every table seed the setup screen showed."""
     prints, seeds = [], set()
     for step in steps:
-        for line in step["screen"]["lines"]:
-            if line.startswith(("roll #", "entered ")):
-                prints.append(line.split()[-1])
-            elif line.startswith("table seed ") and step["screen"]["kind"] == "setup":
+        screen = step["screen"]
+        lines = screen["lines"]
+        if screen["kind"] == "seed" and "photograph the QR" in lines:
+            at = lines.index("photograph the QR") + 1
+            if all(HEX8.fullmatch(x) for x in lines[at:at + 2]):
+                prints.append(lines[at] + lines[at + 1])
+        for line in lines:
+            found = FOOT.fullmatch(line)
+            if found is not None:
+                prints.append(f"{found[1]}:{found[2]}" if found[1] else found[3])
+            elif line.startswith("table seed ") and screen["kind"] == "setup":
                 seeds.add(line.removeprefix("table seed "))
     return prints, seeds
 
@@ -67,15 +80,20 @@ def test_a_flow_scripts_log_checks_clean_with_what_the_panel_showed(flow: Path, 
     prints, seeds = noted(steps)
     log = entries(state)
     rolls = [e for e in log if e["kind"] == "roll"]
-    assert rolls and len(prints) >= len(rolls) // 2  # the results carried their fingerprints
-    assert {p for p in prints} <= {e["hash"][:8] for e in rolls}
+    commitments = {e.get("commitment", "")[:16] for e in log}
+    results = [p for p in prints if ":" in p or (len(p) == 16 and p not in commitments)]
+    assert rolls and len(results) >= len(rolls) // 2  # the results carried their fingerprints
+    assert {p.split(":")[-1] for p in results} <= {e["hash"][:16] for e in rolls}
     assert all(e["roll_kind"] == ("entered" if e["session"] is None else "rolled") for e in rolls)
     hands = [e for e in rolls if e["result"]["params"].get("winners_set")]
     assert all(e["session"] is None and e["roll_kind"] == "entered" for e in hands)  # typed in: no session
-    if flow.stem != "horizons":  # horizons rolls without one (ROLL on the question)
-        assert len(seeds) == 1 and [e["table_seed"] for e in log if e["kind"] == "table_seed"] == list(seeds)
     both_clean(state)
-    both_clean(state, *expectations(prints, seeds))
+    if flow.stem == "horizons":  # horizons rolls without one (ROLL on the question): its owner could have chosen
+        assert not seeds and "no-table-seed" in cli("replay", str(state), *expectations(prints, seeds)).stderr
+        return
+    assert len(seeds) == 1 and [e["table_seed"] for e in log if e["kind"] == "table_seed"] == list(seeds)
+    # the game master's hands (fingers) are typed in: the table names how many it typed
+    both_clean(state, *expectations(prints, seeds), "--allow-entered", str(len(hands)))
 
 
 def test_the_game_masters_hand_is_logged_entered_outside_the_session(tmp_path) -> None:
@@ -89,8 +107,8 @@ def test_the_game_masters_hand_is_logged_entered_outside_the_session(tmp_path) -
     rolls = [e for e in entries(tmp_path) if e["kind"] == "roll"]
     hands = [e for e in rolls if e["result"]["params"].get("winners_set")]
     assert hands and all(e["session"] is None and e["roll_kind"] == "entered" for e in hands)
-    shown = {line.split()[-1] for step in steps for line in step["screen"]["lines"] if line.startswith("entered ")}
-    assert {e["hash"][:8] for e in hands} <= shown  # the reveal showed each one's entry
+    shown = {line.split()[-1] for step in steps for line in step["screen"]["lines"] if line.startswith("hand ")}
+    assert {e["hash"][:16] for e in hands} <= shown  # the reveal showed each one's entry
     in_session = [e for e in rolls if e["session"] is not None]
     assert [e["start"] for e in in_session[1:]] == [e["end"] for e in in_session[:-1]]
     both_clean(tmp_path)
@@ -210,10 +228,10 @@ def test_the_panel_sets_the_table_seed_record_first_and_it_checks(tmp_path) -> N
         rig.run(1.0)
         roll = entries(tmp_path)[-1]
         assert roll["kind"] == "roll" and roll["start"] == 1  # the table seed took generate call 0
-        assert rig.tower.screen.foot == f"roll #1 {roll['hash'][:8]}"
+        assert rig.tower.screen.foot == f"#1 {roll['hash'][:16]}"
     finally:
         rig.tower.close()
-    both_clean(tmp_path, "--expect", commitment[:8], "--expect", roll["hash"][:8], "--table-seed", "22513445")
+    both_clean(tmp_path, "--expect", commitment[:16], "--expect", f"1:{roll['hash'][:16]}", "--table-seed", "22513445")
 
 
 def test_a_table_seed_the_log_cannot_take_says_cannot_record_and_is_not_set(tmp_path) -> None:
@@ -233,12 +251,15 @@ def test_a_table_seed_the_log_cannot_take_says_cannot_record_and_is_not_set(tmp_
         rig.set_table_seed(*[Button.MODE, Button.FIELD, Button.MINUS] * 2, Button.MODE, Button.FIELD)
         assert [e["kind"] for e in entries(tmp_path)] == ["session", "table_seed"]
         assert rig.tower.screen.lines[-1] == "table seed 12312312"
+        commitment = entries(tmp_path)[0]["commitment"]
     finally:
         rig.tower.close()
-    both_clean(tmp_path, "--table-seed", "12312312")
+    both_clean(tmp_path, "--expect", commitment[:16], "--table-seed", "12312312")
 
 
 def test_a_seed_set_on_the_command_line_is_shown_and_no_more_asked_for(tmp_path) -> None:
+    """The session's commitment is still shown once (its QR code, with the code set) before the
+    panel's first roll in it: the table notes every session it rolls in."""
     log = RollLog(tmp_path / LOG_NAME)
     rig = Rig(dice=open_dice("kernel", log=log, keeper=OpenSessions(tmp_path)), memory=tmp_path, roll_log=log)
     try:
@@ -246,10 +267,15 @@ def test_a_seed_set_on_the_command_line_is_shown_and_no_more_asked_for(tmp_path)
         rig.run(1.5)  # the tower follows the log once a second
         assert rig.tower.screen.lines[-1] == "table seed dragon 7"
         rig.tap(Button.ROLL)
+        screen = rig.tower.screen
+        assert rig.tower.state.mode is Mode.TABLE_SEED and "code set:" in screen.lines and screen.qr
+        assert "dragon 7" in screen.lines
+        rig.tap(Button.ROLL)
         assert rig.tower.state.mode in (Mode.ROLLING, Mode.RESULT)
+        commitment = entries(tmp_path)[0]["commitment"]
     finally:
         rig.tower.close()
-    both_clean(tmp_path, "--table-seed", "dragon 7")
+    both_clean(tmp_path, "--expect", commitment[:16], "--table-seed", "dragon 7")
 
 
 def test_a_session_that_changed_under_the_page_is_not_seeded(tmp_path) -> None:
@@ -313,4 +339,91 @@ def test_a_session_closed_on_the_command_line_leaves_its_four_facts_on_the_tower
         assert rig.tower.state.mode is Mode.TABLE_SEED  # the next session asks again
     finally:
         rig.tower.close()
-    both_clean(tmp_path, "--expect", reveal["hash"][:8])
+    first = entries(tmp_path)[0]["commitment"]
+    both_clean(tmp_path, "--expect", first[:16], "--expect", reveal["hash"], "--table-seed", "43514351")
+
+
+# --- the players' night on the panel (issue 26) ----------------------------------------------------
+
+
+def _card(rig: Rig) -> tuple[str, str, int, str]:
+    """The reveal screen's four facts, read back from its QR code's text."""
+    lines = dict(line.split(" ", 1) for line in rig.tower.screen.qr.splitlines()[1:])
+    return lines["commitment"], lines["table"].removeprefix("seed "), int(lines["rolls"]), lines["head"]
+
+
+def test_a_menu_reveal_then_quitting_passes_with_what_the_table_photographed(tmp_path, capsys) -> None:
+    """A newcomer's honest night: the code set at the question, three rolls, the reveal from the
+    menu, then the tower is stopped. replay and verify_rolls.py, given the commitment noted at
+    the question, the code, the last result and the reveal card's head, pass; replay prints
+    the head the reveal screen showed."""
+    from engine.panel.menu import Item
+    from tests.hardware.test_runtime_session import reveal_from_menu
+
+    log = RollLog(tmp_path / LOG_NAME)
+    rig = Rig(dice=open_dice("kernel", log=log, keeper=OpenSessions(tmp_path)), memory=tmp_path, roll_log=log)
+    try:
+        rig.tap(Button.ROLL)  # the question: the commitment's QR code and 16 digits, photographed
+        asked = rig.tower.screen
+        commitment = asked.qr
+        assert asked.kind == "seed" and asked.beside[:2] == (commitment[:8], commitment[8:16])
+        rig.tap(Button.PLUS)
+        for button in (Button.MODE, Button.FIELD, Button.MINUS, Button.PLUS, Button.ROLL, Button.MODE,
+                       Button.FIELD, Button.MINUS):
+            rig.tap(button)
+        rig.tap(Button.ROLL)
+        code = rig.tower.state.table_seed
+        assert code == "12345123"
+        for _ in range(3):
+            rig.roll()
+            rig.run(1.0)
+        last = rig.tower.screen.foot  # '#3 a1b2…': the last result before the reveal
+        reveal_from_menu(rig)
+        rig.run(0.5)
+        assert rig.tower.screen.kind == "card"
+        card = _card(rig)
+        assert card[0] == commitment and card[1] == code and card[2] == 3
+        rig.tap(Button.MODE)
+        assert Item  # the menu was used
+    finally:
+        rig.tower.close()  # quitting: the session the reveal opened is revealed with no roll
+    number, digits = last.lstrip("#").split()
+    noted = ["--expect", commitment[:16], "--expect", f"{number}:{digits}", "--expect", card[3], "--table-seed", code]
+    both_clean(tmp_path, *noted)
+    assert main(["replay", str(tmp_path), "--all-revealed", *noted]) == 0
+    out = capsys.readouterr().out
+    assert f"table seed {code}, rolls 3, head {card[3]}" in out  # the head the reveal screen showed
+
+
+def test_each_session_asks_for_a_new_code_and_refuses_the_last_one(tmp_path) -> None:
+    """After a reveal the next session's question comes at the next ROLL (its own QR code), and
+    the code of the session before is refused there: one code, one session."""
+    from tests.hardware.test_runtime_session import reveal_from_menu
+
+    fingers = (Button.MODE, Button.FIELD, Button.MINUS, Button.PLUS, Button.ROLL, Button.MODE, Button.FIELD,
+               Button.MINUS)
+    log = RollLog(tmp_path / LOG_NAME)
+    rig = Rig(dice=open_dice("kernel", log=log, keeper=OpenSessions(tmp_path)), memory=tmp_path, roll_log=log)
+    try:
+        rig.set_table_seed(*fingers)
+        rig.roll()
+        rig.run(1.0)
+        first = entries(tmp_path)[0]["commitment"]
+        reveal_from_menu(rig)
+        rig.run(0.5)
+        for _ in range(4):  # the card, the new commitment in full, the menu: back to the setup page
+            if rig.tower.state.mode is not Mode.SETUP:
+                rig.tap(Button.MODE)
+        rig.tap(Button.ROLL)
+        screen = rig.tower.screen
+        assert rig.tower.state.mode is Mode.TABLE_SEED and screen.qr and screen.qr != first
+        rig.tap(Button.PLUS)
+        for button in fingers:
+            rig.tap(button)
+        rig.tap(Button.ROLL)
+        message = " ".join(rig.tower.screen.lines)
+        assert rig.tower.state.table_seed is None and "one code, one session" in message, message
+        assert [e["kind"] for e in entries(tmp_path)].count("table_seed") == 1
+    finally:
+        rig.tower.close()
+    both_clean(tmp_path)

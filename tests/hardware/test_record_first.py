@@ -63,7 +63,7 @@ def test_good_faces_are_logged_then_printed(tmp_path, capsys) -> None:
     printed = [json.loads(line) for line in out.splitlines()]
     assert [p.pop("verifiable") for p in printed] == [False, False]  # typed in: entered, not rolled
     logged = rolls(tmp_path)
-    assert [p.pop("recorded") for p in printed] == [{"session": None, "number": None, "entry": e["hash"][:8]}
+    assert [p.pop("recorded") for p in printed] == [{"session": None, "number": None, "entry": e["hash"][:16]}
                                                      for e in logged]  # the fingerprint of the entry it is
     assert printed == [e["result"] for e in logged]
 

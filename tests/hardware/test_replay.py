@@ -100,7 +100,7 @@ def test_a_changed_roll_is_reported_even_with_a_rebuilt_chain(recorded, capsys) 
     code, _, err = run(capsys, "replay", str(recorded / "rolls.jsonl"))
     assert code == 1
     (line,) = err.splitlines()
-    assert f"entry {i + 1}: d6cv roll does not match the revealed seed: dice logged" in line
+    assert f"entry {i + 1}: roll-mismatch: d6cv roll does not match the revealed seed: dice logged" in line
 
 
 def test_a_tampered_entry_is_reported_by_log_verify_and_by_replay(recorded, capsys) -> None:
@@ -112,7 +112,7 @@ def test_a_tampered_entry_is_reported_by_log_verify_and_by_replay(recorded, caps
     assert code == 1 and f"entry {i + 1}:" in err
     code, _, err = run(capsys, "replay", str(recorded))
     assert code == 1
-    assert f"entry {i + 1}: hash chain broken" in err
+    assert f"entry {i + 1}: chain: hash chain broken" in err
     assert f"entry {i + 1}: " in err and "does not match the revealed seed: outcome logged" in err
 
 
@@ -135,7 +135,7 @@ def test_a_dropped_last_roll_is_reported_by_the_reveal_count_and_end(recorded) -
     report = replay_log(recorded / "rolls.jsonl")
     assert {p.line_no for p in report.problems} == {i + 1}  # the reveal, now one line earlier
     assert "the reveal counts 3 roll(s), the log holds 2" in report.problems[0].message
-    assert "continuity" in report.problems[1].message and "reveal says it ended at" in report.problems[1].message
+    assert report.problems[1].code == "continuity" and "reveal says it ended at" in report.problems[1].message
 
 
 def test_a_moved_roll_start_is_reported(recorded) -> None:
@@ -145,7 +145,8 @@ def test_a_moved_roll_start_is_reported(recorded) -> None:
     write(recorded, entries, rechain=True)
     report = replay_log(recorded / "rolls.jsonl")
     assert not report.ok and report.problems[0].line_no == rolls[0] + 1
-    assert report.problems[0].message.startswith("continuity: roll starts at generate call 0")
+    assert report.problems[0].code == "continuity"
+    assert report.problems[0].message.startswith("roll starts at generate call 0")
 
 
 def test_an_unrevealed_session_is_noted_not_failed(recorded, capsys) -> None:

@@ -38,19 +38,36 @@ def logged(path: Path, entries) -> Path:
 
 
 def test_the_honest_logs_pass_both_with_and_without_what_the_players_noted(honest, tmp_path) -> None:
-    noted = [a for n in honest.noted.values() for a in ("--expect", n)]
-    for name, entries, extra in (("table", honest.table, [*noted, "--table-seed", forgeries.TABLE_SEED]),
-                                 ("two", honest.two, ["--table-seed", forgeries.TABLE_SEED]),
-                                 ("seeded", honest.seeded, []), ("entered", honest.entered, [])):
+    two_noted = [a for e in honest.two if e["kind"] == "session" for a in ("--expect", e["commitment"][:16])]
+    for name, entries, extra in (
+            ("table", honest.table, honest.table_args()),
+            ("two", honest.two, [*two_noted, "--table-seed", forgeries.TABLE_SEED, "--table-seed",
+                                 forgeries.TABLE_SEED_2,
+                                 *(a for m in forgeries.MIXES * 2 for a in ("--allow-mix", m))]),  # 5 mixes a night
+            ("panel", honest.panel, [*(a for n in honest.panel_noted.values() for a in ("--expect", n)),
+                                     "--table-seed", forgeries.PANEL_CODE]),
+            ("seeded", honest.seeded, []), ("entered", honest.entered, [])):
         path = logged(tmp_path / f"{name}.jsonl", entries)
         assert quiet("replay", str(path), "--all-revealed", *extra) == 0, name
         assert quiet("replay", str(path), "--all-revealed") == 0, name
     report = replay_log(tmp_path / "table.jsonl")
     assert (report.rolls_verified, report.rolls_mixed, report.without_table_seed) == (30, 5, ())
+    assert [f.code for f in report.flags] == ["mixed"] * 5
     seeded, entered = replay_log(tmp_path / "seeded.jsonl"), replay_log(tmp_path / "entered.jsonl")
     assert (seeded.rolls_verified, seeded.rolls_test) == (0, 5)
     assert (entered.rolls_verified, entered.rolls_entered) == (1, 5)
     assert [o.session for o in entered.without_table_seed] == [entered.to_dict()["without_table_seed"][0]["session"]]
+
+
+def test_the_reveal_card_is_what_replay_prints(honest, tmp_path, capsys) -> None:
+    """A player compares the reveal screen with replay's lines: the same commitment, code,
+    count and head (issue 26: the head replay printed was not the one the screen showed)."""
+    path = logged(tmp_path / "rolls.jsonl", honest.table)
+    assert main(["replay", str(path), *honest.table_args()]) == 0
+    out = capsys.readouterr().out
+    reveal = honest.table[-1]
+    assert f"commitment {honest.table[0]['commitment']}" in out
+    assert f"table seed {forgeries.TABLE_SEED}, rolls 30, head {reveal['hash']}" in out
 
 
 @pytest.mark.parametrize("name", forgeries.NAMES)
@@ -58,13 +75,14 @@ def test_every_forgery_keeps_the_chain_but_fails_replay(cases, honest, tmp_path,
     case = cases[name]
     path = logged(tmp_path / "rolls.jsonl", case.entries)
     assert verify(path).ok  # the chain is whole: only the replay can tell
-    report = replay_log(path, expect=case.expect, table_seeds=case.table_seeds)
-    assert any(case.replay in p.message for p in report.problems), [str(p) for p in report.problems]
+    report = replay_log(path, notes=case.notes())
+    codes = [p.code for p in report.problems]
+    assert codes and codes[0] == case.code and set(case.codes) <= set(codes), [str(p) for p in report.problems]
     assert main(["replay", str(path), "--all-revealed", *case.args()]) == 1
-    assert case.replay in capsys.readouterr().err
-    # what the players noted is true of the honest log the forgery was made from: no false alarm
-    honest_path = logged(tmp_path / "honest.jsonl", honest.log(case.source))
-    assert quiet("replay", str(honest_path), "--all-revealed", *case.args()) == 0
+    assert f": {case.code}: " in capsys.readouterr().err
+    if case.honest_notes:  # what the players noted is true of the honest log too: no false alarm
+        honest_path = logged(tmp_path / "honest.jsonl", honest.log(case.source))
+        assert quiet("replay", str(honest_path), "--all-revealed", *case.args()) == 0
 
 
 def test_grinding_is_named_at_the_first_ground_roll(honest, tmp_path) -> None:
@@ -72,8 +90,8 @@ def test_grinding_is_named_at_the_first_ground_roll(honest, tmp_path) -> None:
     first = next(i for i, (a, b) in enumerate(zip(honest.table, forged, strict=True))
                  if a.get("start") != b.get("start"))
     report = replay_log(logged(tmp_path / "rolls.jsonl", forged))
-    assert report.problems[0].line_no == first + 1
-    assert "continuity: roll starts at generate call" in report.problems[0].message
+    assert report.problems[0].line_no == first + 1 and report.problems[0].code == "continuity"
+    assert "roll starts at generate call" in report.problems[0].message
     assert report.rolls_verified < 30
 
 

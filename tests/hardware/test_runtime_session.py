@@ -125,7 +125,7 @@ def test_a_reveal_from_the_menu_matches_the_shown_commitment_and_replays(tmp_pat
         # the reveal's four facts first, as `session close` prints them (and its QR code) ...
         head = reveals[0]["hash"]
         screen = rig.tower.screen
-        assert screen.kind == "card" and screen.beside[:4] == ("#" + old[:8], "rolls 2", "head", "#" + head[:8])
+        assert screen.kind == "card" and screen.beside[:5] == ("#" + old[:8], "rolls 2", "head", head[:8], head[8:16])
         rig.tap(Button.FIELD)
         # ... then the new session, open and shown in full, before any of its rolls
         new = dice.commitment
@@ -340,7 +340,8 @@ def _panel_night(state: Path, gaps_ms: list[int], start_ns: int, table_seed: str
             rig.run(1.0)
     finally:
         rig.tower.close()
-    report = replay_log(log.path, table_seeds=[table_seed] if table_seed else [])
+    noted = [entries(log.path)[0]["commitment"][:16]] if table_seed else []  # photographed at the question
+    report = replay_log(log.path, expect=noted, table_seeds=[table_seed] if table_seed else [])
     assert report.ok, [str(p) for p in report.problems]
     rolls = [e for e in entries(log.path) if e["kind"] == "roll"]
     assert rolls and all(e["mix"] == "" and e["source"] == "panel" for e in rolls)

@@ -7,6 +7,7 @@ once. The real espeak-ng is tests/hardware/test_speech_audio.py's."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -34,8 +35,13 @@ def make(text: str = SPEAK, *, speaker: RecordingSpeaker | None = None, table_se
     dice = options.pop("dice", None) or open_dice(seed=b"speech")
     if table_seed is not None:
         dice.set_table_seed(table_seed)
-    return Simulator(cfg.loads(text), dice=dice, speaker=speaker if speaker is not None else RecordingSpeaker(),
-                     **options)
+    sim = Simulator(cfg.loads(text), dice=dice, speaker=speaker if speaker is not None else RecordingSpeaker(),
+                    **options)
+    if table_seed is not None:  # the table saw the session's question before these tests begin
+        from engine.panel.state import evolve
+
+        sim.tower.state = evolve(sim.tower.state, shown_for=sim.tower.state.commitment)
+    return sim
 
 
 def spoken(sim: Simulator) -> RecordingSpeaker:
@@ -68,12 +74,12 @@ def test_the_setup_page_is_said_once_the_buttons_have_been_still_for_a_second(si
     sim.advance(0.9)
     assert speaker.texts == []  # not before a second
     sim.advance(0.2)
-    assert speaker.texts == ["infinity, rating 8, 28 percent"]  # at start-up
+    assert speaker.texts == ["infinity, rating 8: 28 percent chance"]  # at start-up
     tap(sim, Button.FIELD, 0.5)
     tap(sim, Button.PLUS, 0.9)  # each press starts the second again
-    assert speaker.texts == ["infinity, rating 8, 28 percent"]
+    assert speaker.texts == ["infinity, rating 8: 28 percent chance"]
     sim.advance(0.2)
-    assert speaker.texts[-1] == "infinity, C R 11, 21 percent"
+    assert speaker.texts[-1] == "infinity, C R 11: 21 percent chance"
     sim.advance(5)
     assert len(speaker.texts) == 2  # said once, not again while nothing changes
 
@@ -94,7 +100,7 @@ def test_a_result_is_said_with_its_frame_after_its_entry_is_logged(tmp_path) -> 
         frames = sim.tower.frames
         tap(sim, Button.ROLL)
         text, logged, kind, frames_then = heard[-1]
-        assert text.startswith("infinity: ") and ", it had 28 percent" in text
+        assert text.startswith("infinity: ") and "; the chance was 28 percent" in text
         assert logged == 1 and kind == "result" and frames_then > frames  # logged, drawn, then said
         result = sim.tower.state.result
         assert text.startswith(f"infinity: {result.outcome}, {result.total} against C R 10")
@@ -128,6 +134,62 @@ def test_a_new_press_cuts_speech_short_and_a_release_does_not(sim) -> None:
     assert speaker.said[-1].cut
 
 
+def hold(sim: Simulator, button: Button, settle: float = 0.0) -> None:
+    sim.down(button)
+    sim.tower.pump()
+    sim.advance(1.0)  # past the hold time
+    sim.up(button)
+    sim.tower.pump()
+    if settle:
+        sim.advance(settle)
+
+
+def test_a_held_field_says_the_result_again_whole_and_changes_nothing(sim) -> None:
+    """Repeat: hold FIELD. Its press moved the row (and left the result); the hold puts both
+    back, and the result is said again in full; letting go says nothing more."""
+    speaker = spoken(sim)
+    tap(sim, Button.ROLL, 0.5)
+    result = speaker.texts[-1]
+    row, shown = sim.tower.state.field_index, sim.tower.screen
+    hold(sim, Button.FIELD, 3.0)
+    assert speaker.texts[-1] == result and speaker.texts.count(result) == 2
+    assert speaker.said[-2].cut  # the press cut the first one short
+    assert sim.tower.state.field_index == row and sim.tower.screen.title == shown.title  # nothing moved
+
+
+def test_a_held_finger_is_a_finger_not_a_repeat() -> None:
+    """FIELD held as finger 2 of a hidden hand picks the finger; its hold says nothing more."""
+    sim = make(SPEAK.replace('systems = ["infinity", "fingers"]', 'systems = ["fingers"]'))
+    try:
+        tap(sim, Button.ROLL)
+        hold(sim, Button.FIELD, 3.0)
+        texts = spoken(sim).texts
+        assert texts[-1].startswith("fingers: ") and ". you picked 2. " in texts[-1]
+        assert sum(t.startswith("fingers: ") for t in texts) == 1
+    finally:
+        sim.close()
+
+
+def test_a_held_field_reads_the_whole_setup_page(sim) -> None:
+    speaker = spoken(sim)
+    sim.advance(1.1)
+    hold(sim, Button.FIELD, 3.0)
+    text = speaker.texts[-1]
+    assert text.startswith("infinity: 28 percent chance. rating 8, C R 10 difficult, declaration no, ")
+    assert text.endswith("player 1") or "player 1" in text
+    assert sim.tower.state.field_index == 0
+
+
+def test_a_press_skips_a_long_result_and_does_its_job(sim) -> None:
+    speaker = spoken(sim)
+    tap(sim, Button.ROLL)
+    assert not speaker.said[-1].cut
+    result = len(speaker.said) - 1
+    tap(sim, Button.MINUS)  # any press: the result is cut short, and MINUS lowers the rating
+    assert speaker.said[result].cut
+    assert sim.tower.screen.kind == "setup" and sim.tower.screen.lines[0] == ">rating 7"
+
+
 def test_speech_off_says_nothing_and_the_switch_is_remembered(tmp_path) -> None:
     config = CONFIG.replace('state_dir = "none"', f'state_dir = "{tmp_path}"')
     sim = make(config, memory=tmp_path)
@@ -147,7 +209,7 @@ def test_speech_off_says_nothing_and_the_switch_is_remembered(tmp_path) -> None:
     again = make(config, memory=tmp_path)
     try:
         again.advance(1.1)
-        assert spoken(again).texts == ["infinity, rating 8, 28 percent"]
+        assert spoken(again).texts == ["infinity, rating 8: 28 percent chance"]
         _menu(again, Item.SPEECH)
         before = list(spoken(again).texts)
         stops = spoken(again).stops
@@ -199,17 +261,17 @@ def test_the_hand_and_a_group_roll_are_said_as_they_come_up() -> None:
     try:
         speaker = spoken(sim)
         tap(sim, Button.ROLL)
-        assert speaker.texts[-1] == "fingers: pick a finger, 1 to 5"
+        assert speaker.texts[-1] == "fingers 2 of 5: pick a finger, 1 to 5; thumb 1 to pinky 5"
         tap(sim, Button.FIELD)  # finger 2
-        assert speaker.texts[-1].startswith("fingers: ") and ", you picked 2, winners " in speaker.texts[-1]
+        assert speaker.texts[-1].startswith("fingers: ") and ". you picked 2. winners " in speaker.texts[-1]
     finally:
         sim.close()
     sim = make(SPEAK.replace('systems = ["infinity", "fingers"]', 'systems = ["infinity"]'))
     try:
         steps = sim.run_script(parse_script("field field field field field plus plus plus roll roll roll"))
         said = [s["text"] for step in steps for s in step.get("said", ())]
-        assert "leader, 1 of 2" in said and "helper 1, 2 of 2" in said
-        assert said[-1].startswith("infinity: ") and "it had" in said[-1]
+        assert [s.split(". ")[0] for s in said[-3:-1]] == ["infinity: leader, 1 of 2", "infinity: helper 1, 2 of 2"]
+        assert said[-1].startswith("infinity: ") and "the chance was" in said[-1]
     finally:
         sim.close()
 
@@ -251,17 +313,17 @@ def test_the_table_seed_pages_are_said(tmp_path) -> None:
     try:
         steps = sim.run_script(parse_script("roll plus 1 2 3 4 5 1 2 3 roll"))
         said = [s["text"] for step in steps for s in step.get("said", ())]
-        commitment = " ".join(sim.tower.state.commitment[:8])
-        assert said[1] == (f"new session {commitment}: set a table seed? plus sets one, roll rolls without, "
-                           "mode goes back")
-        assert said[2] == "table seed: press any 8 buttons, thumb 1 to pinky 5"
+        commitment = " ".join(sim.tower.state.commitment[:16])
+        assert said[1] == (f"new session {commitment}: photograph the QR code of its commitment, then set a new table "
+                           "seed code? plus sets one, roll rolls with none, mode goes back")
+        assert said[2] == f"table seed for session {commitment}: press any 8 buttons, thumb 1 to pinky 5"
         assert said[3:5] == ["1, 7 more", "1 2, 6 more"]
-        assert said[-2] == ("table seed 1 2 3 4 5 1 2 3: roll sets it, mode cancels, another button starts "
-                            "again")
-        assert said[-1] == "infinity, rating 8, 28 percent"  # set: the setup page again, once still
+        assert said[-2] == ("table seed 1 2 3 4 5 1 2 3: roll sets it, mode cancels, any other button starts a "
+                            "new code")
+        assert said[-1] == "infinity, rating 8: 28 percent chance"  # set: the setup page again, once still
         assert sim.tower.state.table_seed == "12345123"
         tap(sim, Button.ROLL)
-        assert spoken(sim).texts[-1].endswith(", roll 1")  # the result's number in its session
+        assert re.search(r"\. roll 1, fingerprint( [0-9a-f]){8,}$", spoken(sim).texts[-1])  # its number, its hash
     finally:
         sim.close()
 
@@ -269,10 +331,10 @@ def test_the_table_seed_pages_are_said(tmp_path) -> None:
 def test_the_transcript_lists_what_was_said_under_its_frame(sim) -> None:
     steps = sim.run_script(parse_script("field roll mode"))
     assert [step["event"] for step in steps] == ["start", "field", "roll", "mode"]
-    assert steps[0]["said"] == [{"text": "infinity, rating 8, 28 percent", "wav": None}]
-    assert steps[1]["said"] == [{"text": "infinity, C R 10 difficult, 28 percent", "wav": None}]
+    assert steps[0]["said"] == [{"text": "infinity, rating 8: 28 percent chance", "wav": None}]
+    assert steps[1]["said"] == [{"text": "infinity, C R 10 difficult: 28 percent chance", "wav": None}]
     assert steps[2]["said"][0]["text"].startswith("infinity: ")
-    assert steps[3]["said"] == [{"text": "fingers, choices 5, 40 percent", "wav": None}]
+    assert steps[3]["said"] == [{"text": "fingers, choices 5: 40 percent chance", "wav": None}]
 
 
 def test_a_silent_tower_has_no_said_in_its_transcript() -> None:
@@ -293,7 +355,7 @@ def test_the_log_speaker_writes_each_sentence_to_the_log() -> None:
         sim.advance(1.1)
     finally:
         sim.close()
-    assert lines == ["said: infinity, rating 8, 28 percent"]
+    assert lines == ["said: infinity, rating 8: 28 percent chance"]
 
 
 # --- config -----------------------------------------------------------------------------------

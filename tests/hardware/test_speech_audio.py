@@ -69,7 +69,7 @@ def test_every_sentence_is_real_audio_of_a_fitting_length(tmp_path: Path, langua
 
 def test_rate_and_voice_reach_espeak_ng(tmp_path: Path) -> None:
     require_command("espeak-ng")
-    text = "infinity: success, 14 against C R 10, it had 64 percent"
+    text = "infinity: success, 14 against C R 10; the chance was 64 percent"
     lengths = {}
     for rate in (120, 300):
         speaker = WavSpeaker(SoundConfig(rate=rate, voice="en-us"), directory=tmp_path)
@@ -80,8 +80,9 @@ def test_rate_and_voice_reach_espeak_ng(tmp_path: Path) -> None:
     assert lengths[120] > 1.8 * lengths[300]
     broken = WavSpeaker(SoundConfig(voice="nonexistent"), directory=tmp_path)
     broken.say(text)
-    problems = broken.close()
-    assert len(problems) == 1 and "espeak-ng: " in problems[0] and "voice does not exist" in problems[0]
+    failed = broken.close()
+    assert len(failed) == 1 and not failed[0].exists()
+    assert broken.problem.startswith("espeak-ng: ") and "voice does not exist" in broken.problem
 
 
 # --- the speaker on the sound card ------------------------------------------------------------
@@ -218,8 +219,8 @@ def test_sim_out_writes_a_wav_per_sentence_named_after_its_frame(tmp_path: Path,
     assert "WAV files of what was said" in capsys.readouterr().err
     steps = json.loads((out / "transcript.json").read_text())
     said = [(step["frame"], s) for step in steps for s in step.get("said", ())]
-    assert [s["text"] for _, s in said][:2] == ["infinity, rating 8, 28 percent",
-                                                "infinity, C R 10 difficult, 28 percent"]
+    assert [s["text"] for _, s in said][:2] == ["infinity, rating 8: 28 percent chance",
+                                                "infinity, C R 10 difficult: 28 percent chance"]
     assert len(said) == 4  # start, field, the roll's result (said at once), plus
     for frame, s in said:
         assert s["wav"] == frame.replace(".png", ".wav")
@@ -238,3 +239,50 @@ def test_sim_out_without_espeak_ng_lists_the_sentences_and_says_why_once(tmp_pat
     steps = json.loads((out / "transcript.json").read_text())
     assert [s["wav"] for step in steps for s in step.get("said", ())] == [None, None, None]
     assert not list((out / "frames").glob("*.wav"))
+
+
+@pytest.mark.parametrize(("body", "why"), [
+    ('echo "espeak broke" >&2; exit 1', "speech: espeak-ng: espeak broke; going on without it"),
+    ("exec sleep 600", "speech: espeak-ng: no end after "),
+])
+def test_sim_out_with_a_broken_espeak_ng_writes_the_transcript_and_says_why_once(
+        tmp_path: Path, capsys, monkeypatch, fake, body: str, why: str) -> None:
+    """An espeak-ng that exits 1, or hangs, never stops the simulator: one line, every
+    sentence listed (without a file), the transcript written, exit 0, and a hang costs one
+    bounded wait (seconds), not a minute per sentence."""
+    program = fake(body)
+    monkeypatch.setattr(espeak, "find_program", lambda: str(program))
+    config = tmp_path / "speak.toml"
+    config.write_text('[sound]\nspeak = true\n[kiosk]\nstate_dir = "none"\n[panel]\nanimation_seconds = 0\n')
+    out = tmp_path / "out"
+    started = time.monotonic()
+    code = main(["sim", "--config", str(config), "--seed", "speech", "--press", "field,roll,plus,roll,roll,minus",
+                 "--out", str(out)])
+    took = time.monotonic() - started
+    assert code == 0
+    err = capsys.readouterr().err
+    assert err.count("speech: ") == 1 and why in err
+    steps = json.loads((out / "transcript.json").read_text())
+    said = [s for step in steps for s in step.get("said", ())]
+    assert len(said) >= 6 and all(s["wav"] is None for s in said) and all(s["text"] for s in said)
+    assert not list((out / "frames").glob("*.wav"))
+    assert took < 2 * espeak.bound("x" * max(len(s["text"]) for s in said)) + 5  # one bounded wait in all
+    assert not [line for line in calls(tmp_path) if alive(int(line.split()[0]))]  # nothing left running
+
+
+def test_a_hung_espeak_ng_on_the_card_is_killed_and_said(tmp_path: Path, fake, monkeypatch) -> None:
+    program = fake("exec sleep 600")
+    cards = tmp_path / "cards"
+    cards.write_text(" 0 [Headphones     ]: bcm2835_headpho - bcm2835 Headphones\n")
+    speaker = EspeakSpeaker(SPEAKING, program=str(program), cards=cards)
+    now = [0.0]
+    speaker._clock = lambda: now[0]  # the speaker's clock, moved by hand: no waiting for the bound
+    try:
+        speaker.say("a sentence")
+        until(lambda: len(calls(tmp_path)) == 1)
+        pid = int(calls(tmp_path)[0].split()[0])
+        now[0] = espeak.bound("a sentence", playing=True) + 1
+        until(lambda: speaker.problem.startswith("espeak-ng: no end after"))
+        until(lambda: not alive(pid))
+    finally:
+        speaker.close()

@@ -48,7 +48,7 @@ def every_system(tmp_path_factory) -> Path:
     """One session, opened first, seeded by the table, rolled in by every system, closed."""
     state = tmp_path_factory.mktemp("systems")
     assert quiet("session", "open", str(state)) == 0
-    assert quiet("session", "seed", str(state), "Blue Dragon 7") == 0
+    assert quiet("session", "seed", str(state), "Blue Dragon 7") == 0  # a code of words, spaces inside
     for system, argv in ONE_OF_EACH.items():
         assert quiet("roll", system, *argv, "--times", "15", "--state-dir", str(state)) == 0
     assert quiet("session", "close", str(state)) == 0
@@ -63,30 +63,64 @@ def test_honest_logs_are_accepted_by_both_with_the_same_counts(honest, every_sys
         assert code == 0 and report.ok, out
         assert (f"verified {report.rolls_verified} rolled, {report.rolls_entered} entered (not checkable), "
                 f"{report.rolls_test} test") in out
-    assert "verified 75 rolled" in verify(every_system / "rolls.jsonl", "--table-seed", "Blue Dragon 7")[1]
-    noted = [a for n in honest.noted.values() for a in ("--expect", n)]
-    assert verify(paths[0], *noted, "--table-seed", forgeries.TABLE_SEED)[0] == 0
+    assert "verified 75 rolled" in verify(every_system / "rolls.jsonl")[1]
+    assert verify(paths[0], *honest.table_args())[0] == 0
+    panel = logged(tmp_path / "panel.jsonl", honest.panel)
+    assert verify(panel, *(a for n in honest.panel_noted.values() for a in ("--expect", n)),
+                  "--table-seed", forgeries.PANEL_CODE)[0] == 0
     code, out = verify(paths[3])
     assert code == 0 and "1 session(s) without a table seed (the owner could have chosen their seed)" in out
 
 
+def first_problem(out: str) -> tuple[int, str]:
+    """The first problem line verify_rolls.py printed: its entry (0: the log) and its code."""
+    line = next(x for x in out.splitlines() if x.startswith(("entry ", "log: ")))
+    where, code = line.split(": ")[:2]
+    return (0 if where == "log" else int(where.split()[1])), code
+
+
 @pytest.mark.parametrize("name", forgeries.NAMES)
-def test_every_forgery_is_rejected_by_both(cases, tmp_path, name) -> None:  # noqa: F811
+def test_every_forgery_is_rejected_by_both_with_the_same_first_problem(cases, tmp_path, name) -> None:  # noqa: F811
     case = cases[name]
     path = logged(tmp_path / "rolls.jsonl", case.entries)
     code, out = verify(path, "--all-revealed", *case.args())
-    assert code == 1 and "problem(s)" in out and case.verify in out, out
-    assert not replay_log(path, expect=case.expect, table_seeds=case.table_seeds).ok
+    report = replay_log(path, notes=case.notes())
+    assert code == 1 and "problem(s)" in out, out
+    first = report.problems[0]
+    assert first_problem(out) == (first.line_no, first.code) and first.code == case.code, out
+    assert {c for c in case.codes} <= {x.split(": ")[1] for x in out.splitlines() if x.startswith(("entry", "log:"))}
 
 
 def test_what_the_players_noted_is_checked(honest, tmp_path) -> None:  # noqa: F811
     path = logged(tmp_path / "rolls.jsonl", honest.table)
-    code, out = verify(path, "--expect", "00000000")
-    assert code == 1 and "expected fingerprint 00000000 is not in the log" in out
+    code, out = verify(path, "--expect", "0000000000000000")
+    assert code == 1 and "log: not-in-log: the noted value 0000000000000000 is in no session" in out
     code, out = verify(path, "--table-seed", "999999")
-    assert code == 1 and "its table seed '417302' is not one the players set" in out
-    done = subprocess.run([sys.executable, str(TOOL), str(path), "--expect", "abc"], capture_output=True, text=True)
-    assert done.returncode == 2 and "8 to 64 hex digits" in done.stderr
+    assert code == 1 and "log: table-seed-not-found:" in out
+    code, out = verify(path, "--expect", honest.noted["commitment"], "--table-seed", "999999")
+    assert code == 1 and "unnoted-table-seed: session" in out and "'417302' is not one you set" in out
+    middle = honest.noted["middle roll"]
+    number, digits = middle.split(":")
+    code, out = verify(path, *honest.table_args()[:-2 * len(forgeries.MIXES)])  # the mixes not named
+    assert code == 1 and "mix-not-named" in out
+    code, out = verify(path, "--expect", f"{int(number) + 1}:{digits}")  # another roll's number
+    assert code == 1 and f"roll-number: the noted result roll #{int(number) + 1} {digits} is roll #{number}" in out
+    for short in ("abc", "a1b2c3d4", "0:" + digits):  # 8 digits are 2^32 work to forge: refused
+        done = subprocess.run([sys.executable, str(TOOL), str(path), "--expect", short], capture_output=True,
+                              text=True)
+        assert done.returncode == 2 and "16 to 64 hex digits" in done.stderr
+
+
+def test_a_rotated_log_checks_as_one(honest, tmp_path) -> None:  # noqa: F811
+    """Step 5: the tower renames a full rolls.jsonl to rolls.1.jsonl and goes on in a new one;
+    naming rolls.jsonl checks the whole chain."""
+    entries = forgeries.rehash(honest.two)
+    cut = next(i for i, e in enumerate(entries) if e["kind"] == "session" and i > 0)
+    logged(tmp_path / "rolls.1.jsonl", entries[:cut])
+    path = logged(tmp_path / "rolls.jsonl", entries[cut:])
+    code, out = verify(path, "--all-revealed")
+    assert code == 0 and "reading 2 files as one log: rolls.1.jsonl, rolls.jsonl" in out, out
+    assert replay_log(path).ok
 
 
 def test_an_open_session_is_reported_not_failed(tmp_path) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.systems.fingers.rules import MAX_CHAIN, MAX_CHOICES, MAX_KARMA, MIN_CHOICES, links
-from engine.systems.panel import Carried, Flow, ListShape, PanelSpec, Part, numbers, outcome_line
+from engine.systems.panel import Carried, Flow, Line, ListShape, PanelSpec, Part, numbers, outcome_line, phrase
 
 
 def _headline(data: Mapping[str, Any]) -> str:
@@ -18,15 +18,19 @@ def _headline(data: Mapping[str, Any]) -> str:
     return f"{last['winning']} of {last['choices']}"
 
 
-def _test(t: Mapping[str, Any]) -> str:
+def _test(t: Mapping[str, Any]) -> Line:
     won = " ".join(str(w) for w in t["winners"]) or "-"
-    return f"#{t['number']} {t['challenge']} [{won}] pick {t['guess']} {'ok' if t['success'] else 'fail'}"
+    verdict = "ok" if t["success"] else "fail"
+    said = phrase("fingers.test", n=t["number"], challenge=t["challenge"], winners=tuple(t["winners"]),
+                  guess=t["guess"], verdict=verdict)
+    return Line(f"#{t['number']} {t['challenge']} [{won}] pick {t['guess']} {verdict}", said)
 
 
 def _details(data: Mapping[str, Any]) -> list[str]:
-    out = [outcome_line(data), f"you picked {data['guess']}", numbers("winners", data["winners"])]
+    picked = Line(f"you picked {data['guess']}", phrase("fingers.picked", guess=data["guess"]))
+    out: list[str] = [outcome_line(data), picked, numbers("winners", data["winners"], key="fingers.winners")]
     if data.get("automatic"):
-        out.append("automatic")
+        out.append(Line("automatic", phrase("fingers.automatic")))
     tests = data.get("tests") or []
     if len(tests) > 1:
         out.extend(_test(t) for t in tests)

@@ -14,7 +14,20 @@ from typing import Any
 
 from engine.params import Param
 from engine.systems.horizons.tracks import CRITICAL_BOXES, MAJOR_BOXES, MINOR_MAX
-from engine.systems.panel import Carried, Flow, ListShape, PanelSpec, Part, Versus, boxes, numbers, outcome_line
+from engine.systems.panel import (
+    Carried,
+    Flow,
+    Line,
+    ListShape,
+    PanelSpec,
+    Part,
+    Versus,
+    boxes,
+    numbers,
+    outcome_line,
+    phrase,
+    signed,
+)
 
 _TIERS = ("minor", "major", "critical")
 
@@ -36,27 +49,30 @@ def _versus(data: Mapping[str, Any]) -> Versus:
 
 def _details(data: Mapping[str, Any]) -> list[str]:
     net = data.get("net")
-    out = [outcome_line(data, f"{data['successes']} succ.")]
+    successes = data["successes"]
+    out: list[str] = [outcome_line(data, f"{successes} succ.", said=phrase("horizons.successes", n=successes))]
     if isinstance(net, int):
-        out.append(f"net {net:+d} (opp. {data.get('opponent_successes')})")
+        against = data.get("opponent_successes")
+        out.append(Line(f"net {net:+d} (opp. {against})", phrase("horizons.net", net=signed(net), opponent=against)))
     own = data.get("opponent_dice") or []
     mine = data["dice"][: len(data["dice"]) - len(own)]
     out.append(numbers("dice", mine))
     if own:
-        out.append(numbers("opp.", own))
+        out.append(numbers("opp.", own, key="horizons.opponent_dice"))
     if data.get("explosions"):
-        out.append(f"{data['explosions']} exploded")
+        n = data["explosions"]
+        out.append(Line(f"{n} exploded", phrase("horizons.exploded", n=n)))
     if data.get("damage") is not None:
-        out.append(f"damage {data['damage']}")
+        out.append(Line(f"damage {data['damage']}", phrase("damage", n=data["damage"])))
     track = data.get("wounds_after")
     if isinstance(track, Mapping):
         out.extend(boxes(t, track[t], track[f"{t}_boxes"]) for t in _TIERS)
-        out.append(f"status {track['status']}")
+        out.append(Line(f"status {track['status']}", phrase("horizons.status", status=track["status"])))
     stability = data.get("stability_after")
     if isinstance(stability, Mapping):
-        out.append(boxes("stab.", stability["marked"], stability["boxes"]))
+        out.append(boxes("stab.", stability["marked"], stability["boxes"], track="stability"))
         if stability.get("breakdown"):
-            out.append("BREAKDOWN")
+            out.append(Line("BREAKDOWN", phrase("horizons.breakdown")))
     return out
 
 

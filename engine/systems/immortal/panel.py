@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.params import Param
 from engine.systems.immortal.rules import ATTRIBUTE_MAX, COLOR_RGB, COLORS, HOSTILE_TN_MAX, POINTS_PER_RANK, RANK_MAX
-from engine.systems.panel import Flow, ListShape, Lock, PanelSpec, Part, Versus, outcome_line
+from engine.systems.panel import Flow, Line, ListShape, Lock, PanelSpec, Part, Versus, numbers, outcome_line, phrase
 
 
 def _headline(data: Mapping[str, Any]) -> str:
@@ -22,62 +22,72 @@ def _headline(data: Mapping[str, Any]) -> str:
     return f"{reached} vs {data['tn']}"
 
 
-def _automatic(data: Mapping[str, Any]) -> str:
+def _automatic(data: Mapping[str, Any]) -> Line:
     """``automatic 5x3>=15``: why no die was rolled (``automatic`` is the primary's; a failed
     hostile can still sink the roll)."""
     skill = (data.get("params") or {}).get("skill", 0)
     word = "automatic" if data.get("success") else "primary automatic"
-    return f"{word} {skill}x{POINTS_PER_RANK}>={data['tn']}"
+    said = phrase(f"immortal.{word.replace(' ', '_')}", skill=skill, per=POINTS_PER_RANK, tn=data["tn"])
+    return Line(f"{word} {skill}x{POINTS_PER_RANK}>={data['tn']}", said)
 
 
-def _declared_or_rolled(data: Mapping[str, Any]) -> str:
+def _declared_or_rolled(data: Mapping[str, Any]) -> list[Line]:
     """Where the rank allowed automatic success but the roll was made, say so (the command
     line says it too): under ``best`` the roll had the better chance, under ``no`` the
     player turned the option off."""
     if not data.get("automatic_available") or data.get("automatic"):
-        return ""
+        return []
     choice = (data.get("params") or {}).get("auto_success")
     if choice == "best":
-        return "rolled, not automatic: better chance"
-    return "rolled: auto success off" if choice == "no" else ""
+        return [Line("rolled, not automatic: better chance", phrase("immortal.rolled_best"))]
+    return [Line("rolled: auto success off", phrase("immortal.rolled_off"))] if choice == "no" else []
 
 
-def _opponent(opponent: Mapping[str, Any]) -> str:
+def _opponent(opponent: Mapping[str, Any]) -> Line:
     """The opposing roll, or the opponent's total as typed in (no die, no attribute)."""
     if opponent.get("die") is None:
-        return f"opp. total {opponent['total']}"
-    return f"opp. {opponent['attribute']}+{opponent['skill']} d{opponent['die']} ={opponent['total']}"
+        return Line(f"opp. total {opponent['total']}", phrase("immortal.opponent_total", total=opponent["total"]))
+    said = phrase("immortal.opponent", attribute=opponent["attribute"], skill=opponent["skill"], die=opponent["die"],
+                  total=opponent["total"])
+    return Line(f"opp. {opponent['attribute']}+{opponent['skill']} d{opponent['die']} ={opponent['total']}", said)
 
 
-def _versus(data: Mapping[str, Any]) -> Versus | None:
-    # an automatic success has no total to say against the TN (its headline reads "auto")
-    if data.get("total") is None:
-        return None
-    return Versus(data["total"], data["tn"], "tn")
+def _versus(data: Mapping[str, Any]) -> Versus:
+    # an automatic success rolls no die: nothing reached, said "automatic against T N 15"
+    return Versus(data.get("total"), data["tn"], "tn")
 
 
-def _hostile(n: int, h: Mapping[str, Any]) -> str:
+def _hostile(n: int, h: Mapping[str, Any]) -> Line:
     roll = "auto" if h.get("automatic") else f"d{h['die']} ={h['total']}"
     used = f" +{h['bonus_used']}" if h.get("bonus_used") else ""
-    return f"H{n} tn{h['tn']} {roll}{used} {'ok' if h['success'] else 'fail'}"
+    verdict = "ok" if h["success"] else "fail"
+    bonus = phrase("immortal.bonus_used", n=h["bonus_used"]) if h.get("bonus_used") else ""
+    if h.get("automatic"):
+        said = phrase("immortal.hostile_automatic", n=n, tn=h["tn"], used=bonus, verdict=verdict)
+    else:
+        said = phrase("immortal.hostile", n=n, tn=h["tn"], die=h["die"], total=h["total"], used=bonus, verdict=verdict)
+    return Line(f"H{n} tn{h['tn']} {roll}{used} {verdict}", said)
 
 
 def _details(data: Mapping[str, Any]) -> list[str]:
-    out = [outcome_line(data)]
+    out: list[str] = [outcome_line(data)]
     if data.get("automatic") is True:
         out.append(_automatic(data))
-    rolled = _declared_or_rolled(data)
-    if rolled:
-        out.append(rolled)
-    out.append(f"{data['color']}: {data['attribute_name']}")
+    out.extend(_declared_or_rolled(data))
+    if data.get("dice"):  # drawn on the OLED; this line for a text display and the ear
+        out.append(numbers("dice", data["dice"]))
+    out.append(Line(f"{data['color']}: {data['attribute_name']}",
+                    phrase("immortal.colour", colour=data["color"], attribute=data["attribute_name"])))
     if data.get("primary_bonus"):
-        out.append(f"bonus {data['primary_bonus']}, left {data.get('bonus_left', 0)}")
+        left = data.get("bonus_left", 0)
+        out.append(Line(f"bonus {data['primary_bonus']}, left {left}",
+                        phrase("immortal.bonus", bonus=data["primary_bonus"], left=left)))
     out.extend(_hostile(n, h) for n, h in enumerate(data.get("hostiles") or [], start=1))
     opponent = data.get("opponent")
     if isinstance(opponent, Mapping):
         out.append(_opponent(opponent))
     if data.get("skill_locked") is True:
-        out.append("skill now LOCKED")
+        out.append(Line("skill now LOCKED", phrase("immortal.locked")))
     return out
 
 
@@ -95,7 +105,7 @@ PANEL = PanelSpec(
     advanced=("untrained_rule", "auto_success"),
     sides=10,
     labels={"untrained_rule": "untr. rule", "auto_success": "auto success", "bonus_sharing": "sharing",
-            "opponent_total": "opp. total", "skill_slot": "skill slot"},
+            "opponent_total": "opp. total", "skill_slot": "skill slot", "skill_locked": "skill locked"},
     flows=(
         Flow("hostiles", ("hostile", "bonus_sharing"),
              "hostiles: how many, each one's TN, attribute ('-' = the roller's), legacy and "

@@ -12,7 +12,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.systems.infinity.rules import CR_MAX, DAMAGE_MAX, RATING_MAX, make_up
-from engine.systems.panel import Flow, ListShape, PanelSpec, Part, Versus, numbers, outcome_line, pack
+from engine.systems.panel import (
+    SAID_ELSEWHERE,
+    Flow,
+    Line,
+    ListShape,
+    PanelSpec,
+    Part,
+    Versus,
+    numbers,
+    outcome_line,
+    pack,
+    phrase,
+    signed,
+)
 
 _ROLE = {"roller": "you", "helper": "help", "related": "rel.", "attacker": "atk"}
 
@@ -27,25 +40,35 @@ def _versus(data: Mapping[str, Any]) -> Versus:
     return Versus(data["total"], data["difficulty"], "defense" if params.get("volley") else "cr")
 
 
-def _participant(p: Mapping[str, Any]) -> str:
+def _participant(p: Mapping[str, Any]) -> Line:
     mark = " base" if p.get("base") else (" +1" if p.get("adds") else "")
-    return f"{_ROLE.get(p['role'], p['role'])} {p['rating']}: {p['hot']}/{p['cold']} ={p['total']}{mark}"
+    said = phrase("infinity.participant", who=p["role"], rating=p["rating"], hot=p["hot"], cold=p["cold"],
+                  total=p["total"],
+                  mark=phrase("infinity.base") if p.get("base") else phrase("infinity.adds") if p.get("adds") else "")
+    return Line(f"{_ROLE.get(p['role'], p['role'])} {p['rating']}: {p['hot']}/{p['cold']} ={p['total']}{mark}", said)
+
+
+def _doubles(doubles: Any) -> list[Line]:
+    if not isinstance(doubles, str) or doubles == "none":
+        return []
+    return [Line(f"DOUBLES: {doubles.upper()}", phrase("infinity.doubles", kind=doubles))]
 
 
 def _details(data: Mapping[str, Any]) -> list[str]:
     sr = data.get("success_rating")
-    out = [outcome_line(data, f"SR{sr}" if isinstance(sr, int) else "")]
+    rated = isinstance(sr, int)
+    out: list[str] = [outcome_line(data, f"SR{sr}" if rated else "",
+                                   said=phrase("infinity.rating", n=sr) if rated else None)]
     hot, cold = data["dice"][0], data["dice"][1]
-    out.append(f"hot {hot} cold {cold} {data.get('bonus', 0):+d}")
-    doubles = data.get("doubles")
-    if isinstance(doubles, str) and doubles != "none":
-        out.append(f"DOUBLES: {doubles.upper()}")
+    bonus = signed(data.get("bonus", 0))
+    out.append(Line(f"hot {hot} cold {cold} {bonus}", phrase("infinity.dice", hot=hot, cold=cold, bonus=bonus)))
+    out.extend(_doubles(data.get("doubles")))
     people = data.get("participants") or []
     if len(people) > 1:
         out.extend(_participant(p) for p in people)
     out.extend(_make_up(data, group=len(people) > 1))
     if data.get("damage") is not None:
-        out.append(f"damage {data['damage']}")
+        out.append(Line(f"damage {data['damage']}", phrase("damage", n=data["damage"])))
     return out
 
 
@@ -53,16 +76,19 @@ def _details(data: Mapping[str, Any]) -> list[str]:
 _SHORT = {"coordinating": "", "declaration": " decl.", "retry": " retry", "modifier": " mod.", "weapon": " weapon"}
 
 
-def _make_up(data: Mapping[str, Any], group: bool) -> list[str]:
+def _make_up(data: Mapping[str, Any], group: bool) -> list[Line]:
     """``41 = base 21 +2`` ``+18 weapon``: how the total is made when it is more than the
     roller's own total (the command line's ``41 = 21 +2 coordinating +18 weapon``), in lines
-    that never break a part."""
+    that never break a part; said once, whole, with the first line."""
     params = data.get("params") or {}
     terms = make_up(data["base"], data.get("coordination", 0) if group else None, bool(params.get("declaration")),
                     bool(params.get("retry")), params.get("modifier") or 0, data.get("weapon_damage"))
     if not terms:
         return []
-    return pack([f"{data['total']} = base {data['base']}", *(f"{n:+d}{_SHORT[what]}" for n, what in terms)])
+    parts = tuple(phrase("infinity.part", n=signed(n), what=what) for n, what in terms)
+    said = phrase("infinity.make_up", total=data["total"], base=data["base"], parts=parts)
+    lines = pack([f"{data['total']} = base {data['base']}", *(f"{n:+d}{_SHORT[what]}" for n, what in terms)])
+    return [Line(line, said if i == 0 else SAID_ELSEWHERE) for i, line in enumerate(lines)]
 
 
 def _turns(data: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
@@ -71,17 +97,15 @@ def _turns(data: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
     people = data.get("participants") or []
     if len(people) < 2:
         return []
-    out = []
+    out: list[tuple[str, list[str]]] = []
     for n, p in enumerate(people):
         who = "leader" if p["role"] == "roller" else f"{p['role']} {n}"
-        lines = [_participant(p)]
-        if p.get("doubles") not in (None, "none"):
-            lines.append(f"DOUBLES: {p['doubles'].upper()}")
+        lines: list[str] = [_participant(p), *_doubles(p.get("doubles"))]
         if n + 1 < len(people):
             nxt = people[n + 1]
-            lines.append(f"next: {nxt['role']} {n + 1} ROLL")
+            lines.append(Line(f"next: {nxt['role']} {n + 1} ROLL", phrase("turn_next", who=f"{nxt['role']} {n + 1}")))
         else:
-            lines.append("ROLL: the total")
+            lines.append(Line("ROLL: the total", phrase("turn_total")))
         out.append((who, lines))
     return out
 

@@ -10,7 +10,15 @@ window.boardPageId = Math.random().toString(36).slice(2);  // a reload would cha
 let updates = 0;
 let drawing = false;
 
-const CHECK_MARKS = {verified: "✓", unchecked: "?", entered: "typed", test: "test", failed: "✗"};
+const CHECK_MARKS = {verified: "✓", uncoded: "✓ no code", unchecked: "?", entered: "typed", test: "test",
+                     failed: "✗"};
+// What a witness without photos flags (docs/fairness.md, "Problem codes" and the flags beside them).
+const FLAG_WORDS = {
+  "no-table-seed": ["session", "without a table seed: its owner could have chosen its seed"],
+  "mixed": ["roll", "with a typed mix: its player should recognise the text"],
+  "entered": ["roll", "typed in: nothing in it can be checked"],
+  "early-reveal": ["session", "revealed with at most one roll and followed within a minute by another"],
+};
 
 function plural(n, word, many) {
   return `${n} ${n === 1 ? word : many || word + "s"}`;
@@ -46,6 +54,10 @@ function badge(card) {
     box.append(el("p", "badge amber unchecked",
                   `? ${plural(num(checked.unchecked), "roll")} unchecked until the session is revealed`));
   }
+  const flags = checked.flags && typeof checked.flags === "object" ? checked.flags : {};
+  for (const [code, [noun, words]] of Object.entries(FLAG_WORDS)) {
+    if (num(flags[code])) box.append(el("p", "badge amber flag", `! ${plural(num(flags[code]), noun)} ${words}`));
+  }
   return box;
 }
 
@@ -60,9 +72,13 @@ function rollsList(card) {
     item.append(el("span", "outcome", str(roll.outcome, 40)));
     if (num(roll.total) !== null) item.append(el("span", "total", "= " + num(roll.total)));
     const player = num(roll.player) ? ` · P${num(roll.player)}` : "";
-    item.append(el("span", "meta", `${str(roll.name, 40)}${player}`));
+    // named as the OLED named it: its number in its session and its fingerprint
+    const name = str(roll.name, 40) || `entry ${str(roll.seq, 12)}`;
+    item.append(el("span", "meta", `${str(roll.system, 40)} ${name}${player}`));
     item.dataset.seq = str(roll.seq, 12);
-    item.title = check === "unchecked" ? "unchecked: its session is not revealed yet" : check;
+    item.title = check === "unchecked" ? "unchecked: its session is not revealed yet"
+      : check === "uncoded" ? "verified, in a session without a table seed: its owner could have chosen its seed"
+      : check;
     box.append(item);
   }
   if (!box.children.length) box.append(el("li", "roll none", "no rolls yet"));

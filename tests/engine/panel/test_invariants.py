@@ -143,6 +143,10 @@ def _may_request(before: PanelState, event: Event) -> bool:
 def _check_request(before: PanelState, event: Event, after: PanelState, request: str | None) -> None:
     if request is None:
         return
+    if request == sessions.OPEN:  # a ROLL with no session open: nothing is rolled, one is asked for
+        assert event.kind is P and event.button is Button.ROLL and before.sessions and not before.commitment
+        assert after.mode is Mode.MESSAGE and after.result is before.result
+        return
     assert request == sessions.REVEAL
     assert _may_request(before, event), (str(event), before.mode, before.item, before.armed)
     assert Mode.GUESS not in (before.mode, after.mode)

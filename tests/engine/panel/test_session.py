@@ -269,6 +269,7 @@ def test_no_reveal_during_a_finger_guess() -> None:
     reveal cannot be asked for in the middle of a roll."""
     panel = Panel(PanelConfig(systems=("fingers",), animation_seconds=0))
     _session(panel, sessions.committed(A, table_seed="31425512"))  # no table seed to offer
+    panel.tap(ROLL)  # its commitment, shown once
     panel.tap(ROLL)
     assert panel.state.mode is Mode.GUESS
     panel.press(MODE)  # MODE is the thumb: it is the guess

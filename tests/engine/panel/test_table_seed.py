@@ -69,8 +69,9 @@ def test_a_session_text_takes_only_a_table_seed_the_log_would(bad: str) -> None:
 
 def test_logged_texts_round_trip() -> None:
     assert sessions.parse_logged(sessions.roll_logged(12, H)) == sessions.Logged(number=12, entry=H)
-    assert sessions.parse_logged(sessions.roll_logged(12, H)).line == f"roll #12 {H[:8]}"
-    assert sessions.parse_logged(sessions.roll_logged(0, H)).line == f"entered {H[:8]}"
+    assert sessions.parse_logged(sessions.roll_logged(12, H)).line == f"#12 {H[:16]}"
+    assert sessions.parse_logged(sessions.roll_logged(1000, H)).line == f"1000 {H[:16]}"  # 21 characters
+    assert sessions.parse_logged(sessions.roll_logged(0, H)).line == f"hand {H[:16]}"
     assert sessions.parse_logged(sessions.seed_not_logged("No space left")) == sessions.Logged(
         problem="No space left", unlogged=True)
     assert sessions.parse_logged(sessions.seed_refused("too late")).problem == "too late"
@@ -89,7 +90,10 @@ def test_a_new_sessions_first_roll_asks_for_a_table_seed_and_draws_nothing() -> 
     assert panel.state.mode is Mode.TABLE_SEED and screen.kind == "seed"
     assert screen.qr == A  # the commitment's QR code beside the choices: photographed first
     assert screen.title == f"table seed? #{A[:8]}"
-    assert "PLUS: set table seed" in screen.lines and "ROLL: roll without" in screen.lines
+    assert "PLUS: set" in screen.lines and "ROLL: none" in screen.lines
+    assert screen.beside[:2] == (A[:8], A[8:16])  # 16 digits beside the QR code: 64 bits to match
+    # a text display reads what the OLED draws beside the QR code (issue 29: one wording)
+    assert set(screen.beside) - {""} <= set(screen.lines)
     assert panel.dice.calls == 0 and fx.rolled is None
 
 
@@ -167,12 +171,23 @@ def test_holds_on_the_page_do_nothing() -> None:
     assert panel.state.mode is Mode.TABLE_SEED and panel.state.code == (1,)
 
 
-def test_a_session_with_a_roll_or_a_seed_asks_nothing() -> None:
-    for text in (sessions.committed(A, started=True), sessions.committed(A, table_seed="dragon")):
+def test_a_session_seeded_or_rolled_in_elsewhere_is_shown_once_and_asks_nothing() -> None:
+    """A session the command line opened, seeded or rolled in is still shown (its QR code and
+    digits) before the panel's first roll in it: the table notes every session's commitment."""
+    for text, said in ((sessions.committed(A, started=True), "no code"),
+                       (sessions.committed(A, table_seed="dragon"), "dragon")):
         panel = Panel()
         _session(panel, text)
         panel.tap(ROLL)
+        screen = panel.screen
+        assert panel.state.mode is Mode.TABLE_SEED and screen.qr == A and said in screen.lines
+        assert panel.dice.calls == 0
+        panel.tap(PLUS)  # nothing to set
+        assert panel.state.mode is Mode.TABLE_SEED and panel.state.seed_step == "ask"
+        panel.tap(ROLL)
         assert panel.state.mode is Mode.RESULT
+        panel.tap(ROLL)  # shown once: the next ROLL rolls
+        assert panel.state.mode is Mode.RESULT and panel.dice.calls > 0
     panel = Panel()  # dice without sessions: nothing to seed
     panel.tap(ROLL)
     assert panel.state.mode is Mode.RESULT
@@ -234,11 +249,14 @@ def test_the_menu_shows_the_seed_and_enters_one_before_the_first_roll() -> None:
     panel = _fresh()
     _menu(panel, Item.TABLE_SEED)
     assert panel.screen.lines[0] == ">table seed none"
+    panel.tap(ROLL)  # the question first, from the menu too: the QR code to photograph
+    assert panel.state.mode is Mode.TABLE_SEED and panel.state.seed_step == "ask" and panel.screen.qr == A
+    assert "ROLL: roll without" not in panel.screen.lines  # ROLL chose the item: it goes on like PLUS
     panel.tap(ROLL)
     assert panel.state.mode is Mode.TABLE_SEED and panel.state.seed_step == "enter"
     panel.tap(*CODE, MODE)  # cancelled: back to the menu
     assert panel.state.mode is Mode.SETTINGS
-    panel.tap(ROLL, *CODE, ROLL)
+    panel.tap(ROLL, PLUS, *CODE, ROLL)
     assert _seeds(panel) == [(A, CODE_TEXT)] and panel.state.mode is Mode.SETTINGS
     _session(panel, sessions.committed(A, table_seed=CODE_TEXT))
     assert panel.screen.lines[0] == f">table seed {CODE_TEXT}"
@@ -278,12 +296,13 @@ def test_a_recorded_result_shows_its_fingerprint_on_every_page() -> None:
         panel.tap(FIELD)  # pool size: a long result that pages
     for _ in range(12):
         panel.tap(PLUS)
+    panel.tap(ROLL)  # the session's commitment first
     panel.tap(ROLL)
     assert panel.screen.foot == ""  # not in the log yet
     _logged(panel, sessions.roll_logged(12, H))
-    assert panel.screen.foot == f"roll #12 {H[:8]}" and panel.screen.text()[-1] == f"roll #12 {H[:8]}"
+    assert panel.screen.foot == f"#12 {H[:16]}" and panel.screen.text()[-1] == f"#12 {H[:16]}"
     panel.tick(2.0)
-    assert panel.screen.foot == f"roll #12 {H[:8]}"
+    assert panel.screen.foot == f"#12 {H[:16]}"
     panel.tap(ROLL)  # the next roll: its own fingerprint, none until it is logged
     assert panel.screen.foot == ""
 
@@ -292,7 +311,7 @@ def test_a_typed_in_roll_shows_its_entry() -> None:
     panel = Panel(PanelConfig(animation_seconds=0))
     panel.tap(ROLL)
     _logged(panel, sessions.roll_logged(0, H))
-    assert panel.screen.foot == f"entered {H[:8]}"
+    assert panel.screen.foot == f"hand {H[:16]}"
 
 
 def test_a_fingerprint_without_a_result_is_ignored() -> None:
@@ -312,7 +331,7 @@ def test_after_a_reveal_its_four_facts_then_the_new_commitment() -> None:
     screen = panel.screen
     assert panel.state.mode is Mode.CARD and screen.kind == "card"
     assert screen.qr == reveal_card(A, CODE_TEXT, 12, H)  # the very text `session close` codes
-    assert screen.beside == (f"#{A[:8]}", "rolls 12", "head", f"#{H[:8]}", "table seed", CODE_TEXT)
+    assert screen.beside == (f"#{A[:8]}", "rolls 12", "head", H[:8], H[8:16], "table seed", CODE_TEXT)
     assert screen.title == f"revealed #{A[:8]}"
     assert "".join(screen.lines[1:5]) == A and f"table seed {CODE_TEXT}" in screen.lines
     _session(panel, B)  # the next session: still the facts on screen ...

@@ -145,3 +145,21 @@ def test_the_panels_ranges_come_from_the_rules() -> None:
     p.set_list("hostile", [(79, -1, 0, 0)])  # 60 was the panel's end
     p.press(ROLL)
     assert p.effects[-1].rolled == engine.roll("immortal", hostile=["79"], faces=[10, 10])
+
+
+def test_no_roll_needed_keeps_the_session_and_its_table_seed_on_the_screen() -> None:
+    """Was: with "no roll needed" up, the table seed line turned to a second page (and the
+    screenshot showed it gone); the note now turns in the rows it leaves, if it must."""
+    from engine.panel import sessions
+    from engine.panel.model import Event, EventKind
+
+    p = _panel("infinity")
+    p.send(Event(EventKind.SESSION, text=sessions.committed("3fa2c1d0" * 8, table_seed="31425512")))
+    p.set_field("cr", 4)
+    p.set_field("rating", 5)
+    for _ in range(4):  # as the clock runs on, whatever page is up
+        text = _text(p)
+        assert text[-2:] == ["P1          #3fa2c1d0", "table seed 31425512"], text
+        assert "no roll needed:" in text and "cr 4 < rating 5" in text
+        assert sum(line.startswith((" ", ">")) for line in text) >= 3  # three rows of the page still show
+        p.tick(2.0)

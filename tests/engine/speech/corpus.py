@@ -54,6 +54,8 @@ def _all(p: Phrases) -> Iterator[tuple[str, str]]:
     yield from _not_counted(p)
     yield from _menu(p)
     yield from _table_seed(p)
+    yield from _lines(p)
+    yield from _full(p)
     for chance in (0.0, 0.003, 0.5, 0.996, 1.0):
         yield f"chance {chance}", said.chance(chance, p)
     panel = _panel("infinity")
@@ -62,7 +64,7 @@ def _all(p: Phrases) -> Iterator[tuple[str, str]]:
     data = panel.state.result.to_dict()
     yield "result without its chance", p.say("result_no_chance", system=said.system_name("infinity", p),
                                              outcome=p.outcomes[data["outcome"]],
-                                             score=said.score(panel.state, data, p))
+                                             score=said.score(data, p))
 
 
 def _panel(system: str) -> Panel:
@@ -160,6 +162,23 @@ def _menu(p: Phrases) -> Iterator[tuple[str, str]]:
         panel.press(FIELD)
 
 
+def _seed_shown(p: Phrases, commitment: str) -> Iterator[tuple[str, str]]:
+    """The question asked from the menu, and a session seeded or rolled in elsewhere shown
+    once before the panel rolls in it."""
+    panel = _panel("d6cv")
+    panel.send(Event(EventKind.SESSION, text=commitment))
+    panel.hold(MODE)
+    while panel.state.item is not Item.TABLE_SEED:
+        panel.press(FIELD)
+    panel.press(ROLL)
+    yield "table seed asked from the menu", said.utterance(panel.state, p) or ""
+    for text in (sessions.committed(commitment, table_seed="dragon 7"), sessions.committed(commitment, started=True)):
+        panel = _panel("d6cv")
+        panel.send(Event(EventKind.SESSION, text=text))
+        panel.press(ROLL)
+        yield f"a session shown once: {text[65:]}", said.utterance(panel.state, p) or ""
+
+
 def _table_seed(p: Phrases) -> Iterator[tuple[str, str]]:
     """A new session's table seed asked for, entered and set; a recorded result's number; the
     reveal's four facts with and without a table seed."""
@@ -179,7 +198,9 @@ def _table_seed(p: Phrases) -> Iterator[tuple[str, str]]:
     panel.send(Event(EventKind.SESSION, text=sessions.committed(commitment, table_seed="51244112")))
     panel.press(ROLL)
     panel.send(Event(EventKind.LOGGED, text=sessions.roll_logged(12, head)))
+    yield from _seed_shown(p, commitment)
     yield "recorded result", said.utterance(panel.state, p) or ""
+    yield "entered result", said.fingerprint(sessions.Logged(entry=head).line, p)
     for seed in ("51244112", None):
         panel.send(Event(EventKind.SESSION, text=sessions.revealed(commitment, rolls=12, head=head, table_seed=seed)))
         panel.hold(MODE)
@@ -189,3 +210,87 @@ def _table_seed(p: Phrases) -> Iterator[tuple[str, str]]:
         yield f"reveal card, table seed {seed}", said.utterance(panel.state, p) or ""
         panel.press(MODE)
         panel.press(MODE)
+
+
+#: Settings whose results, over a few seeds, write every kind of line the systems' results
+#: have (each :class:`~engine.systems.panel.Line`'s phrase): doubles, a group, a volley's
+#: damage, exploded dice, tracks, a contest's ties and criticals, hostiles, an opponent, a
+#: lock, a chain.
+LINE_SETTINGS: tuple[tuple[str, dict[str, object]], ...] = (
+    ("infinity", {"rating": 8, "cr": 10}),
+    ("infinity", {"rating": 8, "cr": 10, "helper": (8, 12), "related": ("8:2",), "declaration": True,
+                  "modifier": 2}),
+    ("infinity", {"rating": 8, "volley": True, "damage": 2, "defense": 8, "attacker": ("8:3",)}),
+    ("horizons", {"trait": 3, "skill": 2, "need": 2, "opponent_pool": 3, "body": 3, "resolve": 2,
+                  "wounds": (5, 1, 0), "stability": 3, "stability_boxes": 4, "stability_loss": 2}),
+    ("d6cv", {"stat": 5, "cv": 7, "repeat": 3, "goal": "any"}),
+    ("d6cv", {"stat": 5, "contest": "untargeted", "opponent_stat": 5}),
+    ("d6cv", {"stat": 5, "contest": "targeted", "opponent_stat": 5}),
+    ("d6cv", {"stat": 5, "skill": 2, "construction": "project", "complexity": 2}),
+    ("immortal", {"attribute": 5, "skill": 5, "tn": 15, "hostile": ("12:3", "3::1")}),
+    ("immortal", {"attribute": 5, "skill": 5, "tn": 15, "hostile": ("14:1", "3::1"), "auto_success": "yes"}),
+    ("immortal", {"attribute": 5, "skill": 5, "tn": 15}),
+    ("immortal", {"attribute": 5, "skill": 5, "tn": 15, "auto_success": "no"}),
+    ("immortal", {"attribute": 5, "skill": 3, "tn": 10, "auto_success": "best"}),
+    ("immortal", {"attribute": 5, "skill": 2, "tn": 12, "opponent": ("5+2",)}),
+    ("immortal", {"attribute": 5, "skill": 2, "tn": 12, "opponent_total": 13}),
+    ("immortal", {"attribute": 3, "skill": 0, "tn": 12, "untrained": True}),
+    ("fingers", {"choices": 3, "winners": 3, "guess": (1,)}),
+    ("fingers", {"chain": ("1/3", "2/4"), "guess": (1, 2)}),
+)
+
+
+def _lines(p: Phrases) -> Iterator[tuple[str, str]]:
+    """The first line of each kind in the results of LINE_SETTINGS over a few seeds, as said
+    (and the turns of a group roll)."""
+    import engine
+    from engine import systems
+    from engine.systems.panel import said_of
+    from tests.support import seeded_dice
+
+    seen: set[str] = set()
+    for system, params in LINE_SETTINGS:
+        panel = systems.get(system).panel
+        for seed in range(40):
+            data = engine.roll(system, rng=seeded_dice(f"lines {seed}".encode()), **params)
+            lines = [*panel.details(data), *(line for _, turn in panel.turns(data) for line in turn)]
+            for line in lines:
+                phrase = said_of(line)
+                key = phrase.key if phrase is not None else ""
+                marks = [v.key for v in (phrase.values.values() if phrase is not None else ())
+                         if isinstance(v, type(phrase)) and v.key]
+                if key and not ({key, *marks} <= seen):
+                    seen |= {key, *marks}
+                    yield f"{system} line {key}", " ".join(said.lines_said([line], p))
+            if data.get("total") is None and "versus_auto" not in seen:  # nothing rolled: automatic
+                seen.add("versus_auto")
+                yield f"{system} automatic", said.score(data, p)
+
+
+def _full(p: Phrases) -> Iterator[tuple[str, str]]:
+    """Everything on a screen (a held FIELD): a setup page, one that cannot roll, the menu,
+    a session's commitment and none; a code being entered."""
+    commitment = "3fa2c1d0" * 8
+    panel = _panel("fingers")
+    panel.send(Event(EventKind.SESSION, text=commitment))
+    yield "fingers page in full", said.utterance(panel.state, p, full=True) or ""
+    panel.set_field("spend", 2)
+    yield "fingers cannot roll in full", said.utterance(panel.state, p, full=True) or ""
+    panel.set_field("spend", 0)
+    panel.hold(MODE)
+    yield "settings in full", said.utterance(panel.state, p, full=True) or ""
+    panel.press(FIELD, FIELD, FIELD, FIELD)
+    assert panel.state.item is Item.SESSION
+    panel.press(ROLL)
+    yield "the commitment", said.utterance(panel.state, p) or ""
+    panel.press(MODE)
+    panel.send(Event(EventKind.SESSION, text="only 0 of the 256 bits"))
+    panel.press(ROLL)
+    yield "no session open", said.utterance(panel.state, p) or ""
+    panel.press(MODE, MODE)
+    panel.send(Event(EventKind.SESSION, text=commitment))
+    panel.press(ROLL, PLUS)
+    for button in (ROLL, MODE, FIELD, PLUS, PLUS, MODE, FIELD):
+        panel.press(button)
+    yield "table seed, one more", said.utterance(panel.state, p) or ""
+    yield "table seed in full", said.utterance(panel.state, p, full=True) or ""

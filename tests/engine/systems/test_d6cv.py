@@ -391,3 +391,36 @@ def test_describe_names_the_project_part_that_decided():
     # One-part checks keep their plain first line.
     lines = SPEC.describe(engine.roll_result("d6cv", faces=[3], construction="blueprint"))
     assert lines[0].startswith("d6 3 + stat 5")
+
+
+# --- the result screen (issue 29) ------------------------------------------------------------
+
+
+def _screen(faces, **params) -> list[str]:
+    return [str(line) for line in SPEC.panel.details(engine.roll("d6cv", faces=faces, **params))]
+
+
+@pytest.mark.parametrize(("faces", "won", "mark"), [
+    ([3, 6], False, "opp. 6 =12 CRIT"),  # the opponent's 6 decided it: not the player's fumble
+    ([4, 1], True, "opp. 1 =7 FUMBLE"),  # the opponent's 1: no critical of the player's 4
+    ([6, 4], True, "you 6 =11 CRIT"),
+    ([1, 3], False, "you 1 =6 FUMBLE"),
+])
+def test_a_contest_names_the_die_whose_critical_decided_it(faces, won, mark) -> None:
+    """Was ``fail FUMBLE`` on the player's 3 when the opponent's 6 decided, ``CRIT`` on the
+    player's 4 when the opponent rolled a 1; the command line says "lost on a critical"."""
+    lines = _screen(faces, stat=5, contest="targeted", opponent_stat=6)
+    text = " ".join(lines)
+    assert f"{'won' if won else 'lost'} on a critical" in lines
+    assert mark in text
+    assert "CRITICAL" not in text  # that is a check's own critical, not a contest's
+    assert text.count("CRIT") + text.count("FUMBLE") == 1
+
+
+def test_a_re_rolled_tie_reads_as_two_exchanges_not_a_sum() -> None:
+    """Was ``contest vs 6: 4+4 =9`` for a tie and its re-roll (the command line: "after 1 tie")."""
+    lines = _screen([4, 3, 4, 1], stat=5, contest="untargeted", opponent_stat=6)
+    text = " ".join(lines)
+    assert "4+4" not in text
+    assert text.startswith("success won on a critical tie: you 4 =9 opp. 3 =9 contest: you 4 =9")
+    assert "opp. 1 =7 FUMBLE ok" in text
