@@ -212,7 +212,7 @@ class NetworkConfig:
     mqtt: str = config_key("", "text")  # mqtt://HOST[:PORT] or mqtts://HOST[:PORT]
     store: str = config_key("", "text")
     tower: str = config_key("", "text")
-    username: str = config_key("", "text")  # "" = the tower id
+    username: str = config_key("", "text")  # "" = STORE/TOWER (what the shipped broker ACL binds)
     password_file: str = config_key("", "path")  # first line: the broker password ("" = no password)
     ca_file: str = config_key("", "path")  # mqtts: the CA certificate to trust ("" = the system's)
 

@@ -9,8 +9,16 @@ verification or the MQTT side.
 
 What an answer means (:func:`decide`): 2xx delivered; 429 waits as long as the receiver says
 (Discord's ``retry_after``, else ``Retry-After``) and tries again; 5xx, 408 and no answer at
-all (refused, reset, timed out) try again after a backoff that doubles from 0.5 s to 60 s;
-any other status (400, 401, 404, a redirect) gives that post up, with one logged line.
+all (refused, reset, timed out) try again after a backoff that doubles from 0.5 s to 60 s
+(a 429 between them starts it again from 0.5 s: the receiver is there); any other status
+(400, 401, 404, a redirect) gives that post up, with one logged line. The journal counts
+every try again from the first failure to the post that went through.
+
+Discord keeps no idempotency key: a post it saved whose answer the board never got (the
+board killed mid-request) would simply be posted twice. So before each Discord request the
+posts in it are marked ``tried`` in the record (committed before the request goes out); a
+post found ``tried`` when it is taken again (after a restart) goes out as a repeat, its
+footer saying it may be in the channel already.
 """
 
 from __future__ import annotations
@@ -86,7 +94,7 @@ class Answer:
 
 @dataclass(frozen=True)
 class Decision:
-    action: str  # "sent", "retry", "give_up"
+    action: str  # "sent", "retry" (a failure: backoff), "wait" (429: as long as asked), "give_up"
     wait: float = 0.0
     why: str = ""
 
@@ -119,17 +127,38 @@ def retry_after(answer: Answer, now: float) -> float | None:
 
 
 def decide(answer: Answer, attempt: int, *, rng: random.Random, now: float) -> Decision:
-    """What to do after ``answer`` to try number ``attempt + 1`` of one post."""
+    """What to do after ``answer``, the ``attempt``-th answer in a row of its class (``wait``:
+    429; ``retry``: 5xx, 408, no answer). The caller counts each class's run on its own
+    (:class:`Streaks`): a 429 is the receiver saying when to come back, not a failure, so the
+    5xx backoff after one starts again from its first step."""
     status = answer.status
     if status is not None and 200 <= status < 300:
         return Decision("sent")
     if status == 429:
         asked = retry_after(answer, now)
-        return Decision("retry", backoff(attempt, rng) if asked is None else asked, answer.said())
+        return Decision("wait", backoff(attempt, rng) if asked is None else asked, answer.said())
     if status is None or status >= 500 or status == 408:
         asked = retry_after(answer, now) if status is not None else None
         return Decision("retry", backoff(attempt, rng) if asked is None else asked, answer.said())
     return Decision("give_up", 0.0, answer.said())
+
+
+class Streaks:
+    """How many answers in a row of each class (``wait``, ``retry``) one post has had: an
+    answer of one class ends the other's run (its backoff starts again from the first step)."""
+
+    def __init__(self) -> None:
+        self.runs = {"wait": 0, "retry": 0}
+
+    def attempt(self, answer: Answer) -> int:
+        """The run the answer continues (before counting it)."""
+        return self.runs["wait" if answer.status == 429 else "retry"]
+
+    def count(self, decision: Decision) -> None:
+        if decision.action in self.runs:
+            other = "retry" if decision.action == "wait" else "wait"
+            self.runs[decision.action] += 1
+            self.runs[other] = 0
 
 
 def pause_after(answer: Answer) -> float:
@@ -315,7 +344,10 @@ class Deliverer:
     def __init__(self, hook: Webhook, hook_id: int, queue: HookQueue, db_path: str | Path,
                  report: Callable[[Delivered], None], status: HookStatus, *,
                  log: Callable[[str], None] | None = None, transport: HttpTransport | None = None,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None,
+                 before_post: Callable[[list[int], threading.Event], bool] | None = None) -> None:
+        """``before_post(ids, stop)``: the posts of a request are about to go out (for Discord:
+        marked tried in the record); False if the board stops first."""
         self.hook = hook
         self.hook_id = hook_id
         self.queue = queue
@@ -327,7 +359,9 @@ class Deliverer:
         self.rng = rng or random.Random()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"board-webhook-{hook_id}", daemon=True)
+        self.before_post = before_post
         self._failing_since: float | None = None
+        self._retries = 0  # tries again since the first failure, over every post
         self._quiet: tuple[str, float, int] | None = None  # (answer, first logged, given up since)
 
     def start(self) -> Deliverer:
@@ -383,6 +417,9 @@ class Deliverer:
                     self.queue.unclaim(rest)
                     given_back = True
 
+            if self.before_post is not None and not self.before_post([i for i, _ in sent], self._stop):
+                self.queue.release(items)
+                return
             outcome = self._post(payload, {"Idempotency-Key": key}, functools.partial(json.loads, encoded),
                                  on_retry=give_back)
             if outcome is None:  # stopping: they stay in the outbox
@@ -398,13 +435,14 @@ class Deliverer:
                 return
             items = rest
 
-    def _request(self, items: list[tuple[int, str]], found: dict[int, tuple[str, str, bytes]]) -> tuple[
+    def _request(self, items: list[tuple[int, str]], found: dict[int, tuple[str, str, bytes, bool]]) -> tuple[
             int, bytes, str]:
         """(how many of ``items`` from the first, the body, the Idempotency-Key) of the next request."""
         keys = [found[i][1] for i, _ in items]
         encoded = [found[i][2] for i, _ in items]  # each post's plain body as the outbox keeps it
         if self.hook.format == "discord":
-            bodies = [json.loads(b) for b in encoded[:posts.EMBEDS]]
+            bodies = [{**json.loads(b), **({"repeat": True} if found[i][3] else {})}
+                      for (i, _), b in zip(items[:posts.EMBEDS], encoded[:posts.EMBEDS], strict=False)]
             fit = posts.discord_fit(bodies)
             return fit, posts.encode(posts.discord_post(bodies[:fit])), ", ".join(keys[:fit])
         if self.hook.batch > 1:
@@ -416,13 +454,13 @@ class Deliverer:
               on_retry: Callable[[], None] = lambda: None) -> bool | None:
         """Post until it is delivered (True) or given up (False); None if the board stops first.
         ``on_retry`` is called before each wait to try again."""
-        attempt = 0
+        streaks = Streaks()
         self.status.state = "sending"
         while not self._stop.is_set():
             answer = self.transport.post(payload, headers)
-            decision = decide(answer, attempt, rng=self.rng, now=time.time())
+            decision = decide(answer, streaks.attempt(answer), rng=self.rng, now=time.time())
             if decision.action == "sent":
-                self._recovered(attempt)
+                self._recovered()
                 self.status.last_ok = time.time()
                 self.status.state, self.status.detail, self.status.retry_at = "idle", "", None
                 pause = pause_after(answer)
@@ -433,27 +471,30 @@ class Deliverer:
                 self._given_up(answer, what())
                 self.status.state, self.status.detail, self.status.retry_at = "idle", f"gave up: {answer.said()}", None
                 return False
-            self._retrying(decision, attempt)
+            self._retrying(decision)
             on_retry()
             if self._stop.wait(decision.wait):
                 return None
-            attempt += 1
+            streaks.count(decision)
         return None
 
-    def _retrying(self, decision: Decision, attempt: int) -> None:
+    def _retrying(self, decision: Decision) -> None:
         self.status.state = "retrying"
         self.status.detail = decision.why
         self.status.retry_at = time.time() + decision.wait
+        self._retries += 1
         if self._failing_since is None:
             self._failing_since = time.monotonic()
             self._log(f"board: webhook {self.hook.name}: {decision.why}; trying again in {decision.wait:.1f} s "
                       f"and on, with backoff ({len(self.queue)} posts waiting)")
 
-    def _recovered(self, attempt: int) -> None:
+    def _recovered(self) -> None:
         if self._failing_since is not None:
-            self._log(f"board: webhook {self.hook.name}: delivering again, after {attempt} retries in "
+            retries = f"{self._retries} {'retry' if self._retries == 1 else 'retries'}"
+            self._log(f"board: webhook {self.hook.name}: delivering again, after {retries} in "
                       f"{time.monotonic() - self._failing_since:.0f} s")
             self._failing_since = None
+        self._retries = 0
 
     def _given_up(self, answer: Answer, body: Any) -> None:
         """One line per post given up, or, for the same answer again within a minute, one line

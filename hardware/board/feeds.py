@@ -85,6 +85,8 @@ class Feeds:
         self._done: list[Delivered] = []  # delivered or given up in the batch under way
         self._live: list[Post] = []  # the batch's posts, for the live stream (/events?feed=1)
         self._outcomes: list[Delivered] = []  # reported by the hooks' threads, not taken yet
+        self._trying: list[tuple[list[int], threading.Event]] = []  # Discord posts to mark tried, not taken yet
+        self._tried: list[tuple[list[int], threading.Event]] = []  # taken into the batch under way
         self._outcomes_lock = threading.Lock()
         self._wake: Callable[[], object] = lambda: None
         with record.batch():
@@ -123,7 +125,9 @@ class Feeds:
         was empty: while the writer is busy, outcomes pile up and are taken in one transaction."""
         self._wake = wake
         for h in self.hooks:
-            h.deliverer = Deliverer(h.hook, h.id, h.queue, db_path, self._report, h.status, log=self._log).start()
+            before = self._mark_tried if h.hook.format == "discord" else None
+            h.deliverer = Deliverer(h.hook, h.id, h.queue, db_path, self._report, h.status, log=self._log,
+                                    before_post=before).start()
 
     def _report(self, done: Delivered) -> None:
         with self._outcomes_lock:
@@ -132,11 +136,30 @@ class Feeds:
         if first:
             self._wake()
 
+    def _mark_tried(self, ids: list[int], stop: threading.Event) -> bool:
+        """A Discord hook's thread, before a request: wait until its posts are marked tried in
+        a committed transaction (False: the hook stops first; they stay untried)."""
+        done = threading.Event()
+        with self._outcomes_lock:
+            self._trying.append((ids, done))
+            first = len(self._trying) + len(self._outcomes) == 1
+        if first:
+            self._wake()
+        while not done.wait(0.2):
+            if stop.is_set():
+                return False
+        return True
+
     def take_outcomes(self) -> None:
-        """In the writer's transaction: every outcome reported since the last time."""
+        """In the writer's transaction: every outcome reported since the last time, and the
+        posts to mark tried."""
         with self._outcomes_lock:
             outcomes, self._outcomes = self._outcomes, []
+            trying, self._trying = self._trying, []
         self._done += outcomes
+        for ids, _ in trying:
+            self.record.outbox_tried(ids)
+        self._tried += trying
 
     def close(self) -> None:
         """Stop every hook's thread (what it was posting stays in the outbox if not answered)."""
@@ -159,10 +182,10 @@ class Feeds:
         if not fresh:
             return
         wanting = [h for h in self.hooks if h.hook.wants("roll")]
+        numbers = self.record.roll_numbers(ledger.id, fresh)
         for entry in fresh:
             body = posts.roll_body(ledger.store, ledger.tower, entry, problem=ledger.problem,
-                                   problems=ledger.problems, decided_at=now,
-                                   number=self.record.roll_number(ledger.id, entry.get("session"), entry["seq"]))
+                                   problems=ledger.problems, decided_at=now, number=numbers.get(entry["seq"]))
             self._write(wanting, "roll", body, now)
         state.announced = max(e["seq"] for e in fresh)
         self.record.save_feed_tower(ledger.id, state.announced, state.red)
@@ -191,7 +214,7 @@ class Feeds:
     def housekeeping(self) -> None:
         """At the end of a batch: the posts delivered, given up or dropped from a full queue since
         the last one go out of the outbox, counted (one statement per hook and kind)."""
-        dropped, self._dropped = self._dropped, []
+        dropped = self._dropped  # kept until the batch is committed (a batch rolled back writes them again)
         for h, ids in dropped:
             self.record.outbox_done(h.id, ids, dropped=len(ids))
         by_hook: dict[tuple[int, bool], tuple[list[int], float]] = {}
@@ -214,6 +237,10 @@ class Feeds:
         live, self._live = self._live, []
         new, self._new = self._new, []
         done, self._done = self._done, []
+        self._dropped = []
+        tried, self._tried = self._tried, []
+        for _, marked in tried:  # committed: the hook's thread may post them now
+            marked.set()
         for d in done:  # out of the outbox for good: no longer waiting
             h = next((h for h in self.hooks if h.id == d.hook_id), None)
             if h is not None:
@@ -226,15 +253,16 @@ class Feeds:
         return live
 
     def rolled_back(self) -> None:
-        """The batch was rolled back: its posts never existed, what it took out of the outbox is
-        back (posted again: the receiver has the idempotency key); the feed state as the record has it."""
+        """The batch was rolled back: its posts never existed; the outcomes it took (posts
+        delivered or given up) and the posts dropped from a full queue are taken again by the
+        next batch (a delivered post is never posted again for a batch that failed); the feed
+        state as the record has it."""
         self._new.clear()
         self._live.clear()
-        for d in self._done:
-            h = next((h for h in self.hooks if h.id == d.hook_id), None)
-            if h is not None:
-                h.queue.unclaim(list(d.items))
-        self._done.clear()
+        with self._outcomes_lock:
+            self._outcomes[:0] = self._done
+            self._trying[:0] = self._tried
+        self._done, self._tried = [], []
         self.towers = {t: FeedTower(*s) for t, s in self.record.feed_towers().items()}
 
     def _queue(self, h: Hook, items: list[tuple[int, str]]) -> None:

@@ -20,18 +20,20 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from hardware.board.messages import MARKS, entry_problems, params_view, result_of, roll_view, text
-from hardware.board.record import Record, TowerRow, canonical
+from hardware.board.messages import MARKS, entry_problems, params_view, result_of, roll_view, shown, text
+from hardware.board.record import Record, TowerRow, canonical, session_column
 from hardware.board.stats import Stats
 from hardware.board.verdict import Counts
 from hardware.rolllog import GENESIS
 
 #: Rolls a card shows.
 LAST_ROLLS = 8
+#: Sessions whose last roll number a tower's ledger remembers (a tower rolls in one at a time).
+NUMBERED_SESSIONS = 8
 #: Bytes of entries from the future one tower may have waiting (at least one entry always fits).
 PENDING_BYTES = 1 << 20
 #: Seqs with conflicting entries kept per tower; beyond, a further conflict is counted only
@@ -67,6 +69,8 @@ class Ledger:
     problem: str | None = None
     problems: int = 0
     counts: Counts = field(default_factory=Counts)
+    marked: int = 0  # rolls marked verified on the path (what the card counts: never more than its rolls)
+    numbers: OrderedDict[str, tuple[int, int]] = field(default_factory=OrderedDict)  # session -> (number, seq)
     stats: Stats = field(default_factory=Stats)
     last: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=LAST_ROLLS))
     setting: tuple[str | None, dict[str, Any]] = (None, {})
@@ -119,6 +123,7 @@ class Ledger:
                 flags = kept.pop("flags", {})
                 ledger.counts = Counts(**{k: int(v) for k, v in kept.items()},
                                        flags=tuple(sorted((str(k), int(v)) for k, v in flags.items())))
+        ledger.marked = row.marked if row.marked is not None else record.count_marked(row.id)
         ledger.stats = Stats.from_plain(record.stats(row.id))
         for seq in _conflict_seqs(record, row.id):
             ledger.conflicts += 1
@@ -135,8 +140,10 @@ class Ledger:
         self.problem = _headline(first[0]) if first else None
         self.problems = record.count_findings(self.id)
         self.last.clear()
+        self.numbers.clear()
         for entry, mark, number in reversed(record.last_rolls(self.id, LAST_ROLLS)):
             self._show(entry, mark, number)
+            self._numbered(entry, number)
         session = record.last_of_kind(self.id, "session")
         reveal = record.last_of_kind(self.id, "reveal")
         self.open_session = None
@@ -149,7 +156,7 @@ class Ledger:
     def _show(self, entry: Entry, mark: int, number: int | None = None) -> None:
         self.last.appendleft(roll_view(entry, mark, number))
         result = result_of(entry)
-        self.setting = (text(result.get("system"), 40), params_view(result.get("params")))
+        self.setting = (text(result.get("system"), 40), params_view(result.get("params"), result.get("system")))
 
     def card(self) -> dict[str, Any]:
         """Everything one card on the page shows (every value of a known type)."""
@@ -161,7 +168,7 @@ class Ledger:
                 "session"), "seq": self.head_seq, "missing": self.missing, "duplicates": self.duplicates,
             "conflicts": self.conflicts, "revealed": c.revealed, "replay_pending": self.check_due or self.checking,
             "open_sessions": max(0, c.sessions - c.revealed),
-            "checked": {"verified": c.verified, "unchecked": c.unchecked, "entered": c.entered, "test": c.test,
+            "checked": {"verified": self.marked, "unchecked": c.unchecked, "entered": c.entered, "test": c.test,
                         "flags": dict(c.flags)},
             "last": list(self.last), "stats": self.stats.to_dict(),
         }
@@ -263,7 +270,7 @@ class Ledger:
             self.find(record, seq, f"entry {seq}: conflicting entries at seq {seq} ({shown}): both kept as "
                                    "evidence, neither adopted", now)
             self.reset_checks(record)
-            self._recount(record)
+            self.recount(record)
 
     def _parent_kept(self, record: Record, seq: int, prev: Any) -> bool:
         if seq == 1:
@@ -341,7 +348,7 @@ class Ledger:
                 break
             seq, digest = seq - 1, parent
         self.reset_checks(record)
-        self._recount(record)
+        self.recount(record)
 
     def _kept(self, record: Record, entry: Entry, conflict: bool, now: float) -> None:
         self.head_seq, self.head_hash = entry["seq"], entry["hash"]
@@ -354,8 +361,9 @@ class Ledger:
         kind = entry["kind"]
         if kind == "roll" and not conflict:
             self.rolls += 1
-            self._show(entry, ENTERED if _entered(entry) else 0,
-                       record.roll_number(self.id, entry.get("session"), entry["seq"]))
+            number = self._number(record, entry)
+            self._show(entry, ENTERED if _entered(entry) else 0, number)
+            self._numbered(entry, number)
         elif kind == "session":
             self.sessions += 1
             self.open_session = {"session": text(entry.get("session"), 40),
@@ -364,7 +372,28 @@ class Ledger:
                 and self.open_session.get("session") == text(entry.get("session"), 40):
             self.open_session = None
 
-    def _recount(self, record: Record) -> None:
+    def _number(self, record: Record, entry: Entry) -> int | None:
+        """A roll's number in its session: one more than the last roll of its session kept
+        (the path grows in order), else read from the record (a session seen again)."""
+        sid = session_column(entry)
+        if sid is None:
+            return None
+        known = self.numbers.get(sid)
+        if known is not None and known[1] < entry["seq"]:
+            return known[0] + 1
+        return record.roll_numbers(self.id, [entry]).get(entry["seq"])
+
+    def _numbered(self, entry: Entry, number: int | None) -> None:
+        sid = session_column(entry)
+        if sid is None or number is None:
+            return
+        self.numbers[sid] = (number, entry["seq"])
+        self.numbers.move_to_end(sid)
+        while len(self.numbers) > NUMBERED_SESSIONS:
+            self.numbers.popitem(last=False)
+
+    def recount(self, record: Record) -> None:
+        """Rolls and sessions on the path, counted in the record (after the path changed)."""
         self.rolls = record.count_path(self.id, "roll") - _count_conflicting_rolls(record, self.id)
         self.sessions = record.count_path(self.id, "session")
         self.refresh(record)
@@ -380,6 +409,7 @@ class Ledger:
         self.stats = Stats()
         self.stats_version = time.monotonic_ns()
         self.counts = Counts()
+        self.marked = 0
 
     # --- entries from the future --------------------------------------------------------------------------
 
@@ -441,8 +471,10 @@ def _prev_mismatch(seq: int) -> str:
 
 
 def _headline(finding: tuple[int | None, str, str]) -> str:
+    """A finding as the card's headline: a tower's text quoted in it shown escaped (bidi and
+    format characters, lone surrogates), never as itself."""
     _, source, message = finding
-    return f"replay: {message}" if source == "verifier" else message
+    return shown(f"replay: {message}" if source == "verifier" else message)
 
 
 def _conflict_seqs(record: Record, tower_id: int) -> list[int]:

@@ -12,9 +12,11 @@ whole numbers and booleans, so the page never meets a type it does not expect.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
@@ -34,6 +36,8 @@ SHOWN_DICE = 40
 SHOWN_PARAMS = 12
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
+#: The highest seq the board keeps (SQLite's largest integer; a roll log never gets near it).
+MAX_SEQ = (1 << 63) - 1
 Entry = dict[str, Any]
 _HEX = re.compile(r"[0-9a-f]{64}")
 
@@ -99,8 +103,32 @@ def describe(value: Any) -> str:
     return type(value).__name__
 
 
+#: Characters a tower's text never shows as themselves (control, format: bidi overrides and
+#: isolates, zero-width; lone surrogates, private use, line and paragraph separators): each is
+#: shown as its escape, so no value can reverse, hide or break the page's text around it.
+_HIDDEN = frozenset(("Cc", "Cf", "Cs", "Co", "Zl", "Zp"))
+
+
+def _shown(c: str) -> str:
+    if c in "\n\r\t":
+        return " "
+    if unicodedata.category(c) not in _HIDDEN:
+        return c
+    code = ord(c)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def shown(text: str) -> str:
+    """``text`` on one line with every control and format character shown as an escape
+    (``\\u202e``): what the page, the API's cards and the findings say of a tower's text."""
+    if text.isprintable():
+        return text
+    return "".join(_shown(c) for c in text)
+
+
 def clip(text: str, limit: int = TEXT_CHARS) -> str:
-    text = text.replace("\n", " ").replace("\r", " ")
+    """:func:`shown`, at most ``limit`` characters."""
+    text = shown(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -130,7 +158,9 @@ def log_entry(body: Any, store: str, tower: str) -> Entry:
     if not isinstance(entry, dict) or not whole(seq):
         raise Rejected("a log message without a log entry (no whole-number seq)")
     if seq < 1:
-        raise Rejected(f"an entry with seq {seq}")
+        raise Rejected(f"an entry with seq {clip(str(seq), 60)}")
+    if seq > MAX_SEQ:
+        raise Rejected(f"an entry with seq {clip(str(seq), 60)}, past 2^63 - 1, the highest seq the board keeps")
     missing = [k for k in ("prev", "hash", "kind") if k not in entry]
     if missing:
         raise Rejected(f"entry {seq}: missing field(s) {', '.join(missing)}")
@@ -206,7 +236,9 @@ def status_body(body: Any, store: str, tower: str) -> dict[str, Any]:
     if state not in ("online", "offline"):
         raise Rejected(f"a status message whose state is {describe(state)}, expected online or offline")
     seq = body.get("seq")
-    return {"state": state, "seq": seq if whole(seq) and seq >= 0 else None}
+    if whole(seq) and not 0 <= seq <= MAX_SEQ:
+        raise Rejected(f"a status message whose seq is {clip(str(seq), 60)}, expected 0 to 2^63 - 1")
+    return {"state": state, "seq": seq}
 
 
 # --- what the page shows ------------------------------------------------------------------------------
@@ -228,7 +260,7 @@ def text(value: Any, limit: int = TEXT_CHARS) -> str | None:
         return "…"
 
 
-def number(value: Any) -> int | float | None:
+def number_view(value: Any) -> int | float | None:
     """A finite number of at most 15 digits, or None."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
@@ -237,27 +269,65 @@ def number(value: Any) -> int | float | None:
     return value if abs(value) < 1e15 else None
 
 
-def params_view(params: Any) -> dict[str, str | int | float | bool | None]:
-    """A roll's parameters as the page shows them: short keys, scalar values."""
+#: How many of a system's parameters (in the order the system declares them) are its main
+#: ones, always shown; the others are shown when they differ from the system's default.
+MAIN_PARAMS = 2
+
+
+def _declared(system: Any) -> tuple[tuple[str, Any], ...] | None:
+    """(name, default) of a system's parameters in the order it declares them (None: a system
+    the board does not know; a tower may name anything, so only known ids are looked up)."""
+    from engine.systems import SYSTEM_IDS
+
+    return _declared_by_id(system) if isinstance(system, str) and system in SYSTEM_IDS else None
+
+
+@functools.cache
+def _declared_by_id(system: str) -> tuple[tuple[str, Any], ...]:
+    from engine.systems import get
+
+    spec = get(system)
+    return tuple((p.name, list(p.default) if isinstance(p.default, tuple) else p.default) for p in spec.params)
+
+
+def _unset(value: Any) -> bool:
+    return value is None or value is False or value == "" or value == [] or value == {}
+
+
+def params_view(params: Any, system: Any = None) -> dict[str, str | int | float | bool | None]:
+    """A roll's setting as a card, the overlay and a Discord post show it: the system's main
+    parameters and those that differ from its defaults, in the order the system declares
+    them (d6cv: stat, skill, then cv if not 5, ...), then any other set key a tower wrote;
+    short keys, scalar values, at most :data:`SHOWN_PARAMS`."""
     if not isinstance(params, dict):
         return {}
+    declared = _declared(system)
+    chosen: list[tuple[Any, Any]] = []
+    if declared is not None:
+        for n, (name, default) in enumerate(declared):
+            if name in params and (n < MAIN_PARAMS or (params[name] != default and not _unset(params[name]))):
+                chosen.append((name, params[name]))
+        known = {name for name, _ in declared}
+        chosen += [(k, v) for k, v in params.items() if k not in known and not _unset(v)]
+    else:
+        chosen = [(k, v) for k, v in params.items() if not _unset(v)]
     out: dict[str, str | int | float | bool | None] = {}
-    for n, (key, value) in enumerate(params.items()):
-        if n >= SHOWN_PARAMS:
-            break
-        kind = type(value)
-        if value is None or kind is bool or (kind is int and -10**15 < value < 10**15):
-            shown: Any = value
-        elif kind is str:
-            shown = value if len(value) <= 40 and "\n" not in value else clip(value, 40)
-        elif kind is float:
-            shown = value if math.isfinite(value) and abs(value) < 1e15 else None
-        elif kind is list and all(type(v) in (str, int, float) for v in value):
-            shown = text(",".join(str(v) for v in value), 40)
-        else:
-            shown = text(value, 40)
-        out[key if type(key) is str and len(key) <= 30 else clip(str(key), 30)] = shown
+    for key, value in chosen[:SHOWN_PARAMS]:
+        out[clip(key, 30) if type(key) is str else clip(str(key), 30)] = _scalar(value)
     return out
+
+
+def _scalar(value: Any) -> str | int | float | bool | None:
+    kind = type(value)
+    if value is None or kind is bool or (kind is int and -10**15 < value < 10**15):
+        return value
+    if kind is str:
+        return clip(value, 40)
+    if kind is float:
+        return value if math.isfinite(value) and abs(value) < 1e15 else None
+    if kind is list and all(type(v) in (str, int, float) for v in value):
+        return text(",".join(str(v) for v in value), 40)
+    return text(value, 40)
 
 
 def dice_view(dice: Any) -> list[int]:
@@ -272,6 +342,16 @@ def dice_view(dice: Any) -> list[int]:
 MARKS = ("unchecked", "verified", "entered", "test", "failed", "uncoded")
 
 
+def roll_name(entry: Entry, number: int | None) -> str:
+    """How the board names a roll, as the tower's screen does (``#12 a1b2c3d4e5f6a7b8``,
+    ``hand …`` for a hand typed in; docs/fairness.md, "Fingerprints"); "" when its hash is
+    no entry hash."""
+    digest = entry.get("hash")
+    if not (isinstance(digest, str) and _HEX.fullmatch(digest)):
+        return ""
+    return fingerprint_line(number if number and whole(number) else 0, digest)
+
+
 def roll_view(entry: Entry, mark: int = 0, in_session: int | None = None) -> dict[str, Any]:
     """The part of a roll entry a card or the overlay shows, every value of a known type;
     ``name`` is what the OLED showed for it (``#12 a1b2c3d4e5f6a7b8``, ``in_session`` its
@@ -280,13 +360,11 @@ def roll_view(entry: Entry, mark: int = 0, in_session: int | None = None) -> dic
     seq = entry.get("seq")
     success = result.get("success")
     player = entry.get("player")
-    digest = entry.get("hash")
-    shown = fingerprint_line(in_session or 0, digest) if isinstance(digest, str) and _HEX.fullmatch(digest) else ""
     return {
         "seq": seq if whole(seq) else None, "time": text(entry.get("time"), 40),
-        "number": in_session if in_session and whole(in_session) else None, "name": shown,
+        "number": in_session if in_session and whole(in_session) else None, "name": roll_name(entry, in_session),
         "system": text(result.get("system"), 40), "dice": dice_view(result.get("dice")),
-        "outcome": text(result.get("outcome"), 40), "total": number(result.get("total")),
+        "outcome": text(result.get("outcome"), 40), "total": number_view(result.get("total")),
         "success": success if isinstance(success, bool) else None,
         "player": player if whole(player) and 0 <= player < 10**6 else None,
         "kind": text(entry.get("roll_kind", "rolled"), 20),

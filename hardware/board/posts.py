@@ -47,6 +47,9 @@ SHOWN_CHARS = 80
 PROBLEM_CHARS = 600
 
 GREEN, GREY, AMBER, RED = 0x2E9E5B, 0x747F8D, 0xC9892A, 0xD2413A
+#: What a Discord post says when it may be in the channel already (the board stopped while
+#: Discord was answering it: Discord's webhooks keep no idempotency key, so it cannot tell).
+REPEAT = "sent again after the board restarted: it may be above already"
 #: ASCII punctuation: every one of them can be escaped with a backslash in Discord's markdown.
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 VERIFIED = MARKS.index("verified")
@@ -173,8 +176,9 @@ def _roll_embed(body: Body) -> dict[str, Any]:
     fields = []
     if view["dice"]:
         fields.append(_field("Dice", " · ".join(str(d) for d in view["dice"])))
-    # A setting's unset values (None, an empty list) are left out: a chat line, not the whole record.
-    setting = " · ".join(f"{md(k, 30)} {md(v, 40)}" for k, v in params_view(result.get("params")).items()
+    # The system's main parameters and those not at their defaults (params_view): a chat line, not the record.
+    shown = params_view(result.get("params"), result.get("system"))
+    setting = " · ".join(f"{md(k, 30)} {md('yes' if v is True else v, 40)}" for k, v in shown.items()
                          if v is not None and v != "")
     if setting:
         fields.append(_field("Setting", setting))
@@ -187,8 +191,8 @@ def _roll_embed(body: Body) -> dict[str, Any]:
         "description": headline,
         "color": GREEN if view["success"] is True else GREY if view["success"] is False else AMBER,
         "fields": fields[:FIELDS],
-        "footer": {"text": plain(f"{_name(body, entry)} · ✓ verified by the dicetower board",
-                                 FOOTER_CHARS)},
+        "footer": {"text": plain(f"{_name(body, entry)} · ✓ verified by the dicetower board"
+                                 + (f" · {REPEAT}" if body.get("repeat") else ""), FOOTER_CHARS)},
     }
     when = _timestamp(entry.get("time"))
     if when is not None:

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.errors import clip
 from hardware.board import BoardError
 from hardware.rolllog import GENESIS
 from hardware.safefile import open_file
@@ -64,6 +65,12 @@ MARK_VERIFIED, MARK_ENTERED, MARK_TEST, MARK_FAILED, MARK_UNCODED = 1, 2, 3, 4, 
 #: The marks of a roll replay verified (``uncoded``: in a session without a table seed).
 VERIFIED_MARKS = (MARK_VERIFIED, MARK_UNCODED)
 MARK_BY_LABEL = {"entered": MARK_ENTERED, "test": MARK_TEST}
+
+#: Columns added to schema 1 since (table, column, type): made by :meth:`Record._migrate`.
+_ADDED: tuple[tuple[str, str, str], ...] = (
+    ("towers", "marked", "INTEGER"),  # the tower's rolls marked verified (a card never counts more than it has)
+    ("outbox", "tried", "INTEGER NOT NULL DEFAULT 0"),  # a Discord post handed to the receiver at least once
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -111,6 +118,91 @@ CREATE TABLE IF NOT EXISTS feed_towers(
 """
 
 Entry = dict[str, Any]
+#: The largest integer SQLite stores (a seq, a count): 2^63 - 1.
+MAX_INTEGER = (1 << 63) - 1
+
+
+class RecordError(BoardError):
+    """The record cannot be used at all (damaged, full, read-only) when the board starts:
+    one line, and the command line's exit status 4 ("cannot record")."""
+
+    def __str__(self) -> str:
+        return clip(Exception.__str__(self), 1000)  # its path and what to do, whole
+
+
+class Unstorable(BoardError):
+    """A value a tower sent that no column can hold (an integer past 64 bits): the finding of
+    the message that carried it, never the board's failure."""
+
+
+#: SQLite's primary result codes that mean the record itself is in trouble (not a message's
+#: fault): what the page, the API and the journal say instead of "live".
+_TROUBLE = {
+    sqlite3.SQLITE_FULL: "the disk is full",
+    sqlite3.SQLITE_READONLY: "the record is read-only",
+    sqlite3.SQLITE_IOERR: "the disk gives an I/O error",
+    sqlite3.SQLITE_CANTOPEN: "the record cannot be opened",
+    sqlite3.SQLITE_CORRUPT: "the record is damaged",
+    sqlite3.SQLITE_NOTADB: "the record is damaged (not an SQLite database)",
+    sqlite3.SQLITE_NOMEM: "out of memory",
+    sqlite3.SQLITE_PERM: "no permission to write the record",
+    sqlite3.SQLITE_BUSY: "the record is locked by another process",
+    sqlite3.SQLITE_LOCKED: "the record is locked",
+    sqlite3.SQLITE_PROTOCOL: "the record's lock protocol failed",
+}
+
+
+def record_trouble(exc: BaseException) -> str | None:
+    """What is wrong with the record if ``exc`` says the record itself failed (a full disk,
+    a read-only or damaged file), else None (the message or the board's code is at fault)."""
+    if isinstance(exc, MemoryError):
+        return "out of memory"
+    if not isinstance(exc, sqlite3.DatabaseError) or isinstance(
+            exc, sqlite3.IntegrityError | sqlite3.ProgrammingError | sqlite3.DataError):
+        return None
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:  # raised without SQLite's code: by its words
+        text = str(exc)
+        return next((why for words, why in _WORDS if words in text), "the record failed")
+    return _TROUBLE.get(code & 0xFF)
+
+
+_WORDS = (("full", _TROUBLE[sqlite3.SQLITE_FULL]), ("readonly", _TROUBLE[sqlite3.SQLITE_READONLY]),
+          ("malformed", _TROUBLE[sqlite3.SQLITE_CORRUPT]), ("not a database", _TROUBLE[sqlite3.SQLITE_NOTADB]),
+          ("disk I/O", _TROUBLE[sqlite3.SQLITE_IOERR]))
+
+
+def storable_text(text: str) -> str:
+    """``text`` as the record can keep it: UTF-8, so a lone surrogate (which a tower can send
+    as ``"\\udfff"`` in JSON, and JSON decodes) is kept as the escape ``\\udfff``."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _storable(value: Any) -> Any:
+    if isinstance(value, str):
+        return storable_text(value)
+    if type(value) is int and not -MAX_INTEGER - 1 <= value <= MAX_INTEGER:
+        digits = str(value) if abs(value) < 10**40 else f"{str(value)[:20]}… ({len(str(abs(value)))} digits)"
+        raise Unstorable(f"the number {digits} is past 64 bits, more than the record holds")
+    return value
+
+
+class _Connection(sqlite3.Connection):
+    """A connection whose every parameter is made storable first: text as UTF-8 (lone
+    surrogates escaped), integers checked against 64 bits (:class:`Unstorable`). Whatever a
+    tower put in a value, writing it never raises an encoding or overflow error."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        return super().execute(sql, tuple(_storable(v) for v in parameters))
+
+    def executemany(self, sql: str, parameters: Iterable[Any], /) -> sqlite3.Cursor:
+        return super().executemany(sql, (tuple(_storable(v) for v in row) for row in parameters))
 
 
 def canonical(entry: Entry) -> bytes:
@@ -142,7 +234,8 @@ def session_column(entry: Entry) -> str | None:
 
 def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
-    conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False, isolation_level=None)
+    conn = sqlite3.connect(uri, uri=True, timeout=30, check_same_thread=False, isolation_level=None,
+                           factory=_Connection)
     conn.execute("PRAGMA busy_timeout = 30000")
     if readonly:
         conn.execute("PRAGMA query_only = 1")
@@ -168,6 +261,7 @@ class TowerRow:
     duplicates: int
     findings_dropped: int
     verdict: dict[str, Any] | None
+    marked: int | None = None  # rolls marked verified (None: a record from before it was kept)
 
 
 class Record:
@@ -175,7 +269,7 @@ class Record:
     Changes are grouped into transactions by :meth:`batch`."""
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
-        self.directory = Path(directory).expanduser().absolute()
+        self.directory = Path(directory).absolute()
         self._lock_fd = _take_lock(self.directory)
         self.path = database_path(self.directory)
         try:
@@ -184,9 +278,10 @@ class Record:
             self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.executescript(SCHEMA)
             self._check_version()
-        except sqlite3.DatabaseError as exc:
+            self._migrate()
+        except (sqlite3.DatabaseError, MemoryError) as exc:
             os.close(self._lock_fd)
-            raise BoardError(f"--data: cannot use {self.path}: {exc}") from None
+            raise unusable(self.path, exc) from None
         self._in_batch = False
 
     def _check_version(self) -> None:
@@ -196,6 +291,23 @@ class Record:
         elif row[0] != str(SCHEMA_VERSION):
             raise sqlite3.DatabaseError(f"it was written by another version of the board (schema {row[0]})")
 
+    def _migrate(self) -> None:
+        """Columns added since schema 1 (an older board ignores them)."""
+        for table, column, kind in _ADDED:
+            names = {r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")}
+            if column not in names:
+                self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+    def check(self) -> None:
+        """Read every page of the record once (SQLite's quick check): a damaged record is
+        found at start-up, one line, not halfway through the night."""
+        try:
+            rows = self.conn.execute("PRAGMA quick_check(1)").fetchall()
+        except (sqlite3.DatabaseError, MemoryError) as exc:
+            raise unusable(self.path, exc) from None
+        if rows != [("ok",)]:
+            raise unusable(self.path, sqlite3.DatabaseError(f"database disk image is malformed ({rows[0][0]})"))
+
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
             self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -204,7 +316,9 @@ class Record:
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
-        """One transaction around a group of changes (nested: the outer one commits)."""
+        """One transaction around a group of changes (nested: the outer one commits). Any
+        failure rolls the whole of it back (SQLite may have rolled it back itself already,
+        after a full disk or an I/O error)."""
         if self._in_batch:
             yield
             return
@@ -212,11 +326,12 @@ class Record:
         self.conn.execute("BEGIN")
         try:
             yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        else:
             self.conn.execute("COMMIT")
+        except BaseException:
+            if self.conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+            raise
         finally:
             self._in_batch = False
 
@@ -225,10 +340,10 @@ class Record:
     def towers(self) -> list[TowerRow]:
         rows = self.conn.execute(
             "SELECT id, store, tower, first_seen, last_heard, status, head_seq, head_hash, rolls, sessions, "
-            "duplicates, findings_dropped, verdict FROM towers ORDER BY id").fetchall()
+            "duplicates, findings_dropped, verdict, marked FROM towers ORDER BY id").fetchall()
         return [TowerRow(id=r[0], store=r[1], tower=r[2], first_seen=r[3], last_heard=r[4], status=_json(r[5]),
                          head_seq=r[6], head_hash=r[7] or GENESIS, rolls=r[8], sessions=r[9], duplicates=r[10],
-                         findings_dropped=r[11], verdict=_json(r[12])) for r in rows]
+                         findings_dropped=r[11], verdict=_json(r[12]), marked=r[13]) for r in rows]
 
     def add_tower(self, store: str, tower: str, now: float) -> int:
         cur = self.conn.execute("INSERT INTO towers(store, tower, first_seen, last_heard, head_hash) "
@@ -423,6 +538,11 @@ class Record:
         self.conn.execute("UPDATE hooks SET sent = sent + ?, failed = failed + ?, dropped = dropped + ?, "
                           "last_ok = coalesce(?, last_ok) WHERE id = ?", (sent, failed, dropped, ok_at, hook_id))
 
+    def outbox_tried(self, ids: Iterable[int]) -> None:
+        """Posts about to be handed to a receiver that keeps no idempotency key (Discord): if the
+        board stops before their answer, they go again marked as a possible repeat."""
+        self.conn.executemany("UPDATE outbox SET tried = 1 WHERE id = ?", [(i,) for i in ids])
+
     def feed_towers(self) -> dict[int, tuple[int, bool]]:
         """tower id -> (the last roll announced, whether its red alert went out)."""
         return {t: (a, bool(r)) for t, a, r in self.conn.execute("SELECT tower_id, announced, red FROM feed_towers")}
@@ -430,6 +550,33 @@ class Record:
     def save_feed_tower(self, tower_id: int, announced: int, red: bool) -> None:
         self.conn.execute("INSERT INTO feed_towers VALUES (?, ?, ?) ON CONFLICT(tower_id) DO UPDATE SET "
                           "announced = excluded.announced, red = excluded.red", (tower_id, announced, int(red)))
+
+    def count_marked(self, tower_id: int) -> int:
+        """The tower's rolls on the path, not in conflict, marked verified."""
+        (n,) = self.conn.execute("SELECT count(*) FROM entries WHERE tower_id = ? AND path = 1 AND conflict = 0 "
+                                 "AND kind = 'roll' AND mark = ?", (tower_id, MARK_VERIFIED)).fetchone()
+        return int(n)
+
+    def roll_numbers(self, tower_id: int, rolls: Iterable[Entry]) -> dict[int, int]:
+        """seq -> a roll's number in its session (1 for its first roll), as the tower's screen
+        shows it: the rolls on the path since the session's entry. Rolls outside any session,
+        or in one whose session entry the record does not hold, are left out."""
+        wanted: dict[str, int] = {}
+        for entry in rolls:
+            sid = session_column(entry)
+            if sid is not None and entry.get("kind") == "roll":
+                wanted[sid] = max(wanted.get(sid, 0), entry["seq"])
+        out: dict[int, int] = {}
+        for sid, last in wanted.items():
+            (first,) = self.conn.execute("SELECT min(seq) FROM entries WHERE tower_id = ? AND kind = 'session' "
+                                         "AND session = ? AND path = 1", (tower_id, sid)).fetchone()
+            if first is None or first > last:
+                continue
+            seqs = self.conn.execute(
+                "SELECT seq FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? AND path = 1 AND kind = 'roll' "
+                "AND session = ? ORDER BY seq", (tower_id, first, last, sid)).fetchall()
+            out.update((seq, n) for n, (seq,) in enumerate(seqs, start=1))
+        return out
 
     def last_verified(self, tower_id: int) -> int:
         """The seq of the tower's last verified roll (0: none)."""
@@ -481,6 +628,16 @@ class Record:
         return (row[0], row[1]) if row else (0, GENESIS)
 
 
+def unusable(path: Path, exc: BaseException) -> RecordError:
+    """The one line for a record the board cannot start with, and what to do about it."""
+    why = record_trouble(exc) or "it cannot be read"
+    damaged = "damaged" in why or "another version" in str(exc)
+    advice = ("keep it as evidence (move its directory aside) and start the board with an empty --data: it asks "
+              "the towers for their logs again (docs/network.md, \"A damaged record\")") if damaged else \
+        "free the disk or fix the permissions, then start the board again"
+    return RecordError(f"--data: cannot use the board's record {path}: {why} ({str(exc)[:120]}); {advice}")
+
+
 def _json(text: str | None) -> dict[str, Any] | None:
     if not text:
         return None
@@ -497,14 +654,14 @@ def _take_lock(directory: Path) -> int:
         directory.mkdir(parents=True, exist_ok=True)
         fd = open_file(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT)  # the one rule: a FIFO there never blocks
     except OSError as exc:
-        raise BoardError(f"--data: cannot use {directory}: {exc.strerror or exc}") from None
+        raise RecordError(f"--data: cannot use {directory}: {exc.strerror or exc}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         os.close(fd)
         if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
             raise BoardError(f"--data: another board is using {directory}; give each board its own --data") from None
-        raise BoardError(f"--data: cannot lock {directory}: {exc.strerror or exc}") from None
+        raise RecordError(f"--data: cannot lock {directory}: {exc.strerror or exc}") from None
     return fd
 
 
@@ -548,12 +705,13 @@ class Reader:
             "AND session = ? ORDER BY seq", (tower_id, first, last, session)).fetchall()
         return [unpack(b, h) for b, h in rows]
 
-    def outbox_posts(self, ids: Iterable[int]) -> dict[int, tuple[str, str, bytes]]:
-        """id -> (kind, key, body) of posts in the outbox (a post no longer there is left out)."""
+    def outbox_posts(self, ids: Iterable[int]) -> dict[int, tuple[str, str, bytes, bool]]:
+        """id -> (kind, key, body, tried) of posts in the outbox (a post no longer there is left
+        out); ``tried``: handed to the receiver before and not known to have arrived."""
         wanted = list(ids)
-        rows = self.conn.execute(f"SELECT id, kind, key, body FROM outbox WHERE id IN ({','.join('?' * len(wanted))})",
-                                 wanted).fetchall() if wanted else []
-        return {i: (kind, key, zlib.decompress(body)) for i, kind, key, body in rows}
+        rows = self.conn.execute(f"SELECT id, kind, key, body, tried FROM outbox WHERE id IN "
+                                 f"({','.join('?' * len(wanted))})", wanted).fetchall() if wanted else []
+        return {i: (kind, key, zlib.decompress(body), bool(tried)) for i, kind, key, body, tried in rows}
 
     def evidence(self, tower_id: int) -> list[dict[str, Any]]:
         rows = self.conn.execute("SELECT seq, at, reason, body FROM evidence WHERE tower_id = ? ORDER BY id",

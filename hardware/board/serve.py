@@ -53,13 +53,20 @@ def default_data_dir() -> Path:
     return default_state_dir() / "board"
 
 
-def data_dir(text: str | None) -> Path:
-    """``--data DIR`` (``~`` expanded), or the default."""
+def data_dir(text: str | None, what: str = "--data") -> Path:
+    """``--data DIR`` (or ``[board] data``: ``what`` names it) read as every path a person
+    types is (:func:`hardware.paths.user_path`: ``~`` and ``~user`` expanded, NUL, an
+    over-long path and a missing user refused, one line), or the default."""
+    from hardware.paths import PathError, user_path
+
     if text is None:
         return default_data_dir()
-    if not text.strip() or "\0" in text:
-        raise BoardError(f"--data: expected a directory, got {text!r}")
-    return Path(os.path.expanduser(text))
+    if not text.strip():
+        raise BoardError(f"{what}: expected a directory, got {text!r}")
+    try:
+        return user_path(text, what)
+    except PathError as exc:
+        raise BoardError(str(exc)) from None
 
 
 def parse_origin(text: str, what: str = "--allow-origin") -> str:

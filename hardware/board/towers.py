@@ -27,20 +27,21 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sqlite3
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from hardware.board.feeds import Feeds, Post
+from hardware.board.health import VERIFY_STALL_S, WRITER_STALL_S, Health, Link
 from hardware.board.ledger import Ledger
-from hardware.board.messages import Rejected, decode, log_entry, status_body
-from hardware.board.record import Reader, Record
+from hardware.board.messages import Rejected, clip, decode, log_entry, status_body
+from hardware.board.record import Reader, Record, TowerRow, Unstorable, record_trouble, unusable
 from hardware.board.stats import Stats
 from hardware.board.webhooks import Webhook
-from hardware.board.worker import Done, Job, Verifier, run_job
+from hardware.board.worker import STOPPING, Done, Job, Verifier, run_job
 from hardware.network.status import HEARTBEAT_S
 from hardware.network.topics import parse_topic
 
@@ -69,17 +70,6 @@ Listener = Callable[[str], None]
 OUTCOMES = object()
 
 
-@dataclass
-class Link:
-    """The broker connection as the subscriber reports it, and when the last message came."""
-
-    connected: bool = False
-    changed_at: float = 0.0
-    last_message: float = 0.0
-    restarts: int = 0
-    note: str = ""
-
-
 class _Inbox:
     """Messages (and the verifier's answers) for the writer thread, bounded in bytes."""
 
@@ -98,6 +88,15 @@ class _Inbox:
             self.cond.notify()
             return True
 
+    def requeue(self, items: list[Any]) -> None:
+        """Put ``items`` back in front, in order (a batch the record could not take: tried again)."""
+        with self.cond:
+            for item in reversed(items):
+                size = _size(item)
+                self.items.appendleft((item, size))
+                self.bytes += size
+            self.cond.notify()
+
     def take(self, timeout: float, most: int = 100) -> list[Any]:
         with self.cond:
             if not self.items:
@@ -114,26 +113,37 @@ class _Inbox:
             return not self.items
 
 
+def _size(item: Any) -> int:
+    """What an item of the writer's queue counts against its bound (a message: its payload)."""
+    return len(item[1]) + 200 if isinstance(item, tuple) else 0
+
+
 class Towers:
     """All towers of the store(s) the board watches (``store=None``: every store), recorded in
     ``data`` (a directory; see :mod:`hardware.board.record`)."""
 
     def __init__(self, data: str | os.PathLike[str], store: str | None = None, *, verifier: bool = True,
                  log: Callable[[str], None] | None = None, stale_s: float = STALE_S,
-                 clock: Callable[[], float] = time.time, webhooks: Sequence[Webhook] = ()) -> None:
+                 clock: Callable[[], float] = time.time, webhooks: Sequence[Webhook] = (),
+                 verify_stall_s: float = VERIFY_STALL_S, writer_stall_s: float = WRITER_STALL_S) -> None:
         """``verifier=False`` checks in the calling thread (:meth:`check_now`) instead of the
-        verifier process (unit tests); ``webhooks`` are told each verified roll and red verdict."""
+        verifier process (unit tests); ``webhooks`` are told each verified roll and red verdict;
+        the ``*_s`` say when the board calls itself stale or stalled (:mod:`hardware.board.health`)."""
         self.store = store
         self.clock = clock
-        self.stale_s = stale_s
         self._log = log or (lambda message: None)
+        self.health = Health(stale_s=stale_s, verify_stall_s=verify_stall_s, writer_stall_s=writer_stall_s)
         self.record = Record(data)
         self.lock = threading.RLock()
         self.ledgers: dict[str, Ledger] = {}
-        for row in self.record.towers():
-            self.ledgers[f"{row.store}/{row.tower}"] = Ledger.from_row(row, self.record)
         try:
+            self.record.check()
+            for row in self.record.towers():
+                self.ledgers[f"{row.store}/{row.tower}"] = Ledger.from_row(row, self.record)
             self.feeds = Feeds(self.record, webhooks, log=self._log)
+        except sqlite3.DatabaseError as exc:  # damaged where the quick check does not look
+            self.record.close()
+            raise unusable(self.record.path, exc) from None
         except BaseException:
             self.record.close()
             raise
@@ -143,17 +153,21 @@ class Towers:
         self._stop = threading.Event()
         self.stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self._watcher: threading.Thread | None = None
         self._verifier = Verifier(self.record.path, self._answer, log=self._log) if verifier else None
         self._reader: Reader | None = None
         self._jobs: list[Job] = []  # checks due, handed over once the batch is committed
         self._cards: dict[str, tuple[int, int, str, str]] = {}
-        self.link = Link()
-        self._board_state: dict[str, Any] = {}
         self._housekept = 0.0
+        self._shown_state: dict[str, Any] | None = None  # the state the pages were last told
         self.messages = 0
         self.kept = 0
         self.dropped = 0  # messages not queued (the record fell behind by INBOX_BYTES)
         self.internal_errors = 0
+
+    @property
+    def link(self) -> Link:
+        return self.health.link
 
     # --- running ------------------------------------------------------------------------------------
 
@@ -163,15 +177,18 @@ class Towers:
         self.feeds.start(self.record.path, lambda: self._inbox.put(OUTCOMES, 0, force=True))
         self._thread = threading.Thread(target=self._run, name="board-record", daemon=True)
         self._thread.start()
+        self._watcher = threading.Thread(target=self._watch, name="board-health", daemon=True)
+        self._watcher.start()
         return self
 
     def close(self) -> None:
         """Stop the webhooks' threads (what they delivered is queued), then the writer (what is
-        queued is written first) and the verifier process."""
+        queued is written first, unless the record cannot be written) and the verifier process."""
         self.feeds.close()
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(10)
+        for thread in (self._thread, self._watcher):
+            if thread is not None:
+                thread.join(10)
         if self._verifier is not None:
             self._verifier.close()
         if self._reader is not None:
@@ -188,14 +205,50 @@ class Towers:
         return self._verifier.pid if self._verifier is not None else None
 
     def _run(self) -> None:
+        """The writer: a batch at a time, until stopped and everything queued is written. A
+        batch the record cannot take (a full disk, a read-only file) is kept and tried again,
+        at growing intervals, with the state ``failing`` meanwhile; stopping then leaves it."""
         while not self._stop.is_set() or not self._inbox.empty():
             items = self._inbox.take(TICK_S)
-            try:
-                self._batch(items)
-            except Exception as exc:  # the record itself failed (disk full?): the batch is lost, not half-kept
-                self._log(f"board: cannot write the record {self.record.path}: {exc}; the towers are asked again")
-                self._recover()
-                self._stop.wait(1.0)
+            self.health.beat()
+            if not self._write(items) and not self._stop.is_set():
+                self._stop.wait(self.health.retry_wait())
+
+    def _write(self, items: list[Any]) -> bool:
+        """Write one batch; False when the record failed (the batch is queued again)."""
+        try:
+            self._batch(items)
+        except Exception as exc:
+            reason = record_trouble(exc)
+            self._recover()
+            if reason is not None:
+                self.health.record_failed(reason, clip(str(exc), 160))
+                if not self._stop.is_set():
+                    self._inbox.requeue(items)  # nothing lost: tried again when the record can be written
+                return False
+            if len(items) > 1:  # the board's own failure outside one message: each item alone
+                return all([self._write([item]) for item in items])
+            self.internal_errors += 1
+            self._log(f"board: an item the board could not handle ({type(exc).__name__}: {clip(str(exc), 200)}); "
+                      "dropped (its tower is asked again for what it lacks)")
+            return True
+        over = self.health.record_written()
+        if over is not None:
+            self._log(f"board: its record is written again, after {time.monotonic() - over.since:.0f} s "
+                      f"({over.reason}); catching up, the towers are asked for what it lacks")
+            self._notify({""})
+        return True
+
+    def _watch(self) -> None:
+        """Every half second: the board's state; a change is said in the journal and the pages."""
+        while not self._stop.wait(0.5):
+            state = self.board_state()
+            line = self.health.transition(state)
+            if line is not None:
+                self._log(line)
+            if state != self._shown_state:
+                self._shown_state = state
+                self._notify({""})
 
     # --- input ----------------------------------------------------------------------------------------
 
@@ -203,13 +256,12 @@ class Towers:
         """One MQTT message (any topic: others are ignored). Never raises, never waits long."""
         self.link.last_message = time.monotonic()
         if self._thread is None:
-            self._batch([(topic, payload)])
+            self._write([(topic, bytes(payload))])
         elif not self._inbox.put((topic, bytes(payload)), len(payload) + 200):
             self.dropped += 1  # its tower is asked again once the gap shows
 
     def _answer(self, done: Done) -> None:
         self._inbox.put(done, 0, force=True)
-
 
     def _batch(self, items: list[Any]) -> None:
         changed: set[str] = set()
@@ -218,7 +270,7 @@ class Towers:
                 now = self.clock()
                 for item in items:
                     if isinstance(item, Done):
-                        self._apply(item, now, changed)
+                        self._answered(item, now, changed)
                     elif item is OUTCOMES:
                         self.feeds.take_outcomes()
                     else:
@@ -235,10 +287,11 @@ class Towers:
         self._notify(changed)
         self._notify_posts(live)
         for job in jobs:  # after the commit: the verifier reads the record, it must see the entries
+            self.health.asked(job.tower_id, job.key)
             if self._verifier is not None:
                 self._verifier.submit(job)
             else:  # no verifier process: check here
-                self._batch([run_job(self._read(), job)])
+                self._write([run_job(self._read(), job)])
 
     def _read(self) -> Reader:
         if self._reader is None:
@@ -246,30 +299,54 @@ class Towers:
         return self._reader
 
     def _message(self, topic: str, payload: bytes, now: float, changed: set[str]) -> None:
+        """One message, in a savepoint of its own: whatever it holds, it is kept, or it is a
+        finding against its topic's tower with the message as evidence. Only the record's own
+        trouble (a full disk, a read-only file) goes further up: never the message's fault."""
         t = parse_topic(topic)
         if t is None or (self.store is not None and t.store != self.store) or t.kind == "resend":
             return
         self.messages += 1
         ledger = self._ledger(t.store, t.tower, now)
         changed.add(ledger.key)
-        self.record.conn.execute("SAVEPOINT message")
+        self._guarded(ledger, lambda: self._take(ledger, t.kind, payload, now), payload, now,
+                      "a message the board could not handle")
+
+    def _take(self, ledger: Ledger, kind: str, payload: bytes, now: float) -> None:
         try:
             body = decode(payload)
-            if t.kind == "status":
-                self._status(ledger, status_body(body, t.store, t.tower))
+            if kind == "status":
+                self._status(ledger, status_body(body, ledger.store, ledger.tower))
             else:
-                self.kept += ledger.accept(self.record, log_entry(body, t.store, t.tower), payload, now)
+                self.kept += ledger.accept(self.record, log_entry(body, ledger.store, ledger.tower), payload, now)
             ledger.last_heard = now
         except Rejected as exc:
             ledger.find(self.record, _seq_of(exc), str(exc), now, evidence=payload, reason="rejected")
+
+    def _guarded(self, ledger: Ledger, step: Callable[[], None], evidence: bytes | None, now: float,
+                 what: str) -> Ledger:
+        """Run ``step`` for ``ledger``'s tower in a savepoint. A value no column can hold is
+        that tower's finding; any other failure of the board's own code too (counted, the tower
+        read again from the record); the record's trouble is raised on."""
+        conn = self.record.conn
+        conn.execute("SAVEPOINT step")
+        try:
+            step()
         except Exception as exc:
-            self.record.conn.execute("ROLLBACK TO message")
-            self.internal_errors += 1
+            if record_trouble(exc) is not None:
+                raise  # SQLite may have rolled back the whole batch already: the writer handles it
+            conn.execute("ROLLBACK TO step")
             ledger = self._reload(ledger)
-            ledger.find(self.record, None, f"a message the board could not handle ({type(exc).__name__}: "
-                                           f"{str(exc)[:200]}); kept as evidence", now, evidence=payload)
-        self.record.conn.execute("RELEASE message")
+            if isinstance(exc, Unstorable):
+                ledger.find(self.record, None, f"{what.replace('could not handle', 'cannot keep')}: {exc}", now,
+                            evidence=evidence, reason="unstorable")
+            else:
+                self.internal_errors += 1
+                self._log(f"board: {what} from {ledger.key} ({type(exc).__name__}: {clip(str(exc), 200)})")
+                ledger.find(self.record, None, f"{what} ({type(exc).__name__}: {clip(str(exc), 200)})"
+                            + ("; kept as evidence" if evidence is not None else ""), now, evidence=evidence)
+        conn.execute("RELEASE step")
         ledger.version += 1
+        return ledger
 
     def _ledger(self, store: str, tower: str, now: float) -> Ledger:
         key = f"{store}/{tower}"
@@ -281,30 +358,36 @@ class Towers:
 
     def _recover(self) -> None:
         """After a batch the record rolled back: every tower as the record holds it (what the
-        batch brought is asked for again)."""
+        batch brought comes again: the batch is tried again, or its towers are asked)."""
         with self.lock:
             try:
+                rows = {r.id: r for r in self.record.towers()}
                 for ledger in list(self.ledgers.values()):
-                    if any(r.id == ledger.id for r in self.record.towers()):
-                        self._reload(ledger)
+                    if ledger.id in rows:
+                        self._reload(ledger, rows[ledger.id])
                     else:
                         del self.ledgers[ledger.key]
+                        self.health.forget(ledger.id)
             except Exception as exc:  # the record cannot even be read: said; the next batch tries again
-                self._log(f"board: cannot read the record {self.record.path}: {exc}")
+                self._log(f"board: cannot read the record {self.record.path}: {clip(str(exc), 200)}")
             self._jobs.clear()
             self._cards.clear()
             self.feeds.rolled_back()
 
-    def _reload(self, ledger: Ledger) -> Ledger:
-        """The tower as the record holds it (after a failure halfway through a message): its
-        chain from the entries kept, what waited is asked for again."""
-        row = next(r for r in self.record.towers() if r.id == ledger.id)
+    def _reload(self, ledger: Ledger, row: TowerRow | None = None) -> Ledger:
+        """The tower as the record holds it (after a failure halfway through a message or a
+        batch): its chain, counts and the verifier's state from the record, whose changes were
+        undone together; what waited in memory comes again (the towers are asked). A check
+        under way is not used (its answer may be about what was undone): it is asked again."""
+        row = row or next(r for r in self.record.towers() if r.id == ledger.id)
         fresh = Ledger.from_row(row, self.record)
         fresh.head_seq, fresh.head_hash = self.record.path_head(ledger.id)
         fresh.duplicates, fresh.status = ledger.duplicates, ledger.status
-        fresh.reset_checks(self.record)
-        fresh.rolls = self.record.count_path(ledger.id, "roll")
-        fresh.sessions = self.record.count_path(ledger.id, "session")
+        fresh.path_version = ledger.path_version + 1
+        fresh.check_due = fresh.head_seq > 0
+        fresh.recount(self.record)
+        fresh.version = ledger.version + 1
+        self.health.forget(ledger.id)
         self.ledgers[ledger.key] = fresh
         return fresh
 
@@ -319,7 +402,7 @@ class Towers:
         """The tower's row, once per batch (the entries of the batch are in the same transaction)."""
         self.record.save_tower(ledger.id, last_heard=ledger.last_heard, head_seq=ledger.head_seq,
                                head_hash=ledger.head_hash, rolls=ledger.rolls, sessions=ledger.sessions,
-                               duplicates=ledger.duplicates)
+                               duplicates=ledger.duplicates, marked=ledger.marked)
 
     # --- checks (the verifier) -----------------------------------------------------------------------------
 
@@ -330,11 +413,23 @@ class Towers:
         ledger.check_due, ledger.checking = False, True
         self._jobs.append(Job(ledger.id, ledger.key, ledger.path_version, ledger.head_seq))
 
-    def _apply(self, done: Done, now: float, changed: set[str]) -> None:
+    def _answered(self, done: Done, now: float, changed: set[str]) -> None:
+        """The verifier's answer for one tower, applied in a savepoint of its own: if the board
+        cannot record it, that is a finding against that tower (not checked again until it
+        sends more), never a failure of the batch and the other towers in it."""
         job = done.job
+        self.health.answered(job.tower_id, done.error if done.checked is None and done.error != STOPPING else None)
         ledger = self.ledgers.get(job.key)
         if ledger is None or ledger.id != job.tower_id:
             return  # evicted meanwhile
+        changed.add(ledger.key)
+        kept = self._guarded(ledger, lambda: self._apply(ledger, done, now, changed), None, now,
+                             "the board could not record its check of this tower")
+        if kept is not ledger:
+            kept.check_due = False
+
+    def _apply(self, ledger: Ledger, done: Done, now: float, changed: set[str]) -> None:
+        job = done.job
         ledger.checking = False
         ledger.check_after = time.monotonic() + max(CHECK_EVERY_S, 5 * done.seconds)
         checked = done.checked
@@ -359,13 +454,16 @@ class Towers:
         for s in checked.settled:  # a conflict or a bad field in a session: none of its rolls counts
             clean = not self.record.conflicts_between(ledger.id, s.first, s.last) \
                 and not self.record.findings_between(ledger.id, s.first, s.last, source="board")
-            announced += self.record.mark_rolls(ledger.id, s.first, s.last, s.session, verified if clean else set())
+            marked = self.record.mark_rolls(ledger.id, s.first, s.last, s.session, verified if clean else set())
+            ledger.marked += len(marked)
+            announced += marked
             if clean and s.session in done.tallies:
                 self.record.add_stats(ledger.id, done.tallies[s.session])
                 ledger.stats.add_plain(done.tallies[s.session])
                 ledger.stats_version = time.monotonic_ns()
         ledger.counts = checked.counts
-        self.record.save_tower(ledger.id, verifier_state=checked.state, verdict=checked.counts.to_dict())
+        self.record.save_tower(ledger.id, verifier_state=checked.state, verdict=checked.counts.to_dict(),
+                               marked=ledger.marked)
         ledger.refresh(self.record)
         self.feeds.rolls(ledger, announced, now)
         changed.add(ledger.key)
@@ -382,7 +480,7 @@ class Towers:
             if not busy and self._inbox.empty():
                 return
             if self._thread is None:
-                self._batch([])
+                self._write(self._inbox.take(0))
             else:
                 time.sleep(0.02)
         raise TimeoutError(f"the board's checks did not finish within {timeout} s")
@@ -401,10 +499,6 @@ class Towers:
         if mono - self._housekept >= 1.0:
             self._housekept = mono
             self._evict(now, changed)
-            state = self.board_state()
-            if state != self._board_state:
-                self._board_state = state
-                changed.add("")
 
     def _evict(self, now: float, changed: set[str]) -> None:
         """Forget tower ids that never chained an entry: after ``EVICT_S`` without a valid
@@ -419,10 +513,11 @@ class Towers:
                 changed.add(ledger.key)
 
     def counters(self) -> dict[str, int]:
-        """How much came, how much was kept, what was dropped (the queue full) or failed."""
-        with self.lock:
-            waiting = sum(v.pending_bytes for v in self.ledgers.values())
-            dropped_waiting = sum(v.dropped for v in self.ledgers.values())
+        """How much came, how much was kept, what was dropped (the queue full) or failed
+        (read without the writer's lock: a stalled writer must not stall the API)."""
+        ledgers = tuple(self.ledgers.values())
+        waiting = sum(v.pending_bytes for v in ledgers)
+        dropped_waiting = sum(v.dropped for v in ledgers)
         return {"messages": self.messages, "kept": self.kept, "queue_dropped": self.dropped,
                 "queue_bytes": self._inbox.bytes, "waiting_bytes": waiting, "waiting_dropped": dropped_waiting,
                 "internal_errors": self.internal_errors}
@@ -432,18 +527,14 @@ class Towers:
         return self.feeds.summary()
 
     def board_state(self) -> dict[str, Any]:
-        """``{"state": "live"|"reconnecting"|"stale", "detail", "restarts"}`` for the page:
-        stale when nothing came for longer than the towers' status interval allows, though
-        some tower said it is online (a bridge down between brokers, a silent connection)."""
-        link = self.link
-        quiet = time.monotonic() - max(link.last_message, link.changed_at)
-        if not link.connected:
-            state, detail = "reconnecting", link.note or "the broker cannot be reached"
-        elif quiet > self.stale_s and any(v.online for v in self.ledgers.values()):
-            state, detail = "stale", f"no message for {int(quiet)} s, though towers say they are online"
-        else:
-            state, detail = "live", ""
-        return {"state": state, "detail": detail, "restarts": link.restarts}
+        """``{"state", "detail", "restarts"}`` (:mod:`hardware.board.health`: live,
+        reconnecting, stale, stalled, failing). Never waits for the writer: a stalled writer
+        is one of the things it says."""
+        try:
+            online = any(v.online for v in tuple(self.ledgers.values()))
+        except RuntimeError:  # the writer changed the towers meanwhile: as good as online
+            online = True
+        return self.health.state(towers_online=online, backlog=not self._inbox.empty())
 
     def link_changed(self, *, connected: bool | None = None, restarted: bool = False, note: str = "") -> None:
         """The subscriber says the connection changed (or its loop was restarted)."""
@@ -454,12 +545,10 @@ class Towers:
         if restarted:
             link.restarts += 1
         link.note = note
-        with self.lock:
-            state = self.board_state()
-            if state == self._board_state:
-                return
-            self._board_state = state
-        self._notify({""})
+        state = self.board_state()
+        if state != self._shown_state:
+            self._shown_state = state
+            self._notify({""})
 
     # --- gaps -------------------------------------------------------------------------------------------
 
@@ -467,7 +556,9 @@ class Towers:
         """(store, tower, first, last) for each tower stalled short of what it has published
         (:meth:`hardware.board.ledger.Ledger.resend_range`)."""
         now = time.monotonic() if now is None else now
-        out = []
+        out: list[tuple[str, str, int, int]] = []
+        if self.health.trouble is not None:  # what came cannot even be written: asked once it can
+            return out
         with self.lock:
             for ledger in self.ledgers.values():
                 asked = ledger.resend_range(now, STALL_S, ASK_AGAIN_S, MAX_ASK_S)
@@ -568,6 +659,6 @@ def _seq_of(exc: Rejected) -> int | None:
     text = str(exc)
     if text.startswith("entry "):
         head = text[6:].split(":", 1)[0]
-        if head.isdigit():
+        if head.isdigit() and len(head) <= 18:  # a seq the record can hold (the rest is said in the text)
             return int(head)
     return None

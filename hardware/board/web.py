@@ -1,12 +1,12 @@
 """The board's web side (Starlette): the live page, the OBS overlay, the JSON API and the
 server-sent event stream the page and the overlay listen to.
 
-Routes: ``/`` (one card per tower), ``/overlay?tower=T`` (transparent, latest roll large),
+Routes: ``/`` (one card per tower), ``/overlay?store=S&tower=T`` (transparent, latest roll large),
 ``/api/towers``, ``/api/towers/T`` (a card), ``/api/towers/T/rolls`` (roll entries, oldest
 first; ``?after=SEQ&limit=N`` pages through them), ``/api/towers/T/evidence`` (findings,
 rejected messages and conflicting entries), ``/api/stats`` (per system, all towers, verified
 rolls only), ``/api/board`` (live / reconnecting / stale, the message counters and each
-webhook's counts and state), ``/events[?tower=T][&feed=1]`` (SSE: the board's state and a
+webhook's counts and state), ``/events[?tower=T][&store=S][&feed=1]`` (SSE: the board's state and a
 ``snapshot`` of the cards, then a ``tower`` event with the card of each tower that changed,
 its ``stats`` left out when they did not, and a ``board`` event when the board's state
 changes; with ``feed=1`` also a ``roll`` event for each verified roll and an ``alert`` for
@@ -99,8 +99,9 @@ def create_app(towers: Towers, *, lifespan: Any = None, allow_origins: Sequence[
 
     async def events(request: Request) -> Response:
         only = request.query_params.get("tower")
+        store = request.query_params.get("store")
         feed = request.query_params.get("feed") == "1"
-        return StreamingResponse(_stream(towers, request, only, feed), media_type="text/event-stream",
+        return StreamingResponse(_stream(towers, request, only, feed, store), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
     routes = [
@@ -160,10 +161,16 @@ def _event(name: str, data: str) -> bytes:
     return f"event: {name}\ndata: {data}\n\n".encode()
 
 
-async def _stream(towers: Towers, request: Request, only: str | None, feed: bool = False) -> AsyncIterator[bytes]:
+async def _stream(towers: Towers, request: Request, only: str | None, feed: bool = False,
+                  store: str | None = None) -> AsyncIterator[bytes]:
     """One client's event stream: the board's state and a snapshot, then what changed
     (coalesced); with ``feed``, also each verified roll and red verdict (``roll``, ``alert``:
-    the webhooks' plain body), each once, in order."""
+    the webhooks' plain body), each once, in order. ``only`` (a tower id) and ``store`` keep
+    the stream to that tower, that store, or both."""
+
+    def wanted(key_store: str, key_tower: str) -> bool:
+        return (only is None or key_tower == only) and (store is None or key_store == store)
+
     loop = asyncio.get_running_loop()
     dirty: set[str] = set()
     wake = asyncio.Event()
@@ -176,7 +183,7 @@ async def _stream(towers: Towers, request: Request, only: str | None, feed: bool
         wake.set()
 
     def listener(key: str) -> None:  # called from the record's and the MQTT threads
-        if only is None or key == "" or key.split("/", 1)[1] == only:
+        if key == "" or wanted(*key.split("/", 1)):
             loop.call_soon_threadsafe(mark, key)
 
     def queue_post(post: Post) -> None:
@@ -187,7 +194,7 @@ async def _stream(towers: Towers, request: Request, only: str | None, feed: bool
         wake.set()
 
     def post_listener(post: Post) -> None:  # called from the record's thread
-        if only is None or post.tower == only:
+        if wanted(post.store, post.tower):
             loop.call_soon_threadsafe(queue_post, post)
 
     def board() -> bytes:
@@ -196,8 +203,8 @@ async def _stream(towers: Towers, request: Request, only: str | None, feed: bool
     def snapshot() -> bytes:
         stats_sent.clear()
         cards = towers.cards_json(stats_sent=stats_sent)
-        if only is not None:
-            cards = [c for c in cards if json.loads(c)["tower"] == only]
+        if only is not None or store is not None:
+            cards = [c for c in cards if wanted(json.loads(c)["store"], json.loads(c)["tower"])]
         return _event("snapshot", "[" + ",".join(cards) + "]")
 
     towers.add_listener(listener)

@@ -29,6 +29,8 @@ from hardware.board.record import Reader, RecordEntries
 from hardware.board.stats import Stats
 from hardware.board.verdict import Checked, check_tower
 
+#: A job's ``error`` when the board stopped before the verifier answered (not a failure).
+STOPPING = "the board is stopping"
 #: How long :meth:`Verifier.close` waits for the child at each step (close stdin, SIGTERM).
 STOP_WAIT_S = 2.0
 
@@ -151,7 +153,7 @@ class Verifier:
             done = pickle.load(child.stdout)
         except Exception as exc:
             if self._closing.is_set():
-                return Done(job, None, error="the board is stopping")
+                return Done(job, None, error=STOPPING)
             self._log(f"board: the verifier process stopped ({exc or type(exc).__name__}); starting it again")
             self._stop_child()
             self._spawn()

@@ -8,7 +8,10 @@ Every problem ends in one line on stderr and a documented exit status, never a t
 - 3: an entropy source failed (no roll);
 - 4: the roll could not be recorded (roll log or state directory not writable: full,
   read-only, a symbolic link, no permission): nothing is shown that is not in the log;
-- 5: the output could not be written (``> /dev/full``, ``>&-``); a closed pipe (``| head``) is 0.
+- 5: the output could not be written (``> /dev/full``, ``>&-``); a closed pipe (``| head``) is 0;
+- 130: interrupted (Ctrl-C, SIGINT) before it finished; a roll already shown is in the log. (The
+  ``dicetower`` command's entry point, :mod:`hardware.__main__`, lets a Ctrl-C during start-up
+  end the process as SIGINT does, which a shell reports as 130 too: never a traceback.)
 
 Everything a command prints goes through :func:`hardware.cli.output.out` (and its lines on
 stderr through :func:`~hardware.cli.output.say`); every path a person typed through
@@ -51,6 +54,7 @@ EXIT_USAGE = 2
 EXIT_ENTROPY = 3
 EXIT_UNRECORDED = 4
 EXIT_OUTPUT = 5
+EXIT_INTERRUPTED = 130
 
 
 class UsageError(DicetowerError):
@@ -135,6 +139,9 @@ def build_parser(command: str | None = None) -> Parser:
         description="A dice tower for tabletop RPGs: five systems, exact odds, fair dice.",
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
+    # a command that only reads the log (verify, show, replay, stats, session show) sets it:
+    # its failures never say "cannot record"
+    parser.set_defaults(reads_only=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     owners = [name for name, commands in COMMANDS.items() if command in commands]
@@ -148,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _hold_closed_std_fds()
     try:
         code = _run(args_list)
+    except KeyboardInterrupt:  # before _run's own try (its imports): said nowhere, as below
+        code = EXIT_INTERRUPTED
     except SystemExit:  # --help, --version: printed, and argparse exits; unless it could not print
         try:
             finish()
@@ -183,6 +192,7 @@ def _run(args_list: list[str]) -> int:
     from hardware.rolllog import LogError
     from hardware.state import StateWriteError
 
+    args: argparse.Namespace | None = None
     try:
         _check_utf8(args_list)
         parser = build_parser(args_list[0] if args_list else None)
@@ -195,12 +205,14 @@ def _run(args_list: list[str]) -> int:
     except EntropyError as exc:
         return _fail(f"dicetower: {exc}", EXIT_ENTROPY)
     except (LogError, LockError, StateWriteError) as exc:
-        doing = "" if str(exc).startswith("cannot read") else "cannot record: "  # verify, replay, show read
+        # a command that only reads (verify, replay, show, stats) never says it cannot record
+        reads = (args is not None and args.reads_only) or str(exc).startswith("cannot read")
+        doing = "" if reads else "cannot record: "
         return _fail(f"dicetower: {doing}{exc}{_unrevealed(exc)}", EXIT_UNRECORDED)
     except EngineError as exc:
         return _fail(f"dicetower: error: {exc}", EXIT_USAGE)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except OSError as exc:
         if exc.filename is None and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EBADF):
             return _output_failed(exc)  # files are opened with their names: this is the output
@@ -237,7 +249,10 @@ FAIL_LINE_AT = 1000
 
 
 def _fail(message: str, code: int) -> int:
-    for line in message.splitlines():
+    """``message`` on stderr, a line per ``\\n`` it holds on purpose; any other line break
+    it quotes (``\\r``, ``\\v``, ``\\f``, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028, U+2029, all of which
+    ``str.splitlines`` would split at) is shown escaped by :func:`say`, inside its line."""
+    for line in message.split("\n"):
         say(clip(line, FAIL_LINE_AT))
     return code
 

@@ -40,6 +40,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_board(args: argparse.Namespace) -> int:
+    from hardware.board.record import RecordError
+    from hardware.cli import EXIT_UNRECORDED
+
+    try:
+        return _board(args)
+    except RecordError as exc:  # damaged, full, read-only: the record cannot be used (docs/network.md)
+        say(f"dicetower: cannot record: {exc}")
+        return EXIT_UNRECORDED
+
+
+def _board(args: argparse.Namespace) -> int:
     from hardware.board import BoardError
     from hardware.board.boardconf import BoardConfig, load
     from hardware.board.serve import DEFAULT_LISTEN, bind, board_app, data_dir, parse_listen, parse_origin, serve
@@ -59,7 +70,7 @@ def cmd_board(args: argparse.Namespace) -> int:
     password = read_password(password_file, what="--password-file") if password_file is not None else None
     credentials = Credentials(username=option["username"], password=password, ca_file=option["ca_file"])
     listen = parse_listen(option["listen"] or DEFAULT_LISTEN)
-    data = data_dir(option["data"])
+    data = data_dir(option["data"], "--data" if args.data is not None else f"{args.config}: board.data")
     webhooks = [*config.webhooks, *(make_webhook(u) for u in args.webhook)]
     names = [h.name for h in webhooks]
     if len({h.ident for h in webhooks}) < len(webhooks):

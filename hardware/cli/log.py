@@ -33,12 +33,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     v = actions.add_parser("verify", help="check that no entry was edited, dropped or reordered")
     _where(v)
     v.add_argument("--json", action="store_true", help="print the result as JSON")
-    v.set_defaults(func=cmd_verify)
+    v.set_defaults(func=cmd_verify, reads_only=True)
     s = actions.add_parser("show", help="print the log's entries, one a line")
     _where(s)
     s.add_argument("--last", metavar="N", help="only the last N entries")
     s.add_argument("--json", action="store_true", help="print the stored JSON lines as they are")
-    s.set_defaults(func=cmd_show)
+    s.set_defaults(func=cmd_show, reads_only=True)
 
 
 def _where(parser: argparse.ArgumentParser) -> None:
@@ -59,20 +59,39 @@ def log_path(args: argparse.Namespace) -> Path:
 
 def find_log(value: str | None, option: str, *, directory: bool = False) -> Path:
     """The roll log a command names: a state directory (its ``rolls.jsonl``) or a log file,
-    ``value`` read by :func:`hardware.paths.user_path` (None: the default state directory).
-    A log that is not there at all is a :class:`ParameterError` naming ``option`` (exit 2);
-    one that is there but cannot be read is the reader's :class:`~hardware.rolllog.LogError`
-    (exit 4), so a FIFO or a link planted as ``rolls.jsonl`` is refused, never read."""
+    ``value`` read by :func:`hardware.paths.user_path` (None: the default state directory,
+    named in messages by where it came from: ``$DICETOWER_STATE_DIR``, ...). A log that is not
+    there at all is a :class:`ParameterError` naming ``option`` (exit 2); one that is there but
+    cannot be read, or a directory that cannot be listed, is the reader's
+    :class:`~hardware.rolllog.LogError` (exit 4), so a FIFO or a link planted as
+    ``rolls.jsonl`` is refused, never read."""
     from hardware.paths import option_path
+    from hardware.rolllog import read_error
 
     if value is not None and not value.strip():
         raise ParameterError(option, f"is empty ({value!r}); name a directory or a log file")
+    if value is None:
+        option = default_source()
     path = option_path(value, option) if value is not None else default_state_dir()
-    if directory or path.is_dir():
-        path = path / LOG_NAME
-    if not chain_files(path):
-        raise ParameterError(option, f"no roll log at {path}")
+    try:
+        if directory or path.is_dir():
+            path = path / LOG_NAME
+        files = chain_files(path)
+    except OSError as exc:  # a state directory this user cannot list: the log cannot be read
+        raise read_error(exc, path) from None
+    if not files:
+        raise ParameterError(option, f"no roll log at {path}", flag=value is not None)
     return path
+
+
+def default_source() -> str:
+    """Where the default state directory comes from, as messages name it."""
+    import os
+
+    for name in ("DICETOWER_STATE_DIR", "STATE_DIRECTORY"):
+        if os.environ.get(name):
+            return f"${name}"
+    return "the default state directory"
 
 
 def cmd_verify(args: argparse.Namespace) -> int:

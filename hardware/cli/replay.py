@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--card", metavar="TEXT", action="append", default=[],
                    help="a reveal card the players photographed: the text of its QR code ('commitment HEX table seed "
                         "CODE rolls N head HEX', its lines or one line); repeatable")
-    p.set_defaults(func=cmd_replay)
+    p.set_defaults(func=cmd_replay, reads_only=True)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

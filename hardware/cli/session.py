@@ -56,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         a.add_argument("--json", action="store_true", help="print JSON")
         if name == "open":
             add_dice_options(a)
-        a.set_defaults(func=func)
+        a.set_defaults(func=func, reads_only=name == "show")  # show reads only: never "cannot record"
 
 
 def _dir(args: argparse.Namespace) -> Path:

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the state directory (or a rolls.jsonl); default: the state directory")
     p.add_argument("--today", action="store_true", help="only the rolls of today (local time)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_stats)
+    p.set_defaults(func=cmd_stats, reads_only=True)
 
 
 def log_path(given: str | None) -> Path:

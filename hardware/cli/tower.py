@@ -88,12 +88,15 @@ class Kept:
                 "show": show}
 
 
-def keep(config: TowerConfig, *, clock: Any = None) -> Kept:
+def keep(config: TowerConfig, *, clock: Any = None, option: str | None = None) -> Kept:
     """The state directory and roll log ``[kiosk]`` asks for: ``"none"`` keeps nothing, ``""``
     the default ($STATE_DIRECTORY under systemd, else the XDG state directory). Temp files a
     killed writer left are removed (under the lock). A directory that cannot be made is said
     in one line and the tower still starts: the display then says why it cannot roll.
-    ``clock`` times the log's entries (the simulator's, for a repeatable ``--seed`` script)."""
+    ``clock`` times the log's entries (the simulator's, for a repeatable ``--seed`` script).
+    ``option`` (``state-dir``: ``sim --state-dir DIR``, typed by someone at a terminal) names
+    where the directory came from, and one that cannot be made is then that option's error
+    (exit 2) instead: a scripted run would otherwise exit 0 with every screen unrecorded."""
     from hardware.locking import state_lock
     from hardware.paths import user_path
     from hardware.rolllog import LenientLog, RollLog
@@ -102,7 +105,8 @@ def keep(config: TowerConfig, *, clock: Any = None) -> Kept:
     text = config.kiosk.state_dir
     if text.strip().lower() == STATE_DIR_NONE:
         return Kept()
-    state_dir = user_path(text, "kiosk.state_dir") if text.strip() else default_state_dir()
+    named = f"--{option}" if option else "kiosk.state_dir"
+    state_dir = user_path(text, named) if text.strip() else default_state_dir()
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
         with state_lock(state_dir):  # which also removes what a killed writer left
@@ -111,6 +115,12 @@ def keep(config: TowerConfig, *, clock: Any = None) -> Kept:
         # an unattended tower still starts: the panel forgets between runs and the roll
         # log (which the dice sessions need) says on the display why it cannot roll
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        if isinstance(exc, FileExistsError) or (state_dir.exists() and not state_dir.is_dir()):
+            why = "it is there, and not a directory"
+        if option:
+            from engine.errors import ParameterError
+
+            raise ParameterError(option, f"cannot use {state_dir} as the state directory: {why}") from None
         _stderr(f"kiosk.state_dir: cannot create {state_dir}: {why}; "
                 "the panel will not remember, and rolls need a writable roll log")
     log: Any = RollLog(state_dir / LOG_NAME) if clock is None else RollLog(state_dir / LOG_NAME, clock=clock)
@@ -167,7 +177,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
         from hardware.sim import SimClock
 
         clock = SimClock()  # the same script, the same log: its entries timed by the simulated clock
-    kept = keep(config, clock=clock) if args.config is not None or args.state_dir is not None else Kept()
+    if args.state_dir is not None:
+        kept = keep(config, clock=clock, option="state-dir")
+    else:
+        kept = keep(config, clock=clock) if args.config is not None else Kept()
     script_text = None
     option = "press"
     if args.press is not None:

@@ -115,6 +115,9 @@ def make_client(url: BrokerURL, client_id: str, credentials: Credentials, *, ca_
     password = credentials.password if credentials.password is not None else url.password
     if username:
         client.username_pw_set(username, password)
+    if credentials.ca_file and not url.tls:  # given for a reason: a plain connection would ignore it
+        raise NetworkError(f"{ca_what}: mqtt:// does not use TLS, so a CA file does nothing there; use "
+                           f"mqtts://HOST:8883 for a broker with a certificate, or leave {ca_what} out")
     if url.tls:
         ca_file = credentials.ca_file
         try:

@@ -343,6 +343,12 @@ def publishing(config: Any, *, log: Callable[[str], None] | None = None) -> Iter
                 "they are published at the next start")
 
 
+def login_name(store: str, tower: str) -> str:
+    """A tower's broker login unless its config names one: ``STORE/TOWER``, what the shipped
+    ACL's ``%u`` patterns bind to that store's tower's topics."""
+    return f"{store}/{tower}"
+
+
 def publisher_for(config: Any, *, log: Callable[[str], None] | None = None) -> Publisher | None:
     """The publisher a tower config asks for, or None when ``[network]`` is off."""
     from hardware.network.broker import parse_url, read_password
@@ -356,7 +362,9 @@ def publisher_for(config: Any, *, log: Callable[[str], None] | None = None) -> P
 
     state_dir = user_path(config.kiosk.state_dir, "kiosk.state_dir")
     password = read_password(net.password_file, what="network.password_file") if net.password_file else None
-    credentials = Credentials(username=net.username or net.tower, password=password, ca_file=net.ca_file or None)
+    # the broker's ACL binds a login to one store and one tower (deploy/mosquitto/dicetower.acl)
+    username = net.username or login_name(net.store, net.tower)
+    credentials = Credentials(username=username, password=password, ca_file=net.ca_file or None)
     return Publisher(parse_url(net.mqtt, what="network.mqtt"), store=net.store, tower=net.tower,
                      log_path=state_dir / LOG_NAME, cursor_path=state_dir / CURSOR_NAME,
                      credentials=credentials, log=log, ca_what="network.ca_file")

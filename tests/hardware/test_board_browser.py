@@ -267,3 +267,133 @@ def test_a_card_that_cannot_be_drawn_never_removes_another(setup, browser):
     entry = towers["m-middle"].roll()  # the others still update
     wait_for(lambda: cards(browser)["m-middle"]["first"] == str(entry["seq"]), what="an update after them")
     assert {"a-first", "z-last"} <= set(cards(browser))
+
+
+# --- what a store owner reads is unambiguous (issue 27) ----------------------------------------------------------
+
+
+def badges(driver, tower: str) -> list[tuple[str, str]]:
+    """(class, text) of every badge on a tower's card."""
+    return [tuple(b) for b in driver.execute_script(
+        "return [...document.querySelectorAll(`article.card[data-tower='${arguments[0]}'] .badge`)]"
+        ".map(b => [b.className, b.textContent])", tower)]
+
+
+def test_no_card_is_green_while_the_board_is_not_verifying(tmp_path, browser):
+    """The verifier stopped (SIGSTOP): the status line says stalled, and every card's verdict
+    is "not verified now", never green, until it goes on."""
+    import signal
+
+    binary = require_command("mosquitto")
+    (tmp_path / "broker").mkdir()
+    with running_broker(binary, tmp_path / "broker") as broker, \
+            running_board(broker.url, STORE, verify_stall_s=1.0) as board:
+        t = SimTower(tmp_path / "t1", broker.url, STORE, "table1", session_rolls=2)
+        try:
+            for _ in range(3):
+                t.roll()
+            browser.get(board.base + "/")
+            wait_for(lambda: any("badge green" in c for c, _ in badges(browser, "table1")), what="green, verified")
+            pid = board.towers.verifier_pid
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                t.roll()
+                wait_for(lambda: live_text(browser).startswith("✗ stalled: not verifying: the verifier has not "
+                                                               "answered"), timeout=20, what="stalled on the page")
+                shown = wait_for(lambda: (b := badges(browser, "table1")) and "paused" in b[0][0] and b,
+                                 what="the card paused")
+                assert shown[0][1].startswith("⏸ not verified now (the board is stalled): as last checked, chain ok")
+                assert not browser.execute_script("return document.querySelectorAll('.badge.green, .card.ok').length")
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            wait_for(lambda: live_text(browser) == "● live", timeout=20, what="live again")
+            wait_for(lambda: any("badge green" in c for c, _ in badges(browser, "table1")), what="green again")
+        finally:
+            t.close(timeout=1.0)
+
+
+def hashed(entries: list[dict]) -> list[dict]:
+    from hardware.rolllog import entry_hash
+
+    out, prev = [], "0" * 64
+    for seq, e in enumerate(entries, start=1):
+        e = {**e, "seq": seq, "prev": prev}
+        e["hash"] = prev = entry_hash(e)
+        out.append(e)
+    return out
+
+
+def test_what_a_card_says_cannot_be_misread(setup, browser):
+    """Nothing verified yet is not green; a red badge keeps what is missing; a tower's bidi
+    and format characters are shown escaped, never reversing the page's text; a long outcome
+    wraps inside its card; each roll is named as the tower's screen names it."""
+    broker, board, tower = setup
+    quiet = tower("quiet", session_rolls=50)
+    quiet.roll()
+    fingerprint = quiet.dice.last_fingerprint
+    session = {"kind": "session", "session": "0123456789abcdef", "commitment": "ab" * 32,
+               "time": "2026-12-01T20:00:00.000Z"}
+    roll = {"kind": "roll", "session": "0123456789abcdef", "roll_kind": "rolled", "time": "2026-12-01T20:00:01.000Z",
+            "result": {"system": "d6cv", "params": {"stat": 3}, "dice": [5], "success": True,
+                       "outcome": "\u202eSSECCUS" + "W" * 300, "total": 8}}
+    long = hashed([session, roll])
+    liar = hashed([session, roll, roll])
+    liar[2] = {**liar[2], "result": {**liar[2]["result"], "outcome": "failure"}}  # edited, its hash not redone
+    sender = Collector(broker.port, "dicetower/none")
+    try:
+        for name, chain in (("long", long), ("liar", liar)):
+            for e in chain:
+                sender.client.publish(f"dicetower/{STORE}/{name}/log", log_message(STORE, name, e), qos=1)
+        sender.client.publish(f"dicetower/{STORE}/liar/status", json.dumps(
+            {"state": "online", "store": STORE, "tower": "liar", "seq": 6}), qos=1)
+        browser.get(board.base + "/")
+        wait_for(lambda: len(cards(browser)) == 3 and cards(browser)["liar"]["red"], what="three cards, one red")
+    finally:
+        sender.close()
+    board.towers.check_now()
+    quiet_badges = wait_for(lambda: (b := badges(browser, "quiet")) and b, what="quiet's badges")
+    assert quiet_badges[0] == ("badge none", "… nothing verified yet: chain ok · 2 entries · no session revealed and "
+                                             "replayed")
+    assert quiet_badges[1][1] == "? 1 roll unchecked until the session is revealed"
+    meta = browser.execute_script("return document.querySelector(\"article.card[data-tower='quiet'] .meta\")"
+                                  ".textContent")
+    assert meta == f"d6cv #{fingerprint.number} {fingerprint.entry[:16]}"  # system, then as the OLED names it
+    liar_badges = wait_for(lambda: (b := badges(browser, "liar")) and len(b) >= 2 and b, what="liar's badges")
+    assert liar_badges[0][0] == "badge red" and "(and 2 more)" in liar_badges[0][1]  # its edited entry 3 among them
+    assert ("badge amber missing", "… 4 entries missing, asked again") in liar_badges
+    outcome = browser.execute_script("return document.querySelector(\"article.card[data-tower='long'] .outcome\")"
+                                     ".textContent")
+    assert outcome.startswith("\\u202eSSECCUS") and "\u202e" not in outcome
+    inside = browser.execute_script("""
+        const card = document.querySelector("article.card[data-tower='long']").getBoundingClientRect();
+        return [...document.querySelectorAll("article.card[data-tower='long'] *")].every(
+            n => n.getBoundingClientRect().right <= card.right + 1);""")
+    assert inside  # the long outcome wraps inside its card
+
+
+def test_the_overlay_takes_the_store(tmp_path, browser):
+    """Two stores each have a table1: /overlay?store=S&tower=T shows that store's; without the
+    store, the overlay says the id is ambiguous instead of mixing them."""
+    binary = require_command("mosquitto")
+    (tmp_path / "broker").mkdir()
+    with running_broker(binary, tmp_path / "broker") as broker, running_board(broker.url) as board:
+        made = [SimTower(tmp_path / store, broker.url, store, "table1") for store in ("shop1", "shop2")]
+        try:
+            for t in made:
+                t.roll()
+            entry = made[1].roll()
+            wait_for(lambda: len(board.get("/api/towers")) == 2, what="both stores' table1")
+            browser.get(board.base + "/overlay?store=shop2&tower=table1")
+            wait_for(lambda: browser.execute_script("return document.getElementById('overlay').dataset.seq")
+                     == str(entry["seq"]), what="shop2's roll")
+            shop1 = made[0].roll()
+            later = made[1].roll()
+            wait_for(lambda: browser.execute_script("return document.getElementById('overlay').dataset.seq")
+                     == str(later["seq"]), what="shop2's next roll")
+            assert shop1["seq"] == later["seq"] - 1  # shop1's roll came first and was not shown
+            browser.get(board.base + "/overlay?tower=table1")
+            wait_for(lambda: "is in several stores (shop1, shop2): add &store=STORE" in browser.execute_script(
+                "return document.getElementById('badge').textContent"), what="the ambiguity said")
+        finally:
+            for t in made:
+                t.close(timeout=1.0)

@@ -277,9 +277,9 @@ def test_verified_rolls_are_marked_and_counted_and_a_rejected_message_taints_non
     assert sum(s["rolls"] for s in board.system_stats().values()) == 6
 
 
-def test_a_batch_the_record_cannot_take_is_asked_for_again(tmp_path, chain, monkeypatch):
-    """The record fails mid-batch (a full disk): nothing of the batch is half-kept, the towers
-    are as the record holds them, and the entries come in again (asked for) and chain."""
+def test_a_batch_the_record_cannot_take_is_kept_and_written_once_it_can(tmp_path, chain, monkeypatch):
+    """The record fails mid-batch (a full disk): nothing of the batch is half-kept, the board
+    says it is failing, and the batch is written once the record takes it again, in full."""
     towers = Towers(tmp_path / "record", "s", verifier=False)
     logs: list[str] = []
     towers._log = logs.append
@@ -296,13 +296,49 @@ def test_a_batch_the_record_cannot_take_is_asked_for_again(tmp_path, chain, monk
         monkeypatch.setattr(towers, "_save", full)
         for e in chain[3:6]:
             send(towers, e)
-        wait_for(lambda: any("cannot write the record" in m for m in logs), what="the failure said")
+        wait_for(lambda: any("failing: cannot write its record: the disk is full" in m for m in logs),
+                 what="the failure said")
+        assert towers.board_state()["state"] == "failing" and towers.ledgers["s/t"].head_seq == 3
+        assert towers.record.path_head(towers.ledgers["s/t"].id)[0] == 3  # nothing of the batch half-kept
         monkeypatch.setattr(towers, "_save", real)
-        wait_for(lambda: towers.ledgers["s/t"].head_seq == 3, what="the tower as the record holds it")
-        for e in chain[3:]:
+        wait_for(lambda: towers.ledgers["s/t"].head_seq == 6, what="the kept batch written")
+        wait_for(lambda: any("its record is written again" in m for m in logs), what="the recovery said")
+        for e in chain[6:]:
             send(towers, e)
-        wait_for(lambda: towers.ledgers["s/t"].head_seq == 12, what="the entries again")
+        wait_for(lambda: towers.ledgers["s/t"].head_seq == 12, what="the rest")
         path = list(towers._read().path_entries(towers.ledgers["s/t"].id, 1, 12))
         assert path == chain and towers.ledgers["s/t"].problem is None
     finally:
         towers.close()
+
+
+def test_a_conflict_card_never_counts_more_verified_rolls_than_rolls(tmp_path):
+    """A conflicting entry in a session: the card's rolls leave the conflict out, and so does
+    its verified count (the rolls the board marked verified: the clean sessions' only), also
+    after a restart (issue 27)."""
+    from bench.sim_towers import SimTower
+
+    t = SimTower(tmp_path / "t", "mqtt://127.0.0.1:1", "s", "t", session_rolls=3, start=False)
+    for _ in range(7):
+        t.roll()
+    entries = [s.entry for s in read_entries(t.log_path)]
+    first_roll = next(e for e in entries if e["kind"] == "roll")
+    forged = hashed(first_roll, result={**first_roll["result"], "outcome": "forged"})
+    board = Towers(tmp_path / "record", "s", verifier=False)
+    try:
+        send(board, forged)  # published before the tower's own entry at that seq
+        for e in entries:
+            send(board, e)
+        board.check_now()
+        card = board.cards()[0]
+        assert card["problem"].startswith(f"entry {first_roll['seq']}: conflicting entries")
+        assert card["rolls"] == 6  # the conflicting seq's roll is neither's
+        assert card["checked"]["verified"] == 3 <= card["rolls"]  # the second session only: the first has the conflict
+        assert sum(1 for r in card["last"] if r["check"] in ("verified", "uncoded")) == 3  # uncoded: no table seed
+    finally:
+        board.close()
+    again = Towers(tmp_path / "record", "s", verifier=False)
+    try:
+        assert again.cards()[0]["checked"]["verified"] == 3
+    finally:
+        again.close()

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from hardware.board import BoardError, posts
 from hardware.board.boardconf import from_mapping, load
-from hardware.board.delivery import Answer, HookQueue, backoff, decide, pause_after, retry_after
+from hardware.board.delivery import Answer, HookQueue, Streaks, backoff, decide, pause_after, retry_after
 from hardware.board.webhooks import is_discord, make_webhook, redact
 from hardware.tower_config import ConfigError
 
@@ -29,8 +29,9 @@ ENTRY = {"seq": 12, "hash": "ab" * 32, "prev": "cd" * 32, "kind": "roll", "time"
                     "total": 14, "success": True}}
 
 
-def roll(entry=ENTRY, problem=None, problems=0):
-    return posts.roll_body("shop1", "table3", entry, problem=problem, problems=problems, decided_at=1_796_000_000.5)
+def roll(entry=ENTRY, problem=None, problems=0, number=3):
+    return posts.roll_body("shop1", "table3", entry, problem=problem, problems=problems, decided_at=1_796_000_000.5,
+                           number=number)
 
 
 def all_escaped(text: str) -> bool:
@@ -56,7 +57,7 @@ def test_the_plain_body_nests_the_entry_exactly_and_names_its_verdict():
     assert body == {"version": 1, "type": "roll", "id": f"roll/shop1/table3/12/{'ab' * 32}", "store": "shop1",
                     "tower": "table3", "decided_at": "2026-11-30T00:53:20.500Z",
                     "verdict": {"check": "verified", "tower_verified": True, "problem": None, "problems": 0},
-                    "roll": {"number": None, "name": None}, "entry": ENTRY}
+                    "roll": {"number": 3, "name": f"#3 {'ab' * 8}"}, "entry": ENTRY}
     assert json.loads(posts.encode(body)) == body
     posts.encode(body).decode("ascii")  # ASCII on the wire
 
@@ -88,12 +89,43 @@ def test_a_discord_post_is_an_embed_per_roll_mentioning_nobody():
     assert first["description"] == "**infinity** — **success** · total **14**"
     assert first["fields"] == [{"name": "Dice", "value": "3 · 14", "inline": True},
                                {"name": "Setting", "value": "rating 8", "inline": True}]
-    assert first["footer"]["text"] == "entry 12 · abababababababab · ✓ verified by the dicetower board"
+    assert first["footer"]["text"] == f"#3 {'ab' * 8} · ✓ verified by the dicetower board"
     assert first["timestamp"] == "2026-12-02T20:15:03.120Z" and first["color"] == posts.GREEN
     assert second["fields"][-1] == {"name": "⚠ This tower is red", "inline": False,
                                     "value": "entry 3\\: conflicting entries at seq 3"}
     alert = posts.embed(posts.alert_body("shop1", "t1", seq=2, problem="entry 2: a_b", problems=2, decided_at=0.0))
     assert alert["color"] == posts.RED and alert["description"].startswith("entry 2\\: a\\_b")
+
+
+def setting_of(system: str, given: dict) -> str:
+    """The Discord post's Setting field for a roll of ``system`` with ``given`` parameters
+    (resolved by the engine, so every parameter is in the entry, as a tower logs it)."""
+    from engine.systems import get
+
+    params = json.loads(json.dumps(get(system).resolve(given)))  # as the log holds them (lists, not tuples)
+    entry = {**ENTRY, "result": {**ENTRY["result"], "system": system, "params": params}}
+    fields = {f["name"]: f["value"] for f in posts.embed(roll(entry))["fields"]}
+    return fields["Setting"]
+
+
+@pytest.mark.parametrize(("system", "given", "shown"), [
+    ("d6cv", {"stat": 3, "skill": 0, "cv": 7}, "stat 3 · skill 0 · cv 7"),
+    ("horizons", {"trait": 3, "skill": 2, "stability": 4}, "trait 3 · skill 2 · stability 4"),
+    ("infinity", {"rating": 8, "volley": True, "damage": 12, "defense": 3},
+     "rating 8 · volley yes · damage 12 · defense 3"),  # cr does not apply to a volley: None, left out
+    ("immortal", {"attribute": 4, "skill": 2, "tn": 12}, "attribute 4 · skill 2 · tn 12"),
+    ("fingers", {"guess": [2]}, "choices 5 · winners 2 · guess 2"),
+])
+def test_the_setting_field_shows_each_systems_main_parameters_first(system, given, shown):
+    """Its main parameters (the first two the system declares) always, then those not at their
+    default, in the system's own order: never cut off by alphabetical order (issue 27)."""
+    assert setting_of(system, given).replace("\\", "") == shown
+
+
+def test_a_post_that_may_be_in_the_channel_already_says_so():
+    post = posts.discord_post([{**roll(), "repeat": True}])
+    assert post["embeds"][0]["footer"]["text"] == (f"#3 {'ab' * 8} · ✓ verified by the dicetower board · "
+                                                   "sent again after the board restarted: it may be above already")
 
 
 @given(st.text(max_size=300), st.integers(min_value=2, max_value=200))
@@ -210,11 +242,11 @@ RNG = random.Random(7)
 @pytest.mark.parametrize(("answer", "action", "wait"), [
     (Answer(204, "No Content"), "sent", 0.0),
     (Answer(200, "OK"), "sent", 0.0),
-    (Answer(429, "Too Many Requests", {"retry-after": "2"}), "retry", 2.0),
+    (Answer(429, "Too Many Requests", {"retry-after": "2"}), "wait", 2.0),
     (Answer(429, "Too Many Requests", {"retry-after": "1", "content-type": "application/json"},
-            b'{"message": "You are being rate limited.", "retry_after": 0.25, "global": false}'), "retry", 0.25),
-    (Answer(429, "", {"retry-after": "86400"}), "retry", 600.0),  # capped
-    (Answer(429, "", {"retry-after": "-5"}), "retry", 0.0),
+            b'{"message": "You are being rate limited.", "retry_after": 0.25, "global": false}'), "wait", 0.25),
+    (Answer(429, "", {"retry-after": "86400"}), "wait", 600.0),  # capped
+    (Answer(429, "", {"retry-after": "-5"}), "wait", 0.0),
     (Answer(503, "Service Unavailable", {"retry-after": "3"}), "retry", 3.0),
     (Answer(400, "Bad Request", {"retry-after": "3"}), "give_up", 0.0),
     (Answer(401, "Unauthorized"), "give_up", 0.0),
@@ -237,10 +269,25 @@ def test_a_retry_after_date_is_a_wait_from_now():
                                     Answer(429, "", {"retry-after": "soon"})])
 def test_no_answer_and_server_errors_back_off_doubling_to_a_minute(answer):
     waits = [decide(answer, n, rng=RNG, now=0.0) for n in range(12)]
-    assert all(d.action == "retry" for d in waits)
+    assert all(d.action == ("wait" if answer.status == 429 else "retry") for d in waits)
     assert 0.4 <= waits[0].wait <= 0.6 and 0.8 <= waits[1].wait <= 1.2 and 1.6 <= waits[2].wait <= 2.4
     assert all(48 <= d.wait <= 72 for d in waits[8:])
     assert max(backoff(n, RNG) for n in range(100)) <= 72
+
+
+def test_a_429_starts_the_5xx_backoff_again_from_its_first_step():
+    """The docs' rule: 5xx backs off doubling from 0.5 s; a 429 between (the receiver is there,
+    it says when) ends that run, so the next 5xx waits 0.5 s again, not the sixth step."""
+    streaks = Streaks()
+    server, busy = Answer(503, "Service Unavailable"), Answer(429, "", {"retry-after": "1"})
+    waits = []
+    for answer in [server] * 6 + [busy] + [server] * 2:
+        d = decide(answer, streaks.attempt(answer), rng=RNG, now=0.0)
+        streaks.count(d)
+        waits.append((d.action, d.wait))
+    assert [a for a, _ in waits] == ["retry"] * 6 + ["wait"] + ["retry"] * 2
+    assert 12.8 <= waits[5][1] <= 19.2 and waits[6][1] == 1.0
+    assert 0.4 <= waits[7][1] <= 0.6 and 0.8 <= waits[8][1] <= 1.2
 
 
 def test_discord_asks_for_a_pause_when_its_bucket_is_empty():

@@ -88,6 +88,7 @@ def test_a_record_that_is_not_a_database_is_one_line(tmp_path, capsys):
 
     (tmp_path / "record").mkdir()
     (tmp_path / "record" / "board.sqlite3").write_bytes(b"not a database, just some bytes" * 100)
-    assert main(["board", "--mqtt", "mqtt://127.0.0.1:1", "--data", str(tmp_path / "record")]) == 2
+    assert main(["board", "--mqtt", "mqtt://127.0.0.1:1", "--data", str(tmp_path / "record")]) == 4
     err = capsys.readouterr().err
-    assert err.startswith("dicetower: error: --data: cannot use ") and err.count("\n") == 1
+    assert err.startswith("dicetower: cannot record: --data: cannot use the board's record ") and err.count("\n") == 1
+    assert "damaged (not an SQLite database)" in err and "keep it as evidence" in err

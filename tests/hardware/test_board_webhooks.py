@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from bench.sim_towers import SimTower
+from engine.fingerprints import FINGERPRINT_HEX
+from hardware.board import posts
 from hardware.board.webhooks import make_webhook
 from hardware.network.topics import log_message
 from tests.hardware.hookparts import Receiver, too_many, wait_posts
@@ -79,7 +81,11 @@ def test_each_verified_roll_is_posted_once_and_nothing_unchecked(broker, tower, 
     hooks = [make_webhook(plain.url), make_webhook(discord.url, format="discord", name="table chat")]
     with running_board(broker.url, STORE, webhooks=hooks) as board:
         t = tower(session_rolls=3)
-        entries = [t.roll() for _ in range(7)]
+        entries, names = [], []
+        for _ in range(7):
+            entries.append(t.roll())
+            fp = t.dice.last_fingerprint  # what the tower's screen shows beside the result
+            names.append(f"#{fp.number} {fp.entry[:FINGERPRINT_HEX]}")
         wait_posts(plain, 6)
         wait_for(lambda: settled(board, "table1", entries[-1]["seq"]), what="the board has checked every entry")
         card = board.get("/api/towers/table1")
@@ -95,8 +101,9 @@ def test_each_verified_roll_is_posted_once_and_nothing_unchecked(broker, tower, 
                    for b in plain.bodies())
         footers = [e["footer"]["text"] for p in discord.answered() for e in p.body["embeds"]]
         # each named as the OLED named it: its number in its session and 16 digits of its hash
-        assert footers == [f"{b['roll']['name']} · ✓ verified by the dicetower board" for b in plain.bodies()]
-        assert [f.split()[1] for f in footers] == [b["entry"]["hash"][:16] for b in plain.bodies()]
+        assert [b["roll"]["name"] for b in plain.bodies()] == names
+        assert footers == [f"{n} · ✓ verified by the dicetower board" for n in names]
+        assert [n.split()[0] for n in names] == ["#1", "#2", "#3"] * 2 + ["#1"]
         assert all(p.body["allowed_mentions"] == {"parse": []} and "content" not in p.body for p in discord.answered())
         assert all(p.path.endswith("&wait=true") and p.headers["user-agent"].startswith("dicetower-board")
                    for p in discord.answered())
@@ -280,11 +287,11 @@ class BoardProcess:
             self.stop(signal.SIGKILL)
 
 
-def webhook_config(tmp_path: Path, receiver: Receiver) -> Path:
+def webhook_config(tmp_path: Path, receiver: Receiver, format: str = "auto") -> Path:
     url_file = tmp_path / "hook-url"
     url_file.write_text(receiver.url + "\n")
     conf = tmp_path / "board.toml"
-    conf.write_text(f'[[board.webhook]]\nurl_file = "{url_file}"\nname = "vtt"\n')
+    conf.write_text(f'[[board.webhook]]\nurl_file = "{url_file}"\nname = "vtt"\nformat = "{format}"\n')
     return conf
 
 
@@ -336,6 +343,48 @@ def test_a_post_in_flight_when_the_board_dies_comes_again_with_the_same_key(brok
         board.kill()
     assert again["id"] == held.body["id"] and r.answered()[0].headers["idempotency-key"] == again["id"]
     assert again == held.body  # the same post, byte for byte the same body
+
+
+def test_a_discord_post_in_flight_when_the_board_dies_comes_again_marked_as_a_repeat(broker, tower, receivers,
+                                                                                    tmp_path):
+    """Discord keeps no idempotency key (its webhooks ignore one, and offer no way to find a
+    message whose id the board never got), so the repeat cannot be dropped there: it is shown
+    as a repeat. Posts that were never handed to Discord before go out as they are."""
+    import threading
+
+    r = receivers()
+    r.hold = threading.Event()
+    r.hold.set()
+    board = BoardProcess(broker.url, tmp_path / "record", webhook_config(tmp_path, r, "discord")).start()
+    try:
+        t = tower(session_rolls=1)
+        t.roll()
+        held = wait_for(lambda: [p for p in r.posts if p.status == 0], what="the post in flight")[0]
+        board.kill()
+        r.hold.clear()
+        board.start()
+        again = wait_for(lambda: r.answered(), what="the post again")[0]
+        t.roll()  # a roll never handed to Discord before
+        later = wait_for(lambda: r.answered()[1:], what="the next post")[0]
+    finally:
+        board.kill()
+    footer = again.body["embeds"][0]["footer"]["text"]
+    assert footer == held.body["embeds"][0]["footer"]["text"] + " · " + posts.REPEAT
+    assert again.body["embeds"][0]["description"] == held.body["embeds"][0]["description"]
+    assert posts.REPEAT not in later.body["embeds"][0]["footer"]["text"]
+
+
+def test_the_journal_counts_every_try_again_and_a_429_starts_the_backoff_again(broker, tower, receivers):
+    r = receivers(*[(500, {}, b"oops")] * 3, too_many(0.2), *[(503, {}, b"busy")] * 2)
+    logs: list[str] = []
+    with running_board(broker.url, STORE, webhooks=[make_webhook(r.url)], log=logs.append):
+        t = tower(session_rolls=1)
+        t.roll()
+        wait_posts(r, 1, timeout=60)
+    assert [p.status for p in r.posts] == [500, 500, 500, 429, 503, 503, 204]
+    wait_for(lambda: any("delivering again, after 6 retries" in line for line in logs), what="the count said")
+    # (that the 503 after the 429 waits the backoff's first step again is
+    # tests/hardware/test_board_posts.py::test_a_429_starts_the_5xx_backoff_again_from_its_first_step)
 
 
 # --- the live stream, for a virtual tabletop's page ------------------------------------------------------------------

@@ -19,7 +19,7 @@ from tests.support import require_command
 REPO = Path(__file__).resolve().parents[2]
 MOSQUITTO = REPO / "deploy" / "mosquitto"
 STORE = "shop1"  # the store id the shipped bridge config names
-EDGE_USERS = {"table1": "pw-table1", "table2": "pw-table2"}
+EDGE_USERS = {"shop1/table1": "pw-table1", "shop1/table2": "pw-table2"}
 CENTRAL_USERS = {"edge-shop1": "pw-edge", "board": "pw-board"}
 
 
@@ -90,7 +90,7 @@ def test_nothing_is_lost_across_a_central_broker_kill_and_a_board_restart(broker
     edge, central = brokers
     board_login = Credentials(username="board", password=CENTRAL_USERS["board"])
     data = tmp_path / "record"
-    towers = [SimTower(tmp_path / n, edge.url, STORE, n, session_rolls=5,
+    towers = [SimTower(tmp_path / n.split("/")[1], edge.url, STORE, n.split("/")[1], session_rolls=5,
                        credentials=Credentials(username=n, password=EDGE_USERS[n])) for n in EDGE_USERS]
     for t in towers:
         t.publisher.heartbeat_s = 1.0  # statuses often: the board soon knows each tower's head
@@ -115,7 +115,7 @@ def test_nothing_is_lost_across_a_central_broker_kill_and_a_board_restart(broker
             wait_for(lambda: holds_all(board, towers), timeout=60, what="everything after the board's restart")
             assert board.subscriber.resends >= len(towers)  # what no board heard came back over the bridge
             items = {i["tower"]: i for i in board.get("/api/towers")}
-            assert sorted(items) == sorted(EDGE_USERS)
+            assert sorted(items) == sorted(n.split("/")[1] for n in EDGE_USERS)
             for t in towers:
                 assert items[t.tower]["verified"] and items[t.tower]["problem"] is None
                 assert items[t.tower]["rolls"] == t.rolls == 6 + 4 + 1 + 3
@@ -124,3 +124,39 @@ def test_nothing_is_lost_across_a_central_broker_kill_and_a_board_restart(broker
     finally:
         for t in towers:
             t.close(timeout=1.0)
+
+
+def test_a_tower_on_the_edge_publishes_under_no_other_store(brokers, tmp_path):
+    """shop1's table1 on its edge broker publishing as another store's tower: refused by the
+    edge's ACL (its login is bound to shop1/table1), and the bridge forwards shop1's topics
+    only; a central board watching every store shows shop1 alone."""
+    from tests.hardware.netparts import Collector
+
+    edge, central = brokers
+    login = {"username": "shop1/table1", "password": EDGE_USERS["shop1/table1"]}
+    board_login = Credentials(username="board", password=CENTRAL_USERS["board"])
+    with running_board(central.url, credentials=board_login) as board:
+        watcher = Collector(central.port, "dicetower/#", username="board", password=CENTRAL_USERS["board"])
+        rogue = Collector(edge.port, "dicetower/none", **login)
+        t = SimTower(tmp_path / "t1", edge.url, STORE, "table1", credentials=Credentials(**login))
+        try:
+            entry = t.roll()
+            wait_for(lambda: holds_all(board, [t]), timeout=30, what="shop1's table1 at the central board")
+            for store in ("shop2", "OTHERSTORE"):
+                rogue.publish(f"dicetower/{store}/table1/log", {"store": store, "tower": "table1", "entry": entry})
+                rogue.publish(f"dicetower/{store}/table1/status", {"state": "online", "store": store,
+                                                                   "tower": "table1", "seq": 1})
+            # then, from the same client, a status on its own topic: one client's messages stay in
+            # order through the edge and the bridge, so once it is at the central broker, the
+            # others would have been too
+            rogue.publish(f"dicetower/{STORE}/table1/status", {"state": "online", "store": STORE, "tower": "table1",
+                                                               "seq": entry["seq"], "marker": True})
+            wait_for(lambda: (watcher.last("status") or {}).get("marker"), timeout=30, what="the marker centrally")
+            with watcher.lock:
+                topics = {topic for topic, _, _ in watcher.messages}
+            assert topics <= {f"dicetower/{STORE}/table1/log", f"dicetower/{STORE}/table1/status"}
+            assert [(i["store"], i["tower"]) for i in board.get("/api/towers")] == [("shop1", "table1")]
+        finally:
+            t.close(timeout=1.0)
+            rogue.close()
+            watcher.close()

@@ -16,7 +16,8 @@ from tests.support import require_command
 REPO = Path(__file__).resolve().parents[2]
 ACL = REPO / "deploy" / "mosquitto" / "dicetower.acl"
 STORE = "shop1"
-USERS = {"table1": "pw-table1", "table2": "pw-table2", "board": "pw-board"}
+USERS = {"shop1/table1": "pw-table1", "shop1/table2": "pw-table2", "shop2/table1": "pw-shop2-table1",
+         "board": "pw-board"}
 
 
 @pytest.fixture
@@ -46,9 +47,9 @@ def as_user(broker, user: str, topic: str = "dicetower/none") -> Collector:
 
 def test_each_tower_publishes_only_under_its_own_topic(secured, tmp_path):
     board = as_user(secured, "board", "dicetower/#")
-    table1 = as_user(secured, "table1")
+    table1 = as_user(secured, "shop1/table1")
     try:
-        t = SimTower(tmp_path / "t1", secured.url, STORE, "table1", credentials=creds("table1"))
+        t = SimTower(tmp_path / "t1", secured.url, STORE, "table1", credentials=creds("shop1/table1"))
         try:
             entry = t.roll()
             wait_for(lambda: entry["seq"] in board.unique(), what="table1's own entry at the board")
@@ -69,11 +70,46 @@ def test_each_tower_publishes_only_under_its_own_topic(secured, tmp_path):
         table1.close()
 
 
+def test_a_towers_login_publishes_only_its_own_store_and_tower(secured, tmp_path):
+    """shop1's table1 publishing as shop2's table1 (or into a store that does not exist) is
+    delivered to nobody: a board watching every store shows no phantom store; shop2's own
+    table1 publishes there as always. The login a tower uses unless its config names one is
+    STORE/TOWER, what the ACL binds."""
+    from hardware.network.publisher import login_name
+
+    assert login_name(STORE, "table1") == "shop1/table1"
+    with running_board(secured.url, credentials=creds("board")) as board:
+        rogue = as_user(secured, "shop1/table1")
+        try:
+            honest = SimTower(tmp_path / "s2", secured.url, "shop2", "table1", credentials=creds("shop2/table1"))
+            try:
+                entry = honest.roll()
+                for store in ("shop2", "OTHERSTORE"):
+                    rogue.publish(f"dicetower/{store}/table1/log", {"store": store, "tower": "table1",
+                                                                    "entry": {**entry, "seq": 2}})
+                    rogue.publish(f"dicetower/{store}/table1/status", {"state": "online", "store": store,
+                                                                       "tower": "table1", "seq": 99})
+                rogue.publish(f"dicetower/{STORE}/table1/status", {"state": "marker", "store": STORE,
+                                                                   "tower": "table1"})
+                wait_for(lambda: any(i["store"] == STORE for i in board.get("/api/towers")), what="the marker")
+                wait_for(lambda: any(i["store"] == "shop2" and i["rolls"] == 1 for i in board.get("/api/towers")),
+                         what="shop2's own roll")
+            finally:
+                honest.close()
+            items = board.get("/api/towers")
+            assert sorted(i["store"] for i in items) == ["shop1", "shop2"]  # no OTHERSTORE card
+            shop2 = next(i for i in items if i["store"] == "shop2")
+            assert shop2["verified"] and shop2["rolls"] == 1  # shop1's login put nothing into shop2's chain
+            assert board.get("/api/towers/table1?store=shop2")["missing"] == 0  # nor its seq 99
+        finally:
+            rogue.close()
+
+
 def test_the_board_can_ask_for_resends_but_publish_nothing_else(secured):
     """With the shipped ACL, the board's user publishes resend requests and nothing else: not
     another tower's log or status, and not its own as if it were a tower named "board"."""
     board = as_user(secured, "board")
-    table1 = as_user(secured, "table1", "dicetower/+/table1/resend")
+    table1 = as_user(secured, "shop1/table1", "dicetower/+/table1/resend")
     watcher = as_user(secured, "board", "dicetower/#")
     try:
         for tower in ("table1", "board"):
@@ -95,7 +131,7 @@ def test_the_board_can_ask_for_resends_but_publish_nothing_else(secured):
 def test_wrong_or_missing_credentials_are_refused_and_said_once(secured, tmp_path):
     notes: list[str] = []
     t = SimTower(tmp_path / "t1", secured.url, STORE, "table1",
-                 credentials=Credentials(username="table1", password="wrong"), log=notes.append)
+                 credentials=Credentials(username="shop1/table1", password="wrong"), log=notes.append)
     try:
         t.roll()  # rolling goes on regardless
         wait_for(lambda: any("refused the connection" in n for n in notes), what="the refusal in the log")

@@ -20,22 +20,36 @@ const FLAG_WORDS = {
   "early-reveal": ["session", "revealed with at most one roll and followed within a minute by another"],
 };
 
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+function plural(n, word, many) {
+  return `${n} ${n === 1 ? word : many || word + "s"}`;
 }
 
+// The board's own state (from its "board" events): while it is not live, no card is green.
+let boardNow = {state: "connecting", detail: ""};
+
+// A card's verdict, then what it lacks and what waits, whatever the verdict: a red badge keeps
+// the missing and unchecked lines; "chain ok" with nothing verified is not good news (grey);
+// green only for verified rolls on a board that is verifying now.
 function badge(card) {
+  const checked = card.checked && typeof card.checked === "object" ? card.checked : {};
+  const verified = num(checked.verified) || 0, missing = num(card.missing) || 0;
+  const box = el("div", "badges");
   if (card.verified !== true) {
     const more = num(card.problems) > 1 ? ` (and ${num(card.problems) - 1} more)` : "";
-    return el("p", "badge red", "✗ " + str(card.problem, 300) + more);
+    box.append(el("p", "badge red", "✗ " + str(card.problem, 300) + more));
+  } else {
+    const parts = [`chain ok · ${plural(num(card.seq) || 0, "entry", "entries")}`,
+                   `${verified} verified`, plural(num(card.revealed) || 0, "session") + " revealed and replayed"];
+    if (boardNow.state !== "live") {
+      box.append(el("p", "badge paused", `⏸ not verified now (the board is ${boardNow.state}): as last checked, ` +
+                                         parts.join(" · ")));
+    } else if (verified === 0) {
+      box.append(el("p", "badge none", "… nothing verified yet: " + parts[0] + " · no session revealed and replayed"));
+    } else {
+      box.append(el("p", missing ? "badge amber" : "badge green", (missing ? "… " : "✓ ") + parts.join(" · ")));
+    }
   }
-  const checked = card.checked && typeof card.checked === "object" ? card.checked : {};
-  const parts = [`chain ok · ${num(card.seq) || 0} entries`, `${num(checked.verified) || 0} verified`];
-  parts.push(plural(num(card.revealed) || 0, "session") + " revealed and replayed");
-  if (num(card.missing)) parts.push(`${num(card.missing)} missing, asked again`);
-  const missing = num(card.missing);
-  const box = el("div", "badges");
-  box.append(el("p", missing ? "badge amber" : "badge green", (missing ? "… " : "✓ ") + parts.join(" · ")));
+  if (missing) box.append(el("p", "badge amber missing", `… ${plural(missing, "entry", "entries")} missing, asked again`));
   if (num(checked.unchecked)) {
     box.append(el("p", "badge amber unchecked",
                   `? ${plural(num(checked.unchecked), "roll")} unchecked until the session is revealed`));
@@ -125,7 +139,8 @@ function statsNode(card) {
 // redraws the badge, the list and the counts; the statistics change at a reveal).
 const PARTS = [
   ["head", headNode, (c) => [c.tower, c.store, c.online]],
-  ["badge", badge, (c) => [c.verified, c.problem, c.problems, c.seq, c.checked, c.revealed, c.missing, c.replay_pending]],
+  ["badge", badge, (c) => [c.verified, c.problem, c.problems, c.seq, c.checked, c.revealed, c.missing, c.replay_pending,
+                          boardNow.state]],
   ["setting", (c) => el("p", "setting", settingText(c.system, c.params)), (c) => [c.system, c.params]],
   ["commitment", commitmentNode, (c) => [c.commitment]],
   ["rolls", rollsList, (c) => [c.last]],
@@ -135,7 +150,7 @@ const PARTS = [
 
 function cardNode(card, old) {
   const node = old && old.drawn ? old : el("article");
-  node.className = "card " + (card.verified === true ? "ok" : "red");
+  node.className = "card " + (card.verified !== true ? "red" : boardNow.state !== "live" ? "paused" : "ok");
   node.dataset.tower = str(card.tower, 64);
   node.dataset.rolls = num(card.rolls) || 0;
   node.dataset.verified = card.verified === true;
@@ -212,8 +227,11 @@ function draw() {
 
 const lastStats = new Map();
 
+const latest = new Map();  // each card as last received (drawn again when the board's state changes)
+
 function later(card) {
   if (!card || typeof card !== "object" || typeof card.key !== "string") return;
+  latest.set(card.key, card);
   try {  // the board sends a card's statistics only when they changed
     if (Object.hasOwn(card, "stats")) lastStats.set(card.key, card.stats);
     else card.stats = lastStats.get(card.key);
@@ -228,7 +246,7 @@ function later(card) {
 function snapshot(all) {
   const keys = new Set(list(all).map((c) => c && c.key));
   for (const [key, node] of cards) {  // towers the board forgot
-    if (!keys.has(key)) { node.remove(); cards.delete(key); }
+    if (!keys.has(key)) { node.remove(); cards.delete(key); latest.delete(key); }
   }
   list(all).forEach(later);
 }
@@ -245,18 +263,21 @@ function refreshSummary() {
   document.getElementById("empty").hidden = cards.size > 0;
 }
 
-const STATES = {live: "● live", reconnecting: "reconnecting… (broker down)", stale: "stale", unreachable: "board unreachable, reconnecting…"};
-
 function setState(state, detail) {
   const live = document.getElementById("live");
   live.dataset.state = state;
-  live.textContent = STATES[state] + (detail ? ": " + str(detail, 160) : "");
+  document.body.dataset.board = state;
+  live.textContent = BOARD_STATES[state] + (detail ? ": " + str(detail, 200) : "");
+  if (state !== boardNow.state) {
+    boardNow = {state, detail};
+    for (const card of latest.values()) later(card);  // every card says whether it is verified now
+  }
 }
 
 function boardState(info) {
-  const state = info && Object.hasOwn(STATES, info.state) ? info.state : "unreachable";
+  const state = info && Object.hasOwn(BOARD_STATES, info.state) && info.state !== "unreachable" ? info.state : "unreachable";
   const restarts = num(info && info.restarts);
-  const detail = [str(info && info.detail, 120), restarts ? `MQTT loop restarted ${restarts}×` : ""].filter(Boolean).join("; ");
+  const detail = [str(info && info.detail, 200), restarts ? `MQTT loop restarted ${restarts}×` : ""].filter(Boolean).join("; ");
   setState(state, state === "live" ? (restarts ? `MQTT loop restarted ${restarts}×` : "") : detail);
 }
 
