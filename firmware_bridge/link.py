@@ -154,6 +154,7 @@ class Link:
         self._last_tx = 0.0
         self._ev = 0  # the last event number received (per boot)
         self._gap = False  # an event was lost; GET_STATE is due
+        self._behind = 0  # events or heartbeats numbered at or below the number held since GET_STATE
         self._boot_id: int | None = None
         self._ticks: int | None = None  # the last edge's board time, unwrapped (µs)
         self._offset_us: float | None = None  # host monotonic µs minus board µs (smallest seen)
@@ -320,8 +321,12 @@ class Link:
             at = 9 + 4 * count
             counts = {reply[9 + 4 * i]: codec.get_u16(reply, at + 2 * i) for i in range(count)}
             self._recover_edges(pins, counts, seen)
-        if ev >= self._ev:
+        if ev >= self._ev or self._behind:
+            # the board's count; lower than ours only once the board has shown that ours is
+            # false (its events or heartbeat behind it): a reply built before an event it
+            # overtook on the line must not undo that event's number
             self._ev = ev
+        self._behind = 0
         self._gap = False
         for fn in self._state_listeners:
             self._call(fn, pins)
@@ -484,7 +489,12 @@ class Link:
             self._heartbeat(ev, payload)
             return
         if ev <= self._ev:
+            # Not last+1: a repeat, or our number is wrong (a frame with a false number got
+            # through, a faulty board). Either way the spec's answer is GET_STATE, whose reply
+            # sets the number to the board's; until then this event is not used.
             self.stats.duplicates += 1
+            self._gap = True
+            self._behind += 1
             return
         contiguous = ev == self._ev + 1
         if not contiguous:
@@ -512,9 +522,13 @@ class Link:
         if self._boot_id is not None and boot_id != self._boot_id:
             self._set_state(State.HANDSHAKE)  # the board rebooted under us
             return
-        if ev > self._ev:
+        if ev != self._ev:
+            # ahead: the last event(s) before this heartbeat were lost; behind: the number we
+            # hold is not the board's (a false one got through): GET_STATE sets it either way
             self.stats.event_gaps += 1
-            self._gap = True  # the last event(s) before this heartbeat were lost
+            self._gap = True
+            if ev < self._ev:
+                self._behind += 1
         if len(payload) >= 19:  # 1.1: how often the board went into its safe state
             safe_count = codec.get_u16(payload, 17)
             if safe_count != self._safe_count:
@@ -631,6 +645,7 @@ class Link:
         new_boot = hello.boot_id != self._boot_id
         if new_boot:
             self._ev = 0
+            self._behind = 0
             self._ticks = None
             self._offset_us = None
             if self._boot_id is not None:

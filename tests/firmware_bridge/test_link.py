@@ -135,3 +135,22 @@ def test_noise_on_the_line_loses_nothing_that_is_accepted() -> None:
 def test_pyserial_opens_the_pty_exclusively(twin: Twin, link: Link) -> None:
     with pytest.raises(serial.SerialException):
         serial.serial_for_url(twin.port, exclusive=True)
+
+
+def test_an_event_number_too_high_does_not_deafen_the_host(twin: Twin, link: Link) -> None:
+    """A well-framed event with a false, too high number (a CRC false accept in salvage, a
+    faulty board) used to make every later edge a "duplicate" until the board rebooted. Now any
+    number other than last+1 asks for the state, whose reply sets the number to the board's."""
+    link.request(codec.PIN_MODE, bytes((6, codec.MODE_INPUT, codec.PULL_UP, 1)))
+    edges: list[tuple[int, int]] = []
+    link.on_edge(lambda pin, level, at: edges.append((pin, level)))
+    requests = link.stats.state_requests
+    forged = codec.encode(codec.EV_EDGE, 0, codec.put_u32(link._ev + 1_000_000) + bytes((7, 1)) + codec.put_u32(0))
+    os.write(twin._fds[0], forged)  # as if the board had sent it
+    wait_for(lambda: link.stats.state_requests > requests, what="the state request after the false number")
+    wait_for(lambda: link._ev < 1_000_000, what="the board's number again")
+    edges.clear()
+    twin.press(6)
+    wait_for(lambda: edges == [(6, 0)], what="the next press, heard")
+    twin.press(6, down=False)
+    wait_for(lambda: edges == [(6, 0), (6, 1)], what="its release")
