@@ -9,6 +9,9 @@ import oled
 import pins
 import rosc
 
+# This file's build: main.py starts the bridge only when every file is its build (docs/bridge.md).
+BUILD = 2
+
 FIRMWARE = "dicetower-bridge 1.1"
 HEARTBEAT_MS = 250
 SILENT_MS = 3000

@@ -3,6 +3,9 @@
 # RP2040: on an RP2350 (Pico 2) their address is ACCESSCTRL and its watchdog's is PLL_USB's.
 import machine
 
+# This file's build: main.py starts the bridge only when every file is its build (docs/bridge.md).
+BUILD = 2
+
 SYSINFO_CHIP_ID = 0x40000000  # the same address on the RP2040 and the RP2350
 PARTS = {2: "RP2040", 4: "RP2350"}
 # WATCHDOG_BASE per chip; CTRL is at +0, ENABLE is bit 30 on both (RP2040 and RP2350

@@ -3,6 +3,9 @@
 # A frame is COBS(version | type | seq_lo | seq_hi | payload | crc32 little-endian) + 0x00.
 # The spec is docs/bridge.md. This module must stay importable by MicroPython: no
 # dataclasses, no typing, no f-strings, no bytes.hex(sep), only struct and a CRC-32.
+
+# This file's build: main.py starts the bridge only when every file is its build (docs/bridge.md).
+BUILD = 2
 try:
     from binascii import crc32
 except ImportError:  # pragma: no cover - some MicroPython ports lack binascii.crc32

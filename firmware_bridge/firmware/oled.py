@@ -2,6 +2,9 @@
 # line of text); the board writes them through to the display's memory.
 import framebuf
 
+# This file's build: main.py starts the bridge only when every file is its build (docs/bridge.md).
+BUILD = 2
+
 SET_CONTRAST = 0x81
 DISPLAY_ON = 0xAF
 DISPLAY_OFF = 0xAE

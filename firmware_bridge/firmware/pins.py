@@ -6,6 +6,9 @@ import time
 import codec
 import machine
 
+# This file's build: main.py starts the bridge only when every file is its build (docs/bridge.md).
+BUILD = 2
+
 # GP pins a Pico brings out: GP23 (SMPS mode), GP24 (VBUS sense) and GP29 (VSYS/3) are wired
 # on the board itself. GP25 is the on-board LED (on a Pico W: the radio's, refused there).
 USABLE = tuple(range(0, 23)) + (25, 26, 27, 28)

@@ -3,6 +3,9 @@
 import select
 import sys
 
+# This file's build: main.py starts the bridge only when every file is its build (docs/bridge.md).
+BUILD = 2
+
 
 class UsbPort:
     def __init__(self):

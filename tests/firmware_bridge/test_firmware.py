@@ -130,3 +130,59 @@ def test_the_pty_port_drops_what_does_not_fit() -> None:
     finally:
         os.close(master)
         os.close(slave)
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.name != "main.py"], ids=lambda p: p.name)
+def test_every_firmware_file_is_main_s_build(path: Path) -> None:
+    """main.py starts the bridge only when every file carries its BUILD: raise them together."""
+    modules = load_firmware(SimBoard().modules())
+    assert tuple(sorted(p.stem for p in FILES if p.name != "main.py")) == modules["main"].MODULES
+    assert f"\nBUILD = {modules['main'].BUILD}\n" in path.read_text(encoding="utf-8")
+
+
+def _interrupted_update(tmp_path: Path, monkeypatch, stale: str) -> Path:
+    """The firmware directory as an interrupted `mpremote cp` leaves it: ``stale`` is still
+    the previous build's file."""
+    import shutil
+
+    import firmware_bridge.twin as twin_module
+
+    copy = tmp_path / "firmware"
+    shutil.copytree(FIRMWARE_DIR, copy)
+    old = copy / f"{stale}.py"
+    old.write_text(old.read_text(encoding="utf-8").replace("\nBUILD = ", "\nBUILD = -1 + "), encoding="utf-8")
+    monkeypatch.setattr(twin_module, "FIRMWARE_DIR", copy)
+    return copy
+
+
+def test_an_interrupted_update_leaves_the_board_at_its_repl_never_in_a_reset_loop(tmp_path, monkeypatch) -> None:
+    """bridge.py and chip.py copied, pins.py not yet: the bridge does not start, the watchdog is
+    not armed, and the REPL waits for the rest of the update (issue 28)."""
+    _interrupted_update(tmp_path, monkeypatch, "pins")
+    from firmware_bridge.twin import Twin
+
+    with Twin(seed=7) as twin:
+        assert twin.mode == "repl" and not twin.board.wdt_armed
+        twin.advance(10.0)  # far beyond the 4 s watchdog
+        twin.wait_passes(3)
+        assert twin.watchdog_resets == 0 and twin.mode == "repl" and twin.boots == 1
+        assert twin.board.kbd_intr != -1  # Ctrl-C still interrupts: mpremote gets in
+
+
+def test_a_bridge_that_fails_to_build_raises_before_the_watchdog_is_armed() -> None:
+    board = SimBoard()
+    modules = load_firmware(board.modules())
+
+    def broken(port, wdt=None):
+        raise TypeError("Pins.__init__() takes 2 positional arguments but 3 were given")
+
+    assert modules["main"].other_builds() == []  # which loads every file
+    modules["bridge"].Bridge = broken
+    with pytest.raises(TypeError):
+        modules["main"].start(_Wire())
+    assert not board.wdt_armed and board.kbd_intr == 3  # the REPL, with its Ctrl-C: no reset loop
+
+
+def test_a_started_bridge_has_its_watchdog_armed() -> None:
+    board, bridge, _ = _board([0])
+    assert bridge is not None and bridge.wdt is not None and board.wdt_armed

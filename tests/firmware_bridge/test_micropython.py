@@ -23,7 +23,7 @@ from firmware_bridge.simframebuf import FrameBuffer
 
 HERE = Path(__file__).resolve().parent / "mpy"
 ROOT = Path(__file__).resolve().parents[2]
-FIRMWARE = ("codec", "main", "bridge", "chip", "pins", "oled", "rosc")
+FIRMWARE = ("codec", "main", "bridge", "chip", "pins", "oled", "rosc", "usbport")
 
 
 @pytest.fixture(scope="module")
