@@ -353,16 +353,19 @@ class Link:
                 # from its callback never waits on a thread that waits on it
                 self._recovered.extend((pin, value, now) for value in steps)
 
-    def exit_to_repl(self, timeout: float = 5.0) -> None:
+    def exit_to_repl(self, timeout: float = 5.0) -> bool | None:
         """EXIT_TO_REPL, then silence: nothing more is written (no ping, no HELLO whose bytes
-        the REPL would take for Ctrl-A or Ctrl-D) and the link is closed."""
+        the REPL would take for Ctrl-A or Ctrl-D) and the link is closed. Whether the board
+        disarms its watchdog (its reply's byte: a chip whose register it knows), None for a
+        board that does not say (firmware before build 2)."""
         with self._request_lock:
             try:
-                self._request(codec.EXIT_TO_REPL, b"", timeout=timeout, retry=RETRY)
+                reply = self._request(codec.EXIT_TO_REPL, b"", timeout=timeout, retry=RETRY)
             finally:
                 with self._write_lock:
                     self._silenced = True
         self.close()
+        return bool(reply[0]) if reply else None
 
     # -- wire ----------------------------------------------------------------------------------
     def _write(self, data: bytes) -> None:

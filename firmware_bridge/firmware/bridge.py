@@ -303,7 +303,9 @@ class Bridge:
     def on_exit(self, p):
         self.leaving = True
         self.credit = 0
-        return b""
+        # 1: the watchdog will be disarmed (a chip whose register is known); 0: only kept fed
+        # by a timer, which mpremote's soft reset stops (the host warns)
+        return bytes((1 if chip.WATCHDOG.get(self.chip) is not None else 0,))
 
     def on_reset(self, p):
         self.reset_due = True

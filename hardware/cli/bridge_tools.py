@@ -16,6 +16,7 @@ import argparse
 import json
 import math
 import shlex
+import time
 
 from engine.errors import ParameterError
 from hardware.cli.output import out, say
@@ -81,6 +82,10 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
 #: How long ``bridge repl`` waits for the board's handshake.
 REPL_TIMEOUT_S = 10.0
+#: The board's linger after answering EXIT_TO_REPL (firmware bridge.py LINGER_MS), and a margin
+#: for the USB line: ``bridge repl`` returns only after both, so mpremote started next gets in.
+LINGER_S = 0.5
+LINGER_MARGIN_S = 0.15
 
 
 def cmd_repl(args: argparse.Namespace) -> int:
@@ -95,13 +100,17 @@ def cmd_repl(args: argparse.Namespace) -> int:
     link = Link(port).start()
     try:
         hello = link.wait_up(REPL_TIMEOUT_S)
-        link.exit_to_repl()
+        disarms = link.exit_to_repl()
+        answered = time.monotonic()
     except BridgeError as exc:
         say(f"dicetower: bridge repl: {exc}{_repl_hint(str(exc))}")
         return 1
     finally:
         link.close()
-    out(repl_steps(port, hello.firmware, hello.minor))
+    # The board lingers LINGER_S after its answer (for a retry whose reply was lost) and takes
+    # any byte meanwhile as the bridge's: the mpremote the steps below chain must come after.
+    time.sleep(max(0.0, answered + LINGER_S + LINGER_MARGIN_S - time.monotonic()))
+    out(repl_steps(port, hello.firmware, hello.minor, disarms=disarms))
     return 0
 
 
@@ -114,16 +123,25 @@ def _repl_hint(message: str) -> str:
     return ""
 
 
-def repl_steps(port: str, firmware: str, minor: int) -> str:
-    """What to type next: the mpremote commands for this port and this checkout's firmware."""
+def repl_steps(port: str, firmware: str, minor: int, *, disarms: bool | None = True) -> str:
+    """What to type next: the mpremote commands for this port and this checkout's firmware;
+    a warning first where the board's watchdog stays armed (``disarms`` False: a chip the
+    firmware does not know; protocol 1.0)."""
     from firmware_bridge.twin import FIRMWARE_DIR
 
     q = shlex.quote(port)
-    lines = [f"bridge at {port}: {firmware or 'the board'} left the bridge for its REPL, watchdog disarmed.",
+    armed = minor < 1 or disarms is False
+    state = "its watchdog still armed (kept fed by a timer)" if armed else "watchdog disarmed"
+    lines = [f"bridge at {port}: {firmware or 'the board'} left the bridge for its REPL, {state}.",
              "Copy the firmware and restart it with mpremote (pip install mpremote):",
              f"  mpremote connect {q} cp {shlex.quote(str(FIRMWARE_DIR))}/*.py :",
              f"  mpremote connect {q} reset",
              f"Then check it: dicetower bridge selftest --port {q}"]
+    if minor >= 1 and disarms is False:
+        lines.insert(1, "Warning: the firmware does not know this board's chip, so it cannot disarm its watchdog: "
+                        "mpremote's soft reset stops the timer that feeds it and the board reboots into the bridge "
+                        "within 4 s. Use the safe-boot pin instead: hold GP14 to GND while plugging the board in "
+                        "(docs/bridge.md, \"Updating the firmware\").")
     if minor < 1:
         lines.insert(1, "Warning: this firmware (protocol 1.0) cannot disarm its watchdog: mpremote's soft reset "
                         "reboots it into the bridge within 4 s. Use the safe-boot pin instead: hold GP14 to GND "

@@ -148,3 +148,32 @@ def test_bridge_repl_without_a_board_is_one_line(capsys) -> None:
     assert main(["bridge", "repl", "--port", "/dev/null/nothing"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("dicetower: bridge repl: ") and "/dev/null/nothing" in err[0]
+
+
+def test_bridge_repl_on_an_unknown_chip_warns_that_the_watchdog_stays_armed(capsys) -> None:
+    """The firmware knows the RP2040's and RP2350's watchdog registers only; on another chip it
+    keeps the watchdog fed by a timer, and `bridge repl` must not say "disarmed"."""
+    with Twin(seed=4, chip="RP2xxx") as twin:
+        assert main(["bridge", "repl", "--port", twin.port]) == 0
+        out = capsys.readouterr().out
+        assert "watchdog disarmed" not in out and "its watchdog still armed (kept fed by a timer)" in out
+        assert "Warning: the firmware does not know this board's chip" in out
+        wait_for(lambda: twin.mode == "repl", what="the board's REPL")
+        assert twin.board.wdt_armed and twin.board.timers
+
+
+def test_mpremote_right_after_bridge_repl_gets_in(capsys) -> None:
+    """`bridge repl` returns only after the board's 0.5 s linger: the docs chain mpremote
+    right after it, and its Ctrl-C / Ctrl-A reach the REPL, not the bridge."""
+    from hardware.cli.bridge_tools import LINGER_S
+
+    with Twin(seed=5) as twin:
+        assert LINGER_S * 1000 == twin.modules["bridge"].LINGER_MS
+        assert main(["bridge", "repl", "--port", twin.port]) == 0
+        assert twin.mode == "repl"  # the linger is over when the command returns
+        term = Terminal(twin.port)
+        try:
+            _enter_raw_repl_with_soft_reset(term)  # at once, as the docs' recipe does
+            assert twin.repl.soft_resets == 1
+        finally:
+            term.close()
