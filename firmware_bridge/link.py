@@ -164,7 +164,9 @@ class Link:
         self._state_listeners: list[Callable[[dict[int, tuple[int, int]]], None]] = []
         self._restore_listeners: list[Callable[[], None]] = []
         self._threads: list[threading.Thread] = []
-        self._rx_at = 0.0  # when the last bytes came from the board: one that sends anything is alive
+        # when the board was last heard: a reply or an event, or a damaged frame (a noisy line's);
+        # our own requests coming back (an echoing peer, a loopback) are not a board
+        self._rx_at = 0.0
         self._silenced = False  # after EXIT_TO_REPL: nothing more is written
         self._edges_rx: dict[int, int] = {}  # per input pin: edges received since its PIN_MODE
         self._levels: dict[int, int] = {}  # per input pin: the level the host last reported
@@ -443,13 +445,14 @@ class Link:
                     self._drop_port(f"read failed: {exc}")
                 continue
             if data:
-                self._rx_at = time.monotonic()
                 bad = self._decoder.bad
                 for frame in self._decoder.feed(data):
                     try:
                         self._dispatch(*frame)
                     except Exception as exc:  # a bug must not stop the reader: logged once
                         self._internal_error("reader", exc)
+                if self._decoder.bad != bad:
+                    self._rx_at = time.monotonic()  # damaged frames: something is there, on a noisy line
                 self.stats.dropped_bad += self._decoder.bad - bad
 
     def _dispatch(self, version: int, kind: int, seq: int, payload: bytes) -> None:
@@ -458,11 +461,13 @@ class Link:
             return
         self.stats.frames_rx += 1
         if kind in (codec.EV_EDGE, codec.EV_HEARTBEAT, codec.EV_ENTROPY):
+            self._rx_at = time.monotonic()
             self._event(kind, payload)
             return
         if not kind & codec.REPLY:
             self.stats.dropped_bad += 1  # a request, not a reply: our own echo on a loopback line
             return
+        self._rx_at = time.monotonic()
         pending = self._pending
         if pending is None or pending.seq != seq or pending.done.is_set():
             self.stats.duplicates += 1  # a late reply to a retried request

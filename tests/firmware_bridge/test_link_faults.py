@@ -172,3 +172,18 @@ def test_hello_comes_brief_then_info_in_parts(twin: Twin, link: Link) -> None:
     assert link.hello.uid == twin.board.uid and link.hello.minor == 1
     part = link.request(codec.INFO, bytes((0, 4)))
     assert part[0] == 1 + 8 + len(link.hello.firmware) and part[1:] == bytes((8,)) + twin.board.uid[:3]
+
+
+def test_an_echoing_peer_gets_hellos_backed_off_not_hundreds() -> None:
+    """A line that echoes (a loopback, a wrong device) sent our HELLO back; its bytes made the
+    peer look alive, and the HELLO went again at once: 286 in 3 s. Our own requests coming back
+    are not a board: the HELLO backs off as on a silent line."""
+    import re
+
+    link = Link("loop://").start()
+    try:
+        wait_for(lambda: "no reply to HELLO" in (link.last_error or ""), timeout=30, what="one handshake's end")
+        sends = int(re.search(r"sent (\d+) times", link.last_error).group(1))
+        assert 1 <= sends <= 10, link.last_error  # 0.05, 0.1, 0.2 ... 1.0 s apart within the 3 s
+    finally:
+        link.close()
