@@ -14,6 +14,7 @@ import threading
 
 from engine.errors import EntropyError
 from engine.estimators import Assessment, assess
+from engine.linear_complexity import too_linear
 
 __all__ = ["DESIGN_FACTORS", "FLOORS", "WINDOWS", "EntropyAssessor"]
 
@@ -80,6 +81,17 @@ class EntropyAssessor:
                 size = self.window if self.last is not None else self.startup
                 batch, self._pending = self._pending[:size], self._pending[size:]
                 self._judge(assess(batch, self.width))
+                if self.width == 1:
+                    self._linear(batch)  # after the estimators: a pattern they see is named by them
+
+    def _linear(self, bits: list[int]) -> None:
+        """A one-bit source's window must not be an LFSR's: PRBS15 to PRBS31 pass every
+        estimator (engine/linear_complexity.py)."""
+        found = too_linear(bits)
+        if found is not None:
+            self.failed = (f"failed the linear complexity test ({found} over {len(bits)} bits; noise has about "
+                           f"{len(bits) // 2}): a shift register's pattern, not noise")
+            raise EntropyError(self.source, self.failed)
 
     def _judge(self, result: Assessment) -> None:
         name, bits = result.minimum

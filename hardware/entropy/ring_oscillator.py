@@ -5,7 +5,9 @@ SP 800-90B repetition count and adaptive proportion tests (tuned for
 :data:`~firmware_bridge.noise.TESTED_BITS_PER_SAMPLE`) and every window of 8192 bits through
 the SP 800-90B non-IID estimators (:class:`~hardware.entropy.assessment.EntropyAssessor`, kind
 ``bridge``) before any is used; a predictable stream is refused naming the estimator, as for
-every source. A fresh start-up test and first window run after every reboot of the board; a
+every source. A fresh start-up test and first window run after every connection to the board; every
+bit credited has been judged in a whole window first; a window that an LFSR could have made
+(PRBS15 to PRBS31, which pass the estimators) is refused by its linear complexity; a
 chunk that follows an event gap is dropped unused. The batch is conditioned with SHA-512 like
 every source and credited the latest minimum estimate times the design factor per bit. A board
 without ring-oscillator bits (an RP2350) makes the source unavailable, saying so in one line.
@@ -72,9 +74,10 @@ class BridgeSource:
         return "ok" if self.monitor.ready and self.assessor.rate is not None else "idle"
 
     def _connected(self, hello: Hello, new_boot: bool) -> None:
-        if new_boot and self.failed is None and self.monitor.samples_seen:
-            # a rebooted board is a new source run: its start-up test and first estimate are due
-            # again (a failure stays: a source that failed is out of service until the restart)
+        if self.failed is None and self.monitor.samples_seen:
+            # every connection (a reboot, a replug, a cable that came back) is a new source run:
+            # its start-up test and first estimate are due again (a failure stays: a source that
+            # failed is out of service until the restart)
             self.monitor = noise.monitor(self.name)
             self.assessor = EntropyAssessor(self.name, "bridge", width=1)
             self.restarts += 1
@@ -94,12 +97,17 @@ class BridgeSource:
 
     def samples_needed(self) -> int:
         """Raw bits per session: enough for the start-up test and the first estimate, then for
-        the credit cap at the estimated rate."""
+        the credit cap at the estimated rate, always in whole windows: every bit credited has
+        been judged by the estimators in this gather (a window judged only once full, and a
+        credit from the previous window's estimate, let a source that turned into a pattern be
+        credited for three gathers before it was refused)."""
         startup = max(0, self.monitor.startup_samples - self.monitor.samples_seen)
         rate = self.assessor.rate
-        if rate is None:
-            return max(startup, self.assessor.needed)
-        return max(startup, math.ceil(CREDIT_CAP_BITS / rate))
+        wanted = max(startup, self.assessor.needed if rate is None else math.ceil(CREDIT_CAP_BITS / rate))
+        pending = self.assessor.pending
+        window = self.assessor.window if self.assessor.last is not None else self.assessor.startup
+        # up to the end of a window: nothing is left pending unjudged
+        return wanted + (-(pending + wanted) % window)
 
     def gather(self) -> Contribution:
         if self.failed:

@@ -113,8 +113,9 @@ def test_the_credit_is_the_estimate_times_the_design_factor() -> None:
         rate = source.assessor.last.minimum[1] * DESIGN_FACTORS["bridge"]
         assert source.assessor.rate == rate and 0.125 < rate <= 0.5
         assert c.samples == 1024 and c.credited_bits == min(CREDIT_CAP_BITS, int(8192 * rate))
-        second = source.gather()  # now only what 448 bits need at the estimated rate
-        assert second.samples * 8 < 8192 and second.credited_bits == CREDIT_CAP_BITS
+        second = source.gather()  # a whole window again: every bit credited is judged first
+        assert second.samples * 8 == 8192 and second.credited_bits == CREDIT_CAP_BITS
+        assert source.assessor.pending == 0 and source.assessor.last is not None
     finally:
         link.close()
         twin.close()
@@ -140,3 +141,70 @@ def test_roll_on_an_rp2350_says_in_one_line_why_there_are_no_bits(monkeypatch, c
         assert main(["roll", "d6cv", "--entropy", "bridge"]) == 3
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "RP2350" in err[0] and "only on an RP2040" in err[0]
+
+
+def _prbs(degree: int, taps: tuple[int, ...], seed: int = 0x5A5A5A5A):
+    """A Fibonacci LFSR's output, bit by bit, as a line tester's PRBS pattern (x^d + x^t + 1)."""
+    state = seed & ((1 << degree) - 1) or 1
+
+    def bit() -> int:
+        nonlocal state
+        out = state & 1
+        feedback = 0
+        for t in taps:
+            feedback ^= (state >> (degree - t)) & 1
+        state = (state >> 1) | (feedback << (degree - 1))
+        return out
+
+    return bit
+
+
+@pytest.mark.parametrize(("degree", "taps"), [(15, (15, 14)), (23, (23, 18)), (31, (31, 28))],
+                         ids=["PRBS15", "PRBS23", "PRBS31"])
+def test_a_prbs_pattern_is_refused_by_its_linear_complexity(degree: int, taps: tuple[int, ...]) -> None:
+    """PRBS15/23/31 pass the health tests and every SP 800-90B estimator (they were credited
+    0.15-0.31 bits a bit): an LFSR's window has its register's length as linear complexity."""
+    twin, link, source = _source(rosc_bits=_prbs(degree, taps), seed=9)
+    try:
+        with pytest.raises(EntropyError, match=r"failed the linear complexity test \((\d+) over 8192 bits"):
+            source.gather()
+        assert source.failed is not None and source.status().startswith("FAILED ")
+    finally:
+        link.close()
+        twin.close()
+
+
+def test_a_source_that_turns_into_a_pattern_is_refused_before_any_of_it_is_credited() -> None:
+    """Good bits for the first window, then an alternating pattern: the gather that reads the
+    pattern judges it whole before crediting (it used to credit three gathers of it)."""
+    import random
+
+    rng = random.Random(5)
+    made = [0]
+
+    def turning() -> int:
+        made[0] += 1
+        return rng.getrandbits(1) if made[0] <= 8192 else made[0] & 1
+
+    twin, link, source = _source(rosc_bits=turning, seed=10)
+    try:
+        first = source.gather()
+        assert first.credited_bits > 0
+        with pytest.raises(EntropyError):
+            source.gather()
+    finally:
+        link.close()
+        twin.close()
+
+
+def test_a_reconnect_of_the_same_boot_runs_the_start_up_test_again() -> None:
+    """docs/bridge.md: the window reruns after every connection, not only after a new boot."""
+    twin, link, source = _source(seed=11)
+    try:
+        source.gather()
+        assert source.monitor.samples_seen
+        source._connected(link.hello, False)  # what the link calls on a handshake of the same boot
+        assert source.restarts == 1 and source.monitor.samples_seen == 0 and source.assessor.last is None
+    finally:
+        link.close()
+        twin.close()
