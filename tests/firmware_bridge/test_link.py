@@ -7,6 +7,8 @@ import random
 
 import pytest
 import serial
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from firmware_bridge.errors import BridgeTimeout, VersionMismatch
 from firmware_bridge.firmware import codec
@@ -154,3 +156,21 @@ def test_an_event_number_too_high_does_not_deafen_the_host(twin: Twin, link: Lin
     wait_for(lambda: edges == [(6, 0)], what="the next press, heard")
     twin.press(6, down=False)
     wait_for(lambda: edges == [(6, 0), (6, 1)], what="its release")
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(numbers=st.lists(st.one_of(st.integers(0, 8), st.integers(0, 0xFFFFFFFF)), min_size=1, max_size=4))
+def test_no_event_number_leaves_the_host_deaf(twin: Twin, link: Link, numbers: list[int]) -> None:
+    """Whatever numbers well-framed events carry (higher, lower, equal, wrapped), the link
+    resyncs and every later edge arrives."""
+    link.request(codec.PIN_MODE, bytes((6, codec.MODE_INPUT, codec.PULL_UP, 1)))
+    edges: list[tuple[int, int]] = []
+    link.on_edge(lambda pin, level, at: edges.append((pin, level)))
+    for n in numbers:
+        os.write(twin._fds[0], codec.encode(codec.EV_EDGE, 0, codec.put_u32(n) + bytes((7, 1)) + codec.put_u32(0)))
+    wait_for(lambda: not link._gap and link._behind == 0, what="the resync")
+    edges.clear()
+    twin.press(6)
+    wait_for(lambda: (6, 0) in edges, what="the press after the false numbers")
+    twin.press(6, down=False)
+    wait_for(lambda: (6, 1) in edges, what="its release")
