@@ -78,6 +78,8 @@ class Oled:
     def text(self, row, col, text):
         if row >= self.pages:
             raise ValueError("row " + str(row))
+        if col >= self.width:  # docs/bridge.md: column 0..width-1
+            raise ValueError("column " + str(col))
         self.fb.fill_rect(col, row * 8, self.width - col, 8, 0)
         self.fb.text(text, col, row * 8, 1)
         self.flush(row, row, 0, self.width - 1)

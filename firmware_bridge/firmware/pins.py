@@ -149,4 +149,5 @@ class Pins:
         for n in sorted(self.outputs):
             out = self.outputs[n]
             rows.append((n, codec.MODE_PWM if out.pwm is not None else codec.MODE_OUTPUT, out.duty, 0))
+        rows.sort()  # by pin number, inputs and outputs together, as docs/bridge.md specifies
         return rows

@@ -186,3 +186,26 @@ def test_a_bridge_that_fails_to_build_raises_before_the_watchdog_is_armed() -> N
 def test_a_started_bridge_has_its_watchdog_armed() -> None:
     board, bridge, _ = _board([0])
     assert bridge is not None and bridge.wdt is not None and board.wdt_armed
+
+
+def test_get_state_lists_the_pins_by_number_inputs_and_outputs_together() -> None:
+    """docs/bridge.md: "per configured pin (by pin number)"; the firmware sent inputs first."""
+    board = SimBoard()
+    modules = load_firmware(board.modules())
+    modules["main"].other_builds()  # loads every file
+    pins = modules["pins"].Pins()
+    for n, mode in ((12, codec.MODE_OUTPUT), (2, codec.MODE_INPUT), (5, codec.MODE_OUTPUT), (3, codec.MODE_INPUT)):
+        pins.mode(n, mode, codec.PULL_UP if mode == codec.MODE_INPUT else 0, 5)
+    assert [row[0] for row in pins.state()] == [2, 3, 5, 12]
+
+
+def test_display_text_refuses_a_column_past_the_edge() -> None:
+    board = SimBoard()
+    modules = load_firmware(board.modules())
+    modules["main"].other_builds()
+    machine = modules["bridge"].machine
+    i2c = machine.I2C(0, sda=machine.Pin(8), scl=machine.Pin(9), freq=400000)
+    oled = modules["oled"].Oled(i2c, 128, 64, 0x3C)
+    oled.text(0, 127, "x")
+    with pytest.raises(ValueError, match="column 128"):
+        oled.text(0, 128, "x")
