@@ -327,7 +327,10 @@ noted_options() {
     commitment="$(awk '/photograph the QR/ { getline a; getline b; gsub(/ /, "", a); gsub(/ /, "", b); print a b; exit }' \
         "$WORK/sim.txt")"
     result="$(grep -Eo '#[0-9]+ [0-9a-f]{16}' "$WORK/sim.txt" | tail -n 1 | sed -E 's/^#([0-9]+) /\1:/')"
-    [ -n "$commitment" ] && [ -n "$result" ] || { echo "the panel session showed no commitment or fingerprint" >&2; return 1; }
+    if [ -z "$commitment" ] || [ -z "$result" ]; then
+        echo "the panel session showed no commitment or fingerprint" >&2
+        return 1
+    fi
     echo "--table-seed 31425512 --expect $commitment --expect $result"
 }
 
