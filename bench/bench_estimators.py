@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from engine.estimators import ESTIMATORS, assess
-from hardware.entropy.assessment import DESIGN_FACTORS, FLOORS
+from hardware.backends import ENTROPY_SOURCES
 from hardware.entropy.buttons import CREDIT_BITS_PER_PRESS
 
 ENGLISH = (b"It was the best of times, it was the worst of times, it was the age of wisdom, it was the age "
@@ -51,7 +51,7 @@ def sources() -> list[tuple[str, str, list[int]]]:
 def credit(kind: str, bits: float) -> float:
     """Bits credited per sample, as the code credits them: the minimum estimate times the
     design factor, and for button timing at most 2 bits a press (ButtonTiming._credit_for)."""
-    credited = bits * DESIGN_FACTORS[kind]
+    credited = bits * ENTROPY_SOURCES.get(kind).design_factor
     return min(credited, float(CREDIT_BITS_PER_PRESS)) if kind == "buttons" else credited
 
 
@@ -65,7 +65,8 @@ def main() -> None:
         timings.append(time.perf_counter() - start)
         worst, bits = result.minimum
         cells = "".join(f"{'n/a' if v is None else f'{v:.3f}':>12}" for v in result.figures.values())
-        verdict = f"pass (floor {FLOORS[kind]:g})" if bits >= FLOORS[kind] else f"FAIL: {worst}"
+        floor = ENTROPY_SOURCES.get(kind).floor
+        verdict = f"pass (floor {floor:g})" if bits >= floor else f"FAIL: {worst}"
         print(f"{name:<32}{cells}{bits:>8.3f}{credit(kind, bits):>8.3f}  {verdict}")
     start = time.perf_counter()
     os.getrandom(1024)

@@ -130,12 +130,52 @@ DISPLAY_KINDS: Registry[DisplayKind] = Registry("display kind", (
     DisplayKind("bridge", "the Pico companion board's OLED", "hardware.display:open_bridge", bridge=True),
 ))
 
-ENTROPY_SOURCES: Registry[Backend] = Registry("entropy source", (
-    Backend("kernel", "the kernel's getrandom", "hardware.entropy.pipeline:kernel_entry"),
-    Backend("hwrng", "/dev/hwrng", "hardware.entropy.pipeline:hwrng_entry"),
-    Backend("buttons", "button press timing", "hardware.entropy.pipeline:buttons_entry"),
-    Backend("bridge", "the Pico's ring oscillator, raw bits", "hardware.entropy.pipeline:bridge_entry", bridge=True),
+@dataclass(frozen=True)
+class EntropyKind(Backend):
+    """An entropy source and every fact about it, in one row (pyserial's ``protocol_<scheme>``
+    modules are the model: a source found by name), read by ``--entropy``, the config, the help
+    text, ``auto`` and the estimators (:mod:`hardware.entropy.assessment`).
+
+    ``target`` builds it from a :class:`~hardware.entropy.sources.SourceContext`. ``claim``:
+    the bits of entropy a byte source claims per byte before any estimate (None for a source
+    whose samples are not bytes); ``design_factor``: the share of the minimum SP 800-90B
+    estimate credited; ``floor``: the estimate below which the source is refused (bits per
+    sample); ``windows``: (start-up samples, later window); ``auto``: its place in ``auto``'s
+    list (None: ``auto`` leaves it out). docs/fairness.md has the reasons for each figure.
+    """
+
+    claim: float | None = None
+    design_factor: float = 0.5
+    floor: float = 2.0
+    windows: tuple[int, int] = (1024, 1024)
+    auto: int | None = None
+
+
+ENTROPY_SOURCES: Registry[EntropyKind] = Registry("entropy source", (
+    # The kernel CSPRNG and a whitened hardware RNG look perfect to any statistic whether or
+    # not they are, so half; 1024 random bytes score 3.5 to 5.8, text under 1.6, a counter 0.1.
+    EntropyKind("kernel", "the kernel's getrandom", "hardware.entropy.pipeline:kernel_entry",
+                claim=4.0, design_factor=0.5, floor=2.0, auto=2),
+    EntropyKind("hwrng", "/dev/hwrng", "hardware.entropy.pipeline:hwrng_entry",
+                claim=2.0, design_factor=0.5, floor=2.0, auto=1),
+    # Judged on 16 to 64 presses, where even perfect samples score only 2 to 3.5 bits; credited
+    # its estimate, at most 2 bits a press.
+    EntropyKind("buttons", "button press timing", "hardware.entropy.pipeline:buttons_entry",
+                design_factor=1.0, floor=0.5, windows=(16, 64), auto=3),
+    # Single ring-oscillator bits in windows of 8192, against the byte sources' rate: 2 bits a
+    # byte is 0.25 bit a bit.
+    EntropyKind("bridge", "the Pico's ring oscillator, raw bits", "hardware.entropy.pipeline:bridge_entry",
+                bridge=True, design_factor=0.5, floor=0.25, windows=(8192, 8192), auto=4),
+    # file:PATH (a capture, a device): can be anything, so a quarter. Named only as file:PATH.
+    EntropyKind("file", "a file or device, as file:PATH", "", config=False,
+                claim=1.0, design_factor=0.25, floor=2.0),
 ))
+
+
+def auto_sources() -> tuple[EntropyKind, ...]:
+    """The rows ``--entropy auto`` uses, in its order."""
+    return tuple(sorted((k for k in ENTROPY_SOURCES if k.auto is not None), key=lambda k: k.auto or 0))
+
 
 SPEAKERS: Registry[Backend] = Registry("speaker", (
     Backend("espeak", "eSpeak NG on the sound card", "hardware.speech.espeak:EspeakSpeaker"),

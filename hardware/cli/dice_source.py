@@ -18,7 +18,7 @@ from typing import Any
 from engine.dice import DiceSource
 from engine.errors import ParameterError
 from engine.systems import SystemSpec
-from hardware.backends import ENTROPY_SOURCES
+from hardware import backends
 from hardware.cli.output import say
 from hardware.entropy import SessionDice, open_dice
 from hardware.entropy.fingerprint import Fingerprint
@@ -44,12 +44,12 @@ def add_dice_options(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="deterministic dice from this seed (tests and replays; never the default)",
     )
+    sources = ", ".join(backends.ENTROPY_SOURCES.config_names())
     parser.add_argument(
         "--entropy",
         metavar="SOURCE",
         default=None,
-        help=f"where the seed comes from: auto (default), {', '.join(ENTROPY_SOURCES.names())}, file:PATH, "
-        "or a comma list",
+        help=f"where the seed comes from: auto (default), {sources}, file:PATH, or a comma list",
     )
     parser.add_argument(
         "--mix",

@@ -2,10 +2,10 @@
 
 Every source's start-up samples, and then every further window of raw samples, go through
 the six non-IID estimators of :mod:`engine.estimators`. A source is credited the *minimum*
-estimate times its design factor (:data:`DESIGN_FACTORS`: how much of what the statistics
-see the source's design lets us trust); an estimate below the source's floor
-(:data:`FLOORS`) takes it out of service, naming the estimator, exactly like a failed health
-test. The figures per source are in docs/fairness.md.
+estimate times its design factor (how much of what the statistics see the source's design
+lets us trust); an estimate below the source's floor takes it out of service, naming the
+estimator, exactly like a failed health test. Both, and the windows, are the source's row in
+:data:`hardware.backends.ENTROPY_SOURCES`; the figures per source are in docs/fairness.md.
 """
 
 from __future__ import annotations
@@ -15,23 +15,14 @@ import threading
 from engine.errors import EntropyError
 from engine.estimators import Assessment, assess
 from engine.linear_complexity import too_linear
+from hardware import backends
+from hardware.backends import EntropyKind
 
-__all__ = ["DESIGN_FACTORS", "FLOORS", "WINDOWS", "EntropyAssessor"]
+__all__ = ["EntropyAssessor"]
 
-#: Share of the minimum estimate credited, per source kind. The kernel CSPRNG and a whitened
-#: hardware RNG look perfect to any statistic whether or not they are, so half; a file can be
-#: anything, so a quarter; button timing is credited its estimate, at most 2 bits a press.
-DESIGN_FACTORS = {"kernel": 0.5, "hwrng": 0.5, "file": 0.25, "bridge": 0.5, "buttons": 1.0}
-#: Below this estimate (bits per sample) a source is refused. 1024 random bytes score 3.5 to
-#: 5.8 (the compression estimate is the noisiest); English text scores under 1.6 (LRS), a
-#: counter or a repeated pattern under 0.1. Button timing is judged on 16 to 64 presses,
-#: where even perfect samples score only 2 to 3.5 bits, so its floor is lower. The bridge's
-#: samples are single ring-oscillator bits, judged in windows of 8192 (the bits of 1024
-#: bytes) against the same rate as the byte sources: 2 bits a byte is 0.25 bit a bit.
-FLOORS = {"kernel": 2.0, "hwrng": 2.0, "file": 2.0, "bridge": 0.25, "buttons": 0.5}
-#: (start-up samples, later window) per source kind.
-WINDOWS = {"buttons": (16, 64), "bridge": (8192, 8192)}
-_BYTE_WINDOWS = (1024, 1024)
+
+def _row(kind: str) -> EntropyKind:
+    return backends.ENTROPY_SOURCES.get(kind)
 
 
 class EntropyAssessor:
@@ -43,12 +34,13 @@ class EntropyAssessor:
     """
 
     def __init__(self, source: str, kind: str, *, width: int = 8) -> None:
-        if kind not in FLOORS:
-            raise ValueError(f"no entropy floor for source kind {kind!r}; known: {', '.join(FLOORS)}")
+        if kind not in backends.ENTROPY_SOURCES:
+            raise ValueError(f"no entropy floor for source kind {kind!r}; known: "
+                             f"{', '.join(backends.ENTROPY_SOURCES.names())}")
         self.source = source
         self.kind = kind
         self.width = width
-        self.startup, self.window = WINDOWS.get(kind, _BYTE_WINDOWS)
+        self.startup, self.window = _row(kind).windows
         self.last: Assessment | None = None
         self.failed: str | None = None
         self._pending: list[int] = []
@@ -70,7 +62,7 @@ class EntropyAssessor:
         """Credited bits per sample: the latest minimum estimate times the design factor."""
         if self.last is None or self.failed:
             return None
-        return self.last.minimum[1] * DESIGN_FACTORS[self.kind]
+        return self.last.minimum[1] * _row(self.kind).design_factor
 
     def feed(self, samples: bytes | list[int]) -> None:
         with self._lock:
@@ -95,7 +87,7 @@ class EntropyAssessor:
 
     def _judge(self, result: Assessment) -> None:
         name, bits = result.minimum
-        floor = FLOORS[self.kind]
+        floor = _row(self.kind).floor
         if bits < floor:
             self.failed = (f"failed the SP 800-90B {name} estimate ({bits:.2f} bits of min-entropy per sample "
                            f"over {result.samples} samples; at least {floor:g} needed): a pattern, not noise")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import ParameterError
-from hardware.backends import ENTROPY_SOURCES
+from hardware import backends
 from hardware.entropy.session_dice import SESSION_ROLLS, SessionDice
 
 if TYPE_CHECKING:
@@ -24,10 +24,13 @@ if TYPE_CHECKING:
     from hardware.entropy.sources import EntropySource, SourceContext
     from hardware.rolllog import RollLog
 
-__all__ = ["NAMED_SOURCES", "open_dice", "parse_spec"]
+__all__ = ["open_dice", "parse_spec"]
 
-NAMED_SOURCES = ENTROPY_SOURCES.names()
-_ALLOWED = f"auto, {', '.join(NAMED_SOURCES)}, file:PATH, or a comma list such as hwrng,kernel"
+
+def _allowed() -> str:
+    """What ``--entropy`` takes, from the rows (read when asked: a plug-in's row too)."""
+    named = ", ".join(backends.ENTROPY_SOURCES.config_names())
+    return f"auto, {named}, file:PATH, or a comma list such as hwrng,kernel"
 
 
 def kernel_entry(ctx: SourceContext) -> EntropySource:
@@ -52,6 +55,8 @@ def bridge_entry(ctx: SourceContext) -> EntropySource:
     source = ctx.extras.get("bridge")
     if source is not None:
         return source
+    if ctx.auto:  # auto takes the tower's board when it has one, and opens none of its own
+        return _Missing("bridge", "no companion board configured")
     from hardware.entropy.ring_oscillator import CommandBridgeSource  # a command's own link to the board
 
     return CommandBridgeSource()
@@ -61,7 +66,7 @@ def parse_spec(spec: str) -> tuple[str, ...]:
     """``("auto",)`` or the named sources, validated; ``ParameterError`` names ``--entropy``."""
     text = str(spec).strip()
     if not text:
-        raise ParameterError("entropy", f"expected {_ALLOWED}, got an empty value")
+        raise ParameterError("entropy", f"expected {_allowed()}, got an empty value")
     if text.lower() == "auto":
         return ("auto",)
     names: list[str] = []
@@ -70,10 +75,10 @@ def parse_spec(spec: str) -> tuple[str, ...]:
             if len(part) == 5:
                 raise ParameterError("entropy", "file: needs a path, e.g. file:/dev/urandom or file:capture.bin")
             name = "file:" + str(_file_path(part[5:]))
-        elif part.lower() in NAMED_SOURCES:
+        elif part.lower() in backends.ENTROPY_SOURCES.config_names():
             name = part.lower()
         else:
-            raise ParameterError("entropy", f"expected {_ALLOWED}, got {part!r}")
+            raise ParameterError("entropy", f"expected {_allowed()}, got {part!r}")
         if name in names:
             raise ParameterError("entropy", f"{name} is listed twice")
         names.append(name)
@@ -140,22 +145,25 @@ def open_dice(
             raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
         return SessionDice(seed=bytes(seed), log=log, session_rolls=session_rolls, clock_ns=clock_ns, mix=mix,
                            keeper=keeper)
-    from hardware.entropy.sources import HWRNG_PATH, SourceContext, file_source, hwrng_source, kernel_source
+    from hardware.entropy.sources import HWRNG_PATH, SourceContext, file_source
 
     if hwrng_path is None:
         hwrng_path = HWRNG_PATH
     names = parse_spec(spec)
     extras = {s.name: s for s in extra_sources}
     if names == ("auto",):
-        sources: list[EntropySource] = [hwrng_source(hwrng_path), kernel_source(getrandom=getrandom)]
-        if buttons is not None:
-            sources.append(buttons)
-        sources.extend(extra_sources)
+        # auto: every row that says so (hardware.backends.ENTROPY_SOURCES), in its order, that
+        # is here; then any other source passed in
+        ctx = SourceContext(buttons=buttons, hwrng_path=hwrng_path, getrandom=getrandom, extras=extras, auto=True)
+        built = [backends.ENTROPY_SOURCES.load(row.name)(ctx) for row in backends.auto_sources()]
+        sources: list[EntropySource] = [s for s in built if not isinstance(s, _Missing)]
+        sources.extend(s for s in extra_sources if s not in sources)
         return SessionDice(sources, strict=False, label="auto", buttons=buttons, log=log,
                            session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, keeper=keeper)
     ctx = SourceContext(buttons=buttons, hwrng_path=hwrng_path, getrandom=getrandom, extras=extras)
     chosen: list[EntropySource] = [
-        file_source(name[5:]) if name.startswith("file:") else ENTROPY_SOURCES.load(name)(ctx) for name in names
+        file_source(name[5:]) if name.startswith("file:") else backends.ENTROPY_SOURCES.load(name)(ctx)
+        for name in names
     ]
     return SessionDice(chosen, strict=True, label=",".join(names), buttons=buttons, log=log,
                        session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, keeper=keeper)

@@ -2,11 +2,12 @@
 
 Each source reads raw bytes, runs every byte through its SP 800-90B health monitor and its
 entropy estimators (:mod:`hardware.entropy.assessment`) before any of them is used, and
-conditions the batch with SHA-512 into one 64-byte block. Each source claims a min-entropy
-per byte (:data:`CLAIMS`) that is deliberately below what a working source delivers: the
-claim sets the health-test cutoffs, and a low claim keeps false alarms (which take a source
-out of service) astronomically rare. The credit is what the estimators measured times the
-source's design factor. See docs/fairness.md for the reasoning behind each figure.
+conditions the batch with SHA-512 into one 64-byte block. Each source claims a min-entropy per
+byte (its row's ``claim`` in :data:`hardware.backends.ENTROPY_SOURCES`) that is deliberately
+below what a working source delivers: the claim sets the health-test cutoffs, and a low claim
+keeps false alarms (which take a source out of service) astronomically rare. The credit is what
+the estimators measured times the source's design factor. See docs/fairness.md for the reasoning
+behind each figure.
 
 Operating-system errors become :class:`SourceUnavailable` (an ``EntropyError``) here, at the
 edge, with one line that says how to fix them.
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from hardware.entropy.buttons import ButtonTiming
 
 __all__ = [
-    "CLAIMS",
     "CONDITION_LABEL",
     "CREDIT_CAP_BITS",
     "HWRNG_PATH",
@@ -41,14 +41,24 @@ __all__ = [
     "EntropySource",
     "SourceContext",
     "SourceUnavailable",
+    "claim",
     "condition",
     "file_source",
     "hwrng_source",
     "kernel_source",
 ]
 
-#: Claimed min-entropy in bits per raw byte, per source kind (the health tests' H).
-CLAIMS = {"kernel": 4.0, "hwrng": 2.0, "file": 1.0}
+
+
+def claim(kind: str) -> float:
+    """The min-entropy a byte source claims per raw byte (the health tests' H): its row's."""
+    from hardware.backends import ENTROPY_SOURCES
+
+    claimed = ENTROPY_SOURCES.get(kind).claim
+    if claimed is None:
+        raise ValueError(f"entropy source {kind!r} claims nothing per byte: it is not a byte source")
+    return claimed
+
 #: At most this many bits are credited to one 512-bit conditioned block (SHA-512 output less
 #: a 64-bit margin, SP 800-90B 3.1.5.1.2 / SP 800-90C's full-entropy margin).
 CREDIT_CAP_BITS = 448
@@ -291,18 +301,18 @@ def _explain_hwrng(exc: OSError) -> str:
 
 def kernel_source(*, getrandom: Callable[[int], bytes] | None = None) -> ByteSource:
     """The kernel CSPRNG through ``os.getrandom`` (blocks only until the kernel pool is seeded)."""
-    return ByteSource("kernel", CLAIMS["kernel"], read=getrandom or os.getrandom)
+    return ByteSource("kernel", claim("kernel"), read=getrandom or os.getrandom)
 
 
 def hwrng_source(path: str = HWRNG_PATH, *, opener: Opener = _open_nonblocking, **kwargs) -> ByteSource:
     """The hardware RNG character device (``/dev/hwrng``)."""
-    return ByteSource("hwrng", CLAIMS["hwrng"], path=path, opener=opener, explain=_explain_hwrng, **kwargs)
+    return ByteSource("hwrng", claim("hwrng"), path=path, opener=opener, explain=_explain_hwrng, **kwargs)
 
 
 def file_source(path: str, *, opener: Opener = _open_nonblocking, **kwargs) -> ByteSource:
     """Raw bytes from a file or device (``file:PATH``), read on from where the last session
     stopped; a regular file is read from its start each time the program starts."""
-    return ByteSource(f"file:{path}", CLAIMS["file"], path=path, opener=opener, **kwargs)
+    return ByteSource(f"file:{path}", claim("file"), path=path, opener=opener, **kwargs)
 
 
 @dataclass(frozen=True)
@@ -314,3 +324,4 @@ class SourceContext:
     hwrng_path: str
     getrandom: Callable[[int], bytes] | None
     extras: Mapping[str, EntropySource]
+    auto: bool = False  # for ``auto``: a source that is not here is left out, not opened

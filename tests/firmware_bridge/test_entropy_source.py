@@ -104,13 +104,13 @@ def test_a_predictable_oscillator_is_refused_by_the_estimators(model: str) -> No
 
 
 def test_the_credit_is_the_estimate_times_the_design_factor() -> None:
-    from hardware.entropy.assessment import DESIGN_FACTORS
+    from hardware.backends import ENTROPY_SOURCES
 
     twin, link, source = _source(seed=7)
     try:
         c = source.gather()
         assert source.assessor.last.samples == 8192 and source.assessor.last.width == 1
-        rate = source.assessor.last.minimum[1] * DESIGN_FACTORS["bridge"]
+        rate = source.assessor.last.minimum[1] * ENTROPY_SOURCES.get("bridge").design_factor
         assert source.assessor.rate == rate and 0.125 < rate <= 0.5
         assert c.samples == 1024 and c.credited_bits == min(CREDIT_CAP_BITS, int(8192 * rate))
         second = source.gather()  # a whole window again: every bit credited is judged first

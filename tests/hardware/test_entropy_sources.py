@@ -11,11 +11,11 @@ import pytest
 
 from engine.errors import EntropyError
 from hardware.entropy.sources import (
-    CLAIMS,
     CONDITION_LABEL,
     CREDIT_CAP_BITS,
     HWRNG_UDEV_RULE,
     SourceUnavailable,
+    claim,
     file_source,
     hwrng_source,
     kernel_source,
@@ -45,7 +45,7 @@ def test_file_source_with_good_bytes_passes_and_credits_the_cap(tmp_path) -> Non
     _, bits = src.assessor.last.minimum
     assert 3 < bits <= 8 and src.assessor.rate == bits / 4
     second = src.gather()
-    assert second.samples == math.ceil(CREDIT_CAP_BITS / src.assessor.rate) > CREDIT_CAP_BITS / CLAIMS["file"]
+    assert second.samples == math.ceil(CREDIT_CAP_BITS / src.assessor.rate) > CREDIT_CAP_BITS / claim("file")
     assert second.block != share.block
 
 
