@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.dice import DiceSource, FacesDice, default_dice
 from engine.errors import EngineError, EntropyError, FacesError, ParameterError, UnknownSystemError
+from engine.results import RollResult
 from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
 
 __all__ = [
@@ -39,7 +40,7 @@ def roll_result(
     rng: DiceSource | None = None,
     faces: str | Iterable[int] | None = None,
     **params: Any,
-):
+) -> RollResult:
     """Roll once and return the system's immutable result value.
 
     ``faces`` supplies the dice (a player's physical roll) instead of ``rng``; every face

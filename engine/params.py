@@ -213,7 +213,7 @@ def parse_whole(text: str) -> int:
 def whole_number(name: str, value: Any, lo: int, hi: int) -> int:
     """A whole number in ``lo..hi`` for an option that is not a system parameter (``--times``,
     ``--player``, ``--n``, ``--scale``), with the same one-line error as the parameters."""
-    return Param(name, "int", name, lo=lo, hi=hi).coerce(value if isinstance(value, int) else str(value))
+    return int(Param(name, "int", name, lo=lo, hi=hi).coerce(value if isinstance(value, int) else str(value)))
 
 
 def _split(param: Param, text: str) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 class Button(StrEnum):
@@ -133,7 +134,7 @@ class Effects:
     leds: tuple[float, float, float, float, float] | None = None
     rgb: tuple[float, float, float] | None = None
     sounds: tuple[Sound, ...] = ()
-    rolled: dict | None = field(default=None, compare=False)
+    rolled: dict[str, Any] | None = field(default=None, compare=False)
     request: str | None = None
     table_seed: tuple[str, str] | None = None
 

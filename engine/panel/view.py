@@ -13,6 +13,7 @@ from engine import systems
 from engine.panel import looks, menu, pages, screens, sessions, slots
 from engine.panel import setting as setup
 from engine.panel import tableseed as seeding
+from engine.panel.model import Screen
 from engine.panel.state import Mode, PanelState, View
 
 #: Seconds each page of a result too long for the screen stays up.
@@ -149,7 +150,7 @@ def _brief(value: Any) -> str:
     return str(value)
 
 
-def _setup(s: PanelState, contrast: float) -> tuple[screens.Screen, bool]:
+def _setup(s: PanelState, contrast: float) -> tuple[Screen, bool]:
     """The setup screen, and whether its footer turns pages (a problem, or notes and what the
     player carries longer than their lines: shown whole, a page at a time, never cut).
 
@@ -255,7 +256,7 @@ def row_text(s: PanelState, row: pages.Row) -> tuple[str, str]:
     return name, part.show(listed[row.item][row.part])
 
 
-def _result(s: PanelState, contrast: float) -> screens.Screen:
+def _result(s: PanelState, contrast: float) -> Screen:
     line = player_line(s)
     result = s.result
     if result is None:

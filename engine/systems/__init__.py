@@ -71,7 +71,8 @@ class SystemSpec:
         memo = self._memo
         if key not in memo:
             memo[key] = make(self)
-        return memo[key]
+        made: T = memo[key]
+        return made
 
     def known_odds(self, params: Mapping[str, Any]) -> Odds:
         """``odds(params)``, kept for the last ODDS_KEPT settings. Exact odds can take
@@ -142,7 +143,8 @@ def get(system_id: str) -> SystemSpec:
     if key not in SYSTEM_IDS:
         raise UnknownSystemError(str(system_id), SYSTEM_IDS)
     module = importlib.import_module(f"engine.systems.{key}")
-    return module.SYSTEM
+    spec: SystemSpec = module.SYSTEM
+    return spec
 
 
 def all_systems() -> tuple[SystemSpec, ...]:

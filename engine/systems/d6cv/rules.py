@@ -64,11 +64,11 @@ class Part:
 
 def bonus(params: Mapping[str, Any]) -> int:
     """What the acting character adds to the d6."""
-    return params["stat"] + params["skill"] + params["modifier"]
+    return int(params["stat"]) + int(params["skill"]) + int(params["modifier"])
 
 
 def opponent_bonus(params: Mapping[str, Any]) -> int:
-    return params["opponent_stat"] + params["opponent_skill"] + params["opponent_modifier"]
+    return int(params["opponent_stat"]) + int(params["opponent_skill"]) + int(params["opponent_modifier"])
 
 
 def plan(params: Mapping[str, Any]) -> tuple[Part, ...]:

@@ -23,7 +23,7 @@ from engine.errors import ParameterError
 from engine.params import Param
 from engine.results import RollResult
 from engine.systems import SystemSpec
-from engine.systems.immortal.odds import SIDES, chosen_setup, immortal_odds
+from engine.systems.immortal.odds import chosen_setup, immortal_odds
 from engine.systems.immortal.panel import PANEL
 from engine.systems.immortal.rules import (
     ATTRIBUTE_MAX,
@@ -34,6 +34,7 @@ from engine.systems.immortal.rules import (
     HOSTILE_TN_MAX,
     POINTS_PER_RANK,
     RANK_MAX,
+    SIDES,
     TN_MAX,
     hostile_item,
     opponent_item,

@@ -153,8 +153,8 @@ PARAMS: tuple[Param, ...] = (
 def effective_rating(params: Mapping[str, Any]) -> int:
     """The roller's rating: ``--rating``, or Skill Points + the Attribute's skill bonus."""
     if params.get("attribute") is not None and params.get("skill_points") is not None:
-        return params["skill_points"] + skill_bonus(params["attribute"])
-    return params["rating"]
+        return int(params["skill_points"]) + skill_bonus(params["attribute"])
+    return int(params["rating"])
 
 
 def _allowed(name: str) -> str:
@@ -218,7 +218,7 @@ class InfinityResult(RollResult):
 
 def _adjustment(params: Mapping[str, Any]) -> int:
     return (
-        params["modifier"]
+        int(params["modifier"])
         + (DECLARATION_BONUS if params["declaration"] else 0)
         - (RETRY_PENALTY if params["retry"] else 0)
     )
