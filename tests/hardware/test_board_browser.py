@@ -358,7 +358,9 @@ def test_what_a_card_says_cannot_be_misread(setup, browser):
     meta = browser.execute_script("return document.querySelector(\"article.card[data-tower='quiet'] .meta\")"
                                   ".textContent")
     assert meta == f"d6cv #{fingerprint.number} {fingerprint.entry[:16]}"  # system, then as the OLED names it
-    liar_badges = wait_for(lambda: (b := badges(browser, "liar")) and len(b) >= 2 and b, what="liar's badges")
+    # the verifier's findings arrive one after another: read the badge once it counts all three
+    liar_badges = wait_for(lambda: (b := badges(browser, "liar")) and len(b) >= 2 and "(and 2 more)" in b[0][1] and b,
+                           what="liar's badges with its three problems")
     assert liar_badges[0][0] == "badge red" and "(and 2 more)" in liar_badges[0][1]  # its edited entry 3 among them
     assert ("badge amber missing", "… 4 entries missing, asked again") in liar_badges
     outcome = browser.execute_script("return document.querySelector(\"article.card[data-tower='long'] .outcome\")"
