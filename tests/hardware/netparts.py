@@ -234,3 +234,48 @@ def running_board(url: str, store: str | None = None, **kwargs: Any) -> Iterator
         yield board.start()
     finally:
         board.stop()
+
+
+@contextlib.contextmanager
+def sim_towers(url: str, store: str, where: Path) -> Iterator[Callable[..., Any]]:
+    """``make(name, **kwargs)``: simulated towers of ``store`` on the broker at ``url``, each
+    in its own directory under ``where``, closed when the block ends (a test's fixture)."""
+    from bench.sim_towers import SimTower
+
+    made: list[SimTower] = []
+
+    def make(name: str, **kwargs: Any) -> SimTower:
+        tower = SimTower(where / name, url, store, name, **kwargs)
+        made.append(tower)
+        return tower
+
+    try:
+        yield make
+    finally:
+        for tower in made:
+            tower.close(timeout=1.0)
+
+
+def all_verified(board: RunningBoard, tower: Any, store: str) -> bool:
+    """The board holds every entry ``tower`` logged and has verified every roll of it (its
+    sessions all revealed: the caller closed it)."""
+    from tests.hardware.forgeries import read
+
+    with contextlib.suppress(TimeoutError):
+        board.towers.check_now(1)
+    if not board.towers.find(tower.tower, store):
+        return False
+    card = board.get(f"/api/towers/{tower.tower}?store={store}")
+    logged = read(tower.log_path)
+    rolls = sum(1 for e in logged if e["kind"] == "roll")
+    return (card["seq"] == len(logged) and card["checked"]["verified"] == rolls and card["verified"]
+            and not card["missing"] and not card["replay_pending"])
+
+
+def finish(tower: Any) -> None:
+    """Reveal the tower's open session and wait until what it published is acknowledged."""
+    from tests.hardware.forgeries import read
+
+    tower.dice.close()
+    tower.publisher.wake()
+    wait_for(lambda: tower.publisher.cursor.seq == len(read(tower.log_path)), what=f"{tower.tower} published")

@@ -13,7 +13,7 @@ import pytest
 from bench.sim_towers import SimTower
 from hardware.network.topics import log_message
 from hardware.rolllog import entry_hash, read_entries
-from tests.hardware.netparts import Collector, running_board, wait_for
+from tests.hardware.netparts import Collector, running_board, sim_towers, wait_for
 
 STORE = "shop1"
 
@@ -26,18 +26,8 @@ def board(broker):
 
 @pytest.fixture
 def towers(broker, tmp_path):
-    made: list[SimTower] = []
-
-    def make(name: str, **kwargs) -> SimTower:
-        t = SimTower(tmp_path / name, broker.url, STORE, name, **kwargs)
-        made.append(t)
-        return t
-
-    try:
+    with sim_towers(broker.url, STORE, tmp_path) as make:
         yield make
-    finally:
-        for t in made:
-            t.close(timeout=1.0)
 
 
 @pytest.fixture

@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 from bench.sim_towers import SimTower
 from hardware.board.verdict import check_tower
 from hardware.rolllog import GENESIS, entry_hash
+from tests.hardware import netparts
 from tests.hardware.forgeries import read, rehash
-from tests.hardware.netparts import Collector, running_board, running_broker, wait_for
+from tests.hardware.netparts import Collector, finish, running_board, running_broker, sim_towers, wait_for
 from tests.support import require_command
 
 STORE = "shop1"
@@ -44,18 +45,8 @@ def raw(broker):
 
 @pytest.fixture
 def towers(broker, tmp_path):
-    made: list[SimTower] = []
-
-    def make(name: str, **kwargs: Any) -> SimTower:
-        t = SimTower(tmp_path / name, broker.url, STORE, name, **kwargs)
-        made.append(t)
-        return t
-
-    try:
+    with sim_towers(broker.url, STORE, tmp_path) as make:
         yield make
-    finally:
-        for t in made:
-            t.close(timeout=1.0)
 
 
 def rogue_log(tmp_path: Path, edit, *, rolls: int = 4) -> list[dict[str, Any]]:
@@ -81,24 +72,8 @@ def log_payload(tower: str, entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def all_verified(board, tower: SimTower) -> bool:
-    """The board holds every entry ``tower`` logged and has verified every roll of it (its
-    sessions all revealed: the caller closed it)."""
-    board.towers.check_now()
-    found = board.towers.find(tower.tower, STORE)
-    if not found:
-        return False
-    card = board.get(f"/api/towers/{tower.tower}?store={STORE}")
-    logged = read(tower.log_path)
-    rolls = sum(1 for e in logged if e["kind"] == "roll")
-    return (card["seq"] == len(logged) and card["checked"]["verified"] == rolls and card["verified"]
-            and not card["missing"] and not card["replay_pending"])
+    return netparts.all_verified(board, tower, STORE)
 
-
-def finish(tower: SimTower) -> None:
-    """Reveal the tower's open session and wait until what it published is acknowledged."""
-    tower.dice.close()
-    tower.publisher.wake()
-    wait_for(lambda: tower.publisher.cursor.seq == len(read(tower.log_path)), what=f"{tower.tower} published")
 
 
 def replay_problem(entries: list[dict[str, Any]]) -> str | None:

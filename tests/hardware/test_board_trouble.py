@@ -23,9 +23,10 @@ import pytest
 from bench.sim_towers import SimTower
 from hardware.board.towers import Towers
 from hardware.network.topics import log_message
+from tests.hardware import netparts
 from tests.hardware.forgeries import read
 from tests.hardware.logfiles import write_log
-from tests.hardware.netparts import running_board, wait_for
+from tests.hardware.netparts import finish, running_board, sim_towers, wait_for
 
 STORE = "shop1"
 REPO = Path(__file__).resolve().parents[2]
@@ -68,21 +69,8 @@ def fill(disk: Path) -> Path:
 
 
 def all_verified(board, tower: SimTower) -> bool:
-    with contextlib.suppress(TimeoutError):
-        board.towers.check_now(1)
-    if not board.towers.find(tower.tower, STORE):
-        return False
-    card = board.get(f"/api/towers/{tower.tower}")
-    logged = read(tower.log_path)
-    rolls = sum(1 for e in logged if e["kind"] == "roll")
-    return (card["seq"] == len(logged) and card["checked"]["verified"] == rolls and card["verified"]
-            and not card["missing"] and not card["replay_pending"])
+    return netparts.all_verified(board, tower, STORE)
 
-
-def finish(tower: SimTower) -> None:
-    tower.dice.close()
-    tower.publisher.wake()
-    wait_for(lambda: tower.publisher.cursor.seq == len(read(tower.log_path)), what=f"{tower.tower} published")
 
 
 def roll_until(board, tower: SimTower, state: str, most: int = 4000) -> int:
@@ -96,18 +84,8 @@ def roll_until(board, tower: SimTower, state: str, most: int = 4000) -> int:
 
 @pytest.fixture
 def towers(broker, tmp_path):
-    made: list[SimTower] = []
-
-    def make(name: str, **kwargs) -> SimTower:
-        t = SimTower(tmp_path / name, broker.url, STORE, name, **kwargs)
-        made.append(t)
-        return t
-
-    try:
+    with sim_towers(broker.url, STORE, tmp_path) as make:
         yield make
-    finally:
-        for t in made:
-            t.close(timeout=1.0)
 
 
 def test_a_full_disk_is_a_failing_board_and_freeing_it_loses_nothing(broker, towers, tmp_path):
