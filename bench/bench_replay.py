@@ -25,9 +25,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from engine.verify import Notes  # noqa: E402
 from hardware.cli import main  # noqa: E402
 from hardware.entropy.codes import code_holder  # noqa: E402
-from hardware.entropy.replay import Notes, replay_log  # noqa: E402
+from hardware.entropy.replay import replay_log  # noqa: E402
 from hardware.rolllog import chain_files  # noqa: E402
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import hashlib
-import json
 import os
 import re
 import time
@@ -40,6 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from engine.chain import GENESIS, StoredEntry, canonical, chain_problem, entry_hash, parse_line
 from engine.errors import EngineError
 from hardware.safefile import FileRefused, open_file
 from hardware.state import fsync_dir
@@ -50,8 +50,7 @@ __all__ = [
     "verify", "verify_entries",
 ]
 
-#: ``prev`` of the first entry.
-GENESIS = "0" * 64
+
 #: Fields every entry has; callers may not set them.
 RESERVED = frozenset({"seq", "prev", "hash", "kind", "time"})
 #: A line longer than this is damage, not an entry (readers never hold more of it).
@@ -73,15 +72,6 @@ class LogError(EngineError):
         super().__init__(message)
         #: a few words for a small display ("No space left on device")
         self.reason = reason or message
-
-
-def entry_hash(entry: dict[str, Any]) -> str:
-    """SHA-256 of the entry's canonical JSON without its ``hash`` field."""
-    return hashlib.sha256(_canonical({k: v for k, v in entry.items() if k != "hash"})).hexdigest()
-
-
-def _canonical(entry: dict[str, Any]) -> bytes:
-    return json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
 def _iso(t_ns: int) -> str:
@@ -214,7 +204,7 @@ class RollLog:
             raise ValueError(f"entry fields {sorted(clash)} are set by the log itself")
         if not kind or not isinstance(kind, str):
             raise ValueError(f"entry kind must be a non-empty string, got {kind!r}")
-        _canonical(fields)  # a value JSON cannot hold fails here, before the file is touched
+        canonical(fields)  # a value JSON cannot hold fails here, before the file is touched
         while True:
             fd, created = self._open_locked()
             try:
@@ -300,7 +290,7 @@ class RollLog:
                 prev, seq = self._recover(fd, lost, prev, seq)
             entry = {**fields, "seq": seq, "prev": prev, "kind": kind, "time": _iso(self._clock())}
             entry["hash"] = entry_hash(entry)
-            self._write(fd, _canonical(entry) + b"\n")
+            self._write(fd, canonical(entry) + b"\n")
         except OSError as exc:
             if size is not None:
                 _roll_back(fd, size, lost)
@@ -374,7 +364,7 @@ class RollLog:
                     "from the last valid entry",
         }
         head = entry["hash"] = entry_hash(entry)
-        self._write(fd, _canonical(entry) + b"\n")
+        self._write(fd, canonical(entry) + b"\n")
         return head, seq + 1
 
     def _recover(self, fd: int, lost: bytes, prev: str, seq: int) -> tuple[str, int]:
@@ -387,7 +377,7 @@ class RollLog:
             "note": "an incomplete last line (power cut while writing?) was cut off",
         }
         head = entry["hash"] = entry_hash(entry)
-        self._write(fd, _canonical(entry) + b"\n")
+        self._write(fd, canonical(entry) + b"\n")
         return head, seq + 1
 
     def _write(self, fd: int, data: bytes) -> None:
@@ -441,18 +431,6 @@ class LenientLog:
 
 
 # --- reading -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StoredEntry:
-    """One line of a log: its 1-based number in the whole chain (all rotated files), raw bytes
-    (at most :data:`MAX_LINE_BYTES`), parsed entry (or None), and whether it is complete (ends
-    in a newline, or is a whole entry that only lacks it)."""
-
-    line_no: int
-    raw: bytes
-    entry: dict[str, Any] | None
-    complete: bool
 
 
 def _lines(fd: int, start: int = 0) -> Iterator[tuple[bytes, bool]]:
@@ -638,19 +616,6 @@ def _valid(raw: bytes) -> dict[str, Any] | None:
     return entry
 
 
-def parse_line(raw: bytes) -> dict[str, Any] | None:
-    """The JSON object on one line of a log, or None: not an object, not JSON, not UTF-8, or
-    nested past the parser's recursion limit (the depth cap of a log line; lines are at most
-    :data:`MAX_LINE_BYTES`)."""
-    if not raw or not raw.lstrip().startswith(b"{"):
-        return None
-    try:
-        entry = json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    return entry if isinstance(entry, dict) else None
-
-
 @dataclass(frozen=True)
 class LogProblem:
     """The first place the chain breaks: line number and what is wrong there."""
@@ -692,41 +657,8 @@ def verify_entries(entries: Iterable[StoredEntry], path: str | os.PathLike[str] 
     """:func:`verify` on entries from anywhere (a file, a broker's stream), in log order."""
     prev, seq, count = GENESIS, 0, 0
     for stored in entries:
-        problem = _check(stored, prev, seq)
+        problem = chain_problem(stored, prev, seq)
         if problem is not None:
             return LogReport(Path(path), count, prev, LogProblem(stored.line_no, problem))
         prev, seq, count = (stored.entry or {})["hash"], seq + 1, count + 1
     return LogReport(Path(path), count, prev, None)
-
-
-def _check(stored: StoredEntry, prev: str, seq: int) -> str | None:
-    entry = stored.entry
-    if not stored.complete:
-        return "incomplete last line (no newline; power cut while writing?)"
-    if entry is None:
-        return "not a JSON object (edited or damaged)"
-    missing = [k for k in ("seq", "prev", "hash", "kind") if k not in entry]
-    if missing:
-        return f"missing field(s) {', '.join(missing)}"
-    if entry["hash"] != entry_hash(entry):
-        return "its content does not match its own hash: the entry was edited"
-    got = entry["seq"]
-    if got != seq + 1:
-        if isinstance(got, int) and got > seq + 1:
-            return f"seq is {got}, expected {seq + 1}: entries before it were dropped"
-        return f"seq is {got}, expected {seq + 1}: entries were duplicated or reordered"
-    if entry["prev"] != prev:
-        if not seq:
-            return "its prev hash is not the start of the log: entries before it were removed"
-        return (
-            f"its prev hash does not match entry {seq}'s hash ({str(entry['prev'])[:12]}… != {prev[:12]}…): "
-            f"entry {seq} was edited and re-hashed, or this entry replaced"
-        )
-    return None
-
-
-def chain_problem(stored: StoredEntry, prev: str, seq: int) -> str | None:
-    """What is wrong with ``stored`` as the entry after one with hash ``prev`` and number
-    ``seq`` (None: it follows on): the check :func:`verify_entries` makes at each entry, for
-    verifiers that take entries one at a time (:mod:`hardware.entropy.replay`)."""
-    return _check(stored, prev, seq)

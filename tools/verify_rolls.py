@@ -3,7 +3,7 @@
 
     python3 verify_rolls.py rolls.jsonl [--expect NOTE]... [--table-seed CODE]... [--card TEXT]...
                             [--all-revealed] [--allow-mix TEXT]... [--allow-entered N]
-                            [--allow-command-line N]
+                            [--allow-command-line N] [--count N]
 
 Standard library only, no dicetower code: written from the "Verify it yourself" section of
 docs/fairness.md, so a player can read both and trust neither the tower nor its program.
@@ -19,9 +19,15 @@ repeatable), `--table-seed CODE` (each code you set; repeatable), `--card TEXT` 
 card, the text its QR code holds; repeatable), `--allow-mix TEXT` (a --mix you typed, once
 for each roll it went into), `--allow-entered N` (how many rolls you typed in) and
 `--allow-command-line N` (how many rolls you made on the command line in a session the
-tower's panel rolled in). In player mode every session of your night (from the first to the
-last session anything you noted belongs to) that holds a roll must have its commitment noted
-and one of your codes, and carry no mix, typed-in roll or roll off the panel you did not name.
+tower's panel rolled in), `--count N` (the rolls you counted at the table, every session of
+your night together). In player mode every session of your night (from the first to the last
+session anything you noted belongs to) that holds a roll must have its commitment noted and one
+of your codes, and carry no mix, typed-in roll or roll off the panel you did not name; and every
+roll of it must be one you saw: noted as N:HEX, or, with --count N, the night holds exactly the
+N rolls you counted. It also checks the state each roll entry logs for its player against what
+its result carries (fingers' karma, horizons' Stability), and prints each result you noted with
+the first line of its result screen as the tower drew it from the log (compare it with your
+photo: a setting eased in the log reads otherwise).
 
 Prints one line per problem, `entry N: CODE: what` (the codes are docs/fairness.md's "Problem
 codes", the same as `dicetower replay`'s), and a summary; exit status 0 when everything checks
@@ -31,7 +37,8 @@ without following a link or waiting on a FIFO, and must be a regular file).
 What it does not check: the game rules' arithmetic from the dice to the outcome (totals,
 successes, karma): a log whose dice are the seed's but whose outcome is false passes here and
 fails `dicetower replay`. For that, feed a roll's dice back with `dicetower roll ... --faces`,
-or work it out from docs/rules.md.
+or work it out from docs/rules.md. For the same reason it does not compute the odds of the
+rolls sessions ended early would have made next (`dicetower replay`'s `early-endings`).
 """
 
 from __future__ import annotations
@@ -252,6 +259,56 @@ def blocks(entropy: bytes) -> list[bytes]:
 
 
 NOTED_KINDS = ("session", "table_seed", "roll", "reveal")
+#: What a player carries from roll to roll, per system: (the state's name, the result field that
+#: gives it after a roll; a dotted path reads inside an object). docs/fairness.md, rule 17.
+CARRIED = {"fingers": (("karma", "karma_after"),), "horizons": (("stability", "stability_after.marked"),)}
+
+
+def field_at(result: dict, path: str) -> object:
+    value: object = result
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def screen_line(result: dict) -> str:
+    """The result screen's first line as the tower draws it (docs/fairness.md, rule 18)."""
+    system = result.get("system")
+    try:
+        if system == "infinity":
+            said = f"{result['total']} vs {result['difficulty']}"
+        elif system == "horizons":
+            against = result.get("opponent_successes")
+            said = f"{result['successes']} vs {against if isinstance(against, int) else result['params']['need']}"
+        elif system == "d6cv":
+            checks = result.get("checks") or []
+            if isinstance(result.get("opponent_total"), int):
+                said = f"{result['total']} vs {result['opponent_total']}"
+            elif len(checks) > 1:
+                said = f"{sum(1 for c in checks if c['success'])}/{len(checks)} checks"
+            else:
+                said = f"{result['total']} vs {result['cv']}"
+        elif system == "immortal":
+            said = f"{'auto' if result.get('total') is None else result['total']} vs {result['tn']}"
+        elif system == "fingers":
+            said = f"{result['tests'][-1]['winning']} of {result['tests'][-1]['choices']}"
+        else:
+            return ""
+    except (KeyError, IndexError, TypeError):
+        return ""
+    return f"{system} {said}"
+
+
+def numbers(found: list[int]) -> str:
+    """``#1..#3, #6, #7``: roll numbers, runs of three or more joined (at most 12 shown)."""
+    runs: list[list[int]] = []
+    for n in found:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts = [f"#{r[0]}..#{r[-1]}" if len(r) >= 3 else ", ".join(f"#{n}" for n in r) for r in runs]
+    return ", ".join(parts[:12]) + (", ..." if len(parts) > 12 else "")
 NOTE = re.compile(r"(?:(?:roll\s*)?#?\s*(\d{1,9})\s*[:\s]\s*)?([0-9a-f]+)")
 
 
@@ -266,7 +323,8 @@ def parse_note(text: str) -> tuple[str, int | None] | None:
 
 class Checker:
     def __init__(self, notes: list[tuple[str, int | None]], table_seeds: list[str], allow_mix: list[str],
-                 allow_entered: int, allow_command_line: int = 0, cards: list[tuple] | None = None) -> None:
+                 allow_entered: int, allow_command_line: int = 0, cards: list[tuple] | None = None,
+                 count: int | None = None) -> None:
         self.problems: list[tuple[int, str, str]] = []
         self.open: dict[str, dict] = {}
         self.left: dict[str, dict] = {}
@@ -286,6 +344,8 @@ class Checker:
         self.sessions: list[dict] = []  # every session started, in log order
         self.entered_lines: list[int] = []
         self.noted_rolls: list[tuple[int | None, dict]] = []
+        self.seen: dict[str, set[int]] = {}  # session -> the numbers of its noted results
+        self.count = count
         self.entries = 0
 
     def problem(self, line: int, code: str, text: str) -> None:
@@ -323,6 +383,8 @@ class Checker:
             n[2], n[3], n[4] = True, sid, line
             if e.get("kind") == "roll" and on_hash:
                 self.noted_rolls.append((number, e))
+                if sid is not None and number is not None:
+                    self.seen.setdefault(sid, set()).add(number)
             if on_commitment and sid in self.open:
                 self.open[sid]["commitment_noted"] = True
 
@@ -331,6 +393,7 @@ class Checker:
         if kind == "session":
             self.start(line, e)
         elif kind == "roll" and sid is None:
+            self.carried(line, e)
             if e.get("roll_kind") != "entered":
                 self.problem(line, "outside-session", "a roll outside a session that is not marked entered")
             self.counts["entered"] += 1
@@ -348,12 +411,28 @@ class Checker:
             if kind == "table_seed":
                 self.table_seed(line, e, s)
             elif kind == "roll":
+                self.carried(line, e)
                 self.roll(line, e, s)
             else:
                 del self.open[sid]
                 self.closed.add(sid)
                 s["end"], s["head"] = line, str(e.get("hash", ""))
                 self.session(sid, s, line, e)
+
+    def carried(self, line: int, e: dict) -> None:
+        """Rule 17: the state a roll entry logs for its player holds what its result carries."""
+        result, player, state = e.get("result"), e.get("player"), e.get("player_state")
+        if not isinstance(result, dict) or isinstance(player, bool) or not isinstance(player, int) \
+                or not isinstance(state, dict):
+            return
+        system = result.get("system")
+        logged = state.get(system) if isinstance(state.get(system), dict) else {}
+        for name, path in CARRIED.get(system, ()):
+            gives = field_at(result, path)
+            if gives is not None and logged.get(name) != gives:
+                self.problem(line, "player-state", f"player {player}'s {system} {name} after this roll is logged as "
+                                                   f"{json.dumps(logged.get(name))}, its result gives "
+                                                   f"{json.dumps(gives)}")
 
     def start(self, line: int, e: dict) -> None:
         sid = e.get("session")
@@ -391,7 +470,7 @@ class Checker:
             why = f"session {sid}: its table seed is not 1 to 64 printable ASCII characters"
         else:
             text = e.get("table_seed")
-            s["table_seed"] = text
+            s["table_seed"], s["seed_source"] = text, e.get("source")
             if text in self.codes:
                 self.problem(line, "table-seed-reused", f"session {sid}'s table seed {text!r} was already session "
                                                         f"{self.codes[text]}'s: one code, one session")
@@ -414,6 +493,12 @@ class Checker:
                                             "session: typed-in rolls are logged outside every session")
         if e.get("source") == "panel":
             s["panel"] = True
+            where = s.get("seed_source")
+            if where is not None and where != "panel" and not s.get("foreign_code"):
+                s["foreign_code"] = True
+                self.problem(line, "table-seed-source", f"roll #{number} of session {e.get('session')} is the "
+                                                        f"panel's, but its code was set by {where!r}, not on the "
+                                                        "panel's keys")
         else:
             s["not_panel"].append((line, number))
         if s["stream"] == 3:
@@ -449,7 +534,7 @@ class Checker:
                     self.problem(line, "reused-entropy", f"session {sid}: entropy block {i + 1} was already used by "
                                                          f"session {earlier}: a reused seed")
                 self.entropy.setdefault(block, sid)
-            if s["table_seed"] is None:
+            if s["table_seed"] is None and s["rolls"]:  # an empty session chose nothing
                 self.no_table_seed.append(sid)
         if reveal.get("rolls") != len(s["rolls"]):
             self.problem(line, "reveal-count", f"session {sid}: the reveal counts {reveal.get('rolls')} rolls, "
@@ -564,10 +649,32 @@ class Checker:
             self.problem(line, "command-line-roll", f"{len(off_panel)} roll(s) of your night were not made on the "
                                                     f"panel in a session it rolled in (session {sid}), you named "
                                                     f"{self.allow_command_line} (--allow-command-line)")
+        self.unseen(night)
         typed = [line for line in self.entered_lines if first <= line <= last]
         if len(typed) > self.allow_entered:
             self.problem(typed[0], "entered-not-named", f"{len(typed)} typed-in roll(s) in your night, you named "
                                                         f"{self.allow_entered} (--allow-entered)")
+
+
+    def unseen(self, night: list[dict]) -> None:
+        """Rule 14: every roll of the night is one you saw: noted, or (--count N) counted."""
+        with_rolls = [s for s in night if s["rolls"]]
+        total = sum(len(s["rolls"]) for s in with_rolls)
+        if self.count is not None:
+            if total > self.count:
+                self.problem(with_rolls[-1]["rolls"][-1][0], "unseen-roll",
+                             f"your night holds {total} roll(s), you counted {self.count} (--count)")
+            elif total < self.count:
+                self.problem(0, "missing-roll", f"you counted {self.count} roll(s) (--count), your night holds "
+                                                f"{total}: a result you saw is not in the log")
+            return
+        for s in with_rolls:
+            seen = self.seen.get(s["id"], set())
+            missing = [n for n in range(1, len(s["rolls"]) + 1) if n not in seen]
+            if missing:
+                self.problem(s["rolls"][missing[0] - 1][0], "unseen-roll",
+                             f"roll(s) {numbers(missing)} of session {s['id']} are in your night but not among the "
+                             "results you noted: note every result, or count them and give --count N")
 
 
 CARD = re.compile(r"(?:dicetower\s+reveal\s+)?commitment\s+([0-9a-fA-F]{64})\s+table\s+seed\s+(\S(?:.*\S)?)"
@@ -626,6 +733,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--allow-entered", metavar="N", type=int, default=0)
     parser.add_argument("--allow-command-line", metavar="N", type=int, default=0)
     parser.add_argument("--card", metavar="TEXT", action="append", default=[])
+    parser.add_argument("--count", metavar="N", type=int, default=None)
     parser.add_argument("--all-revealed", action="store_true")
     args = parser.parse_args(argv[1:])
     notes = [parse_note(p) for p in args.expect]
@@ -638,8 +746,9 @@ def main(argv: list[str]) -> int:
     if bad:
         print(f"verify_rolls: --table-seed needs 1 to 64 printable ASCII characters, got {bad[0]!r}", file=sys.stderr)
         return 2
-    if args.allow_entered < 0 or args.allow_command_line < 0:
-        print("verify_rolls: --allow-entered and --allow-command-line need a whole number from 0", file=sys.stderr)
+    if args.allow_entered < 0 or args.allow_command_line < 0 or (args.count is not None and args.count < 0):
+        print("verify_rolls: --allow-entered, --allow-command-line and --count need a whole number from 0",
+              file=sys.stderr)
         return 2
     cards = [parse_card(text) for text in args.card]
     if None in cards:
@@ -662,7 +771,11 @@ def main(argv: list[str]) -> int:
     if len(files) > 1:
         print(f"reading {len(files)} files as one log: {', '.join(os.path.basename(f) for f in files)}")
     checker = Checker([n for n in notes if n is not None], args.table_seed, args.allow_mix, args.allow_entered,
-                      args.allow_command_line, [c for c in cards if c is not None])
+                      args.allow_command_line, [c for c in cards if c is not None], args.count)
+    if args.count is not None and not checker.player:
+        print("verify_rolls: --count counts the rolls of your night: give it with what you noted (--expect, "
+              "--table-seed or --card)", file=sys.stderr)
+        return 2
     checker.chain(lines)
     for line_no, raw in enumerate(lines, start=1):
         try:
@@ -682,8 +795,9 @@ def main(argv: list[str]) -> int:
         for number, e in checker.noted_rolls:
             result = e.get("result") if isinstance(e.get("result"), dict) else {}
             dice = " ".join(str(d) for d in result.get("dice") or []) or "-"
+            shown = screen_line(result)
             print(f"  {f'roll #{number}' if number else 'typed-in roll'} {str(e.get('hash'))[:16]}: "
-                  f"{result.get('system')} {result.get('outcome')}, dice {dice}")
+                  + (f'"{shown}": ' if shown else "") + f"{result.get('system')} {result.get('outcome')}, dice {dice}")
     open_rolls = sum(len(s["rolls"]) for s in checker.open.values())
     c = checker.counts
     print(f"{len(lines)} entries; verified {c['rolled']} rolled, {c['entered']} entered (not checkable), "

@@ -197,10 +197,16 @@ def _setup_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> 
         # no session open yet (being opened, or it cannot be): never roll in one unseen
         out.request = sessions.OPEN
         return _opening(evolve(s, opening=True))
-    if seeding.offered(s) or seeding.unshown(s):
-        # the session's first ROLL: its commitment is shown, and the table may set a seed of its
-        # own before anything is rolled
-        return _open_seed(s, seeding.ASK, back=Mode.SETUP)
+    if s.sessions and not seeding.tables(s):
+        if seeding.offered(s):
+            # the session's first ROLL: its commitment is shown, and the table may set a seed of
+            # its own before anything is rolled
+            return _open_seed(s, seeding.ASK, back=Mode.SETUP)
+        # seeded or rolled in elsewhere before the table answered here: never the table's
+        out.request = sessions.RENEW
+        return evolve(s, opening=True, mode=Mode.MESSAGE, shown_at=s.now,
+                      message=("new session", "this one's code was not set on these keys: a new one, its "
+                                              "commitment next"))
     return _roll(s, out, dice, guess=None)
 
 
@@ -452,6 +458,7 @@ def _logged(s: PanelState, logged: sessions.Logged, out: _Out) -> PanelState:
             return s
         return evolve(s, fingerprint=logged.line, started=s.started or logged.number > 0)
     out.sounds.append(looks.ERROR_SOUND)
+    s = evolve(s, answered="", answered_code=None)  # the table's code is not set: not its session yet
     title = "cannot record" if logged.unlogged else "no table seed"
     text = f"table seed not set: {logged.problem}" if logged.unlogged else logged.problem
     if s.mode is Mode.TABLE_SEED:
@@ -478,8 +485,6 @@ def _seed_page_still(s: PanelState) -> PanelState:
         return s
     if s.commitment == s.seed_for and not s.started and s.table_seed is None:
         return s
-    if s.commitment == s.seed_for and s.seed_step == seeding.ASK and not seeding.offered(s):
-        return s  # the question shows a session seeded or rolled in elsewhere: ROLL rolls
     if s.commitment != s.seed_for:
         why = "a new session opened: note its commitment, then ROLL" if s.commitment else "the session was revealed"
     elif s.table_seed is not None:
@@ -495,16 +500,13 @@ def _seed_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> P
     CODE_PRESSES are in; then ROLL sets it, MODE cancels, any other button starts again."""
     s = evolve(s, swallow=button)  # its hold and release belong to the page
     if s.seed_step == seeding.ASK:
-        if button is Button.ROLL and (s.seed_back is not Mode.SETTINGS or not seeding.offered(s)):
-            # no table seed (or one set elsewhere): roll as the press meant to; from the menu,
-            # where ROLL chose the item, it goes on to the code like PLUS
-            if s.seed_back is Mode.SETTINGS:
-                return _leave_seed(s)
-            return _roll(evolve(_leave_seed(s), swallow=None), out, dice, guess=None)
+        if button is Button.ROLL and s.seed_back is not Mode.SETTINGS:
+            # no table seed: the table's answer, on these keys; roll as the press meant to (from
+            # the menu, where ROLL chose the item, it goes on to the code like PLUS)
+            s = evolve(_leave_seed(s), swallow=None, answered=s.seed_for, answered_code=None)
+            return _roll(s, out, dice, guess=None)
         if button is Button.MODE:
             return _leave_seed(s)
-        if not seeding.offered(s):
-            return s  # seeded or rolled in already: only ROLL and MODE do anything here
         return evolve(s, seed_step=seeding.ENTER, code=(), note="")
     if len(s.code) < seeding.CODE_PRESSES:
         code = (*s.code, button.finger)
@@ -513,8 +515,10 @@ def _seed_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> P
             return evolve(s, code=(), note=f"use {seeding.CODE_FINGERS} fingers or more")
         return evolve(s, code=code, note="")
     if button is Button.ROLL:
-        out.table_seed = (s.seed_for, seeding.code_text(s.code))
-        return _leave_seed(s)
+        typed = seeding.code_text(s.code)
+        out.table_seed = (s.seed_for, typed)
+        # the table's session once the log holds this code for it (the SESSION news that follows)
+        return evolve(_leave_seed(s), answered=s.seed_for, answered_code=typed)
     if button is Button.MODE:
         return _leave_seed(s)
     return evolve(s, code=(), note="")

@@ -260,21 +260,12 @@ def session(commitment: str, revealed: str, why: str, note: str, contrast: float
                   beside=groups)
 
 
-def seed_ask(commitment: str, mark: str, contrast: float, *, table_seed: str | None = None,
-             started: bool = False, from_menu: bool = False) -> Screen:
+def seed_ask(commitment: str, mark: str, contrast: float, *, from_menu: bool = False) -> Screen:
     """A new session's first ROLL: set a table seed? The commitment's QR code beside the
     choices, and its first 16 hex digits, so the table photographs the commitment before it
-    chooses its seed (a new code each session). A session seeded or rolled in elsewhere (the
-    command line) is shown the same way once, with its code, before the panel rolls in it."""
+    chooses its seed (a new code each session). Only a session nothing has touched is asked: one
+    seeded or rolled in elsewhere is never the table's (the panel asks for a new one)."""
     digits = (commitment[:8], commitment[8:16])
-    if table_seed is not None or started:
-        code = table_seed if table_seed is not None else "none"
-        said = ("code set:", *wrap_all(code, BESIDE_WIDTH)[:2]) if table_seed is not None else ("no code",)
-        beside = (*digits, "", *said, "ROLL: roll", "MODE: back")
-        lines = ("photograph the QR", *digits, *(("code set:", fit(code)) if table_seed is not None else said),
-                 "ROLL: roll", "MODE: back")
-        return Screen(title=f"new session {mark}", lines=lines, contrast=contrast, kind="seed", qr=commitment,
-                      beside=beside[:BESIDE_ROWS])
     choices: tuple[str, ...]
     if from_menu:  # ROLL chose this item: it goes on to the code like PLUS
         choices = ("new code?", "PLUS: set", "MODE: back")

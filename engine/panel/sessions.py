@@ -42,6 +42,11 @@ CANNOT_RECORD = "cannot record"
 #: The request that asks the hardware to open the next session now (a ROLL with none open: the
 #: panel rolls in no session whose commitment it has not shown).
 OPEN = "open"
+#: The request that asks the hardware to end the open session and open another: a ROLL found
+#: a session whose code the panel did not take on its own keys (seeded, or rolled in, from the
+#: command line; opened before this run), and the panel rolls in none such (docs/fairness.md,
+#: "The panel's session is the table's").
+RENEW = "renew"
 #: Hex digits of the short form shown on the setup and settings screens (``#3fa2c1d0``); the
 #: roll log's session id is the first 16, so the short form is a prefix of it.
 SHORT_DIGITS = 8

@@ -83,6 +83,10 @@ class PanelState:
     code: tuple[int, ...] = ()  # the fingers pressed for the table seed so far
     seed_for: str = ""  # the commitment the table seed page was opened for
     shown_for: str = ""  # the commitment whose question page (its QR code) the table has seen
+    #: the session whose question the table answered on these keys (its commitment), and the code
+    #: it typed (None: it chose none): the panel rolls in no other session
+    answered: str = ""
+    answered_code: str | None = None
     opening: bool = False  # a ROLL found no session open and asked for one: its question follows
     seed_back: Mode = Mode.SETUP  # where the table seed page goes back to
     fingerprint: str = ""  # the result's place in the roll log (``#12 a1b2c3d4e5f6a7b8``), once recorded

@@ -34,12 +34,13 @@ def offered(s: PanelState) -> bool:
     return bool(s.commitment) and s.table_seed is None and not s.started
 
 
-def unshown(s: PanelState) -> bool:
-    """Whether a ROLL must first show the open session's commitment (its QR code and digits,
-    on the question page): every session, whoever opened it (a rotation, a restart, a
-    ``dicetower session open``) and whatever it holds already, is shown once before the panel
-    rolls in it, so the table can note it (docs/fairness.md, "What a player can verify")."""
-    return bool(s.commitment) and s.commitment != s.shown_for
+def tables(s: PanelState) -> bool:
+    """Whether the open session is the table's: its question was shown on this panel (the
+    commitment's QR code and digits) and answered on its keys (a code, or none) before anything
+    else set its code or rolled in it. The panel rolls in no other session: one seeded or rolled
+    in from the command line, or left open by an earlier run, is ended and a new one asked for
+    (docs/fairness.md, "The panel's session is the table's")."""
+    return bool(s.commitment) and s.answered == s.commitment and s.table_seed == s.answered_code
 
 
 def why_not(s: PanelState) -> str:

@@ -135,8 +135,7 @@ def _table_seed(s: PanelState, contrast: float) -> View:
     finger presses (all five LEDs lit: every button is a finger)."""
     mark = sessions.short(s.seed_for)
     if s.seed_step != seeding.ENTER:
-        screen = screens.seed_ask(s.seed_for, mark, contrast, table_seed=s.table_seed, started=s.started,
-                                  from_menu=s.seed_back is Mode.SETTINGS)
+        screen = screens.seed_ask(s.seed_for, mark, contrast, from_menu=s.seed_back is Mode.SETTINGS)
         return View(screen, looks.LEDS_OFF, looks.OFF)
     screen = screens.seed_code(mark, s.code, seeding.CODE_PRESSES, s.note, contrast)
     done = len(s.code) >= seeding.CODE_PRESSES

@@ -6,7 +6,7 @@ and returns the verifier's findings, its roll counts, the rolls it verified and 
 to save. Nothing else in the board decides whether a roll is honest: the board's own checks
 are about transport (hash chain, conflicting entries, malformed messages), never about dice.
 
-It feeds the entries to :class:`hardware.entropy.replay.Verifier`, the incremental verifier
+It feeds the entries to :class:`engine.verify.Verifier`, the incremental verifier
 behind ``dicetower replay`` (one entry at a time, each problem reported at the entry that
 decides it, a JSON state between entries). The state saved is the verifier's at a point where
 no session is open if there is one (before the newest session entry not revealed yet), so it
@@ -21,9 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from hardware.entropy import replay
-from hardware.entropy.replay import CHAIN_FINDING, Finding
-from hardware.rolllog import StoredEntry
+from engine.chain import StoredEntry
+from engine.verify import CHAIN_FINDING, Finding, Verifier
 
 #: The version of the state this module writes (another version is thrown away: the checks
 #: start again from the first entry).
@@ -97,13 +96,13 @@ def check_tower(entries: TowerEntries, state: Mapping[str, Any] | None, head: in
     verifier, through = _resume(state)
     restarted = verifier is None or through > head
     if verifier is None or through > head:
-        verifier, through = replay.Verifier(), 0
+        verifier, through = Verifier(), 0
     scan = _scan(entries.between(through + 1, head), through + 1)
     head = scan.last  # only entries it was given (never past a gap)
     cut = scan.cut(head)
     findings, verified = _feed(verifier, entries.between(through + 1, cut))
     saved = verifier.state()
-    live = replay.Verifier.resume(saved)
+    live = Verifier.resume(saved)
     pending, _ = _feed(live, entries.between(cut + 1, head))  # the open session: decided at its reveal
     report = live.report("board")
     counts = Counts(verified=report.rolls_verified, entered=report.rolls_entered, test=report.rolls_test,
@@ -114,20 +113,20 @@ def check_tower(entries: TowerEntries, state: Mapping[str, Any] | None, head: in
                    restarted, verified)
 
 
-def _resume(state: Mapping[str, Any] | None) -> tuple[replay.Verifier | None, int]:
+def _resume(state: Mapping[str, Any] | None) -> tuple[Verifier | None, int]:
     """The verifier and the seq it has read through, from a saved state (a fresh verifier
     for None; None for a state it cannot use: another version, damaged)."""
     if state is None:
-        return replay.Verifier(), 0
+        return Verifier(), 0
     try:
         if state.get("v") != STATE_VERSION:
             return None, 0
-        return replay.Verifier.resume(dict(state["verifier"])), int(state["through"])
+        return Verifier.resume(dict(state["verifier"])), int(state["through"])
     except (AttributeError, KeyError, TypeError, ValueError):
         return None, 0
 
 
-def _feed(verifier: replay.Verifier, entries: Iterable[Entry]) -> tuple[tuple[Finding, ...], tuple[int, ...]]:
+def _feed(verifier: Verifier, entries: Iterable[Entry]) -> tuple[tuple[Finding, ...], tuple[int, ...]]:
     """Feed entries (numbered by their seq); the findings (the chain's left out: the board
     checks the chain itself) and the rolls verified. A verifier that breaks on an entry is a
     finding at that entry, never an exception."""

@@ -15,12 +15,12 @@ from typing import Any
 
 from engine.dice import DiceSource, FacesDice
 from engine.errors import ParameterError
+from engine.fingerprints import Fingerprint
 from engine.params import Param, typed_in, whole_number
 from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
 from hardware.cli import Parser, UsageError
 from hardware.cli.dice_source import RollBook, add_dice_options, add_state_options
 from hardware.cli.output import out, say
-from hardware.entropy.fingerprint import Fingerprint
 
 
 def register(sub: argparse._SubParsersAction) -> None:

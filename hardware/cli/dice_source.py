@@ -17,13 +17,13 @@ from typing import Any
 
 from engine.dice import DiceSource
 from engine.errors import ParameterError
+from engine.fingerprints import Fingerprint
+from engine.seeds import MIX_MAX_BYTES, mix_problem
 from engine.systems import SystemSpec
 from hardware import backends
 from hardware.cli.output import say
 from hardware.entropy import SessionDice, open_dice
-from hardware.entropy.fingerprint import Fingerprint
 from hardware.entropy.open_sessions import OpenSessions
-from hardware.entropy.seed import MIX_MAX_BYTES, mix_problem
 from hardware.locking import state_lock
 from hardware.rolllog import LogError, RollLog
 from hardware.state import (

@@ -20,7 +20,7 @@ from hardware.cli.log import find_log
 from hardware.cli.output import out, say
 
 if TYPE_CHECKING:  # replay is loaded by the command that replays, not at every start-up
-    from hardware.entropy.replay import ReplayReport
+    from engine.verify import ReplayReport
 
 EXIT_MISMATCH = 1
 
@@ -45,6 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-command-line", metavar="N", default="0",
                    help="how many rolls the players made on the command line in sessions the panel rolled in "
                         "(default 0)")
+    p.add_argument("--count", metavar="N", default=None,
+                   help="the rolls the players counted at the table, every session of their night together (a "
+                        "tally: then not every result needs noting; without it, every roll of the night must be "
+                        "noted as N:HEX)")
     p.add_argument("--card", metavar="TEXT", action="append", default=[],
                    help="a reveal card the players photographed: the text of its QR code ('commitment HEX table seed "
                         "CODE rolls N head HEX', its lines or one line); repeatable")
@@ -52,11 +56,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from engine.fingerprints import read_reveal_card
+    from engine.fingerprints import parse_expect, read_reveal_card
     from engine.params import whole_number
-    from hardware.entropy.fingerprint import parse_expect
-    from hardware.entropy.replay import Finding, Notes, replay_log
-    from hardware.entropy.seed import TableSeedError, check_table_seed
+    from engine.seeds import TableSeedError, check_table_seed
+    from engine.verify import Finding, Notes
+    from hardware.entropy.replay import replay_log
 
     path = find_log(args.log, "LOG")
     try:
@@ -73,7 +77,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         cards = tuple(read_reveal_card(text) for text in args.card)
     except ValueError as exc:
         raise ParameterError("card", str(exc)) from None
-    notes = Notes(tuple(expect), tuple(seeds), tuple(args.allow_mix), entered, command_line, cards)
+    count = whole_number("count", args.count, 0, 1_000_000) if args.count is not None else None
+    notes = Notes(tuple(expect), tuple(seeds), tuple(args.allow_mix), entered, command_line, cards, count)
+    if count is not None and not notes.player_mode:
+        raise ParameterError("count", "counts the rolls of your night: give it with what you noted (--expect, "
+                                      "--table-seed or --card), which says where the night is")
     report = replay_log(path, notes=notes)
     problems = list(report.problems)
     if args.all_revealed:
@@ -111,6 +119,8 @@ def _summary(path: Path, report: ReplayReport, problems: list[str]) -> list[str]
     if report.noted_rolls:  # what no checker can see: the photo of each noted result's screen
         lines.append("  your noted results as the log holds them (compare each with its photo):")
         lines += [f"    {roll}" for roll in report.noted_rolls]
+    if report.night_rolls is not None:
+        lines.append(f"  your night: {report.night_rolls} roll(s) (compare with the rolls you counted)")
     for facts in report.facts:  # as each reveal card showed them
         seed = facts.table_seed if facts.table_seed is not None else "(none)"
         lines.append(f"  session {facts.session[:8]}: commitment {facts.commitment}")

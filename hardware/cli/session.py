@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ParameterError
+from engine.fingerprints import SHORT_DIGITS, reveal_card
+from engine.seeds import check_table_seed
 from hardware.cli.dice_source import add_dice_options
 from hardware.cli.output import out, say
 from hardware.entropy import SessionDice, open_dice
-from hardware.entropy.fingerprint import SHORT_DIGITS, reveal_card
 from hardware.entropy.open_sessions import Joined, OpenSessions
-from hardware.entropy.seed import check_table_seed
 from hardware.locking import state_lock
 from hardware.qr import terminal_qr, terminal_qr_text
 from hardware.rolllog import RollLog

@@ -154,10 +154,10 @@ def _dice(config: TowerConfig, seed: str | None, *, buttons: Any = None, kept: K
 
     log = kept.roll_log if kept is not None else None
     if seed is not None:
-        return open_dice(seed=seed.encode("utf-8"), log=log)
+        return open_dice(seed=seed.encode("utf-8"), log=log, writer="tower")
     extra = (bridge.entropy_source(),) if bridge is not None else ()
     return open_dice(config.entropy.source, buttons=buttons, log=log, extra_sources=extra,
-                     keeper=kept.keeper() if kept is not None else None)
+                     keeper=kept.keeper() if kept is not None else None, writer="tower")
 
 
 def _stderr(message: str) -> None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from engine.seeds import RollStream, SeedMaterial, TableSeedError
 from hardware.entropy.pipeline import open_dice, parse_spec
-from hardware.entropy.seed import RollStream, SeedMaterial, TableSeedError
 from hardware.entropy.session_dice import MIN_CREDIT_BITS, NotEnoughEntropy, SessionDice, TableSeeding
 
 if TYPE_CHECKING:

@@ -416,6 +416,7 @@ class OpenSessions:
     def _reveal(self, log: _Appends, stored: StoredSession, progress: Progress) -> bool:
         entry = log.append("reveal", session=stored.id, seed=stored.material.encode().hex(), rolls=progress.rolls,
                            end=progress.position, reason="restart",
+                           by="tower" if self.owner.kind == "tower" else "command-line",
                            note=f"revealed by the next writer: its opener ({stored.owner.kind}) stopped before "
                                 "revealing it (a power cut, a crash, a kill)")
         if entry.get("unrecorded"):  # a lenient log that could not write: try again next time

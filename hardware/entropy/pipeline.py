@@ -128,6 +128,7 @@ def open_dice(
     getrandom: Callable[[int], bytes] | None = None,
     mix: Callable[[], bytes] | None = None,
     keeper: SessionKeeper | None = None,
+    writer: str = "command-line",
 ) -> SessionDice:
     """The tower's dice for ``--entropy spec`` (or ``--seed``).
 
@@ -144,7 +145,7 @@ def open_dice(
         if parse_spec(spec) != ("auto",):
             raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
         return SessionDice(seed=bytes(seed), log=log, session_rolls=session_rolls, clock_ns=clock_ns, mix=mix,
-                           keeper=keeper)
+                           keeper=keeper, writer=writer)
     from hardware.entropy.sources import HWRNG_PATH, SourceContext, file_source
 
     if hwrng_path is None:
@@ -159,11 +160,11 @@ def open_dice(
         sources: list[EntropySource] = [s for s in built if not isinstance(s, _Missing)]
         sources.extend(s for s in extra_sources if s not in sources)
         return SessionDice(sources, strict=False, label="auto", buttons=buttons, log=log,
-                           session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, keeper=keeper)
+                           session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, keeper=keeper, writer=writer)
     ctx = SourceContext(buttons=buttons, hwrng_path=hwrng_path, getrandom=getrandom, extras=extras)
     chosen: list[EntropySource] = [
         file_source(name[5:]) if name.startswith("file:") else backends.ENTROPY_SOURCES.load(name)(ctx)
         for name in names
     ]
     return SessionDice(chosen, strict=True, label=",".join(names), buttons=buttons, log=log,
-                       session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, keeper=keeper)
+                       session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, keeper=keeper, writer=writer)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.rng import HmacDrbg
-from hardware.entropy.seed import RollStream, SeedMaterial
+from engine.seeds import RollStream, SeedMaterial
 from hardware.rolllog import LogError
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ Nothing the device measures or chooses after the commitment enters a roll: a rol
 depend only on the committed seed, the *table seed* the players may set before the first roll
 (:meth:`SessionDice.set_table_seed`), the roll's place in the session and, on the command
 line, a ``--mix`` the player typed (none by default). Each roll starts at a fresh generate
-call exactly where the previous one ended (:class:`~hardware.entropy.seed.RollStream`), so a
+call exactly where the previous one ended (:class:`~engine.seeds.RollStream`), so a
 replay recomputes every roll and notices any that was skipped, dropped or drawn again. Button
 timing is entropy for the *next* session (:class:`~hardware.entropy.buttons.ButtonTiming`).
 
@@ -35,17 +35,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from engine.errors import EngineError, EntropyError
+from engine.fingerprints import Fingerprint
 from engine.rng import DrbgDice, HmacDrbg
-from hardware.entropy.fingerprint import Fingerprint
-from hardware.entropy.progress import Progress
-from hardware.entropy.seed import (
+from engine.seeds import (
     BLOCK_BYTES,
+    ROLL_KINDS,
+    SESSION_ROLLS,
     STREAM_VERSION,
     RollStream,
     SeedMaterial,
     TableSeedError,
     check_table_seed,
 )
+from hardware.entropy.progress import Progress
 from hardware.rolllog import LenientLog, LogError, RollLog
 
 if TYPE_CHECKING:
@@ -60,14 +62,22 @@ __all__ = [
     "SessionDice", "TableSeedError", "TableSeeding",
 ]
 
+#: Who writes with a set of dice: the tower (its panel), or a command line.
+WRITERS = ("tower", "command-line")
+#: Who ended a session (a reveal's ``by``): the table from the settings menu, staff from the
+#: menu under the kiosk lock, a command line (``session close``, a roll command's own session,
+#: the next writer revealing a stopped one), the tower itself (shutdown, restart, a failed
+#: source, a session it did not take the table's code for) or the roll limit.
+REVEALERS = ("table", "staff", "command-line", "tower", "limit")
+#: Why a session was revealed on request (a reveal's ``reason``; the dice add ``rolls``, ``end``,
+#: ``source failed``, the next writer ``restart``, a full card ``late``).
+REASONS = ("reveal", "not the table's")
+#: Where a table seed was set (a ``table_seed`` entry's ``source``): the panel's own keys, or
+#: ``dicetower session seed``. The panel rolls only under a code of its own keys.
+TABLE_SEED_SOURCES = ("panel", "command-line")
 #: Credited entropy a session needs: HMAC_DRBG-SHA256's security strength.
 MIN_CREDIT_BITS = 256
-#: Rolls per session before the tower reveals and reseeds.
-SESSION_ROLLS = 1000
 PERSONALIZATION = b"dicetower/session/v1"
-#: What a logged roll is: recomputable from a revealed random seed, typed in by a player
-#: (``--faces``, ``--winners-set``), or from a ``--seed`` test session.
-ROLL_KINDS = ("rolled", "entered", "test")
 
 
 @runtime_checkable
@@ -84,7 +94,7 @@ class TableSeeding(Protocol):
     @property
     def table_seed(self) -> str | None: ...
 
-    def set_table_seed(self, text: str) -> dict[str, Any]: ...
+    def set_table_seed(self, text: str, *, source: str = "command-line") -> dict[str, Any]: ...
 
 
 class NotEnoughEntropy(EntropyError):
@@ -166,6 +176,7 @@ class SessionDice:
         block_bytes: int = BLOCK_BYTES,
         mix: Callable[[], bytes] | None = None,
         keeper: SessionKeeper | None = None,
+        writer: str = "command-line",
     ) -> None:
         if seed is None and not sources and keeper is None:
             raise ValueError("a session needs entropy sources, a seed or a state directory's open session")
@@ -184,6 +195,10 @@ class SessionDice:
         self.mix = mix if mix is not None else (lambda: b"")
         self._session: _Session | None = None
         self._keeper = keeper
+        if writer not in WRITERS:
+            raise ValueError(f"writer must be one of {', '.join(WRITERS)}, got {writer!r}")
+        #: who these dice write for: ``by`` of a reveal they make of their own accord
+        self.writer = writer
         self._opened = 0
         self._last_reveal: str | None = None
         self._logged_failures: set[str] = set()
@@ -326,12 +341,13 @@ class SessionDice:
         else:
             self._own_seqs.add(seq)
 
-    def set_table_seed(self, text: str) -> dict[str, Any]:
+    def set_table_seed(self, text: str, *, source: str = "command-line") -> dict[str, Any]:
         """Set the open session's table seed (opening or joining one if none is open): the
-        text the players chose after the commitment was shown. It is logged first (a
+        text the players chose after the commitment was shown, typed on the panel's keys
+        (``source`` ``panel``) or given to ``dicetower session seed`` (``command-line``). It is logged first (a
         ``table_seed`` entry), then fed to the DRBG (docs/fairness.md, "Verify it yourself"),
         so every later roll of the session depends on it. Returns the entry written. Raises
-        :class:`~hardware.entropy.seed.TableSeedError` (one line) when the text is not 1 to 64
+        :class:`~engine.seeds.TableSeedError` (one line) when the text is not 1 to 64
         printable ASCII characters, or the session already has a roll or a table seed."""
         text = check_table_seed(text)
         s = self._starting()
@@ -349,7 +365,9 @@ class SessionDice:
             if holder is not None:
                 raise TableSeedError(f"table seed: {text} was the code of session #{holder.session[:8]}; one code, "
                                      "one session: choose a new code for this session")
-        fields = {"session": s.id, "table_seed": text}
+        if source not in TABLE_SEED_SOURCES:
+            raise ValueError(f"source must be one of {', '.join(TABLE_SEED_SOURCES)}, got {source!r}")
+        fields = {"session": s.id, "table_seed": text, "source": source}
         entry: dict[str, Any] = {"kind": "table_seed", **fields}
         if self._log is not None:
             entry = self._log.append("table_seed", **fields)
@@ -408,16 +426,19 @@ class SessionDice:
         if s.rolls >= self._session_rolls:
             # the session that follows one opened with `dicetower session open` stays open too
             self._follows_open = s.kept is not None and s.kept.owner.kind == "open"
-            self._close("rolls")
+            self._close("rolls", by="limit")
         return entry
 
-    def reveal(self) -> str | None:
+    def reveal(self, *, by: str | None = None, reason: str = "reveal") -> str | None:
         """Close the current session and return its seed material (hex); the next roll opens a
         new session. With no session open, the last revealed seed (or None). Call it between
-        rolls (after :meth:`record`), never in the middle of one."""
+        rolls (after :meth:`record`), never in the middle of one. ``by`` says who ended it
+        (:data:`REVEALERS`; default: :attr:`writer`), ``reason`` why (:data:`REASONS`)."""
+        if reason not in REASONS:
+            raise ValueError(f"reason must be one of {', '.join(REASONS)}, got {reason!r}")
         self.follow()
         if self._session is not None:
-            self._close("reveal")
+            self._close(reason, by=by or self.writer)
         return self._last_reveal
 
     def close(self) -> None:
@@ -431,7 +452,7 @@ class SessionDice:
         if s is None:
             return
         if s.mine:
-            self._close("end")
+            self._close("end", by=self.writer)
             return
         self._session = None
         if self._keeper is not None and s.kept is not None and s.roll is None:
@@ -482,7 +503,7 @@ class SessionDice:
         s = self._session
         if s is not None and ButtonTiming.name in s.sources:
             mid_roll = s.roll is not None
-            self._close("source failed")
+            self._close("source failed", by=self.writer)
             if mid_roll:
                 raise EntropyError(ButtonTiming.name, failure + "; the roll in progress was abandoned")
 
@@ -608,7 +629,7 @@ class SessionDice:
         if self._log is not None:
             self._log.append("source_failed", source=source, error=message)
 
-    def _close(self, reason: str) -> None:
+    def _close(self, reason: str, *, by: str) -> None:
         s = self._session
         if s is None:
             return
@@ -622,7 +643,9 @@ class SessionDice:
                 self._keeper.closed(s.id)
             return
         # the end of the last recorded roll: a roll abandoned part way was never made
-        fields = {"session": s.id, "seed": seed_hex, "rolls": s.rolls, "end": s.roll_start}
+        if by not in REVEALERS:
+            raise ValueError(f"by must be one of {', '.join(REVEALERS)}, got {by!r}")
+        fields = {"session": s.id, "seed": seed_hex, "rolls": s.rolls, "end": s.roll_start, "by": by}
         self._late[s.id] = {**fields, "log_seq": s.p.log_seq}  # until the log has it
         entry = self._log.append("reveal", **fields, reason=reason)
         if entry.get("unrecorded"):  # a lenient log could not write it: the kept seed stays

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import EngineError
-from hardware.entropy.seed import SeedMaterial
+from engine.seeds import SeedMaterial
 from hardware.rolllog import LogError
 from hardware.state import atomic_write_bytes
 

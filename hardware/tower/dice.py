@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from hardware.entropy.fingerprint import Fingerprint
+    from engine.fingerprints import Fingerprint
     from hardware.entropy.session_dice import TableSeeding
 
 __all__ = [
@@ -53,7 +53,7 @@ class Committing(Protocol):
     @property
     def session_id(self) -> str | None: ...
 
-    def reveal(self) -> str | None: ...
+    def reveal(self, *, by: str | None = None, reason: str = "reveal") -> str | None: ...
 
 
 class Describing(Protocol):

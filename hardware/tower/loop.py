@@ -114,7 +114,8 @@ class Tower:
         self.recorder = RollRecorder(able.recording, roll_log, show_anyway=config.kiosk.unrecorded == "show",
                                      show=show or (lambda line: None), log=self._say)
         self.sessions = SessionSync(able, roll_log=roll_log, state_dir=state_dir, kept=kept, lock=self.lock,
-                                    tell=self.step, log=self._say)
+                                    tell=self.step, log=self._say,
+                                    menu_by="staff" if self._operator is not None else "table")
         self.memory = PanelMemory(state_dir, roll_log=roll_log, log=self._say)
         self.outputs = Outputs(display)
         self._reporting = able.reporting

@@ -46,7 +46,7 @@ class SessionSync:
 
     def __init__(self, dice: DiceAbilities, *, roll_log: RollLog | LenientLog | None, state_dir: Path | None,
                  kept: bool, lock: DirectoryLock, tell: Callable[[Event, int], object],
-                 log: Callable[[str], None]) -> None:
+                 log: Callable[[str], None], menu_by: str = "table") -> None:
         self.dice = dice
         self.roll_log = roll_log
         self.state_dir = state_dir
@@ -57,7 +57,9 @@ class SessionSync:
         self.session_id: str | None = None  # the session the panel was told about
         self.commitment = ""
         self.table_seed: str | None = None  # the table seed of the session the panel was told about
-        self.reveal_wanted = False  # the panel asked for a reveal, carried out between rolls
+        self.menu_by = menu_by  # who ends a session from the settings menu: "table", or "staff" under the kiosk lock
+        #: a reveal the panel asked for, carried out between rolls: (who ends it, why), or None
+        self.wanted: tuple[str, str] | None = None
         self._text = ""  # the last SESSION text sent
         self._retry_at = 0
         self._syncing = False
@@ -74,11 +76,19 @@ class SessionSync:
     def request(self, request: str) -> None:
         """A request from the panel (an effect of the state machine)."""
         if request == sessions.REVEAL and self.active:
-            self.reveal_wanted = True
+            self.wanted = (self.menu_by, "reveal")
+        elif request == sessions.RENEW and self.active:
+            # the panel rolls only in a session whose code it took on its own keys: this one ends
+            self.wanted = ("tower", "not the table's")
         elif request == sessions.OPEN:
             self._retry_at = 0  # the sync after this step opens it (or says why it cannot)
-        elif request != sessions.REVEAL:
+        elif request not in (sessions.REVEAL, sessions.RENEW):
             self.log(f"panel: unknown request {request!r}")
+
+    @property
+    def reveal_wanted(self) -> bool:
+        """Whether the panel asked for a reveal not carried out yet."""
+        return self.wanted is not None
 
     def sync(self, now: int, *, announce: bool = True) -> None:
         """Tell the panel when the session changed: a closed one is announced as revealed, and
@@ -143,7 +153,7 @@ class SessionSync:
                     if sid is None or not commitment.startswith(sid):
                         raise ValueError(f"the session changed (#{commitment[:8]} is no longer open); note the "
                                          "new commitment, then set its table seed")
-                    entry = dice.set_table_seed(text)
+                    entry = dice.set_table_seed(text, source="panel")
             except LogError as exc:
                 why = lenient.last_reason if lenient is not None and lenient.failures != failures else exc.reason
                 self.log(f"table seed: roll log: {why or exc}; not set")
@@ -161,14 +171,16 @@ class SessionSync:
             self.tell(Event(EventKind.LOGGED, text=problem), now)
 
     def reveal(self, now: int) -> None:
-        """Close the session (its seed goes to the roll log), open the next one, tell the panel."""
-        self.reveal_wanted = False
+        """Close the session (its seed goes to the roll log, with who ended it and why), open the
+        next one, tell the panel."""
+        by, reason = self.wanted or (self.menu_by, "reveal")
+        self.wanted = None
         dice = self.dice.committing
         if dice is None:
             return
         try:
             with self.lock():
-                self.revealing(dice.reveal)
+                self.revealing(lambda: dice.reveal(by=by, reason=reason))
         except Exception as exc:  # the log could not be written: said, and the panel shows what is open
             self._send(sessions.unavailable(f"reveal failed: {exc}"), now)
             self.session_id, self.commitment = None, ""

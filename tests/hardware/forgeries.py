@@ -44,8 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.fingerprints import FINGERPRINT_HEX
+from engine.seeds import RollStream, SeedMaterial
 from engine.systems import get
-from hardware.entropy.seed import RollStream, SeedMaterial
 from hardware.rolllog import GENESIS, entry_hash
 
 Entries = list[dict[str, Any]]
@@ -58,6 +58,8 @@ MIXES = tuple(f"player {i} says hi" for i in range(5))
 PANEL_CODE = "31425512"
 PANEL_PRESSES = "3 1 4 2 5 5 1 2"
 D6CV_HARD = ["roll", "d6cv", "--stat", "2", "--cv", "10"]  # a success one time in six
+#: An attack's ``seeds`` that stand for every code its forged log holds (the players passed them all).
+LOGGED_CODES = ("(the log's codes)",)
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,10 @@ class Case:
     source: str = "table"  # the honest log it was made from
     honest_notes: bool = True  # what the players noted is true of the honest log too (a rewrite after the fact)
     cards: tuple[str, ...] = ()  # the reveal cards the players photographed (--card: the QR code's text)
+    count: int | None = None  # the rolls the players counted (--count), when they counted
+    #: caught only with the rules' arithmetic (odds, outcomes): by replay and the board, not by
+    #: tools/verify_rolls.py, which recomputes dice only (docs/fairness.md, "What this does not cover")
+    rules_only: bool = False
 
     @property
     def code(self) -> str:
@@ -94,13 +100,15 @@ class Case:
             out += ["--allow-mix", mix]
         for card in self.cards:
             out += ["--card", card]
+        if self.count is not None:
+            out += ["--count", str(self.count)]
         return out
 
     def notes(self) -> Any:
-        """What the players noted, as the verifier takes it (:class:`hardware.entropy.replay.Notes`)."""
-        from hardware.entropy.replay import Notes
+        """What the players noted, as the verifier takes it (:class:`engine.verify.Notes`)."""
+        from engine.verify import Notes
 
-        return Notes.of(self.expect, self.table_seeds, self.allow_mix, cards=self.cards)
+        return Notes.of(self.expect, self.table_seeds, self.allow_mix, cards=self.cards, count=self.count)
 
 
 @dataclass
@@ -109,7 +117,7 @@ class Honest:
 
     def log(self, name: str) -> Entries:
         return {"table": self.table, "two": self.two, "seeded": self.seeded, "entered": self.entered,
-                "panel": self.panel, "reopened": self.reopened}[name]
+                "panel": self.panel, "reopened": self.reopened, "fingers": self.fingers}[name]
 
     table: Entries  # session open, table seed, 30 hard rolls (some with --mix), close
     two: Entries  # two such sessions one after the other, each with its own code
@@ -120,11 +128,14 @@ class Honest:
     panel_noted: dict[str, str] = field(default_factory=dict)  # what the players photographed of the OLED
     reopened: Entries = field(default_factory=list)  # root's reopen loop with the unmodified command line
     reopened_noted: tuple[str, ...] = ()  # what the players noted of it (each result as the CLI showed it)
+    panel_shown: tuple[str, ...] = ()  # every result the OLED showed of `panel`, as the players note it
+    fingers: Entries = field(default_factory=list)  # a fingers night on the command line, player 1's karma
 
     def table_args(self) -> list[str]:
-        """The checkers' options for what the players of `table` noted: an honest night passes them."""
+        """The checkers' options for what the players of `table` noted (the commitment, two
+        results, the head; the 30 rolls they counted): an honest night passes them."""
         return [*(a for n in self.noted.values() for a in ("--expect", n)), "--table-seed", TABLE_SEED,
-                *(a for m in MIXES for a in ("--allow-mix", m))]
+                *(a for m in MIXES for a in ("--allow-mix", m)), "--count", "30"]
 
 
 def read(path: Path) -> Entries:
@@ -166,6 +177,17 @@ def _night(state: Path, code: str = TABLE_SEED, rolls: int = 30) -> None:
     _cli(*D6CV_HARD, "--times", str(rolls - 5), "--state-dir", str(state))
     for mix in MIXES:
         _cli(*D6CV_HARD, "--mix", mix, "--state-dir", str(state))
+    _cli("session", "close", str(state))
+
+
+def _fingers_night(state: Path, rolls: int = 8) -> None:
+    """Player 1's fingers challenges on the command line: the karma each failure earns, carried
+    in the state directory from roll to roll."""
+    _cli("session", "open", str(state))
+    _cli("session", "seed", str(state), "karma night")
+    for n in range(rolls):
+        _cli("roll", "fingers", "--choices", "5", "--winners", "2", "--guess", str(n % 5 + 1),
+             "--state-dir", str(state), "--player", "1")
     _cli("session", "close", str(state))
 
 
@@ -311,8 +333,9 @@ def honest_logs(base: Path) -> Honest:
     panel_noted = {"panel commitment": panel[0]["commitment"][:FINGERPRINT_HEX],
                    "panel middle roll": shown_rolls[len(shown_rolls) // 2], "panel last roll": shown_rolls[-1]}
     reopened, reopened_noted = reopen_loop(base / "reopened")
+    _fingers_night(base / "fingers")
     return Honest(logs["table"], logs["two"], logs["seeded"], logs["entered"], noted, panel, panel_noted, reopened,
-                  reopened_noted)
+                  reopened_noted, tuple(shown_rolls), read(base / "fingers" / "rolls.jsonl"))
 
 
 # --- what a forger with the seed does --------------------------------------------------------------
@@ -886,6 +909,115 @@ def skip_with_a_command_line_roll(entries: Entries) -> Entries:
     return recompute(forged, sid)
 
 
+def session_rolls(entries: Entries) -> int:
+    """The rolls of the log's sessions (typed-in rolls outside them are not counted)."""
+    return sum(1 for e in entries if e["kind"] == "roll" and e.get("session"))
+
+
+def noted_at(entries: Entries, seen: list[int], *, counted: bool = False) -> tuple[str, ...]:
+    """What players who note everything the docs ask noted of ``entries`` (rehashed): each
+    session's commitment, each result they saw (the rolls at ``seen``) as ``N:HEX``, and the
+    last head; players who counted (``counted``) noted the first commitment and their last
+    result only."""
+    sessions = [e["commitment"][:FINGERPRINT_HEX] for e in entries if e["kind"] == "session"]
+    results = [noted_roll(entries, entries[i]) for i in seen]
+    heads = [e["hash"] for e in entries if e["kind"] == "reveal"][-1:]
+    if counted:
+        return (sessions[0], results[-1], *heads)
+    return (*sessions, *results, *heads)
+
+
+def roll_in_between(entries: Entries, *, as_command_line: bool = False) -> tuple[Entries, list[int]]:
+    """Root with the unmodified program, before the fix of issue 37: before each table roll
+    that would fail, it rolls in the tower's session itself (the stock ``dicetower sim`` on the
+    tower's state directory, whose rolls are the panel's; or ``dicetower roll --state-dir``,
+    its line rewritten to say ``panel``), so the table gets the next roll instead. Returns the
+    log and the indexes of the rolls the table saw (each result's number shows the gaps)."""
+    out = copy.deepcopy(entries)
+    sid = _sid(out)
+    stream = RollStream(_material(out, sid))
+    forged: Entries = []
+    seen: list[int] = []
+    for e in out:
+        if e.get("session") == sid and e["kind"] == "table_seed":
+            stream.set_table_seed(e["table_seed"])
+        if e.get("session") == sid and e["kind"] == "roll":
+            for _ in range(20):
+                if _succeeds(stream, e, b""):
+                    break
+                extra = {k: v for k, v in e.items() if k not in ("player_state", "player")} if as_command_line \
+                    else dict(e)
+                forged.append({**extra, "source": "panel"})
+                _roll_once(stream, e, b"")
+            _roll_once(stream, e, b"")
+            seen.append(len(forged))
+        forged.append(e)
+    return recompute(forged, sid), seen
+
+
+def grind_a_code(entries: Entries, rolls: int = 4) -> Entries:
+    """Root before the table arrives: it opens a session and grinds a code until the next
+    ``rolls`` rolls succeed (``000576`` after 577 tries in the issue), sets it with ``dicetower
+    session seed`` and leaves it for the panel, which (before issue 37) showed it as ``code set:
+    000576`` and ``ROLL: roll``. The panel's rolls then go into that session."""
+    out = copy.deepcopy(entries)
+    sid = _sid(out)
+    material = _material(out, sid)
+    table = [e for e in out if e["kind"] == "roll" and e.get("session") == sid][:rolls]
+    for tries in range(200_000):
+        code = f"{tries:06d}"
+        stream = RollStream(material)
+        stream.set_table_seed(code)
+        if all(_succeeds(stream, e, b"") and _roll_once(stream, e, b"") for e in table):
+            break
+    for e in out:
+        if e["kind"] == "table_seed":
+            e["table_seed"], e["source"] = code, "command-line"
+    return recompute(out, sid)
+
+
+def reveal_before_each_failure(entries: Entries, sessions: int = 80) -> tuple[Entries, list[int]]:
+    """Root (or a modified program) ends the session whenever its next roll would fail, once the
+    session holds two rolls: the table gets a new session and a new code each time, and never
+    the failing roll (issue 37: 3 failures in 20 rolls at 1-in-6 odds). Each ending's reveal says
+    the table's menu ended it. Returns the log and the rolls the table saw (all of them)."""
+    out = copy.deepcopy(entries)
+    sid = _sid(out)
+    names = _names(out, sid)
+    session = next(e for e in out if e["kind"] == "session")
+    reveal = next(e for e in out if e["kind"] == "reveal")
+    roll = next(e for e in out if e["kind"] == "roll")
+    forged: Entries = []
+    seen: list[int] = []
+    for n in range(sessions):
+        material = _fake_material(f"ends early {n}", names)
+        new_sid = material.commitment[:16]
+        stream = RollStream(material)
+        code = f"{31425512 + n}"
+        stream.set_table_seed(code)
+        forged += [{**session, "session": new_sid, "commitment": material.commitment},
+                   {"kind": "table_seed", "session": new_sid, "table_seed": code, "source": "panel"}]
+        count = 0
+        while count < 2 or _succeeds(stream, roll, b""):
+            start = stream.blocks
+            result = _roll_once(stream, roll, b"")
+            seen.append(len(forged))
+            forged.append({**roll, "session": new_sid, "start": start, "end": stream.blocks, "result": result})
+            count += 1
+        forged.append({**reveal, "session": new_sid, "seed": material.encode().hex(), "rolls": count,
+                       "end": stream.blocks, "reason": "reveal", "by": "table"})
+    return forged, seen
+
+
+def karma_never_earned(entries: Entries) -> Entries:
+    """A modified program logs, after a roll that left player 1 no karma, the karma it likes
+    (5): fed to the player's next roll, whose spend then succeeds where it should not."""
+    out = copy.deepcopy(entries)
+    roll = next(e for e in out if e["kind"] == "roll" and e["result"]["karma_after"] < 5)
+    roll["player_state"] = {**roll["player_state"], "fingers": {**roll["player_state"]["fingers"], "karma": 5}}
+    return out
+
+
 def card_of(entries: Entries, n: int = -1, *, rolls: int | None = None) -> str:
     """The text of the reveal card (its QR code) of the ``n``-th revealed session of
     ``entries`` (rehashed), as a device showed it (with ``rolls`` it claimed)."""
@@ -913,6 +1045,11 @@ class _Attack:
     shown: Callable[[Entries], tuple[str, ...]] | None = None
     mixes: tuple[str, ...] = ()
     cards: Callable[[Entries], tuple[str, ...]] | None = None  # the reveal cards the device showed
+    #: a forger that also says which rolls the table saw (their indexes in its log): the players
+    #: noted each of those results, every commitment and the last head
+    seen: Callable[[Entries], tuple[Entries, list[int]]] | None = None
+    count: int | None = None  # the rolls the players counted (they noted only the first commitment and the last result)
+    rules_only: bool = False
 
 
 _ATTACKS: dict[str, _Attack] = {
@@ -988,7 +1125,7 @@ _ATTACKS: dict[str, _Attack] = {
         seeds=(TABLE_SEED,), shown=lambda e: shown(e, commitment=1, rolls="last")),
     # what a second look found (docs/fairness.md, "Who can do what")
     "the night's rolls before the photographed session, only its reveal card noted": _Attack(
-        "table", rolls_before_the_photographed_session, ("card",), seeds=(TABLE_SEED,),
+        "table", rolls_before_the_photographed_session, ("missing-roll", "card"), seeds=(TABLE_SEED,),
         shown=lambda e: shown(e, commitment=1, rolls="none", head=False),
         cards=lambda e: (card_of(e, rolls=30),)),
     "a typed-in hand put in the session in place of each failing roll": _Attack(
@@ -998,6 +1135,24 @@ _ATTACKS: dict[str, _Attack] = {
         mixes=(MIXES[0],)),
     "root skips the table's failing rolls with command-line rolls in the panel's session": _Attack(
         "panel", skip_with_a_command_line_roll, ("command-line-roll",), seeds=(PANEL_CODE,),
+        shown=lambda e: shown(e, rolls="all")),
+    # issue 37: what root did with the unmodified program against players who noted everything
+    "root rolls between the table's rolls with the stock simulator (every result noted)": _Attack(
+        "panel", lambda e: e, ("unseen-roll",), seeds=(PANEL_CODE,), seen=roll_in_between),
+    "root rolls between from the command line, its lines rewritten as the panel's": _Attack(
+        "panel", lambda e: e, ("unseen-roll",), seeds=(PANEL_CODE,),
+        seen=lambda e: roll_in_between(e, as_command_line=True)),
+    "root rolls between, and the players counted their rolls": _Attack(
+        "panel", lambda e: e, ("unseen-roll",), seeds=(PANEL_CODE,), seen=roll_in_between, count=12),
+    "root's ground code set from the command line, passed by the players as theirs": _Attack(
+        "panel", grind_a_code, ("table-seed-source",), seeds=LOGGED_CODES, shown=lambda e: shown(e, rolls="all")),
+    "root's ground code set from the command line, the players passing only codes they typed": _Attack(
+        "panel", grind_a_code, ("unnoted-table-seed", "table-seed-source"), shown=lambda e: shown(e, rolls="all")),
+    "root reveals whenever the next roll would fail, once a session holds two rolls": _Attack(
+        "table", lambda e: e, ("early-endings",), seeds=LOGGED_CODES, seen=reveal_before_each_failure,
+        rules_only=True),
+    "karma a player never earned logged after a roll": _Attack(
+        "fingers", karma_never_earned, ("player-state",), seeds=("karma night",),
         shown=lambda e: shown(e, rolls="all")),
 }
 
@@ -1012,16 +1167,31 @@ def corpus(honest: Honest) -> dict[str, Case]:
     cases = {}
     for name, a in _ATTACKS.items():
         source = honest.log(a.source)
-        if name == "the head re-ground at a short fingerprint's length":
+        seen: list[int] | None = None
+        if a.seen is not None:
+            made, seen = a.seen(copy.deepcopy(source))
+            forged = rehash(made)
+        elif name == "the head re-ground at a short fingerprint's length":
             forged = rehash(grind_the_head(source, honest.noted["head"]))
         elif name == "a typed-in hand put in the session in place of each failing roll":
             typed = next(e for e in honest.entered if e["kind"] == "roll" and e["session"] is None)
             forged = rehash(typed_in_inside_the_session(source, typed))
         else:
             forged = rehash(a.forge(copy.deepcopy(source)))
-        expect = a.shown(forged) if a.shown is not None else tuple(v for n in a.noted for v in noted_all[n])
+        logged_codes = tuple(e["table_seed"] for e in forged if e["kind"] == "table_seed")
+        codes = logged_codes if a.seeds == LOGGED_CODES else a.seeds
+        if seen is not None:
+            expect = noted_at(forged, seen, counted=a.count is not None)
+        else:
+            expect = a.shown(forged) if a.shown is not None else tuple(v for n in a.noted for v in noted_all[n])
         # the reopen loop's log is the attack itself (no honest log of it): its notes are its own
-        honest_notes = a.shown is None and a.source != "reopened"
+        honest_notes = a.shown is None and seen is None and a.source != "reopened"
         cards = a.cards(forged) if a.cards is not None else ()
-        cases[name] = Case(name, tuple(forged), a.codes, expect, a.seeds, a.mixes, a.source, honest_notes, cards)
+        count = a.count
+        if count is None and seen is None and (expect or codes or cards):
+            # players who did not note every result counted them, as the docs tell them: every
+            # roll the tower (honest, or the forged device) showed with its number
+            count = session_rolls(source if honest_notes else forged)
+        cases[name] = Case(name, tuple(forged), a.codes, expect, codes, a.mixes, a.source, honest_notes, cards,
+                           count, a.rules_only)
     return cases

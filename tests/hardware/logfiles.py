@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from hardware.rolllog import GENESIS, _canonical, entry_hash
+from engine.chain import GENESIS, canonical, entry_hash
 
 ROLL = {
     "end": 0, "player": 1, "session": "0123456789abcdef", "start": 0, "source": "panel",
@@ -29,7 +29,7 @@ def write_log(path: Path, target_bytes: int) -> int:
             entry = {**ROLL, "seq": seq, "prev": prev, "kind": "roll", "time": "2026-12-01T08:00:00.000Z",
                      "start": seq * 4, "end": seq * 4 + 4}
             entry["hash"] = prev = entry_hash(entry)
-            line = _canonical(entry) + b"\n"
+            line = canonical(entry) + b"\n"
             f.write(line)
             size += len(line)
     return seq

@@ -142,7 +142,7 @@ def test_the_verdict_does_not_depend_on_how_the_entries_arrive_in_pieces(forgery
 
 
 def test_a_replay_that_breaks_is_a_finding_not_a_crash(tmp_path, monkeypatch):
-    import hardware.entropy.replay as replay
+    import engine.verify as replay
 
     def broken(self, stored):
         if stored.line_no == 1:

@@ -12,8 +12,8 @@ import pytest
 
 import engine
 from engine.rng import DrbgDice
+from engine.seeds import RollStream, SeedMaterial
 from hardware.cli import main
-from hardware.entropy.seed import RollStream, SeedMaterial
 from tests.hardware.test_entropy_sources import good_bytes
 
 D6CV = ["roll", "d6cv", "--stat", "3", "--cv", "7", "--json"]

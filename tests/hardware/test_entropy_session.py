@@ -11,10 +11,10 @@ import pytest
 from engine.dice import sample_subset
 from engine.errors import EntropyError, ParameterError
 from engine.rng import DrbgDice
+from engine.seeds import RollStream
 from engine.systems import get
 from hardware.entropy import ButtonTiming, NotEnoughEntropy, SeedMaterial, SourceUnavailable, open_dice, parse_spec
 from hardware.entropy.replay import replay_log
-from hardware.entropy.seed import RollStream
 from hardware.rolllog import RollLog, verify
 from tests.hardware.test_entropy_buttons import human_taps
 from tests.hardware.test_entropy_sources import good_bytes

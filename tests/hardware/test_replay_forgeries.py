@@ -42,17 +42,19 @@ def test_the_honest_logs_pass_both_with_and_without_what_the_players_noted(hones
     for name, entries, extra in (
             ("table", honest.table, honest.table_args()),
             ("two", honest.two, [*two_noted, "--table-seed", forgeries.TABLE_SEED, "--table-seed",
-                                 forgeries.TABLE_SEED_2,
+                                 forgeries.TABLE_SEED_2, "--count", "60",
                                  *(a for m in forgeries.MIXES * 2 for a in ("--allow-mix", m))]),  # 5 mixes a night
-            ("panel", honest.panel, [*(a for n in honest.panel_noted.values() for a in ("--expect", n)),
-                                     "--table-seed", forgeries.PANEL_CODE]),
+            ("panel", honest.panel, [*(a for n in (honest.panel_noted["panel commitment"], *honest.panel_shown)
+                                       for a in ("--expect", n)), "--table-seed", forgeries.PANEL_CODE]),
+            ("panel counted", honest.panel, [*(a for n in honest.panel_noted.values() for a in ("--expect", n)),
+                                             "--table-seed", forgeries.PANEL_CODE, "--count", "12"]),
             ("seeded", honest.seeded, []), ("entered", honest.entered, [])):
         path = logged(tmp_path / f"{name}.jsonl", entries)
         assert quiet("replay", str(path), "--all-revealed", *extra) == 0, name
         assert quiet("replay", str(path), "--all-revealed") == 0, name
     report = replay_log(tmp_path / "table.jsonl")
     assert (report.rolls_verified, report.rolls_mixed, report.without_table_seed) == (30, 5, ())
-    assert [f.code for f in report.flags] == ["mixed"] * 5
+    assert report.flags == ()  # typed mixes are counted, not flagged: the players name them
     seeded, entered = replay_log(tmp_path / "seeded.jsonl"), replay_log(tmp_path / "entered.jsonl")
     assert (seeded.rolls_verified, seeded.rolls_test) == (0, 5)
     assert (entered.rolls_verified, entered.rolls_entered) == (1, 5)

@@ -1,4 +1,4 @@
-"""The incremental verifier (hardware.entropy.replay.Verifier): fed one entry at a time, it
+"""The incremental verifier (engine.verify.Verifier): fed one entry at a time, it
 reports each problem at the entry that decides it, its state between entries is small JSON
 (one session's pending rolls, a short digest per session), and a verifier resumed from that
 state at any point reaches exactly the verdict of one that read the whole log."""
@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from hardware.entropy.replay import Verifier, replay_log
+from engine.verify import Verifier
+from hardware.entropy.replay import replay_log
 from hardware.rolllog import StoredEntry, read_entries
 from tests.hardware import forgeries
 from tests.hardware.test_replay_forgeries import cases, honest, logged  # noqa: F401  # the corpus fixtures
@@ -85,7 +86,7 @@ def test_replay_log_is_the_verifier_over_the_file(honest, tmp_path) -> None:  # 
 
 
 def test_a_state_that_is_not_one_is_refused() -> None:
-    from hardware.entropy.replay import _STATE_VERSION
+    from engine.verify.verifier import _STATE_VERSION
 
     with pytest.raises(ValueError, match=f"not a version {_STATE_VERSION} verifier state"):
         Verifier.resume({"version": 99})

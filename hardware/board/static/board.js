@@ -15,9 +15,8 @@ const CHECK_MARKS = {verified: "✓", uncoded: "✓ no code", unchecked: "?", en
 // What a witness without photos flags (docs/fairness.md, "Problem codes" and the flags beside them).
 const FLAG_WORDS = {
   "no-table-seed": ["session", "without a table seed: its owner could have chosen its seed"],
-  "mixed": ["roll", "with a typed mix: its player should recognise the text"],
-  "entered": ["roll", "typed in: nothing in it can be checked"],
-  "early-reveal": ["session", "revealed with at most one roll and followed within a minute by another"],
+  "early-endings": ["warning", "(sessions end just before a roll that would have failed more often than its " +
+                    "odds make likely: look at who ends them)"],
 };
 
 function plural(n, word, many) {

@@ -38,9 +38,9 @@ from engine.errors import EngineError
 from engine.rng import FROM_SEED_LABEL, MAX_BYTES_PER_REQUEST, DrbgDice, HmacDrbg
 
 __all__ = [
-    "BLOCK_BYTES", "ENCODING_MAGIC", "MIX_MAX_BYTES", "STREAMS", "STREAM_VERSION", "TABLE_SEED_LABEL",
-    "TABLE_SEED_MAX", "RollStream", "SeedMaterial", "TableSeedError", "check_table_seed", "mix_problem",
-    "table_seed_input",
+    "BLOCK_BYTES", "ENCODING_MAGIC", "MIX_MAX_BYTES", "ROLL_KINDS", "SESSION_ROLLS", "STREAMS", "STREAM_VERSION",
+    "TABLE_SEED_LABEL", "TABLE_SEED_MAX", "RollStream", "SeedMaterial", "TableSeedError", "check_table_seed",
+    "mix_problem", "table_seed_input",
 ]
 
 ENCODING_MAGIC = b"dicetower-seed-v1\n"
@@ -59,6 +59,12 @@ TABLE_SEED_LABEL = b"dicetower/table-seed/v1;"
 TABLE_SEED_MAX = 64
 #: The longest mix (``--mix`` text, printable ASCII) of a stream 3 roll.
 MIX_MAX_BYTES = 256
+#: Rolls per session before the tower reveals and reseeds (a replay holds a session's rolls
+#: until its reveal: at most this many).
+SESSION_ROLLS = 1000
+#: What a logged roll is: recomputable from a revealed random seed, typed in by a player
+#: (``--faces``, ``--winners-set``), or from a ``--seed`` test session.
+ROLL_KINDS = ("rolled", "entered", "test")
 
 
 class TableSeedError(EngineError, ValueError):

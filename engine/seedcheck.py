@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from hardware.entropy.seed import SeedMaterial
+from engine.seeds import SeedMaterial
 
 __all__ = ["BLOCK", "CREDIT_CAP_BITS", "MIN_CREDIT_BITS", "MIN_DISTINCT", "MIN_ENTROPY_BYTES", "PERSONALIZATION",
            "block_digests", "seed_problems"]
