@@ -423,8 +423,11 @@ def _session(s: PanelState, news: sessions.News) -> PanelState:
         s = _seed_page_still(s)
         if s.opening:  # the session a ROLL asked for: its question, the QR code to photograph
             s = evolve(s, opening=False)
-            if s.mode is Mode.MESSAGE:
+            if s.mode is Mode.MESSAGE and seeding.offered(s):
                 return _open_seed(s, seeding.ASK, back=Mode.SETUP)
+            if s.mode is Mode.MESSAGE:  # seeded or rolled in elsewhere already: not the table's either
+                return evolve(s, message=("new session", "its code was not set on these keys: ROLL for a new one"),
+                              shown_at=s.now)
         if s.revealing:
             s = evolve(s, revealing=False)
             if s.mode is Mode.SETTINGS:
@@ -500,6 +503,8 @@ def _seed_press(s: PanelState, button: Button, out: _Out, dice: DiceSource) -> P
     CODE_PRESSES are in; then ROLL sets it, MODE cancels, any other button starts again."""
     s = evolve(s, swallow=button)  # its hold and release belong to the page
     if s.seed_step == seeding.ASK:
+        if not seeding.offered(s) or s.commitment != s.seed_for:
+            return _leave_seed(s)  # no longer a session the table may answer for (said by _seed_page_still)
         if button is Button.ROLL and s.seed_back is not Mode.SETTINGS:
             # no table seed: the table's answer, on these keys; roll as the press meant to (from
             # the menu, where ROLL chose the item, it goes on to the code like PLUS)

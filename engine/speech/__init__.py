@@ -64,8 +64,6 @@ TEMPLATES: Mapping[str, frozenset[str]] = MappingProxyType({
     "entered": frozenset({"entry"}),
     "seed_ask": frozenset({"session"}),
     "seed_ask_menu": frozenset({"session"}),
-    "seed_shown": frozenset({"session", "code"}),
-    "seed_shown_none": frozenset({"session"}),
     "seed_start": frozenset({"n", "session"}),
     "seed_more": frozenset({"code", "left"}),
     "seed_done": frozenset({"code"}),

@@ -53,10 +53,6 @@ TEMPLATES = {
                  "Tisch-Seed-Code setzen? Plus setzt einen, Wurf würfelt ohne, Modus geht zurück"),
     "seed_ask_menu": ("neue Sitzung {session}: erst den QR-Code der Festlegung fotografieren, dann einen neuen "
                       "Tisch-Seed-Code setzen? Plus setzt einen, Modus geht zurück"),
-    "seed_shown": ("neue Sitzung {session}: den QR-Code der Festlegung fotografieren. Ihr Code ist gesetzt: {code}. "
-                   "Wurf würfelt, Modus geht zurück"),
-    "seed_shown_none": ("neue Sitzung {session}: den QR-Code der Festlegung fotografieren. Sie hat keinen Code. "
-                        "Wurf würfelt, Modus geht zurück"),
     "seed_start": ("Tisch-Seed für Sitzung {session}: drücke {n} beliebige Tasten, Daumen 1 bis "
                    "kleiner Finger 5"),
     "seed_more": "{code}, noch {left}",

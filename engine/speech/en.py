@@ -74,10 +74,6 @@ TEMPLATES = {
                  "plus sets one, roll rolls with none, mode goes back"),
     "seed_ask_menu": ("new session {session}: photograph the QR code of its commitment, then set a new table seed "
                       "code? plus sets one, mode goes back"),
-    "seed_shown": ("new session {session}: photograph the QR code of its commitment. Its code is set: {code}. Roll "
-                   "rolls, mode goes back"),
-    "seed_shown_none": ("new session {session}: photograph the QR code of its commitment. It has no code. Roll "
-                        "rolls, mode goes back"),
     "seed_start": "table seed for session {session}: press any {n} buttons, thumb 1 to pinky 5",
     "seed_more": "{code}, {left} more",
     "seed_more/1": "{code}, 1 more button",

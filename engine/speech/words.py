@@ -304,10 +304,6 @@ def table_seed(s: PanelState, table: Phrases, full: bool = False) -> str:
     as it grows (``5 1 2, 5 more``), then what ROLL and MODE do with it."""
     session = code(s.seed_for[:FINGERPRINT_HEX])  # the 16 digits beside the QR code
     if s.seed_step != seeding.ENTER:
-        if s.table_seed is not None:  # seeded elsewhere: shown once before the panel rolls in it
-            return table.say("seed_shown", session=session, code=spoken(s.table_seed, table))
-        if s.started:
-            return table.say("seed_shown_none", session=session)
         return table.say("seed_ask_menu" if s.seed_back is Mode.SETTINGS else "seed_ask", session=session)
     digits = " ".join(str(f) for f in s.code)
     left = seeding.CODE_PRESSES - len(s.code)

@@ -30,7 +30,7 @@ from typing import Any
 __all__ = ["AMBER_P", "EXACT_UP_TO", "RED_P", "Endings", "tail_p"]
 
 #: Below this p-value the endings are flagged (amber): look at who ends the sessions.
-AMBER_P = 1e-3
+AMBER_P = 1e-4
 #: Below this p-value they are a problem (red, ``early-endings``).
 RED_P = 1e-6
 #: Up to this many endings the tail is summed exactly (O(n^2)); beyond, the Chernoff bound.
@@ -101,19 +101,34 @@ def _chernoff_tail(counted: Mapping[float, int], failures: int) -> float:
 @dataclass
 class Endings:
     """The early endings of one log so far (plain JSON through :meth:`to_json` and
-    :meth:`from_json`, for the verifier's state). ``level`` is what was already reported: 0
-    nothing, 1 the flag, 2 the problem."""
+    :meth:`from_json`, for the verifier's state). ``pmf`` is the distribution of the number of
+    failures among honest endings, kept while there are at most :data:`EXACT_UP_TO` of them (one
+    ending costs one pass over it); ``chances`` counts the endings by their chance of failing,
+    for the bound beyond. ``level`` is what was already reported: 0 nothing, 1 the flag, 2 the
+    problem."""
 
     count: int = 0
     failed: int = 0
     chances: dict[str, int] = field(default_factory=dict)  # chance of failing (rounded, as text) -> endings
     level: int = 0
+    pmf: list[float] = field(default_factory=lambda: [1.0])
 
     def add(self, fail_chance: float, failed: bool) -> None:
-        key = repr(round(float(fail_chance), _DIGITS))
+        q = round(float(fail_chance), _DIGITS)
+        if not 0.0 <= q <= 1.0:
+            raise ValueError(f"a chance of failing must be within 0..1, got {fail_chance!r}")
+        key = repr(q)
         self.chances[key] = self.chances.get(key, 0) + 1
         self.count += 1
         self.failed += 1 if failed else 0
+        if self.count <= EXACT_UP_TO:
+            nxt = [0.0] * (len(self.pmf) + 1)
+            for k, p in enumerate(self.pmf):
+                nxt[k] += p * (1.0 - q)
+                nxt[k + 1] += p * q
+            self.pmf = nxt
+        else:
+            self.pmf = []
 
     @property
     def expected(self) -> float:
@@ -122,6 +137,10 @@ class Endings:
 
     @property
     def p_value(self) -> float:
+        if self.failed <= 0:
+            return 1.0
+        if self.pmf and len(self.pmf) == self.count + 1:
+            return min(1.0, math.fsum(self.pmf[self.failed:]))
         return tail_p({float(q): c for q, c in self.chances.items()}, self.failed)
 
     def news(self) -> int:
@@ -139,13 +158,14 @@ class Endings:
                 f"have failed {self.failed} time(s), {self.expected:.1f} expected (p = {self.p_value:.2g})")
 
     def to_json(self) -> dict[str, Any]:
-        return {"count": self.count, "failed": self.failed, "chances": dict(self.chances), "level": self.level}
+        return {"count": self.count, "failed": self.failed, "chances": dict(self.chances), "level": self.level,
+                "pmf": list(self.pmf)}
 
     @classmethod
     def from_json(cls, data: Any) -> Endings:
         if not isinstance(data, Mapping):
             return cls()
-        chances = data.get("chances")
+        chances, pmf = data.get("chances"), data.get("pmf")
         return cls(int(data.get("count", 0)), int(data.get("failed", 0)),
                    {str(k): int(v) for k, v in chances.items()} if isinstance(chances, Mapping) else {},
-                   int(data.get("level", 0)))
+                   int(data.get("level", 0)), [float(x) for x in pmf] if isinstance(pmf, list) else [])

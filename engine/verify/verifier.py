@@ -546,8 +546,9 @@ class Verifier:
         return ReplayReport(str(path), s.entries, s.sessions, s.revealed, s.verified, s.entered, s.test,
                             sum(o.rolls for o in still_open) + sum(o.rolls for o in left), still_open + left,
                             tuple(problems), tuple(notes), without, s.mixed, s.prev, flags, dict(s.flag_counts), facts,
-                            outside, noted, {**endings.to_json(), "expected": endings.expected,
-                                             "p_value": endings.p_value} if endings.count else {}, night_rolls)
+                            outside, noted, {"count": endings.count, "failed": endings.failed,
+                                             "expected": endings.expected, "p_value": endings.p_value}
+                            if endings.count else {}, night_rolls)
 
     def _night_checks(self) -> tuple[tuple[SessionFacts, ...], int, list[Finding], int | None]:
         """Player mode: every noted value found (with its number), every card noted is a session

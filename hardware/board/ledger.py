@@ -174,9 +174,15 @@ class Ledger:
         }
 
     def summary(self) -> dict[str, Any]:
-        """The ``/api/towers`` item."""
+        """The ``/api/towers`` item. ``verified`` is true only for a tower with at least one
+        verified roll and no problem; ``state`` says which of ``red`` (a problem),
+        ``verified``, ``unchecked`` (rolls, none verified yet: their sessions are open) or
+        ``empty`` (no roll) it is."""
+        state = "red" if self.problem is not None else "verified" if self.marked else \
+            "unchecked" if self.rolls else "empty"
         return {"tower": self.tower, "store": self.store, "online": self.online, "rolls": self.rolls,
-                "sessions": self.sessions, "verified": self.problem is None, "problem": self.problem}
+                "sessions": self.sessions, "verified": state == "verified", "state": state,
+                "unchecked": self.counts.unchecked, "problem": self.problem}
 
     # --- findings ------------------------------------------------------------------------------------
 

@@ -400,7 +400,7 @@ class SessionDice:
             # nothing replays an unlogged session: only --seed dice rotate (to stay the same
             # dice with or without a log), random ones need no new entropy
             if self._seed is not None and s.rolls >= self._session_rolls:
-                self._close("rolls")
+                self._close("rolls", by="limit")
             return None
         if not s.p.logged:  # its session entry is not in the log: neither can its rolls be
             s.roll = s.before_roll = None

@@ -230,6 +230,11 @@ class Tower:
         """One event through the state machine, its effects carried out. A roll is recorded
         (under the state lock) before any of its effects are."""
         now = self.clock() if now is None else now
+        if event.kind is EventKind.PRESS:
+            # what other writers logged since the last tick (a code set from the command line, a
+            # roll, a reveal) reaches the panel before the press that may roll: it decides on the
+            # session as the log has it (docs/fairness.md, "The panel's session is the table's")
+            self.sessions.follow(now)
         before = self.state
         dice = WatchedDice(self.dice)
         with self._locked(event):

@@ -294,7 +294,7 @@ def test_the_table_seed_is_set_before_the_first_roll_and_checked(tmp_path, capsy
         assert line + "\n" in out
     assert "▄▄▄" in out  # the QR code of the four
     assert run(capsys, "replay", str(tmp_path), "--all-revealed", "--table-seed", "417302", "--expect",
-               reveal["hash"][:16], "--expect", commitment[:20])[0] == 0
+               reveal["hash"][:16], "--expect", commitment[:20], "--count", "3")[0] == 0
     code, _, err = run(capsys, "replay", str(tmp_path), "--expect", commitment[:16], "--table-seed", "417303")
     assert code == 1 and "unnoted-table-seed" in err and "'s table seed is '417302', not one you set ('417303')" in err
     code, _, err = run(capsys, "replay", str(tmp_path), "--expect", reveal["hash"][:8])

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.panel.model import Button
 from hardware.cli import EXIT_UNRECORDED, main
 from hardware.entropy import open_dice
 from hardware.entropy.open_sessions import OpenSessions
@@ -79,7 +80,8 @@ def test_a_times_run_crossing_the_1000_roll_reveal_checks(tmp_path) -> None:
     assert [(r["rolls"], r["reason"]) for r in reveals] == [(1000, "rolls"), (3, "reveal")]
     first = entries(tmp_path)[0]["commitment"]
     both_clean(tmp_path)
-    both_clean(tmp_path, "--expect", first[:16], "--table-seed", "dragon")
+    # the players' night is the first session (the 1000th roll revealed it): its rolls, counted
+    both_clean(tmp_path, "--expect", first[:16], "--table-seed", "dragon", "--count", "1000")
     assert run(*D6CV, "--times", "1001", "--summary", "--state-dir", str(tmp_path / "own"))[0] == 0
     both_clean(tmp_path / "own")
 
@@ -121,8 +123,11 @@ def test_a_session_closed_after_kill_9s_reveals_what_the_log_holds(tmp_path) -> 
     hashes = {r["hash"][:16] for r in rolls}
     assert all(p["recorded"]["entry"] in hashes for p in printed)
     last = printed[-1]["recorded"]
+    # a kill between a roll's append and its printing leaves a roll nobody saw: the players'
+    # tally is the log's here (the checkers would name such a roll: it is what a roll made in
+    # between looks like), and every roll they saw is in it
     both_clean(tmp_path, "--table-seed", "417302", "--expect", entries(tmp_path)[0]["commitment"][:16],
-               "--expect", f"{last['number']}:{last['entry']}")
+               "--expect", f"{last['number']}:{last['entry']}", "--count", str(len(rolls)))
 
 
 def test_a_killed_commands_own_session_is_revealed_by_the_next_writer(tmp_path) -> None:
@@ -145,7 +150,8 @@ def test_a_full_card_mid_run_then_session_close_checks(tmp_path, full_disk) -> N
     full_disk.allow = 10**6  # room again
     code, out, _ = run("session", "close", str(tmp_path))
     assert code == 0 and "revealed after 3 roll(s)" in out
-    both_clean(tmp_path, "--table-seed", "417302", "--expect", entries(tmp_path)[0]["commitment"][:16])
+    both_clean(tmp_path, "--table-seed", "417302", "--expect", entries(tmp_path)[0]["commitment"][:16],
+               "--count", "3")
 
 
 def test_a_full_card_at_a_commands_own_reveal_is_revealed_by_the_next_writer(tmp_path, full_disk) -> None:  # noqa: F811
@@ -164,7 +170,7 @@ def tower(state: Path, *, write=None, show: bool = False) -> Rig:
     roll_log = LenientLog(log) if show else log
     config = ('[buttons]\nroll = 4\n[display]\nkind = "dummy"\n[panel]\nanimation_seconds = 0.4\n'
               + ('[kiosk]\nunrecorded = "show"\n' if show else ""))
-    dice = open_dice("kernel", log=roll_log, keeper=OpenSessions(state))
+    dice = open_dice("kernel", log=roll_log, keeper=OpenSessions(state), writer="tower")
     return Rig(config, dice=dice, memory=state, roll_log=roll_log)
 
 
@@ -193,13 +199,13 @@ def test_unrecorded_show_then_session_close_reveals_what_the_log_holds(tmp_path)
 
 
 def test_the_tower_and_the_command_line_share_one_session(tmp_path) -> None:
-    """The tower's session is the state directory's: `session seed` sets its table seed,
+    """The tower's session is the state directory's: the table sets its code on the panel,
     `roll --state-dir` rolls in it between the tower's rolls (each starting where the other
     ended), `session close` reveals it and the tower opens the next; one session at a time."""
     rig = tower(tmp_path)
     try:
         first = entries(tmp_path)[0]["session"]
-        assert cli("session", "seed", str(tmp_path), "417302").returncode == 0
+        rig.set_table_seed(*[Button.PLUS, Button.MINUS, Button.ROLL, Button.MODE] * 2)  # 43514351
         roll(rig, 2)
         done = cli(*D6CV, "--times", "3", "--state-dir", str(tmp_path), "--json")
         assert done.returncode == 0 and "no session open" not in done.stderr, done.stderr
@@ -217,8 +223,11 @@ def test_the_tower_and_the_command_line_share_one_session(tmp_path) -> None:
     assert len(rolls) == 6 and [r.get("source") for r in rolls] == ["panel"] * 2 + [None] * 3 + ["panel"]
     assert [r["start"] for r in rolls] == [1, *[r["end"] for r in rolls[:-1]]]
     # The players rolled three times on the command line in the panel's session: they name them.
-    both_clean(tmp_path, "--expect", first[:16], "--table-seed", "417302", "--allow-command-line", "3")
-    code, out, err = run("replay", str(tmp_path), "--all-revealed", "--expect", first[:16], "--table-seed", "417302")
+    assert [(e["table_seed"], e["source"]) for e in log if e["kind"] == "table_seed"] == [("43514351", "panel")]
+    both_clean(tmp_path, "--expect", first[:16], "--table-seed", "43514351", "--allow-command-line", "3",
+               "--count", "6")
+    code, out, err = run("replay", str(tmp_path), "--all-revealed", "--expect", first[:16], "--table-seed", "43514351",
+                         "--count", "6")
     assert code == 1 and "command-line-roll" in out + err
 
 
@@ -245,6 +254,7 @@ def test_a_long_times_run_lets_the_tower_roll_between_its_rolls(tmp_path) -> Non
     """`roll --times N --state-dir` takes the lock for one roll at a time: the tower's rolls
     land between the command's, in the same session, and the log checks."""
     rig = tower(tmp_path)
+    roll(rig, 1)  # the table answers the session's question on the panel (no code) and rolls
     proc = subprocess.Popen([sys.executable, "-m", "hardware", *D6CV, "--times", "300", "--json", "--state-dir",
                              str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
     try:
@@ -256,6 +266,6 @@ def test_a_long_times_run_lets_the_tower_roll_between_its_rolls(tmp_path) -> Non
         rig.tower.close()
     rolls = [e for e in entries(tmp_path) if e["kind"] == "roll"]
     panel = [i for i, e in enumerate(rolls) if e.get("source") == "panel"]
-    assert len(rolls) == 302 and len(panel) == 2 and panel[-1] < len(rolls) - 1  # not after the whole run
+    assert len(rolls) == 303 and len(panel) == 3 and panel[-1] < len(rolls) - 1  # not after the whole run
     assert len({e["session"] for e in rolls}) == 1
     both_clean(tmp_path)

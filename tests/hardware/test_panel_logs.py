@@ -257,25 +257,31 @@ def test_a_table_seed_the_log_cannot_take_says_cannot_record_and_is_not_set(tmp_
     both_clean(tmp_path, "--expect", commitment[:16], "--table-seed", "12312312")
 
 
-def test_a_seed_set_on_the_command_line_is_shown_and_no_more_asked_for(tmp_path) -> None:
-    """The session's commitment is still shown once (its QR code, with the code set) before the
-    panel's first roll in it: the table notes every session it rolls in."""
+def test_a_seed_set_on_the_command_line_makes_the_panel_ask_for_a_new_session(tmp_path) -> None:
+    """A code set with `dicetower session seed` on the tower's session is not the table's: the
+    setup screen shows it, and the panel's ROLL ends that session (reason "not the table's")
+    and asks the table about a new one (docs/fairness.md, "The panel's session is the table's")."""
     log = RollLog(tmp_path / LOG_NAME)
-    rig = Rig(dice=open_dice("kernel", log=log, keeper=OpenSessions(tmp_path)), memory=tmp_path, roll_log=log)
+    rig = Rig(dice=open_dice("kernel", log=log, keeper=OpenSessions(tmp_path), writer="tower"), memory=tmp_path,
+              roll_log=log)
     try:
+        first = entries(tmp_path)[0]["session"]
         assert cli("session", "seed", str(tmp_path), "dragon 7").returncode == 0
         rig.run(1.5)  # the tower follows the log once a second
         assert rig.tower.screen.lines[-1] == "table seed dragon 7"
         rig.tap(Button.ROLL)
         screen = rig.tower.screen
-        assert rig.tower.state.mode is Mode.TABLE_SEED and "code set:" in screen.lines and screen.qr
-        assert "dragon 7" in screen.lines
-        rig.tap(Button.ROLL)
+        assert rig.tower.state.mode is Mode.TABLE_SEED and screen.title.startswith("table seed?")
+        assert rig.tower.state.commitment[:16] != first and not rig.tower.rolls
+        ended = [e for e in entries(tmp_path) if e["kind"] == "reveal"]
+        assert [(e["session"], e["reason"], e["by"]) for e in ended] == [(first, "not the table's", "tower")]
+        rig.tap(Button.ROLL)  # the table's answer on the keys: no code, and the roll
         assert rig.tower.state.mode in (Mode.ROLLING, Mode.RESULT)
-        commitment = entries(tmp_path)[0]["commitment"]
     finally:
         rig.tower.close()
-    both_clean(tmp_path, "--expect", commitment[:16], "--table-seed", "dragon 7")
+    rolls = [e for e in entries(tmp_path) if e["kind"] == "roll"]
+    assert len(rolls) == 1 and rolls[0]["session"] != first
+    both_clean(tmp_path)
 
 
 def test_a_session_that_changed_under_the_page_is_not_seeded(tmp_path) -> None:
@@ -298,8 +304,11 @@ def test_a_session_that_changed_under_the_page_is_not_seeded(tmp_path) -> None:
         rig.clock.t += 30_000_000
         rig.tap(Button.ROLL)
         assert "table_seed" not in [e["kind"] for e in entries(tmp_path)]
-        assert rig.tower.state.mode is Mode.MESSAGE and rig.tower.state.commitment != ""
-        rig.tap(Button.MODE)
+        assert rig.tower.state.commitment != ""  # the page was left (the tower followed the log at the press)
+        for _ in range(3):
+            if rig.tower.state.mode is Mode.SETUP:
+                break
+            rig.tap(Button.MODE)
         rig.tap(Button.ROLL)
         assert rig.tower.state.mode is Mode.TABLE_SEED and rig.tower.state.seed_for == dice.commitment
     finally:
@@ -340,7 +349,7 @@ def test_a_session_closed_on_the_command_line_leaves_its_four_facts_on_the_tower
     finally:
         rig.tower.close()
     first = entries(tmp_path)[0]["commitment"]
-    both_clean(tmp_path, "--expect", first[:16], "--expect", reveal["hash"], "--table-seed", "43514351")
+    both_clean(tmp_path, "--expect", first[:16], "--expect", reveal["hash"], "--table-seed", "43514351", "--count", "3")
 
 
 # --- the players' night on the panel (issue 26) ----------------------------------------------------
@@ -388,7 +397,8 @@ def test_a_menu_reveal_then_quitting_passes_with_what_the_table_photographed(tmp
     finally:
         rig.tower.close()  # quitting: the session the reveal opened is revealed with no roll
     number, digits = last.lstrip("#").split()
-    noted = ["--expect", commitment[:16], "--expect", f"{number}:{digits}", "--expect", card[3], "--table-seed", code]
+    noted = ["--expect", commitment[:16], "--expect", f"{number}:{digits}", "--expect", card[3], "--table-seed", code,
+             "--count", "3"]
     both_clean(tmp_path, *noted)
     assert main(["replay", str(tmp_path), "--all-revealed", *noted]) == 0
     out = capsys.readouterr().out

@@ -18,6 +18,7 @@ from engine.panel import machine, sessions
 from engine.panel.menu import ITEMS, Item
 from engine.panel.model import Button, Effects, Event, EventKind
 from engine.panel.state import Mode
+from engine.verify import Notes
 from hardware.entropy import ButtonTiming, open_dice
 from hardware.entropy.replay import replay_log
 from hardware.rolllog import RollLog
@@ -329,8 +330,9 @@ def _panel_night(state: Path, gaps_ms: list[int], start_ns: int, table_seed: str
     rig = Rig(dice=dice, timing=timing)
     rig.clock.t = start_ns
     try:
-        if table_seed is not None:
-            dice.set_table_seed(table_seed)
+        if table_seed is not None:  # typed on the panel's keys at the session's question
+            fingers = {1: Button.MODE, 2: Button.FIELD, 3: Button.MINUS, 4: Button.PLUS, 5: Button.ROLL}
+            rig.set_table_seed(*(fingers[int(c)] for c in table_seed))
         for gap in gaps_ms:
             rig.run(gap / 1000)
             rig.tap(Button.PLUS, seconds=0.05 + gap % 7 / 1000)  # up and down again: the same settings
@@ -341,7 +343,8 @@ def _panel_night(state: Path, gaps_ms: list[int], start_ns: int, table_seed: str
     finally:
         rig.tower.close()
     noted = [entries(log.path)[0]["commitment"][:16]] if table_seed else []  # photographed at the question
-    report = replay_log(log.path, expect=noted, table_seeds=[table_seed] if table_seed else [])
+    notes = Notes.of(noted, [table_seed] if table_seed else [], count=len(gaps_ms) if table_seed else None)
+    report = replay_log(log.path, notes=notes)
     assert report.ok, [str(p) for p in report.problems]
     rolls = [e for e in entries(log.path) if e["kind"] == "roll"]
     assert rolls and all(e["mix"] == "" and e["source"] == "panel" for e in rolls)
@@ -360,8 +363,8 @@ def test_the_same_session_gives_the_same_dice_whatever_the_press_times(first, se
     import tempfile
 
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
-        one = _panel_night(Path(a), first, 10**9, "417302")
-        two = _panel_night(Path(b), second, 10**9 + start, "417302")
+        one = _panel_night(Path(a), first, 10**9, "41532152")
+        two = _panel_night(Path(b), second, 10**9 + start, "41532152")
     assert one == two
 
 
@@ -370,7 +373,7 @@ def test_the_table_seed_changes_every_roll_of_the_session(tmp_path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     (tmp_path / "c").mkdir()
-    with_seed = _panel_night(tmp_path / "a", gaps, 10**9, "417302")
-    other = _panel_night(tmp_path / "b", gaps, 10**9, "417303")
+    with_seed = _panel_night(tmp_path / "a", gaps, 10**9, "41532152")
+    other = _panel_night(tmp_path / "b", gaps, 10**9, "41532153")
     without = _panel_night(tmp_path / "c", gaps, 10**9, None)
     assert len({str(with_seed), str(other), str(without)}) == 3

@@ -34,13 +34,14 @@ def make(text: str = SPEAK, *, speaker: RecordingSpeaker | None = None, table_se
     rolls; asking for one is said in test_the_table_seed_pages_are_said), unless None."""
     dice = options.pop("dice", None) or open_dice(seed=b"speech")
     if table_seed is not None:
-        dice.set_table_seed(table_seed)
+        dice.set_table_seed(table_seed, source="panel")  # as the table typed it on the keys
     sim = Simulator(cfg.loads(text), dice=dice, speaker=speaker if speaker is not None else RecordingSpeaker(),
                     **options)
-    if table_seed is not None:  # the table saw the session's question before these tests begin
+    if table_seed is not None:  # the table answered the session's question before these tests begin
         from engine.panel.state import evolve
 
-        sim.tower.state = evolve(sim.tower.state, shown_for=sim.tower.state.commitment)
+        s = sim.tower.state
+        sim.tower.state = evolve(s, shown_for=s.commitment, answered=s.commitment, answered_code=table_seed)
     return sim
 
 

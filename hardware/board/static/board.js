@@ -33,7 +33,7 @@ function badge(card) {
   const checked = card.checked && typeof card.checked === "object" ? card.checked : {};
   const verified = num(checked.verified) || 0, missing = num(card.missing) || 0;
   const box = el("div", "badges");
-  if (card.verified !== true) {
+  if (card.state === "red") {
     const more = num(card.problems) > 1 ? ` (and ${num(card.problems) - 1} more)` : "";
     box.append(el("p", "badge red", "✗ " + str(card.problem, 300) + more));
   } else {

@@ -26,9 +26,9 @@ function show(card) {
     const outcome = document.getElementById("outcome");
     outcome.textContent = roll ? str(roll.outcome, 40).toUpperCase() + (num(roll.total) !== null ? ` (${num(roll.total)})` : "") : "";
     document.getElementById("name").textContent = roll ? str(roll.name, 40) : "";
-    box.className = "overlay " + (roll ? outcomeClass(roll) : "waiting") + (card.verified === true ? "" : " red");
+    box.className = "overlay " + (roll ? outcomeClass(roll) : "waiting") + (card.state === "red" ? " red" : "");
     box.dataset.seq = roll ? str(roll.seq, 12) : "";
-    note(card.verified !== true ? "✗ not verified: " + str(card.problem, 200)
+    note(card.state === "red" ? "✗ not verified: " + str(card.problem, 200)
       : boardNow !== "live" ? `not verified now (the board is ${boardNow})`
         : roll && roll.check === "unchecked" ? "unchecked until the session is revealed" : "");
   } catch (error) {

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from engine.errors import EntropyError
 from engine.panel import menu, sessions, setting, slots
 from engine.panel import pages as rows
+from engine.panel import tableseed as seeding
 from engine.panel.machine import PanelConfig, initial, step
 from engine.panel.model import Button, Event, EventKind
 from engine.panel.state import Mode, PanelState
@@ -146,6 +147,11 @@ def _check_request(before: PanelState, event: Event, after: PanelState, request:
     if request == sessions.OPEN:  # a ROLL with no session open: nothing is rolled, one is asked for
         assert event.kind is P and event.button is Button.ROLL and before.sessions and not before.commitment
         assert after.mode is Mode.MESSAGE and after.result is before.result
+        return
+    if request == sessions.RENEW:  # a ROLL in a session that is not the table's: nothing is rolled
+        assert event.kind is P and event.button is Button.ROLL and before.commitment
+        assert not seeding.tables(before) and not seeding.offered(before)
+        assert after.mode is Mode.MESSAGE and after.opening and after.result is before.result
         return
     assert request == sessions.REVEAL
     assert _may_request(before, event), (str(event), before.mode, before.item, before.armed)

@@ -267,9 +267,10 @@ def test_reveal_with_no_session_open_asks_nothing() -> None:
 def test_no_reveal_during_a_finger_guess() -> None:
     """Every button is a finger while the hand is hidden, and a hold opens no menu: the
     reveal cannot be asked for in the middle of a roll."""
+    from tests.engine.panel.test_table_seed import tables_session
+
     panel = Panel(PanelConfig(systems=("fingers",), animation_seconds=0))
-    _session(panel, sessions.committed(A, table_seed="31425512"))  # no table seed to offer
-    panel.tap(ROLL)  # its commitment, shown once
+    tables_session(panel, A)  # the table's code set: nothing to offer
     panel.tap(ROLL)
     assert panel.state.mode is Mode.GUESS
     panel.press(MODE)  # MODE is the thumb: it is the guess

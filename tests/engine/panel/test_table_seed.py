@@ -39,6 +39,20 @@ def _seeds(panel: Panel) -> list[tuple[str, str]]:
     return [fx.table_seed for fx in panel.effects if fx.table_seed is not None]
 
 
+def tables_session(panel: Panel, commitment: str = A, code: tuple[Button, ...] = CODE) -> None:
+    """The table's own session: the panel asks its question, the table types ``code`` on the
+    keys, and the hardware's SESSION news brings it back as the log holds it."""
+    _session(panel, commitment)
+    panel.tap(ROLL)
+    panel.tap(PLUS)
+    for b in code:
+        panel.tap(b)
+    panel.tap(ROLL)
+    text = "".join(str(b.finger) for b in code)
+    _session(panel, sessions.committed(commitment, table_seed=text))
+    assert panel.state.mode is Mode.SETUP and panel.state.answered == commitment
+
+
 def _fresh(config: PanelConfig | None = None) -> Panel:
     panel = Panel(config)
     _session(panel, A)
@@ -171,26 +185,56 @@ def test_holds_on_the_page_do_nothing() -> None:
     assert panel.state.mode is Mode.TABLE_SEED and panel.state.code == (1,)
 
 
-def test_a_session_seeded_or_rolled_in_elsewhere_is_shown_once_and_asks_nothing() -> None:
-    """A session the command line opened, seeded or rolled in is still shown (its QR code and
-    digits) before the panel's first roll in it: the table notes every session's commitment."""
-    for text, said in ((sessions.committed(A, started=True), "no code"),
-                       (sessions.committed(A, table_seed="dragon"), "dragon")):
+def test_a_session_seeded_or_rolled_in_elsewhere_is_never_rolled_in() -> None:
+    """A session the command line seeded or rolled in before the table answered the panel's
+    question is not the table's: ROLL rolls nothing, asks the hardware for a new session, and
+    the new one's question follows as soon as its commitment arrives (docs/fairness.md, "The
+    panel's session is the table's")."""
+    for text in (sessions.committed(A, started=True), sessions.committed(A, table_seed="dragon")):
         panel = Panel()
         _session(panel, text)
         panel.tap(ROLL)
-        screen = panel.screen
-        assert panel.state.mode is Mode.TABLE_SEED and screen.qr == A and said in screen.lines
-        assert panel.dice.calls == 0
-        panel.tap(PLUS)  # nothing to set
-        assert panel.state.mode is Mode.TABLE_SEED and panel.state.seed_step == "ask"
-        panel.tap(ROLL)
-        assert panel.state.mode is Mode.RESULT
-        panel.tap(ROLL)  # shown once: the next ROLL rolls
-        assert panel.state.mode is Mode.RESULT and panel.dice.calls > 0
+        assert panel.state.mode is Mode.MESSAGE and panel.dice.calls == 0
+        assert "not set on these keys" in panel.state.message[1]
+        assert [fx.request for fx in panel.effects if fx.request] == [sessions.RENEW]
+        _session(panel, sessions.revealed(A))
+        _session(panel, B)
+        assert panel.state.mode is Mode.TABLE_SEED and panel.screen.qr == B
     panel = Panel()  # dice without sessions: nothing to seed
     panel.tap(ROLL)
     assert panel.state.mode is Mode.RESULT
+
+
+def test_a_code_set_elsewhere_after_the_table_chose_none_ends_the_table_s_claim() -> None:
+    """The table answered "none" on the keys; before its first roll logged, the command line set
+    a code: the session is no longer the one the table answered for."""
+    panel = Panel()
+    _session(panel, A)
+    panel.tap(ROLL)
+    panel.tap(ROLL)  # ROLL: none, and the roll
+    assert panel.state.mode is Mode.RESULT and panel.state.answered == A and panel.state.answered_code is None
+    _session(panel, sessions.committed(A, table_seed="dragon", started=True))
+    calls = panel.dice.calls
+    panel.tap(ROLL)
+    assert panel.state.mode is Mode.MESSAGE and panel.dice.calls == calls
+
+
+def test_a_refused_code_is_not_the_tables_answer() -> None:
+    """The table typed a code, but the log refused it (set meanwhile by the command line): the
+    session stays one the table did not answer for."""
+    panel = Panel()
+    _session(panel, A)
+    panel.tap(ROLL)
+    panel.tap(PLUS)
+    for b in CODE:
+        panel.tap(b)
+    panel.tap(ROLL)
+    _logged(panel, sessions.seed_refused("set already"))
+    assert panel.state.answered == ""
+    _session(panel, sessions.committed(A, table_seed=CODE_TEXT))  # the same digits, set elsewhere
+    panel.tap(MODE)
+    panel.tap(ROLL)
+    assert panel.state.mode is Mode.MESSAGE and panel.dice.calls == 0
 
 
 def test_the_setup_screen_says_when_the_session_has_no_table_seed() -> None:
@@ -291,12 +335,11 @@ def test_in_a_locked_kiosk_anyone_sets_the_table_seed_at_the_first_roll() -> Non
 
 def test_a_recorded_result_shows_its_fingerprint_on_every_page() -> None:
     panel = Panel(PanelConfig(systems=("horizons",), animation_seconds=0))
-    _session(panel, sessions.committed(A, table_seed="dragon"))
+    tables_session(panel)
     for _ in range(3):
         panel.tap(FIELD)  # pool size: a long result that pages
     for _ in range(12):
         panel.tap(PLUS)
-    panel.tap(ROLL)  # the session's commitment first
     panel.tap(ROLL)
     assert panel.screen.foot == ""  # not in the log yet
     _logged(panel, sessions.roll_logged(12, H))

@@ -163,8 +163,8 @@ def _menu(p: Phrases) -> Iterator[tuple[str, str]]:
 
 
 def _seed_shown(p: Phrases, commitment: str) -> Iterator[tuple[str, str]]:
-    """The question asked from the menu, and a session seeded or rolled in elsewhere shown
-    once before the panel rolls in it."""
+    """The question asked from the menu, and a session seeded or rolled in elsewhere, which the
+    panel never rolls in: ROLL says so while a new one opens."""
     panel = _panel("d6cv")
     panel.send(Event(EventKind.SESSION, text=commitment))
     panel.hold(MODE)
@@ -176,7 +176,7 @@ def _seed_shown(p: Phrases, commitment: str) -> Iterator[tuple[str, str]]:
         panel = _panel("d6cv")
         panel.send(Event(EventKind.SESSION, text=text))
         panel.press(ROLL)
-        yield f"a session shown once: {text[65:]}", said.utterance(panel.state, p) or ""
+        yield f"a session not the table's: {text[65:]}", said.utterance(panel.state, p) or ""
 
 
 def _table_seed(p: Phrases) -> Iterator[tuple[str, str]]:
@@ -195,7 +195,7 @@ def _table_seed(p: Phrases) -> Iterator[tuple[str, str]]:
     panel.press(ROLL)
     yield "table seed complete", said.utterance(panel.state, p) or ""
     panel.press(ROLL)
-    panel.send(Event(EventKind.SESSION, text=sessions.committed(commitment, table_seed="51244112")))
+    panel.send(Event(EventKind.SESSION, text=sessions.committed(commitment, table_seed="51244125")))  # as typed
     panel.press(ROLL)
     panel.send(Event(EventKind.LOGGED, text=sessions.roll_logged(12, head)))
     yield from _seed_shown(p, commitment)
