@@ -222,6 +222,17 @@ class NetworkConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    """The phone page (docs/phone.md): ``enabled`` serves it, read-only, on ``listen``;
+    ``pyodide`` names the folder of Pyodide's files ("" looks where tools/fetch_pyodide.py and
+    deploy/install.sh put them)."""
+
+    enabled: bool = config_key(False, "boolean")
+    listen: str = config_key("0.0.0.0:80", "text")
+    pyodide: str = config_key("", "path")
+
+
+@dataclass(frozen=True)
 class BridgeConfig:
     """The companion board (docs/bridge.md): ``port`` "" finds the first Pico by USB VID:PID
     (and ``serial_number`` if set); a path or pyserial URL; ``twin`` for the firmware twin."""
@@ -253,6 +264,7 @@ class TowerConfig:
     panel: PanelConfig = field(default_factory=PanelConfig)
     kiosk: KioskConfig = field(default_factory=KioskConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
+    web: WebConfig = field(default_factory=WebConfig)
     bridge: BridgeConfig = field(default_factory=BridgeConfig)
     sound: SoundConfig = field(default_factory=SoundConfig)
     source: str = "defaults"
@@ -483,6 +495,23 @@ def _network(t: _Table, parts: dict[str, Any]) -> NetworkConfig:
     return cfg
 
 
+def _web(t: _Table, parts: dict[str, Any]) -> WebConfig:
+    """``[web]``: the listen address is checked here, and the page needs the roll log kept in
+    ``kiosk.state_dir`` (it is what the page checks)."""
+    cfg = read_fields(t, WebConfig)
+    if not cfg.enabled:
+        return cfg
+    from hardware.web.server import parse_listen
+
+    try:
+        parse_listen(cfg.listen)
+    except ValueError as exc:
+        raise t.error("listen", str(exc)) from None
+    if not parts["kiosk"].state_dir or parts["kiosk"].state_dir == STATE_DIR_NONE:
+        raise t.error("enabled", "needs kiosk.state_dir: the roll log kept there is what the phone page checks")
+    return cfg
+
+
 def _sound(t: _Table, parts: dict[str, Any]) -> SoundConfig:
     """``[sound]``: speech (docs/speech.md). The language's phrase table is loaded here, so a
     broken translation stops the tower at start-up with its key named."""
@@ -524,6 +553,7 @@ _TABLE_STEPS: tuple[tuple[str, Callable[[_Table, dict[str, Any]], Any]], ...] = 
     ("kiosk", _kiosk),
     ("bridge", lambda t, parts: read_fields(t, BridgeConfig)),
     ("network", _network),
+    ("web", _web),
 )
 
 

@@ -176,13 +176,16 @@ class Ledger:
     def summary(self) -> dict[str, Any]:
         """The ``/api/towers`` item. ``verified`` is true only for a tower with at least one
         verified roll and no problem; ``state`` says which of ``red`` (a problem),
-        ``verified``, ``unchecked`` (rolls, none verified yet: their sessions are open) or
+        ``verified``, ``unchecked`` (rolls, none verified yet: their sessions are open),
+        ``unverified`` (rolls none of which can be verified: typed in, or a ``--seed`` test) or
         ``empty`` (no roll) it is."""
+        c = self.counts
+        never = c.entered + c.test  # rolls that can never be verified (typed in, --seed tests)
         state = "red" if self.problem is not None else "verified" if self.marked else \
-            "unchecked" if self.rolls else "empty"
+            "empty" if not self.rolls else "unverified" if never >= self.rolls else "unchecked"
         return {"tower": self.tower, "store": self.store, "online": self.online, "rolls": self.rolls,
                 "sessions": self.sessions, "verified": state == "verified", "state": state,
-                "unchecked": self.counts.unchecked, "problem": self.problem}
+                "unchecked": max(0, self.rolls - self.marked - never), "problem": self.problem}
 
     # --- findings ------------------------------------------------------------------------------------
 

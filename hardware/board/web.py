@@ -5,7 +5,9 @@ Routes: ``/`` (one card per tower), ``/overlay?store=S&tower=T`` (transparent, l
 ``/api/towers``, ``/api/towers/T`` (a card), ``/api/towers/T/rolls`` (roll entries, oldest
 first; ``?after=SEQ&limit=N`` pages through them), ``/api/towers/T/evidence`` (findings,
 rejected messages and conflicting entries), ``/api/stats`` (per system, all towers, verified
-rolls only), ``/api/board`` (live / reconnecting / stale, the message counters and each
+rolls only), ``/api/towers/T/log`` (every entry of the tower's chain, as JSON lines: what the
+phone page checks), ``/phone/`` (the phone page, docs/phone.md: ``/phone/?log=../api/towers/T/log``),
+``/api/board`` (live / reconnecting / stale, the message counters and each
 webhook's counts and state), ``/events[?tower=T][&store=S][&feed=1]`` (SSE: the board's state and a
 ``snapshot`` of the cards, then a ``tower`` event with the card of each tower that changed,
 its ``stats`` left out when they did not, and a ``board`` event when the board's state
@@ -91,6 +93,12 @@ def create_app(towers: Towers, *, lifespan: Any = None, allow_origins: Sequence[
                 reader.close()
         return JSONResponse(await anyio.to_thread.run_sync(read))
 
+    async def log(ledger: Ledger, request: Request) -> Response:
+        return StreamingResponse(_log(towers, ledger.id, ledger.head_seq), media_type="application/x-ndjson",
+                                 headers={"Cache-Control": "no-store"})
+
+    phone = _Phone()
+
     async def api_stats(request: Request) -> Response:
         return JSONResponse(towers.system_stats())
 
@@ -108,12 +116,81 @@ def create_app(towers: Towers, *, lifespan: Any = None, allow_origins: Sequence[
         Route("/", page), Route("/overlay", overlay), Route("/api/towers", api_towers),
         Route("/api/towers/{tower}", of_one_tower(card)), Route("/api/towers/{tower}/rolls", of_one_tower(rolls)),
         Route("/api/towers/{tower}/evidence", of_one_tower(evidence)),
+        Route("/api/towers/{tower}/log", of_one_tower(log)),
+        Route("/phone/", phone.page), Route("/phone/verify.html", phone.page), Route("/phone/verify.js", phone.script),
+        Route("/phone/engine.zip", phone.engine), Route("/phone/api/hashes", phone.hashes),
+        Route("/phone/pyodide/{name}", phone.pyodide),
         Route("/api/stats", api_stats), Route("/api/board", api_board), Route("/events", events),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     middleware = [Middleware(CORSMiddleware, allow_origins=list(allow_origins), allow_methods=["GET"])] \
         if allow_origins else []
     return Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+
+
+class _Phone:
+    """The phone page's files (hardware/web), the same the towers serve, found at the first
+    request: a board without Pyodide installed answers 503 with how to install it."""
+
+    def __init__(self) -> None:
+        self._assets: Any = None
+
+    def _found(self) -> Any:
+        from hardware.web import PageAssets
+
+        if self._assets is None:
+            self._assets = PageAssets.find()
+        return self._assets
+
+    async def _answer(self, read: Callable[[Any], bytes], kind: str, cache: str = "no-cache") -> Response:
+        from hardware.web import PageError
+
+        try:
+            data = read(self._found())
+        except PageError as exc:
+            return Response(str(exc) + "\n", status_code=503, media_type="text/plain")
+        except KeyError:
+            return Response("not found\n", status_code=404, media_type="text/plain")
+        return Response(data, media_type=kind, headers={"Cache-Control": cache, "X-Content-Type-Options": "nosniff"})
+
+    async def page(self, request: Request) -> Response:
+        return await self._answer(lambda a: a.page("verify.html"), "text/html; charset=utf-8")
+
+    async def script(self, request: Request) -> Response:
+        return await self._answer(lambda a: a.page("verify.js"), "text/javascript; charset=utf-8")
+
+    async def engine(self, request: Request) -> Response:
+        return await self._answer(lambda a: a.engine(), "application/zip")
+
+    async def hashes(self, request: Request) -> Response:
+        return await self._answer(lambda a: json.dumps(a.hashes()).encode(), "application/json")
+
+    async def pyodide(self, request: Request) -> Response:
+        from hardware.web.assets import PYODIDE_FILES
+
+        name = request.path_params["name"]
+        return await self._answer(lambda a: a.pyodide_file(name), PYODIDE_FILES.get(name, "text/plain"),
+                                  "public, max-age=31536000, immutable")
+
+
+async def _log(towers: Towers, tower_id: int, head: int) -> AsyncIterator[bytes]:
+    """The tower's chain as JSON lines (canonical, as the tower wrote them), a chunk at a time."""
+    reader = await anyio.to_thread.run_sync(Reader, towers.record.path)
+    try:
+        first = 1
+        while first <= head:
+            last = min(head, first + ROLLS_CHUNK - 1)
+            chunk = await anyio.to_thread.run_sync(_entries, reader, tower_id, first, last)
+            if not chunk:
+                break
+            yield "".join(json.dumps(e, sort_keys=True, separators=(",", ":")) + "\n" for e in chunk).encode()
+            first = last + 1
+    finally:
+        reader.close()
+
+
+def _entries(reader: Reader, tower_id: int, first: int, last: int) -> list[dict[str, Any]]:
+    return list(reader.path_entries(tower_id, first, last))
 
 
 def _whole(request: Request, name: str, default: int | None) -> int | None:

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import socket
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -139,6 +141,30 @@ def _publishing(config: TowerConfig, *, log: Any) -> contextlib.AbstractContextM
     return publishing(config, log=log)
 
 
+@contextlib.contextmanager
+def _serving(config: TowerConfig, kept: Kept, *, log: Any) -> Iterator[Any]:
+    """The phone page's read-only server for ``[web]`` (docs/phone.md), for as long as the tower
+    runs; without ``[web]`` nothing of it is loaded. A page that cannot be served (Pyodide not
+    installed, the port taken) is one line in the journal: the tower rolls on without it."""
+    say = log or (lambda message: None)  # the interactive simulator's screen is the terminal: quiet
+    if not config.web.enabled or kept.state_dir is None:
+        yield None
+        return
+    from hardware.web import PageAssets, PageError
+    from hardware.web.server import PageServer
+
+    try:
+        server = PageServer(kept.state_dir, listen=config.web.listen, assets=PageAssets.find(config.web.pyodide),
+                            log=say)
+    except PageError as exc:
+        say(f"web: the phone page is not served: {exc}")
+        yield None
+        return
+    with server:
+        say(f"web: the phone page is at {server.url} (and http://{socket.gethostname()}.local:{server.port}/)")
+        yield server
+
+
 def _stdout(line: str) -> None:
     """A line the tower prints (an UNRECORDED result): where standard output cannot take it
     (closed, full) it goes to stderr instead, and the tower carries on."""
@@ -241,7 +267,8 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
     kept = kept or Kept()
     # the transcript is standard output here: UNRECORDED lines go to stderr, and the screens
     # in the transcript carry the UNRECORDED title
-    with _publishing(config, log=_stderr):  # [network]: the roll log goes to the broker too
+    # [network]: the roll log goes to the broker too; [web]: the phone page follows it
+    with _publishing(config, log=_stderr), _serving(config, kept, log=_stderr):
         sim = Simulator(config, dice=_dice(config, seed, kept=kept), clock=clock, log=_stderr, pins=_twin_pins(bridge),
                         speaker=_speaker(config, wav_dir=out_dir / "frames" if out_dir is not None else None),
                         **kept.tower_options(show=_stderr))
@@ -316,7 +343,7 @@ def interactive(config: TowerConfig, *, seed: str | None, kept: Kept | None = No
     from hardware.sim import Interactive, Simulator, real_clock
 
     kept = kept or Kept()
-    with _publishing(config, log=None):
+    with _publishing(config, log=None), _serving(config, kept, log=None):
         sim = Simulator(config, dice=_dice(config, seed, kept=kept), clock=real_clock(), log=None,
                         pins=_twin_pins(bridge), speaker=_speaker(config, log=None), **kept.tower_options())
         return Interactive(sim).run()
@@ -402,7 +429,7 @@ def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
     timing = ButtonTiming(hold_ns=round(config.buttons.hold_seconds * 1e9)) if config.entropy.button_timing else None
     kept = keep(config)
     # Signals are caught from here on: a SIGTERM while the tower starts still ends cleanly.
-    with stop_on_signals() as stop, _publishing(config, log=_stderr):
+    with stop_on_signals() as stop, _publishing(config, log=_stderr), _serving(config, kept, log=_stderr):
         dice = _dice(config, None, buttons=timing, kept=kept, bridge=bridge)
         link = bridge.link if bridge is not None else None
         try:

@@ -138,8 +138,8 @@ function statsNode(card) {
 // redraws the badge, the list and the counts; the statistics change at a reveal).
 const PARTS = [
   ["head", headNode, (c) => [c.tower, c.store, c.online]],
-  ["badge", badge, (c) => [c.verified, c.problem, c.problems, c.seq, c.checked, c.revealed, c.missing, c.replay_pending,
-                          boardNow.state]],
+  ["badge", badge, (c) => [c.state, c.verified, c.problem, c.problems, c.seq, c.checked, c.revealed, c.missing,
+                          c.replay_pending, boardNow.state]],
   ["setting", (c) => el("p", "setting", settingText(c.system, c.params)), (c) => [c.system, c.params]],
   ["commitment", commitmentNode, (c) => [c.commitment]],
   ["rolls", rollsList, (c) => [c.last]],
@@ -149,7 +149,7 @@ const PARTS = [
 
 function cardNode(card, old) {
   const node = old && old.drawn ? old : el("article");
-  node.className = "card " + (card.verified !== true ? "red" : boardNow.state !== "live" ? "paused" : "ok");
+  node.className = "card " + (card.state === "red" ? "red" : boardNow.state !== "live" ? "paused" : "ok");
   node.dataset.tower = str(card.tower, 64);
   node.dataset.rolls = num(card.rolls) || 0;
   node.dataset.verified = card.verified === true;

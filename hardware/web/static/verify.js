@@ -124,32 +124,34 @@ function parseEntry(line) {
   }
 }
 
-function watch(entry) {
+// What a live entry tells the table (quiet: an entry logged before the page opened, only counted).
+function watch(entry, quiet = false) {
+  const warn = quiet ? () => {} : alarm;
   const notes = readNotes();
-  if (seen.seq && entry.seq !== seen.seq + 1) alarm(`entries missing: #${seen.seq + 1} did not arrive in order`);
+  if (seen.seq && entry.seq !== seen.seq + 1) warn(`entries missing: #${seen.seq + 1} did not arrive in order`);
   seen.seq = entry.seq;
   const sid = entry.session;
   if (entry.kind === "session") {
     seen.sessions[sid] = { rolls: 0, code: null, commitment: String(entry.commitment || "") };
     seen.open = sid;
-    notes.expect.push(String(entry.commitment || "").slice(0, 16)); // seen here at its question
+    if (!quiet) notes.expect.push(String(entry.commitment || "").slice(0, 16)); // seen here at its question
   } else if (entry.kind === "table_seed" && seen.sessions[sid]) {
     seen.sessions[sid].code = entry.table_seed;
     const typed = $("code").value.trim();
-    if (entry.source !== "panel") alarm(`session #${sid.slice(0, 8)}'s code was set on the command line, not on the tower's keys`);
-    else if (typed && typed !== entry.table_seed) alarm(`session #${sid.slice(0, 8)}'s code is ${entry.table_seed}, not the ${typed} you typed`);
+    if (entry.source !== "panel") warn(`session #${sid.slice(0, 8)}'s code was set on the command line, not on the tower's keys`);
+    else if (typed && typed !== entry.table_seed) warn(`session #${sid.slice(0, 8)}'s code is ${entry.table_seed}, not the ${typed} you typed`);
     if (typed && !notes.table_seed.includes(typed)) notes.table_seed.push(typed);
   } else if (entry.kind === "roll" && sid && seen.sessions[sid]) {
     const s = seen.sessions[sid];
     s.rolls += 1;
     if (entry.source !== "panel") {
-      alarm(`roll #${s.rolls} of session #${sid.slice(0, 8)} was not made on the tower's panel: a roll between yours`);
-    } else {
+      warn(`roll #${s.rolls} of session #${sid.slice(0, 8)} was not made on the tower's panel: a roll between yours`);
+    } else if (!quiet) {
       notes.expect.push(`${s.rolls}:${String(entry.hash).slice(0, 16)}`); // seen arrive, in order
     }
   } else if (entry.kind === "reveal" && seen.sessions[sid]) {
     if (!["table", "staff", "limit"].includes(entry.by) && seen.sessions[sid].rolls > 0) {
-      alarm(`session #${sid.slice(0, 8)} was ended by ${entry.by || "?"} (${entry.reason}), not by the table`);
+      warn(`session #${sid.slice(0, 8)} was ended by ${entry.by || "?"} (${entry.reason}), not by the table`);
     }
     if (seen.open === sid) seen.open = null;
   }
@@ -191,8 +193,14 @@ async function boot() {
     const entry = line ? parseEntry(line) : null;
     if (entry) {
       lines += 1;
-      seen.seq = entry.seq;
+      watch(entry, true);
     }
+  }
+  if (seen.open && eventsUrl) {
+    // the session open now is the one the table will roll in: its commitment is on the tower's question
+    const notes = readNotes();
+    notes.expect.push(seen.sessions[seen.open].commitment.slice(0, 16));
+    keepNotes(notes);
   }
   check();
   document.body.dataset.ready = "1";
