@@ -21,12 +21,13 @@ A real board re-enumerates on USB when it resets; the twin keeps its pty.
 from __future__ import annotations
 
 import argparse
-import builtins
 import contextlib
 import os
 import random
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 import tty
@@ -38,7 +39,8 @@ from typing import Any
 from firmware_bridge.errors import BridgeError
 from firmware_bridge.firmware import codec
 from firmware_bridge.simboard import PWRON_RESET, WDT_RESET, SimBoard, SimReset, urandom_bits
-from firmware_bridge.simrepl import SimRepl
+from firmware_bridge.siminterp import Flash, Interpreter, NoFlash
+from firmware_bridge.simrepl import CTRL_C, SimRepl
 
 FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
 
@@ -81,33 +83,14 @@ ROSC_MODELS: dict[str, tuple[str, Callable[[], Callable[[], int]]]] = {
 }
 
 
-def load_firmware(sim_modules: dict[str, types.ModuleType]) -> dict[str, types.ModuleType]:
-    """The firmware's modules, loaded on demand, each seeing ``sim_modules`` as MicroPython's."""
-    loaded: dict[str, types.ModuleType] = {}
-
-    def _import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
-        if level == 0:
-            if name in sim_modules:
-                return sim_modules[name]
-            if name in loaded:
-                return loaded[name]
-            if (FIRMWARE_DIR / f"{name}.py").is_file():
-                return load(name)
-        return builtins.__import__(name, globals, locals, fromlist, level)
-
-    hooked = dict(vars(builtins), __import__=_import)
-
-    def load(name: str) -> types.ModuleType:
-        path = FIRMWARE_DIR / f"{name}.py"
-        module = types.ModuleType(name)
-        module.__file__ = str(path)
-        module.__dict__["__builtins__"] = hooked
-        loaded[name] = module
-        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), module.__dict__)
-        return module
-
-    load("main")
-    return loaded
+def load_firmware(sim_modules: dict[str, types.ModuleType], directory: Path | None = None, *,
+                  flash: Flash | NoFlash | None = None,
+                  write: Callable[[bytes], object] | None = None) -> dict[str, types.ModuleType]:
+    """The firmware's modules from ``directory`` (the checkout's by default), loaded on demand,
+    each seeing ``sim_modules`` as MicroPython's; ``main`` is loaded at once."""
+    interp = Interpreter(sim_modules, directory or FIRMWARE_DIR, flash or NoFlash(), write)
+    interp.load("main")
+    return interp.modules
 
 
 class NoisyLine:
@@ -141,16 +124,25 @@ class NoisyLine:
         return bytes(out)
 
 
+class SimInterrupt(BaseException):
+    """Ctrl-C reached a board whose Ctrl-C is live (``micropython.kbd_intr(3)``): MicroPython's
+    KeyboardInterrupt in whatever runs (safe mode's loop)."""
+
+
 class PtyPort:
     """The firmware's byte port on the master end of a pty (non-blocking, like the USB CDC:
-    a write that does not fit is dropped)."""
+    a write that does not fit is dropped). While ``interrupt()`` says Ctrl-C is live, a 0x03
+    read raises :class:`SimInterrupt`, and the bytes after it wait in ``after_interrupt`` (as
+    MicroPython's USB CDC empties its input at Ctrl-C and keeps what follows)."""
 
     def __init__(self, fd: int, line_in: Callable[[bytes], bytes], line_out: Callable[[bytes], bytes]) -> None:
         self.fd = fd
         self.line_in = line_in
         self.line_out = line_out
         self.rx_bytes = 0
-        self.drop: Callable[[bytes], bool] | None = None
+        self.drop: Callable[[bytes], bytes | None] | None = None  # a frame as sent -> as the line carries it
+        self.interrupt: Callable[[], bool] = lambda: False
+        self.after_interrupt = b""
 
     def read(self) -> bytes:
         try:
@@ -158,12 +150,19 @@ class PtyPort:
         except (BlockingIOError, OSError):  # EIO while no host has the port open
             return b""
         self.rx_bytes += len(data)
-        return self.line_in(data)
+        data = self.line_in(data)
+        if CTRL_C in data and self.interrupt():
+            self.after_interrupt = data[data.rindex(CTRL_C) + 1 :]
+            raise SimInterrupt()
+        return data
 
     def write(self, data: bytes) -> int:
-        if self.drop is not None and self.drop(bytes(data)):
-            return len(data)  # lost on the line
-        sent = self.line_out(bytes(data))
+        wire: bytes | None = bytes(data)
+        if self.drop is not None:
+            wire = self.drop(bytes(data))
+            if wire is None:
+                return len(data)  # lost on the line
+        sent = self.line_out(wire or b"")
         try:
             written = os.write(self.fd, sent) if sent else 0
         except OSError:  # EAGAIN: the host is not reading and the pty's buffer is full
@@ -171,20 +170,41 @@ class PtyPort:
         return len(data) if written == len(sent) else written
 
 
+#: The board's frames by name, for ``drop``/``corrupt`` (the twin's commands).
+FRAME_KINDS = {"any": None, "reply": -1, "heartbeat": codec.EV_HEARTBEAT, "edge": codec.EV_EDGE,
+               "entropy": codec.EV_ENTROPY}
+
+
 class Twin:
-    """A simulated Pico running the real firmware on a pty; ``port`` is the path to open."""
+    """A simulated Pico running the real firmware on a pty; ``port`` is the path to open.
+
+    ``flash`` is the board's file system, a directory (filled with this checkout's firmware
+    when it holds no ``main.py``); by default a fresh temporary one, removed by :meth:`close`.
+    Every boot loads the firmware from it, so what ``mpremote cp`` writes there runs after a
+    reset."""
 
     def __init__(self, *, noise: float = 0.0, seed: int | None = None,
                  rosc_bits: Callable[[], int] | None = None, chip: str = "RP2040",
-                 machine: str | None = None) -> None:
+                 machine: str | None = None, flash: Path | str | None = None) -> None:
         self.noise = noise
         self.rng = random.Random(seed)
         self.rosc_bits = rosc_bits
         self.chip = chip
         self.machine = machine
+        self._flash_tmp: tempfile.TemporaryDirectory[str] | None = None
+        if flash is None:
+            self._flash_tmp = tempfile.TemporaryDirectory(prefix="dicetower-twin-flash-")
+            flash = self._flash_tmp.name
+        self.flash = Path(flash)
+        self.flash.mkdir(parents=True, exist_ok=True)
+        if not (self.flash / "main.py").exists():
+            for path in sorted(FIRMWARE_DIR.glob("*.py")):
+                shutil.copyfile(path, self.flash / path.name)
         self.board: SimBoard | None = None
         self.bridge: Any = None
+        self.safe: Any = None  # main.Safe while the board is in safe mode
         self.repl: SimRepl | None = None
+        self.interp: Interpreter | None = None
         self.modules: dict[str, types.ModuleType] = {}
         self.port: str | None = None
         self.boots = 0
@@ -197,9 +217,12 @@ class Twin:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._paused = threading.Event()
+        self._resume_at: float | None = None
         self._lines: list[NoisyLine] = []
-        self._drop_kinds: list[int] = []
+        self._faults: list[tuple[str, int | None]] = []  # ("drop" | "corrupt", frame type or None: any)
+        self._faults_lock = threading.Lock()
         self.dropped: list[int] = []
+        self.corrupted: list[int] = []
 
     # -- plugging ------------------------------------------------------------------------------
     def plug(self) -> str:
@@ -213,7 +236,9 @@ class Twin:
         self.port = os.ttyname(slave)
         self._lines = [NoisyLine(self.noise, self.rng), NoisyLine(self.noise, self.rng)]
         self._pty = PtyPort(master, self._lines[0], self._lines[1])
-        self._pty.drop = self._drop_frame
+        self._pty.drop = self._fault
+        # Ctrl-C is live in what main.py runs (safe mode's loop); at the REPL the REPL takes it itself
+        self._pty.interrupt = lambda: self.safe is not None and self.board is not None and self.board.kbd_intr == CTRL_C
         self._boot(PWRON_RESET)
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="bridge-twin", daemon=True)
@@ -242,6 +267,9 @@ class Twin:
 
     def close(self) -> None:
         self.unplug()
+        if self._flash_tmp is not None:
+            self._flash_tmp.cleanup()
+            self._flash_tmp = None
 
     def __enter__(self) -> Twin:
         if self._thread is None:
@@ -266,8 +294,11 @@ class Twin:
 
     @property
     def mode(self) -> str:
-        """``bridge`` while the firmware runs, ``repl`` after EXIT_TO_REPL (or a safe boot)."""
-        return "bridge" if self.bridge is not None else "repl"
+        """``bridge`` while the firmware runs, ``safe`` in safe mode (files that do not agree),
+        ``repl`` after EXIT_TO_REPL, safe mode's Ctrl-C or a safe boot."""
+        if self.bridge is not None:
+            return "bridge"
+        return "safe" if self.safe is not None else "repl"
 
     def _boot(self, cause: int) -> None:
         """A hard reset (power-up, watchdog, machine.reset()): a fresh board, main.py runs."""
@@ -276,29 +307,48 @@ class Twin:
             self.board.stop_timers()
             outside = dict(self.board.outside)  # a finger on a button stays there
         self.board = SimBoard(rosc_bits=self.rosc_bits, reset_cause=cause, clock_ns=self.clock_ns,
-                              chip=self.chip, machine=self.machine)
+                              chip=self.chip, machine=self.machine, flash=self.flash)
         self.board.outside.update(outside)
         self.boots += 1
         self._main()
 
+    def _session(self) -> Interpreter:
+        """A fresh MicroPython session (a boot or a soft reset): no modules, no globals."""
+        assert self.board is not None and self._pty is not None
+        self.interp = Interpreter(self.board.modules(), self.flash, self.board.flash, self._pty.write)
+        return self.interp
+
     def _main(self) -> None:
         """MicroPython starting afresh (a boot or a friendly-REPL soft reset): main.py runs."""
         assert self.board is not None and self._pty is not None
-        self.modules = load_firmware(self.board.modules())
-        self.bridge = self.modules["main"].start(self._pty)
+        interp = self._session()
+        self.modules = interp.modules
+        self.bridge = self.safe = None
         self.repl = None
-        if self.bridge is None:
+        try:
+            started = interp.load("main").start(self._pty)
+        except Exception as exc:  # main.py itself broken (cut short): MicroPython prints the error
+            self._pty.write(Interpreter.traceback(exc).encode())
+            started = None
+        if started is None:
             self._to_repl()  # safe boot
+        elif hasattr(started, "reason"):
+            self.safe = started
+        else:
+            self.bridge = started
 
     def _to_repl(self) -> None:
         assert self.board is not None and self._pty is not None
-        self.repl = SimRepl(self._pty.write, self._soft_reset, self.board.machine)
+        self.repl = SimRepl(self._pty.write, self._soft_reset, self.board.machine, self.interp)
         self.repl.start()
 
     def _soft_reset(self, raw: bool) -> None:
         assert self.board is not None
         self.board.stop_timers()
-        if not raw:
+        if raw:
+            assert self.repl is not None
+            self.repl.interp = self._session()
+        else:
             self._main()  # main.py runs again: the bridge is back, its watchdog armed again
 
     def _run(self) -> None:
@@ -309,40 +359,61 @@ class Twin:
                 self.watchdog_resets += 1
                 self._boot(WDT_RESET)
                 continue
+            if self._resume_at is not None and time.monotonic() >= self._resume_at:
+                self._resume_at = None
+                self._paused.clear()
             if self._paused.is_set():
                 self.passes += 1
-                self._stop.wait(0.01)
+                self._stop.wait(0.001 if self._resume_at is not None else 0.01)
                 continue
-            busy = self._pass()
+            try:
+                busy = self._pass()
+            except SimReset:  # machine.reset(): on rp2 the watchdog resets the chip
+                self._boot(WDT_RESET)
+                busy = True
             self.passes += 1
             if not busy:
                 self._stop.wait(0.0005)
 
     def _pass(self) -> bool:
+        assert self._pty is not None
+        if self.safe is not None:
+            try:
+                return bool(self.safe.step())
+            except SimInterrupt:  # Ctrl-C: safe mode's loop ends, main.py returns, the REPL
+                self.safe.leave()
+                self.safe = None
+                self._to_repl()
+                assert self.repl is not None
+                rest, self._pty.after_interrupt = self._pty.after_interrupt, b""
+                self.repl.feed(rest)
+                return True
         bridge = self.bridge
         if bridge is None:
-            data = self._pty.read() if self._pty is not None else b""
+            data = self._pty.read()
             if data and self.repl is not None:
                 self.repl.feed(data)
             return bool(data)
-        try:
-            busy = bridge.step()
-        except SimReset:  # machine.reset(): on rp2 the watchdog resets the chip
-            self._boot(WDT_RESET)
-            return True
+        busy = bridge.step()
         if bridge.exit:
             self.modules["main"].finish(bridge)
             self.bridge = None
             self._to_repl()
-        return busy
+        return bool(busy)
 
     def pause(self, paused: bool = True) -> None:
         """Freeze the board's loop (a board that stopped answering), or let it run again. The
         watchdog is hardware: it still counts, and reboots a board paused for over 4 s."""
+        self._resume_at = None
         if paused:
             self._paused.set()
         else:
             self._paused.clear()
+
+    def pause_for(self, ms: float) -> None:
+        """Freeze the board's loop for ``ms`` milliseconds (of the host's clock), then go on."""
+        self._resume_at = time.monotonic() + ms / 1000
+        self._paused.set()
 
     def wait_passes(self, n: int = 2, timeout: float = 5.0) -> None:
         """Return once the board's loop has gone round ``n`` more times."""
@@ -353,19 +424,38 @@ class Twin:
                 raise BridgeError(f"the twin's loop did not go round within {timeout:g} s")
             self._stop.wait(0.001)
 
-    def drop_next(self, kind: int) -> None:
-        """Lose the board's next frame of this type on the line (a fault the test aims)."""
-        self._drop_kinds.append(kind)
+    def drop_next(self, kind: int | None = None) -> None:
+        """Lose the board's next frame of this type (None: any frame; -1: any reply) on the line."""
+        with self._faults_lock:
+            self._faults.append(("drop", kind))
 
-    def _drop_frame(self, wire: bytes) -> bool:
-        if not self._drop_kinds:
-            return False
-        frame = codec.parse(wire[:-1])
-        if frame is None or frame[1] not in self._drop_kinds:
-            return False
-        self._drop_kinds.remove(frame[1])
-        self.dropped.append(frame[1])
-        return True
+    def corrupt_next(self, kind: int | None = None) -> None:
+        """Flip one bit in the middle of the board's next frame of this type (None: any; -1: any
+        reply): the host's decoder finds a wrong CRC and drops it."""
+        with self._faults_lock:
+            self._faults.append(("corrupt", kind))
+
+    def _fault(self, wire: bytes) -> bytes | None:
+        if not self._faults:
+            return wire
+        frame = codec.parse(wire[:-1]) if wire.endswith(b"\x00") else None
+        if frame is None:
+            return wire  # not one whole frame (the REPL's text): no fault aimed at it
+        events = (codec.EV_EDGE, codec.EV_HEARTBEAT, codec.EV_ENTROPY)
+        with self._faults_lock:
+            aimed = [i for i, (_, kind) in enumerate(self._faults)
+                     if kind is None or kind == frame[1] or (kind == -1 and frame[1] not in events)]
+            if not aimed:
+                return wire
+            action, _ = self._faults.pop(aimed[0])
+        if action == "drop":
+            self.dropped.append(frame[1])
+            return None
+        self.corrupted.append(frame[1])
+        out = bytearray(wire)
+        at = len(out) // 2
+        out[at] ^= 0x01 if out[at] != 0x01 else 0x02  # never 0x00: the frame stays one frame
+        return bytes(out)
 
     # -- the outside world -------------------------------------------------------------------
     def press(self, pin: int, down: bool = True) -> None:
