@@ -149,11 +149,12 @@ def _scenario() -> list:
     ]
 
 
-def _cpython(steps: list) -> str:
+def _cpython(steps: list, cwd: Path) -> str:
+    """The scenario under CPython, in ``cwd`` (the board's flash: DISPLAY_INIT writes display.cfg)."""
     code = (f"import sys, json; sys.path[:0] = {[str(HERE), str(ROOT / 'firmware_bridge' / 'firmware'), str(ROOT)]!r}; "
             f"import scenario; scenario.run(json.loads(sys.stdin.read()))")
     done = subprocess.run([sys.executable, "-c", code], input=json.dumps(steps), capture_output=True, text=True,
-                          timeout=120, cwd=HERE)
+                          timeout=120, cwd=cwd)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -165,9 +166,9 @@ def _micropython(steps: list) -> str:
     return mpy_wasm.run("import json, scenario\nscenario.run(json.loads(open('steps.json').read()))", files)
 
 
-def test_the_firmware_answers_the_same_under_micropython_and_cpython(micropython: str) -> None:
+def test_the_firmware_answers_the_same_under_micropython_and_cpython(micropython: str, tmp_path: Path) -> None:
     steps = _scenario()
-    real, twin = _micropython(steps), _cpython(steps)
+    real, twin = _micropython(steps), _cpython(steps, tmp_path)
     assert real.splitlines() == twin.splitlines()
     frames = [line.split() for line in real.splitlines() if line.startswith("frame")]
     errors = [bytes.fromhex(f[4])[1:].decode() for f in frames if len(f) > 4 and int(f[2]) == codec.ERROR]

@@ -107,7 +107,7 @@ def test_a_soft_reset_in_the_friendly_repl_starts_the_bridge_again() -> None:
             term.close()
         wait_for(lambda: twin.mode == "bridge" and twin.board.wdt_armed, what="the bridge again")
         with Link(find=twin.find) as link:
-            assert link.wait_up(10).firmware.startswith("dicetower-bridge 1.1")
+            assert link.wait_up(10).firmware.startswith("dicetower-bridge 1.2")
 
 
 def test_a_lost_exit_reply_is_answered_from_the_cache_and_nothing_reaches_the_repl() -> None:
