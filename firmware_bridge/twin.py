@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import random
 import shutil
@@ -475,25 +476,107 @@ class Twin:
         return self.board
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m firmware_bridge.twin``: a twin on a pty until Ctrl-C; its port on stdout."""
-    parser = argparse.ArgumentParser(
-        prog="python -m firmware_bridge.twin",
-        description="Run the bridge firmware on a simulated Pico attached to a pty, for trying a host "
-                    "(dicetower's or your own) without a board. Prints the pty's path, then runs until "
-                    "Ctrl-C or SIGTERM.")
+#: The standalone twin's commands, typed on its stdin one a line (``help`` lists them).
+COMMANDS = (
+    ("press PIN", "pull GP<PIN> low, as a button to ground pressed"),
+    ("release PIN", "let GP<PIN> go again (it floats to its pull)"),
+    ("pause MS", "freeze the board's loop for MS milliseconds (over 4000: the watchdog reboots it)"),
+    ("drop [KIND]", "lose the board's next frame on the line; KIND: " + ", ".join(FRAME_KINDS) + " (default any)"),
+    ("corrupt [KIND]", "flip a bit in the board's next frame (the host sees a bad CRC); KIND as for drop"),
+    ("status", "what the board is doing: bridge, safe (safe mode) or repl, and its boots"),
+    ("help", "this list"),
+)
+
+CHIPS = ("RP2040", "RP2350", "RP2xxx")
+
+
+def command(twin: Twin, line: str) -> str:
+    """Carry out one command typed on the standalone twin's stdin; what it did, in one line.
+    :class:`ValueError` with a one-line message for a command it does not know."""
+    words = line.split()
+    if not words:
+        return ""
+    name, args = words[0].lower(), words[1:]
+
+    def pin() -> int:
+        if len(args) != 1 or not args[0].isdigit() or not 0 <= int(args[0]) <= 29:
+            raise ValueError(f"{name}: expected one GP number 0..29, got {' '.join(args) or 'nothing'}")
+        return int(args[0])
+
+    def kind() -> int | None:
+        if len(args) > 1 or (args and args[0].lower() not in FRAME_KINDS):
+            raise ValueError(f"{name}: expected one of {', '.join(FRAME_KINDS)}, got {' '.join(args)}")
+        return FRAME_KINDS[args[0].lower()] if args else None
+
+    if name in ("press", "release"):
+        n = pin()
+        twin.press(n, down=name == "press")
+        return f"GP{n} {'pressed (low)' if name == 'press' else 'released'}"
+    if name == "pause":
+        try:
+            ms = float(args[0]) if len(args) == 1 else math.nan
+        except ValueError:
+            ms = math.nan
+        if not 0 < ms <= 600_000:
+            raise ValueError(f"pause: expected milliseconds from 1 to 600000, got {' '.join(args) or 'nothing'}")
+        twin.pause_for(ms)
+        return f"the board's loop paused for {ms:g} ms"
+    if name in ("drop", "corrupt"):
+        k = kind()
+        (twin.drop_next if name == "drop" else twin.corrupt_next)(k)
+        what = "frame" if not args or args[0].lower() == "any" else args[0].lower() + " frame"
+        return f"the board's next {what} will be {'dropped' if name == 'drop' else 'corrupted'}"
+    if name == "status":
+        reason = f" ({twin.safe.reason})" if twin.safe is not None else ""
+        return f"{twin.mode}{reason}, boot {twin.boots}, watchdog resets {twin.watchdog_resets}, port {twin.port}"
+    if name == "help":
+        return "commands: " + "; ".join(f"{usage}: {text}" for usage, text in COMMANDS)
+    raise ValueError(f"unknown command {words[0]!r}; type help for the list")
+
+
+def _read_commands(twin: Twin, stream: Any, stop: threading.Event) -> None:
+    for line in stream:
+        if stop.is_set():
+            return
+        try:
+            said = command(twin, line)
+        except ValueError as exc:
+            said = f"error: {exc}"
+        except BridgeError as exc:
+            said = f"error: {exc}"
+        if said:
+            print(f"twin: {said}", file=sys.stderr, flush=True)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The standalone twin's options (also ``dicetower bridge twin``'s)."""
+    parser.description = (
+        "Run the bridge firmware on a simulated Pico attached to a pty, for trying a host (dicetower's or your "
+        "own) without a board. Prints the pty's path on the first line of stdout, then runs until Ctrl-C or "
+        "SIGTERM, taking commands typed on its stdin, one a line (answers on stderr).")
+    parser.epilog = "stdin commands: " + "; ".join(f"{usage}: {text}" for usage, text in COMMANDS) + "."
     parser.add_argument("--noise", type=float, default=0.0, metavar="P",
                         help="fraction of the line's bytes corrupted, both ways (0 <= P < 1; default 0)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the noise (default: random)")
     parser.add_argument("--rosc", choices=sorted(ROSC_MODELS), default="urandom",
                         help="what the ring oscillator gives: " + "; ".join(
                             f"{name}: {text}" for name, (text, _) in ROSC_MODELS.items()))
-    parser.add_argument("--chip", choices=("RP2040", "RP2350"), default="RP2040",
-                        help="the chip: RP2040 (Pico, Pico W) or RP2350 (Pico 2: no ring-oscillator entropy)")
-    args = parser.parse_args(argv)
+    parser.add_argument("--chip", choices=CHIPS, default="RP2040",
+                        help="the chip: RP2040 (Pico, Pico W), RP2350 (Pico 2: no ring-oscillator entropy) or "
+                             "RP2xxx (one the firmware does not know: it cannot disarm its watchdog)")
+    parser.add_argument("--flash", metavar="DIR", default=None,
+                        help="a directory as the board's flash, kept after the twin stops (filled with this "
+                             "checkout's firmware when it has no main.py; default: a temporary one)")
+
+
+def run(args: argparse.Namespace, error: Callable[[str], Any]) -> int:
+    """The standalone twin with parsed ``args``; ``error(message)`` reports a bad option."""
     if not 0 <= args.noise < 1:
-        parser.error(f"--noise: expected a fraction from 0 up to 1, got {args.noise}")
-    twin = Twin(noise=args.noise, seed=args.seed, rosc_bits=ROSC_MODELS[args.rosc][1](), chip=args.chip)
+        error(f"--noise: expected a fraction from 0 up to 1, got {args.noise}")
+    if args.flash is not None and Path(args.flash).exists() and not Path(args.flash).is_dir():
+        error(f"--flash: {args.flash} is not a directory")
+    twin = Twin(noise=args.noise, seed=args.seed, rosc_bits=ROSC_MODELS[args.rosc][1](), chip=args.chip,
+                flash=args.flash)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
@@ -501,12 +584,23 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(port, flush=True)
         print(f"dicetower twin: the bridge firmware on a simulated {args.chip} at {port} (rosc {args.rosc}, "
-              f"noise {args.noise:g}); Ctrl-C stops it", file=sys.stderr, flush=True)
+              f"noise {args.noise:g}, flash {twin.flash}); Ctrl-C stops it; type help for its commands",
+              file=sys.stderr, flush=True)
+        if sys.stdin is not None:
+            threading.Thread(target=_read_commands, args=(twin, sys.stdin, stop), name="twin-commands",
+                             daemon=True).start()
         while not stop.wait(0.5):
             pass
     finally:
         twin.close()
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m firmware_bridge.twin``: a twin on a pty until Ctrl-C; its port on stdout."""
+    parser = argparse.ArgumentParser(prog="python -m firmware_bridge.twin")
+    add_arguments(parser)
+    return run(parser.parse_args(argv), parser.error)
 
 
 if __name__ == "__main__":
