@@ -13,7 +13,8 @@ import micropython
 
 SAFE_BOOT_PIN = 14
 WDT_MS = 4000
-MODULES = ("bridge", "chip", "codec", "oled", "pins", "rosc", "usbport")
+# Checked in this order: bridge.py, which imports the others, last.
+MODULES = ("chip", "codec", "oled", "pins", "rosc", "usbport", "bridge")
 # The display the host last set up with DISPLAY_INIT ("width height address"), kept on the
 # board's flash by bridge.py: safe mode shows its reason there.
 DISPLAY_CFG = "display.cfg"
@@ -32,14 +33,16 @@ def safe_boot():
 def why():
     """Why the bridge cannot start from the files on the board, in a few words; "" when every
     file loads and carries this main.py's BUILD. A file cut short lacks its BUILD (the last
-    line of every file), so it counts as another build."""
+    line of every file), so it counts as another build. bridge.py, which imports the others,
+    is named as not loading only when they all load."""
     parts = []
     other = []
     for name in MODULES:
         try:
             module = __import__(name)
         except Exception as exc:  # a SyntaxError, an ImportError, a MemoryError
-            parts.append(name + ".py does not load (" + type(exc).__name__ + ")")
+            if not (parts and name == "bridge"):
+                parts.append(name + ".py does not load (" + type(exc).__name__ + ")")
             continue
         if getattr(module, "BUILD", None) != BUILD:
             other.append(name + ".py")
