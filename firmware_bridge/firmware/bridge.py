@@ -15,6 +15,7 @@ SILENT_MS = 3000
 LINGER_MS = 500  # after EXIT_TO_REPL: answer a retried request this long after the last frame
 I2C_SDA = 8
 I2C_SCL = 9
+MIN_FREQ = 8  # PWM: the lowest frequency the RP2040's 16-bit counter and 8-bit divider reach
 DISPLAY_CFG = "display.cfg"  # main.py's: the display safe mode shows its reason on
 
 
@@ -238,8 +239,12 @@ class Bridge:
     def on_pin_set(self, p):
         if not p or len(p) % 5:
             raise ValueError("records of 5 bytes expected, got " + str(len(p)) + " bytes")
-        for i in range(0, len(p), 5):
-            self.pins.output(p[i])  # every record checked first: a bad one changes nothing
+        for i in range(0, len(p), 5):  # every record checked first: a bad one changes nothing
+            self.pins.output(p[i])
+            freq = codec.get_u16(p, i + 3)
+            if 0 < freq < MIN_FREQ:
+                raise ValueError("GP" + str(p[i]) + ": " + str(freq) + " Hz; 0 (unchanged) or "
+                                 + str(MIN_FREQ) + "..65535 Hz")
         for i in range(0, len(p), 5):
             self.pins.set(p[i], codec.get_u16(p, i + 1), codec.get_u16(p, i + 3))
         return b""

@@ -64,7 +64,7 @@ class Oled:
         self.i2c.writeto(self.address, data)
 
     def pages_write(self, page, col, data):
-        if page >= self.pages or col + len(data) > self.width * (self.pages - page):
+        if page >= self.pages or col >= self.width or col + len(data) > self.width * (self.pages - page):
             raise ValueError("page " + str(page) + " column " + str(col) + " +" + str(len(data)))
         at = page * self.width + col
         self.buf[at : at + len(data)] = data

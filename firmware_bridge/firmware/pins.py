@@ -87,12 +87,14 @@ class Pins:
         if n not in USABLE or (self.radio and n == 25):
             raise BadPin("GP" + str(n) + " is not a usable pin on this board (GP0..GP22, GP26..GP28"
                          + (")" if self.radio else ", GP25)"))
-        self.release(n)
         Pin = machine.Pin
+        pulls = {codec.PULL_NONE: None, codec.PULL_UP: Pin.PULL_UP, codec.PULL_DOWN: Pin.PULL_DOWN}
+        if mode > codec.MODE_PWM:
+            raise ValueError("mode " + str(mode))
+        if mode == codec.MODE_INPUT and pull not in pulls:
+            raise ValueError("pull " + str(pull))
+        self.release(n)  # only once the request is known to be good: a bad one changes nothing
         if mode == codec.MODE_INPUT:
-            pulls = {codec.PULL_NONE: None, codec.PULL_UP: Pin.PULL_UP, codec.PULL_DOWN: Pin.PULL_DOWN}
-            if pull not in pulls:
-                raise ValueError("pull " + str(pull))
             self.inputs[n] = _Input(Pin(n, Pin.IN, pulls[pull]), debounce_ms * 1000)
             return self.inputs[n].level
         if mode == codec.MODE_OUTPUT:
@@ -104,10 +106,8 @@ class Pins:
             pwm.duty_u16(0)
             self.outputs[n] = _Output(None, pwm)
             return 0
-        if mode == codec.MODE_OFF:
-            Pin(n, Pin.IN)
-            return 0
-        raise ValueError("mode " + str(mode))
+        Pin(n, Pin.IN)  # MODE_OFF
+        return 0
 
     def release(self, n):
         if n in self.inputs:
