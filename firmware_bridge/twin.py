@@ -74,6 +74,36 @@ def _sticky(p_same: float, seed: int | None = None) -> Callable[[], Callable[[],
     return make
 
 
+def _lcg() -> Callable[[], int]:
+    """The top bit of a 32-bit linear congruential generator (Numerical Recipes' constants)."""
+    state = [12345]
+
+    def bit() -> int:
+        state[0] = (1664525 * state[0] + 1013904223) & 0xFFFFFFFF
+        return state[0] >> 31
+
+    return bit
+
+
+def _lfsr(degree: int = 9689, tap: int = 84) -> Callable[[], int]:
+    """A Fibonacci shift register, x^9689 + x^84 + 1, longer than an estimator window: run past
+    its seed, every bit is the XOR of two bits too far back for a window to see."""
+    rng = random.Random(5)
+    reg = [rng.getrandbits(1) for _ in range(degree)]
+    at = [0]
+
+    def step() -> int:
+        i = at[0]
+        new = reg[i % degree] ^ reg[(i + tap) % degree]
+        reg[i % degree] = new
+        at[0] += 1
+        return new
+
+    for _ in range(2 * degree):
+        step()
+    return step
+
+
 #: Ring-oscillator models for the twin (``--rosc``): what the firmware's RANDOMBIT reads give.
 ROSC_MODELS: dict[str, tuple[str, Callable[[], Callable[[], int]]]] = {
     "urandom": ("unbiased bits from the OS (the default: a stand-in, not a noise source)", urandom_bits),
@@ -81,6 +111,8 @@ ROSC_MODELS: dict[str, tuple[str, Callable[[], Callable[[], int]]]] = {
     "stuck": ("every bit 1 (a dead oscillator)", _pattern("1")),
     "alternating": ("0, 1, 0, 1, ... (fully predictable)", _pattern("01")),
     "period7": ("the 7-bit pattern 1101000 over and over (fully predictable)", _pattern("1101000")),
+    "lcg": ("the top bit of a 32-bit LCG: an algorithm, fully predictable, that passes every test", _lcg),
+    "lfsr": ("a 9689-bit shift register (x^9689 + x^84 + 1): an algorithm that passes every test", _lfsr),
 }
 
 

@@ -39,7 +39,7 @@ def test_a_bad_option_is_one_line() -> None:
     assert done.stdout == ""
 
 
-@pytest.mark.parametrize("model", ["urandom", "sticky", "stuck", "alternating", "period7"])
+@pytest.mark.parametrize("model", ["urandom", "sticky", "stuck", "alternating", "period7", "lcg", "lfsr"])
 def test_every_oscillator_model_gives_bits(model: str) -> None:
     from firmware_bridge.twin import ROSC_MODELS
 
