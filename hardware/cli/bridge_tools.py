@@ -225,7 +225,9 @@ def cmd_status(args: argparse.Namespace) -> int:
         except SafeMode as exc:
             result.update(state="safe mode", reason=exc.reason)
         except BridgeError as exc:
-            result.update(state="no answer", error=escape_controls(str(exc)))
+            opened = link.port_name is not None and not (link.last_error or "").startswith("cannot open")
+            result.update(state="no answer" if opened else "cannot open",
+                          error=escape_controls(link.last_error if not opened and link.last_error else str(exc)))
         finally:
             link.close()
     if args.json:
@@ -240,6 +242,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         out(line)
     elif result["state"] == "safe mode":
         out(f"bridge at {port}: safe mode, not running the bridge: {result['reason']}")
+    elif result["state"] == "cannot open":
+        out(f"bridge at {port}: {result['error']}")
     elif result["state"] == "no answer":
         q = shlex.quote(str(port))
         out(f"bridge at {port}: not running the bridge ({result['error']}); a board at its REPL (after mpremote "
