@@ -19,13 +19,24 @@ class VersionMismatch(BridgeError):
 
 
 class BoardRefused(BridgeError):
-    """The board answered a request with ERROR; ``code`` is the protocol's error code."""
+    """The board answered a request with ERROR; ``code`` is the protocol's error code and
+    ``text`` the board's message (control bytes escaped)."""
 
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: int, message: str, text: str = "") -> None:
         super().__init__(message)
         self.code = code
+        self.text = text
 
 
 class BadReply(BridgeError):
     """A reply that is well framed but cannot be what the request asked for (too short, wrong
     type); the message names the request and the lengths."""
+
+
+class SafeMode(BridgeError):
+    """The board answers, but is in safe mode, not running the bridge (its firmware files do
+    not agree, or one does not load); ``reason`` is the board's own words, control bytes escaped."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import escape_controls
-from firmware_bridge.errors import BadReply, BoardRefused, BridgeError, BridgeTimeout, VersionMismatch
+from firmware_bridge.errors import BadReply, BoardRefused, BridgeError, BridgeTimeout, SafeMode, VersionMismatch
 from firmware_bridge.firmware import codec
 
 PICO_VID_PID = (0x2E8A, 0x0005)  # MicroPython on a Raspberry Pi Pico
@@ -39,8 +39,11 @@ RETRY = (0.05, 0.2)
 MIN_RTO = 0.004
 ALIVE_S = 0.6  # a board heard from this recently is alive (its heartbeat comes every 0.25 s)
 ALIVE_RTO = 0.01  # the retry time for a live board before any round trip was measured
+CTRL_C = 0x03
 INFO_PART = 16  # INFO is asked for in parts this long: each gets through a noisy line on its own
 REHANDSHAKE_S = 0.1  # after an internal error: DEGRADED this long, then a fresh handshake
+SAFE_MODE_PREFIX = "dicetower bridge safe mode: "  # how the firmware's ERROR 7 text starts
+SAFE_MODE_RETRY_S = 1.0  # a board in safe mode is asked again this often (it may have been updated)
 
 NAMES = {
     codec.HELLO: "HELLO", codec.PING: "PING", codec.PIN_MODE: "PIN_MODE", codec.PIN_SET: "PIN_SET",
@@ -77,6 +80,27 @@ class Hello:
     def entropy(self) -> bool:
         """Whether the board offers ring-oscillator bits (an RP2040 whose ROSC runs)."""
         return bool(self.caps & codec.CAP_ENTROPY)
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    """The board's last heartbeat (docs/bridge.md, section 2)."""
+
+    ev: int
+    boot_id: int
+    uptime_ms: int
+    bad_frames: int
+    tx_dropped: int
+    flags: int
+    safe_count: int | None  # None from a 1.0 board
+
+    @property
+    def watchdog_reset(self) -> bool:
+        return bool(self.flags & codec.FLAG_WDT_RESET)
+
+    @property
+    def safe(self) -> bool:
+        return bool(self.flags & codec.FLAG_SAFE)
 
 
 @dataclass
@@ -138,7 +162,8 @@ class Link:
         self.stats = Stats()
         self.state = State.DISCONNECTED
         self.hello: Hello | None = None
-        self.refused: BridgeError | None = None
+        self.refused: BridgeError | None = None  # a VersionMismatch, or SafeMode while the board is in it
+        self.heartbeat: Heartbeat | None = None  # the last one received
         self.last_error: str | None = None  # the keeper's last failure (for wait_up's message)
         self.port_name: str | None = None
         self._serial: Any = None
@@ -292,9 +317,9 @@ class Link:
             code = pending.payload[0] if pending.payload else 0
             # the board's words go into the journal: control bytes are shown escaped, never passed on
             text = escape_controls(bytes(pending.payload[1:]).decode("utf-8", "replace"))
-            if code == codec.E_NO_SESSION:
+            if code in (codec.E_NO_SESSION, codec.E_SAFE_MODE):
                 self._set_state(State.HANDSHAKE)  # the board rebooted: shake hands again
-            raise BoardRefused(code, f"bridge at {self.port_name}: {name} refused: {text}")
+            raise BoardRefused(code, f"bridge at {self.port_name}: {name} refused: {text}", text)
         if pending.kind != kind | codec.REPLY:
             raise BadReply(f"bridge at {self.port_name}: {name} answered with type 0x{pending.kind:02x}, "
                            f"0x{kind | codec.REPLY:02x} expected")
@@ -413,6 +438,8 @@ class Link:
         return True
 
     def _drop_port(self, why: str) -> None:
+        if isinstance(self.refused, SafeMode):
+            self.refused = None  # whatever comes on the next port says for itself
         ser, self._serial = self._serial, None
         if ser is not None:
             with contextlib.suppress(Exception):  # the port may be gone already
@@ -527,6 +554,9 @@ class Link:
     def _heartbeat(self, ev: int, payload: bytes) -> None:
         boot_id = codec.get_u32(payload, 4)
         self._last_heartbeat = time.monotonic()
+        self.heartbeat = Heartbeat(ev, boot_id, codec.get_u32(payload, 8), codec.get_u16(payload, 12),
+                                   codec.get_u16(payload, 14), payload[16],
+                                   codec.get_u16(payload, 17) if len(payload) >= 19 else None)
         if self._boot_id is not None and boot_id != self._boot_id:
             self._set_state(State.HANDSHAKE)  # the board rebooted under us
             return
@@ -626,13 +656,17 @@ class Link:
 
     def _handshake(self) -> None:
         self._write(b"\x00")  # ends whatever partial frame the board holds
-        nonce = os.urandom(4)
+        with self._request_lock:
+            payload = self._hello_payload()
+        nonce = payload[2:6]
         try:
             # brief: the reply's fixed head only (24 bytes on the wire), the rest asked for in
             # parts, so the handshake gets through a noisy line; a 1.0 board sends it whole
-            reply = self.request(codec.HELLO, bytes((codec.VERSION_MAJOR, codec.VERSION_MINOR)) + nonce + b"\x01",
-                                 timeout=max(self.timeout, 3.0), retry=HELLO_BACKOFF)
+            reply = self.request(codec.HELLO, payload, timeout=max(self.timeout, 3.0), retry=HELLO_BACKOFF)
         except BoardRefused as exc:
+            if exc.code == codec.E_SAFE_MODE:
+                self._safe_mode(exc.text)
+                return
             if exc.code == codec.E_VERSION:
                 self._refuse(VersionMismatch(
                     f"bridge at {self.port_name}: the board refused this host's protocol "
@@ -676,6 +710,19 @@ class Link:
             self._changed.notify_all()
         self.log(f"bridge: {self.port_name}: up ({hello.firmware}, boot {hello.boot_id:08x})")
 
+    def _hello_payload(self) -> bytes:
+        """HELLO's payload (brief), its nonce chosen so that the frame holds no 0x03 byte: a
+        board in safe mode has Ctrl-C live (for mpremote), and a 0x03 would drop it into its
+        REPL instead of getting its reason back (docs/bridge.md, section 3). A seq with a 0x03
+        byte is skipped."""
+        while CTRL_C in bytes(((self._seq % 0xFFFF + 1) & 0xFF, (self._seq % 0xFFFF + 1) >> 8)):
+            self._seq = self._seq % 0xFFFF + 1
+        seq = self._seq % 0xFFFF + 1
+        while True:
+            payload = bytes((codec.VERSION_MAJOR, codec.VERSION_MINOR)) + os.urandom(4) + b"\x01"
+            if CTRL_C not in codec.encode(codec.HELLO, seq, payload):
+                return payload
+
     def _info(self) -> bytes:
         """INFO (uid and description) in parts of :data:`INFO_PART` bytes."""
         info = b""
@@ -687,6 +734,19 @@ class Link:
                 raise BadReply(f"bridge at {self.port_name}: INFO stopped at byte {len(info)} of {total}")
             info += part[1:]
         return info[:total]
+
+    def _safe_mode(self, text: str) -> None:
+        """The board is in safe mode: said once in the log, wait_up raises it, and the board is
+        asked again every :data:`SAFE_MODE_RETRY_S` (an update finished and a reset bring the
+        bridge up)."""
+        reason = text.removeprefix(SAFE_MODE_PREFIX)
+        error = SafeMode(f"bridge at {self.port_name}: the board is in safe mode, not running the bridge: {reason}",
+                         reason)
+        self._log_once(str(error))
+        with self._changed:
+            self.refused = error
+            self._changed.notify_all()
+        self._closing.wait(SAFE_MODE_RETRY_S)
 
     def _refuse(self, error: VersionMismatch) -> None:
         self.log(str(error))

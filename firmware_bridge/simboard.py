@@ -17,6 +17,7 @@ import threading
 import time as _time
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from firmware_bridge.firmware import codec
@@ -114,11 +115,14 @@ class SimBoard:
     def __init__(self, *, uid: bytes = b"\xe6\x61\x41\x04\x03\x2b\x2c\x21",
                  rosc_bits: Callable[[], int] | None = None, safe_boot: bool = False,
                  reset_cause: int = PWRON_RESET, clock_ns: Callable[[], int] = _time.monotonic_ns,
-                 chip: str = "RP2040", machine: str | None = None) -> None:
+                 chip: str = "RP2040", machine: str | None = None, flash: Path | None = None) -> None:
+        from firmware_bridge.siminterp import Flash, NoFlash
+
         if chip not in CHIP_IDS:
             raise ValueError(f"chip must be one of {', '.join(CHIP_IDS)}, got {chip!r}")
         self.uid = uid
         self.chip = chip
+        self.flash: Flash | NoFlash = Flash(flash) if flash is not None else NoFlash()
         self.machine = machine or MACHINES[chip]
         self.wdt_armed = False
         self.wdt_fed_ns = 0
@@ -406,5 +410,6 @@ def _sim_time(board: SimBoard) -> types.ModuleType:
     m.ticks_add = ticks_add
     m.sleep_ms = lambda ms: _time.sleep(ms / 1000)
     m.sleep_us = lambda us: _time.sleep(us / 1e6)
+    m.sleep = _time.sleep
     m.time = _time.time
     return m

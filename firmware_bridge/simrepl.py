@@ -1,34 +1,44 @@
 """MicroPython's REPL as the twin shows it once the bridge has handed the port over
-(EXIT_TO_REPL): the friendly and the raw REPL's control characters, their exact prompts, and
-Ctrl-D's soft reset, so a host or an ``mpremote``-like tool can be tried against it. It runs
-no Python: code sent to it gets an error back, as a failing command would on a board.
+(EXIT_TO_REPL, safe mode's Ctrl-C, a safe boot): the friendly and the raw REPL with their exact
+prompts and control characters, Ctrl-D's soft reset, and the raw REPL's code execution, so the
+real ``mpremote`` can copy files to the twin's flash and reset it.
 
 Ctrl-A enters the raw REPL (``raw REPL; CTRL-B to exit`` then ``>``), Ctrl-B leaves it, Ctrl-C
 clears the line, and Ctrl-D on an empty line soft-resets: ``MPY: soft reboot``, timers stop,
-and in the friendly REPL ``main.py`` runs again (the bridge restarts), in the raw REPL it
-does not (MicroPython's ports/rp2/main.c), which is why mpremote can copy files.
+and in the friendly REPL ``main.py`` runs again (the bridge restarts), in the raw REPL it does
+not (MicroPython's ports/rp2/main.c), which is why mpremote can copy files. In the raw REPL,
+Ctrl-D after code runs it (``OK``, its output, 0x04, its error, 0x04, ``>``), as mpremote's
+``exec`` expects; the raw-paste request (0x05 ``A`` 0x01) is answered ``R\\x00`` (understood,
+not supported), so mpremote falls back to the plain raw REPL. The code runs under CPython
+against the simulated board (:mod:`firmware_bridge.siminterp`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-CTRL_A, CTRL_B, CTRL_C, CTRL_D = 1, 2, 3, 4
+from firmware_bridge.siminterp import Interpreter
+
+CTRL_A, CTRL_B, CTRL_C, CTRL_D, CTRL_E = 1, 2, 3, 4, 5
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n"
-NO_CODE = b"NotImplementedError: the dicetower twin's REPL runs no code\r\n"
 
 
 class SimRepl:
     """The REPL on the twin's port: ``feed`` takes the bytes the host typed; ``write`` sends
-    the REPL's answers; ``soft_reset(raw)`` is called for Ctrl-D on an empty line."""
+    the REPL's answers; ``soft_reset(raw)`` is called for Ctrl-D on an empty line; code runs in
+    ``interp`` (the twin replaces it at every soft reset)."""
 
-    def __init__(self, write: Callable[[bytes], object], soft_reset: Callable[[bool], None], machine: str) -> None:
+    def __init__(self, write: Callable[[bytes], object], soft_reset: Callable[[bool], None], machine: str,
+                 interp: Interpreter | None = None) -> None:
         self.write = write
         self.soft_reset = soft_reset
         self.machine = machine
+        self.interp = interp
         self.raw = False
         self.line = bytearray()
         self.soft_resets = 0
+        self.executed = 0  # raw-REPL runs (mpremote's commands)
+        self._paste = b""  # the raw-paste request read so far
 
     def banner(self) -> bytes:
         return (f"MicroPython v1.27.0 on 2025-12-10; {self.machine} (dicetower twin)\r\n"
@@ -64,13 +74,29 @@ class SimRepl:
                 self._soft_reset()
         elif c == 13:
             line, self.line = bytes(self.line), bytearray()
-            self.write(b"\r\n" + (b"" if not line.strip() else b"Traceback (most recent call last):\r\n"
-                                  b'  File "<stdin>", line 1, in <module>\r\n' + NO_CODE) + b">>> ")
+            self.write(b"\r\n")
+            if line.strip():
+                text = line.decode("utf-8", "replace")
+                self.write((self.interp.interactive(text) if self.interp else "no interpreter\r\n").encode())
+            self.write(b">>> ")
+        elif c in (8, 127):
+            if self.line:
+                self.line.pop()
+                self.write(b"\x08 \x08")
         elif c >= 32:
             self.line.append(c)
             self.write(bytes((c,)))
 
     def _raw(self, c: int) -> None:
+        if self._paste or (c == CTRL_E and not self.line):
+            self._paste += bytes((c,))
+            if self._paste == b"\x05A\x01":
+                self._paste = b""
+                self.write(b"R\x00")  # raw paste understood, not supported: the plain raw REPL
+            elif not b"\x05A\x01".startswith(self._paste):
+                self.line.extend(self._paste)
+                self._paste = b""
+            return
         if c == CTRL_A:
             self.line.clear()
             self.write(RAW_BANNER + b">")
@@ -82,12 +108,14 @@ class SimRepl:
             self.line.clear()
         elif c == CTRL_D:
             line, self.line = bytes(self.line), bytearray()
-            self.write(b"OK")
             if not line:
-                self.write(b"\r\n")
+                self.write(b"OK\r\n")
                 self._soft_reset()
-            else:  # the output, 0x04, the exception, 0x04, then the prompt
-                self.write(b"\x04" + NO_CODE + b"\x04>")
+                return
+            self.write(b"OK")
+            self.executed += 1
+            error = self.interp.execute(line.decode("utf-8", "replace")) if self.interp else "no interpreter\r\n"
+            self.write(b"\x04" + error.encode() + b"\x04>")
         else:
             self.line.append(c)
 

@@ -141,10 +141,13 @@ class EntropyKind(Backend):
     whose samples are not bytes); ``design_factor``: the share of the minimum SP 800-90B
     estimate credited; ``floor``: the estimate below which the source is refused (bits per
     sample); ``windows``: (start-up samples, later window); ``auto``: its place in ``auto``'s
-    list (None: ``auto`` leaves it out). docs/fairness.md has the reasons for each figure.
+    list (None: ``auto`` leaves it out); ``ceiling``: the most min-entropy per sample that is
+    credited before the design factor, whatever the estimate (None: the estimate alone).
+    docs/fairness.md has the reasons for each figure (the bridge's: docs/bridge.md, section 7).
     """
 
     claim: float | None = None
+    ceiling: float | None = None
     design_factor: float = 0.5
     floor: float = 2.0
     windows: tuple[int, int] = (1024, 1024)
@@ -163,9 +166,12 @@ ENTROPY_SOURCES: Registry[EntropyKind] = Registry("entropy source", (
     EntropyKind("buttons", "button press timing", "hardware.entropy.pipeline:buttons_entry",
                 design_factor=1.0, floor=0.5, windows=(16, 64), auto=3),
     # Single ring-oscillator bits in windows of 8192, against the byte sources' rate: 2 bits a
-    # byte is 0.25 bit a bit.
+    # byte is 0.25 bit a bit. The RP2040's datasheet promises no entropy for them ("does not
+    # meet the requirements of randomness for security systems"), so nothing above the 0.5 bit
+    # the health tests are tuned for is credited, and half of that: at most 0.25 bit a raw bit
+    # (docs/bridge.md, section 7).
     EntropyKind("bridge", "the Pico's ring oscillator, raw bits", "hardware.entropy.pipeline:bridge_entry",
-                bridge=True, design_factor=0.5, floor=0.25, windows=(8192, 8192), auto=4),
+                bridge=True, ceiling=0.5, design_factor=0.5, floor=0.25, windows=(8192, 8192), auto=4),
     # file:PATH (a capture, a device): can be anything, so a quarter. Named only as file:PATH.
     EntropyKind("file", "a file or device, as file:PATH", "", config=False,
                 claim=1.0, design_factor=0.25, floor=2.0),

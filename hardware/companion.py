@@ -47,13 +47,15 @@ class BridgeSession:
     def wait_for_board(self, timeout: float = START_TIMEOUT_S) -> bool:
         """Wait up to ``timeout`` for the board's handshake; when it does not come, say so in
         one line and carry on without it (its pins, display and entropy start working once it
-        answers). A board that refuses this host (another major protocol version) stops the
-        tower: waiting would not help."""
-        from firmware_bridge.errors import BridgeTimeout
+        answers); a board in safe mode likewise, its reason in the line. A board that refuses
+        this host (another major protocol version) stops the tower: waiting would not help."""
+        from firmware_bridge.errors import BridgeTimeout, SafeMode
 
         try:
             self.link.wait_up(timeout)
-        except BridgeTimeout as exc:
+        except (BridgeTimeout, SafeMode) as exc:
+            # safe mode: the board says why (an interrupted update); the link asks it again every
+            # second, so finishing the update and resetting the board brings it in
             self._log(f"bridge: {exc}; carrying on without the board: its buttons, display and entropy "
                       "work once it answers")
             return False

@@ -18,6 +18,9 @@ OUTSIDE = {
     # machine.reset() in the simulated board: a BaseException like SystemExit, so that no
     # handler in the firmware under test catches it (it is the board rebooting, not an error)
     "firmware_bridge.simboard.SimReset",
+    # Ctrl-C reaching the simulated board's running main.py: MicroPython's KeyboardInterrupt,
+    # a BaseException for the same reason
+    "firmware_bridge.twin.SimInterrupt",
 }
 
 

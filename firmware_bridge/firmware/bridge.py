@@ -9,15 +9,14 @@ import oled
 import pins
 import rosc
 
-# This file's build: main.py starts the bridge only when every file is its build (docs/bridge.md).
-BUILD = 2
-
-FIRMWARE = "dicetower-bridge 1.1"
+FIRMWARE = "dicetower-bridge 1.2"
 HEARTBEAT_MS = 250
 SILENT_MS = 3000
 LINGER_MS = 500  # after EXIT_TO_REPL: answer a retried request this long after the last frame
 I2C_SDA = 8
 I2C_SCL = 9
+MIN_FREQ = 8  # PWM: the lowest frequency the RP2040's 16-bit counter and 8-bit divider reach
+DISPLAY_CFG = "display.cfg"  # main.py's: the display safe mode shows its reason on
 
 
 class Bridge:
@@ -165,10 +164,13 @@ class Bridge:
             if seq == self.cache_seq:
                 self.port.write(self.cache)  # a retried EXIT_TO_REPL whose reply was lost
             return
-        if kind == codec.HELLO:
-            self.hello(seq, payload)  # always afresh (a retry keeps its seq and nonce)
+        if seq == 0 or kind & codec.REPLY:
+            self.decoder.bad += 1  # an event's number, or a board's frame (an echo): not a request
             return
-        if version != codec.VERSION_MAJOR or seq == 0 or kind & codec.REPLY:
+        if kind == codec.HELLO:
+            self.hello(seq, payload)  # any version byte; always afresh (a retry keeps its seq and nonce)
+            return
+        if version != codec.VERSION_MAJOR:
             self.decoder.bad += 1
             return
         if seq == self.cache_seq:
@@ -208,6 +210,8 @@ class Bridge:
             return
         self.session = True
         caps = codec.CAP_PINS | codec.CAP_PWM | codec.CAP_DISPLAY
+        if chip.WATCHDOG.get(self.chip) is not None:
+            caps |= codec.CAP_DISARM
         if self.rosc is not None and self.rosc.ok():
             caps |= codec.CAP_ENTROPY
         head = (bytes((codec.VERSION_MAJOR, codec.VERSION_MINOR)) + bytes(payload[2:6])
@@ -235,6 +239,12 @@ class Bridge:
     def on_pin_set(self, p):
         if not p or len(p) % 5:
             raise ValueError("records of 5 bytes expected, got " + str(len(p)) + " bytes")
+        for i in range(0, len(p), 5):  # every record checked first: a bad one changes nothing
+            self.pins.output(p[i])
+            freq = codec.get_u16(p, i + 3)
+            if 0 < freq < MIN_FREQ:
+                raise ValueError("GP" + str(p[i]) + ": " + str(freq) + " Hz; 0 (unchanged) or "
+                                 + str(MIN_FREQ) + "..65535 Hz")
         for i in range(0, len(p), 5):
             self.pins.set(p[i], codec.get_u16(p, i + 1), codec.get_u16(p, i + 3))
         return b""
@@ -245,7 +255,25 @@ class Bridge:
             raise ValueError("size " + str(p[0]) + "x" + str(p[1]))
         i2c = machine.I2C(0, sda=machine.Pin(I2C_SDA), scl=machine.Pin(I2C_SCL), freq=400000)
         self.display = oled.Oled(i2c, p[0], p[1], p[2])
+        self._remember_display(p[0], p[1], p[2])
         return b""
+
+    @staticmethod
+    def _remember_display(width, height, address):
+        """Keep the display's set-up on the board's flash (main.DISPLAY_CFG), for safe mode to
+        show its reason on; written only when it changed, so the flash is written once."""
+        line = str(width) + " " + str(height) + " " + str(address)
+        try:
+            with open(DISPLAY_CFG) as f:
+                if f.read() == line:
+                    return
+        except OSError:
+            pass
+        try:
+            with open(DISPLAY_CFG, "w") as f:
+                f.write(line)
+        except OSError:  # a full or read-only file system: safe mode shows nothing then
+            pass
 
     def _display(self):
         if self.display is None:
@@ -315,3 +343,8 @@ class Bridge:
         self.pins.all_off()
         for n in list(self.pins.inputs) + list(self.pins.outputs):
             self.pins.release(n)
+
+
+# This file's build, its last line (a file cut short has none): main.py starts the bridge only
+# when every file carries its own (docs/bridge.md, "An interrupted update").
+BUILD = 3

@@ -3,9 +3,6 @@
 # RP2040: on an RP2350 (Pico 2) their address is ACCESSCTRL and its watchdog's is PLL_USB's.
 import machine
 
-# This file's build: main.py starts the bridge only when every file is its build (docs/bridge.md).
-BUILD = 2
-
 SYSINFO_CHIP_ID = 0x40000000  # the same address on the RP2040 and the RP2350
 PARTS = {2: "RP2040", 4: "RP2350"}
 # WATCHDOG_BASE per chip; CTRL is at +0, ENABLE is bit 30 on both (RP2040 and RP2350
@@ -44,3 +41,8 @@ def disarm_watchdog(chip_name):
         return False
     machine.mem32[base + CLEAR_ALIAS] = WATCHDOG_ENABLE
     return True
+
+
+# This file's build, its last line (a file cut short has none): main.py starts the bridge only
+# when every file carries its own (docs/bridge.md, "An interrupted update").
+BUILD = 3

@@ -4,15 +4,13 @@
 # The spec is docs/bridge.md. This module must stay importable by MicroPython: no
 # dataclasses, no typing, no f-strings, no bytes.hex(sep), only struct and a CRC-32.
 
-# This file's build: main.py starts the bridge only when every file is its build (docs/bridge.md).
-BUILD = 2
 try:
     from binascii import crc32
 except ImportError:  # pragma: no cover - some MicroPython ports lack binascii.crc32
     from zlib import crc32
 
 VERSION_MAJOR = 1
-VERSION_MINOR = 1
+VERSION_MINOR = 2
 MAX_PAYLOAD = 200
 HEADER = 4  # version, type, seq (2 bytes, little-endian)
 TRAILER = 4  # crc32, little-endian
@@ -62,6 +60,7 @@ E_BAD_PIN = 3
 E_VERSION = 4
 E_NO_DEVICE = 5
 E_NO_SESSION = 6
+E_SAFE_MODE = 7  # [1.2] the bridge is not running: the message says why (main.py's safe mode)
 
 # Heartbeat flags.
 FLAG_WDT_RESET = 1  # the last reset was the watchdog's (on rp2 also machine.reset())
@@ -76,6 +75,7 @@ CAP_PINS = 1
 CAP_PWM = 2
 CAP_DISPLAY = 4
 CAP_ENTROPY = 8
+CAP_DISARM = 16  # [1.2] EXIT_TO_REPL disarms the watchdog (a chip whose register the firmware knows)
 
 TICKS_PERIOD = 1 << 30  # MicroPython's ticks_us wraps here
 
@@ -331,3 +331,8 @@ def ticks_unwrap(last, ticks):
     if delta >= TICKS_PERIOD // 2:
         delta -= TICKS_PERIOD
     return last + delta
+
+
+# This file's build, its last line (a file cut short has none): main.py starts the bridge only
+# when every file carries its own (docs/bridge.md, "An interrupted update").
+BUILD = 3

@@ -2,9 +2,6 @@
 # line of text); the board writes them through to the display's memory.
 import framebuf
 
-# This file's build: main.py starts the bridge only when every file is its build (docs/bridge.md).
-BUILD = 2
-
 SET_CONTRAST = 0x81
 DISPLAY_ON = 0xAF
 DISPLAY_OFF = 0xAE
@@ -67,7 +64,7 @@ class Oled:
         self.i2c.writeto(self.address, data)
 
     def pages_write(self, page, col, data):
-        if page >= self.pages or col + len(data) > self.width * (self.pages - page):
+        if page >= self.pages or col >= self.width or col + len(data) > self.width * (self.pages - page):
             raise ValueError("page " + str(page) + " column " + str(col) + " +" + str(len(data)))
         at = page * self.width + col
         self.buf[at : at + len(data)] = data
@@ -90,3 +87,8 @@ class Oled:
 
     def off(self):
         self.command(DISPLAY_OFF)
+
+
+# This file's build, its last line (a file cut short has none): main.py starts the bridge only
+# when every file carries its own (docs/bridge.md, "An interrupted update").
+BUILD = 3

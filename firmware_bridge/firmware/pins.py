@@ -6,9 +6,6 @@ import time
 import codec
 import machine
 
-# This file's build: main.py starts the bridge only when every file is its build (docs/bridge.md).
-BUILD = 2
-
 # GP pins a Pico brings out: GP23 (SMPS mode), GP24 (VBUS sense) and GP29 (VSYS/3) are wired
 # on the board itself. GP25 is the on-board LED (on a Pico W: the radio's, refused there).
 USABLE = tuple(range(0, 23)) + (25, 26, 27, 28)
@@ -90,12 +87,14 @@ class Pins:
         if n not in USABLE or (self.radio and n == 25):
             raise BadPin("GP" + str(n) + " is not a usable pin on this board (GP0..GP22, GP26..GP28"
                          + (")" if self.radio else ", GP25)"))
-        self.release(n)
         Pin = machine.Pin
+        pulls = {codec.PULL_NONE: None, codec.PULL_UP: Pin.PULL_UP, codec.PULL_DOWN: Pin.PULL_DOWN}
+        if mode > codec.MODE_PWM:
+            raise ValueError("mode " + str(mode))
+        if mode == codec.MODE_INPUT and pull not in pulls:
+            raise ValueError("pull " + str(pull))
+        self.release(n)  # only once the request is known to be good: a bad one changes nothing
         if mode == codec.MODE_INPUT:
-            pulls = {codec.PULL_NONE: None, codec.PULL_UP: Pin.PULL_UP, codec.PULL_DOWN: Pin.PULL_DOWN}
-            if pull not in pulls:
-                raise ValueError("pull " + str(pull))
             self.inputs[n] = _Input(Pin(n, Pin.IN, pulls[pull]), debounce_ms * 1000)
             return self.inputs[n].level
         if mode == codec.MODE_OUTPUT:
@@ -107,10 +106,8 @@ class Pins:
             pwm.duty_u16(0)
             self.outputs[n] = _Output(None, pwm)
             return 0
-        if mode == codec.MODE_OFF:
-            Pin(n, Pin.IN)
-            return 0
-        raise ValueError("mode " + str(mode))
+        Pin(n, Pin.IN)  # MODE_OFF
+        return 0
 
     def release(self, n):
         if n in self.inputs:
@@ -118,11 +115,14 @@ class Pins:
         if n in self.outputs:
             self.outputs.pop(n).close()
 
-    def set(self, n, duty, freq):
+    def output(self, n):
         out = self.outputs.get(n)
         if out is None:
-            raise BadPin("GP" + str(n) + " is not an output")
-        out.set(duty, freq)
+            raise BadPin("GP" + str(n) + " is not an output" + (" (an input)" if n in self.inputs else ""))
+        return out
+
+    def set(self, n, duty, freq):
+        self.output(n).set(duty, freq)
 
     def poll(self):
         """Debounced edges due now: a list of (pin, level, ticks_us of the first edge)."""
@@ -151,3 +151,8 @@ class Pins:
             rows.append((n, codec.MODE_PWM if out.pwm is not None else codec.MODE_OUTPUT, out.duty, 0))
         rows.sort()  # by pin number, inputs and outputs together, as docs/bridge.md specifies
         return rows
+
+
+# This file's build, its last line (a file cut short has none): main.py starts the bridge only
+# when every file carries its own (docs/bridge.md, "An interrupted update").
+BUILD = 3

@@ -3,9 +3,6 @@
 import select
 import sys
 
-# This file's build: main.py starts the bridge only when every file is its build (docs/bridge.md).
-BUILD = 2
-
 
 class UsbPort:
     def __init__(self):
@@ -22,3 +19,8 @@ class UsbPort:
 
     def write(self, data):
         return self.tx.write(data)
+
+
+# This file's build, its last line (a file cut short has none): main.py starts the bridge only
+# when every file carries its own (docs/bridge.md, "An interrupted update").
+BUILD = 3

@@ -59,10 +59,13 @@ class EntropyAssessor:
 
     @property
     def rate(self) -> float | None:
-        """Credited bits per sample: the latest minimum estimate times the design factor."""
+        """Credited bits per sample: the latest minimum estimate (at most the row's ceiling)
+        times the design factor."""
         if self.last is None or self.failed:
             return None
-        return self.last.minimum[1] * _row(self.kind).design_factor
+        row = _row(self.kind)
+        estimate = self.last.minimum[1]
+        return (estimate if row.ceiling is None else min(estimate, row.ceiling)) * row.design_factor
 
     def feed(self, samples: bytes | list[int]) -> None:
         with self._lock:

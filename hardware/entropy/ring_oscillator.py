@@ -83,7 +83,7 @@ class BridgeSource:
             self.restarts += 1
         self._no_bits = None if hello.entropy else (
             f"the companion board ({hello.firmware or 'firmware ' + str(hello.major) + '.' + str(hello.minor)}) "
-            "offers no ring-oscillator bits: the bridge reads them only on an RP2040 (a Pico 2's RP2350 has none)")
+            "offers no ring-oscillator bits: the bridge reads them only on an RP2040 (not a Pico 2's RP2350)")
         with self._cond:
             self._buf.clear()
 

@@ -136,51 +136,49 @@ def test_the_pty_port_drops_what_does_not_fit() -> None:
 def test_every_firmware_file_is_main_s_build(path: Path) -> None:
     """main.py starts the bridge only when every file carries its BUILD: raise them together."""
     modules = load_firmware(SimBoard().modules())
-    assert tuple(sorted(p.stem for p in FILES if p.name != "main.py")) == modules["main"].MODULES
-    assert f"\nBUILD = {modules['main'].BUILD}\n" in path.read_text(encoding="utf-8")
+    assert {p.stem for p in FILES if p.name != "main.py"} == set(modules["main"].MODULES)
+    text = path.read_text(encoding="utf-8")
+    assert text.endswith(f"\nBUILD = {modules['main'].BUILD}\n")  # the last line: a file cut short has none
 
 
-def _interrupted_update(tmp_path: Path, monkeypatch, stale: str) -> Path:
-    """The firmware directory as an interrupted `mpremote cp` leaves it: ``stale`` is still
-    the previous build's file."""
+def _interrupted_update(tmp_path: Path, stale: str) -> Path:
+    """The board's flash as an interrupted `mpremote cp` leaves it: ``stale`` is still the
+    previous build's file."""
     import shutil
 
-    import firmware_bridge.twin as twin_module
-
-    copy = tmp_path / "firmware"
+    copy = tmp_path / "flash"
     shutil.copytree(FIRMWARE_DIR, copy)
     old = copy / f"{stale}.py"
     old.write_text(old.read_text(encoding="utf-8").replace("\nBUILD = ", "\nBUILD = -1 + "), encoding="utf-8")
-    monkeypatch.setattr(twin_module, "FIRMWARE_DIR", copy)
     return copy
 
 
-def test_an_interrupted_update_leaves_the_board_at_its_repl_never_in_a_reset_loop(tmp_path, monkeypatch) -> None:
+def test_an_interrupted_update_leaves_the_board_in_safe_mode_never_in_a_reset_loop(tmp_path) -> None:
     """bridge.py and chip.py copied, pins.py not yet: the bridge does not start, the watchdog is
-    not armed, and the REPL waits for the rest of the update (issue 28)."""
-    _interrupted_update(tmp_path, monkeypatch, "pins")
+    not armed, Ctrl-C is live, and the board says why (issues 28 and 39)."""
     from firmware_bridge.twin import Twin
 
-    with Twin(seed=7) as twin:
-        assert twin.mode == "repl" and not twin.board.wdt_armed
+    with Twin(seed=7, flash=_interrupted_update(tmp_path, "pins")) as twin:
+        assert twin.mode == "safe" and not twin.board.wdt_armed
+        assert twin.safe.reason == f"pins.py not build {codec.BUILD}"
         twin.advance(10.0)  # far beyond the 4 s watchdog
         twin.wait_passes(3)
-        assert twin.watchdog_resets == 0 and twin.mode == "repl" and twin.boots == 1
-        assert twin.board.kbd_intr != -1  # Ctrl-C still interrupts: mpremote gets in
+        assert twin.watchdog_resets == 0 and twin.mode == "safe" and twin.boots == 1
+        assert twin.board.kbd_intr == 3  # Ctrl-C interrupts: mpremote gets in
 
 
-def test_a_bridge_that_fails_to_build_raises_before_the_watchdog_is_armed() -> None:
+def test_a_bridge_that_fails_to_build_is_safe_mode_before_the_watchdog_is_armed() -> None:
     board = SimBoard()
     modules = load_firmware(board.modules())
 
     def broken(port, wdt=None):
         raise TypeError("Pins.__init__() takes 2 positional arguments but 3 were given")
 
-    assert modules["main"].other_builds() == []  # which loads every file
+    assert modules["main"].why() == ""  # which loads every file
     modules["bridge"].Bridge = broken
-    with pytest.raises(TypeError):
-        modules["main"].start(_Wire())
-    assert not board.wdt_armed and board.kbd_intr == 3  # the REPL, with its Ctrl-C: no reset loop
+    safe = modules["main"].start(_Wire())
+    assert safe.reason.startswith("the bridge did not start (TypeError: Pins.__init__() takes 2")
+    assert not board.wdt_armed and board.kbd_intr == 3  # no reset loop, and Ctrl-C works
 
 
 def test_a_started_bridge_has_its_watchdog_armed() -> None:
@@ -192,7 +190,7 @@ def test_get_state_lists_the_pins_by_number_inputs_and_outputs_together() -> Non
     """docs/bridge.md: "per configured pin (by pin number)"; the firmware sent inputs first."""
     board = SimBoard()
     modules = load_firmware(board.modules())
-    modules["main"].other_builds()  # loads every file
+    modules["main"].why()  # loads every file
     pins = modules["pins"].Pins()
     for n, mode in ((12, codec.MODE_OUTPUT), (2, codec.MODE_INPUT), (5, codec.MODE_OUTPUT), (3, codec.MODE_INPUT)):
         pins.mode(n, mode, codec.PULL_UP if mode == codec.MODE_INPUT else 0, 5)
@@ -202,7 +200,7 @@ def test_get_state_lists_the_pins_by_number_inputs_and_outputs_together() -> Non
 def test_display_text_refuses_a_column_past_the_edge() -> None:
     board = SimBoard()
     modules = load_firmware(board.modules())
-    modules["main"].other_builds()
+    modules["main"].why()
     machine = modules["bridge"].machine
     i2c = machine.I2C(0, sda=machine.Pin(8), scl=machine.Pin(9), freq=400000)
     oled = modules["oled"].Oled(i2c, 128, 64, 0x3C)

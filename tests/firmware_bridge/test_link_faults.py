@@ -168,8 +168,8 @@ def test_a_pico_w_keeps_gp25_for_its_radio() -> None:
 
 
 def test_hello_comes_brief_then_info_in_parts(twin: Twin, link: Link) -> None:
-    assert link.hello.firmware == "dicetower-bridge 1.1 on Raspberry Pi Pico with RP2040"
-    assert link.hello.uid == twin.board.uid and link.hello.minor == 1
+    assert link.hello.firmware == "dicetower-bridge 1.2 on Raspberry Pi Pico with RP2040"
+    assert link.hello.uid == twin.board.uid and link.hello.minor == 2
     part = link.request(codec.INFO, bytes((0, 4)))
     assert part[0] == 1 + 8 + len(link.hello.firmware) and part[1:] == bytes((8,)) + twin.board.uid[:3]
 

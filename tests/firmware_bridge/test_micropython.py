@@ -144,16 +144,25 @@ def _scenario() -> list:
         _req(0x33, 28),
         ["wait", 0.3], ["step", 1],
         ["wait", 3.5], ["step", 1],  # silent host: the safe state
+        # docs/bridge.md, "What the board does with each request"
+        _req(codec.HELLO, 0, hello),  # seq 0: dropped, even a HELLO
+        _req(codec.HELLO, 40, b"\x01\x02"),  # short: ERROR 2
+        _req(codec.INFO, 41, bytes((250, 16))),  # past the tail: the total alone
+        _req(codec.PIN_MODE, 42, bytes((12, 9, 0, 0))),  # a bad mode: ERROR 2, GP12 stays an output
+        _req(codec.PIN_SET, 43, bytes((12, 255, 255, 0, 0, 5, 1, 0, 0, 0))),  # GP5 an input: nothing set
+        _req(codec.PIN_SET, 44, bytes((13, 0, 1, 3, 0))),  # 3 Hz: ERROR 2
+        _req(codec.DISPLAY_PAGES, 45, bytes((0, 128, 1))),  # a column past the edge
         _req(codec.EXIT_TO_REPL, 29),
         ["finish"],
     ]
 
 
-def _cpython(steps: list) -> str:
+def _cpython(steps: list, cwd: Path) -> str:
+    """The scenario under CPython, in ``cwd`` (the board's flash: DISPLAY_INIT writes display.cfg)."""
     code = (f"import sys, json; sys.path[:0] = {[str(HERE), str(ROOT / 'firmware_bridge' / 'firmware'), str(ROOT)]!r}; "
             f"import scenario; scenario.run(json.loads(sys.stdin.read()))")
     done = subprocess.run([sys.executable, "-c", code], input=json.dumps(steps), capture_output=True, text=True,
-                          timeout=120, cwd=HERE)
+                          timeout=120, cwd=cwd)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -165,14 +174,20 @@ def _micropython(steps: list) -> str:
     return mpy_wasm.run("import json, scenario\nscenario.run(json.loads(open('steps.json').read()))", files)
 
 
-def test_the_firmware_answers_the_same_under_micropython_and_cpython(micropython: str) -> None:
+def test_the_firmware_answers_the_same_under_micropython_and_cpython(micropython: str, tmp_path: Path) -> None:
     steps = _scenario()
-    real, twin = _micropython(steps), _cpython(steps)
+    real, twin = _micropython(steps), _cpython(steps, tmp_path)
     assert real.splitlines() == twin.splitlines()
     frames = [line.split() for line in real.splitlines() if line.startswith("frame")]
     errors = [bytes.fromhex(f[4])[1:].decode() for f in frames if len(f) > 4 and int(f[2]) == codec.ERROR]
     assert "the text is not UTF-8" in "".join(errors) and "GP8 is the OLED's I2C0 SDA" in "".join(errors)
     assert f"hw mem32 {0x40058000 + 0x3000} {1 << 30}" in real  # watchdog disarmed: CTRL clear alias, bit 30
+    by_seq = {int(f[3]): (int(f[2]), bytes.fromhex(f[4]) if len(f) > 4 else b"") for f in frames}
+    assert not any(int(f[3]) == 0 and int(f[2]) & 0x80 and int(f[2]) < 0xC0 for f in frames)  # seq 0: no reply
+    assert {seq: by_seq[seq][1][:1] for seq in (40, 42, 43, 44, 45)} == {40: b"\x02", 42: b"\x02", 43: b"\x03",
+                                                                        44: b"\x02", 45: b"\x02"}
+    assert all(by_seq[seq][0] == codec.ERROR for seq in (40, 42, 43, 44, 45))
+    assert by_seq[41][0] == codec.INFO | codec.REPLY and len(by_seq[41][1]) == 1  # past the tail: the total
 
 
 TEXTS = ["Hello, world!", "é", "Aé€😀", "".join(chr(c) for c in range(1, 128)), "tab\there", "nul\x00after",

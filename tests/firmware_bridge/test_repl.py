@@ -107,7 +107,7 @@ def test_a_soft_reset_in_the_friendly_repl_starts_the_bridge_again() -> None:
             term.close()
         wait_for(lambda: twin.mode == "bridge" and twin.board.wdt_armed, what="the bridge again")
         with Link(find=twin.find) as link:
-            assert link.wait_up(10).firmware.startswith("dicetower-bridge 1.1")
+            assert link.wait_up(10).firmware.startswith("dicetower-bridge 1.2")
 
 
 def test_a_lost_exit_reply_is_answered_from_the_cache_and_nothing_reaches_the_repl() -> None:
@@ -150,16 +150,39 @@ def test_bridge_repl_without_a_board_is_one_line(capsys) -> None:
     assert len(err) == 1 and err[0].startswith("dicetower: bridge repl: ") and "/dev/null/nothing" in err[0]
 
 
-def test_bridge_repl_on_an_unknown_chip_warns_that_the_watchdog_stays_armed(capsys) -> None:
-    """The firmware knows the RP2040's and RP2350's watchdog registers only; on another chip it
-    keeps the watchdog fed by a timer, and `bridge repl` must not say "disarmed"."""
+def test_bridge_repl_refuses_a_chip_whose_watchdog_the_firmware_cannot_disarm(capsys) -> None:
+    """The firmware knows the RP2040's and RP2350's watchdog registers only; on another chip
+    (HELLO's caps without CAP_DISARM) `bridge repl` says why in one line, sends nothing, and
+    exits 1: the board stays in the bridge."""
     with Twin(seed=4, chip="RP2xxx") as twin:
-        assert main(["bridge", "repl", "--port", twin.port]) == 0
+        assert main(["bridge", "repl", "--port", twin.port]) == 1
+        captured = capsys.readouterr()
+        err = captured.err.strip().splitlines()
+        assert captured.out == "" and len(err) == 1
+        assert err[0].startswith(f"dicetower: bridge repl: {twin.port}: its firmware (dicetower-bridge 1.2 on a "
+                                 "board with an RP2xxx) does not know this chip, so it cannot disarm its watchdog")
+        assert "--force" in err[0] and "resets into the bridge within 4 s" in err[0]
+        twin.wait_passes(3)
+        assert twin.mode == "bridge" and twin.board.wdt_armed
+
+
+def test_bridge_repl_force_goes_on_and_warns_that_the_watchdog_stays_armed(capsys) -> None:
+    with Twin(seed=4, chip="RP2xxx") as twin:
+        assert main(["bridge", "repl", "--port", twin.port, "--force"]) == 0
         out = capsys.readouterr().out
         assert "watchdog disarmed" not in out and "its watchdog still armed (kept fed by a timer)" in out
         assert "Warning: the firmware does not know this board's chip" in out
         wait_for(lambda: twin.mode == "repl", what="the board's REPL")
         assert twin.board.wdt_armed and twin.board.timers
+
+
+def test_bridge_repl_help_says_what_force_costs(capsys) -> None:
+    import pytest
+
+    with pytest.raises(SystemExit):
+        main(["bridge", "repl", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--force" in text and "the board resets into the bridge within 4 s" in text
 
 
 def test_mpremote_right_after_bridge_repl_gets_in(capsys) -> None:

@@ -20,7 +20,7 @@ def test_the_twin_runs_alone_and_prints_its_port() -> None:
         assert port.startswith("/dev/pts/")
         with Link(port) as link:
             hello = link.wait_up(10)
-            assert hello.firmware == "dicetower-bridge 1.1 on Raspberry Pi Pico2 with RP2350" and not hello.entropy
+            assert hello.firmware == "dicetower-bridge 1.2 on Raspberry Pi Pico2 with RP2350" and not hello.entropy
             assert link.request(codec.PING, b"\x03third party") == b"\x03third party"
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=10) == 0
@@ -39,7 +39,7 @@ def test_a_bad_option_is_one_line() -> None:
     assert done.stdout == ""
 
 
-@pytest.mark.parametrize("model", ["urandom", "sticky", "stuck", "alternating", "period7"])
+@pytest.mark.parametrize("model", ["urandom", "sticky", "stuck", "alternating", "period7", "lcg", "lfsr"])
 def test_every_oscillator_model_gives_bits(model: str) -> None:
     from firmware_bridge.twin import ROSC_MODELS
 
