@@ -316,8 +316,8 @@ def test_a_hashed_roll_with_params_of_the_wrong_type_is_red_and_the_board_goes_o
     later = [t.roll() for _ in range(5)]
     wait_for(lambda: board.get("/api/towers/table1")["seq"] == later[-1]["seq"], what="table1 goes on")
     board.towers.check_now()
-    assert tower_item(board, "table1")["state"] in ("verified", "unchecked") and tower_item(board, "table1")["problem"] \
-        is None
+    item = tower_item(board, "table1")
+    assert item["state"] in ("verified", "unchecked") and item["problem"] is None
     liar_card = board.get("/api/towers/liar")
     assert liar_card["params"] == {} and liar_card["stats"] == {}  # shown as nothing, counted nowhere
     assert board.get("/api/stats")  # the statistics still answer
