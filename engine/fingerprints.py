@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
+from urllib.parse import parse_qs, quote
 
 __all__ = ["EXPECT_MIN_DIGITS", "FINGERPRINT_HEX", "NO_TABLE_SEED", "SHORT_DIGITS", "Fingerprint", "Noted",
            "RevealFacts", "card_table_seed", "check_expect", "fingerprint_line", "parse_expect", "read_reveal_card",
-           "reveal_card"]
+           "reveal_card", "reveal_url"]
 
 #: Hex digits of a roll's entry hash shown beside its result (OLED, command line, JSON, the
 #: board): 16 digits are 64 bits, so a forger who wants another entry to show the same digits
@@ -68,10 +69,22 @@ def reveal_card(commitment: str, table_seed: str | None, rolls: int, head: str) 
     ])
 
 
+def reveal_url(page: str, card: str) -> str:
+    """The phone page's address with a reveal card in its fragment (``PAGE#card=...``): what
+    the reveal's QR code holds on a tower that serves the page (``[web]``). The fragment never
+    reaches a server; the page reads the card from it."""
+    return f"{page}#card={quote(card, safe='')}"
+
+
 def read_reveal_card(text: str) -> RevealFacts:
     """The four facts of a reveal card's text (as its QR code holds it, or the same on one
-    line); ``ValueError`` naming what a card holds when ``text`` is not one."""
-    found = _CARD.fullmatch(str(text).strip())
+    line, or the phone page's address with the card in its fragment: :func:`reveal_url`);
+    ``ValueError`` naming what a card holds when ``text`` is not one."""
+    text = str(text).strip()
+    if text.lower().startswith(("http://", "https://")) and "#" in text:
+        cards = parse_qs(text.partition("#")[2]).get("card")
+        text = cards[0] if cards else text
+    found = _CARD.fullmatch(text.strip())
     if found is None:
         raise ValueError("a reveal card is the text of the reveal's QR code: 'commitment HEX64 table seed CODE "
                          f"rolls N head HEX64' (lines or one line), got {str(text)[:80]!r}")

@@ -509,7 +509,20 @@ def _web(t: _Table, parts: dict[str, Any]) -> WebConfig:
         raise t.error("listen", str(exc)) from None
     if not parts["kiosk"].state_dir or parts["kiosk"].state_dir == STATE_DIR_NONE:
         raise t.error("enabled", "needs kiosk.state_dir: the roll log kept there is what the phone page checks")
+    parts["panel"] = dataclasses.replace(parts["panel"], page_url=page_url(cfg.listen))
     return cfg
+
+
+def page_url(listen: str) -> str:
+    """The address a phone on the table's network opens the page at: the tower's name under
+    mDNS (the installer sets avahi up), with the port unless it is 80."""
+    import socket
+
+    from hardware.web.server import parse_listen
+
+    _, port = parse_listen(listen)
+    host = socket.gethostname().split(".")[0] or "dicetower"
+    return f"http://{host}.local/" if port == 80 else f"http://{host}.local:{port}/"
 
 
 def _sound(t: _Table, parts: dict[str, Any]) -> SoundConfig:
@@ -558,7 +571,7 @@ _TABLE_STEPS: tuple[tuple[str, Callable[[_Table, dict[str, Any]], Any]], ...] = 
 
 
 #: PanelConfig fields that are not ``[panel]`` keys: set from another table.
-_NOT_PANEL_KEYS = frozenset({"speak"})  # [sound] speak
+_NOT_PANEL_KEYS = frozenset({"speak", "page_url"})  # [sound] speak; [web]'s address
 
 
 def _panel(t: _Table) -> PanelConfig:

@@ -683,7 +683,13 @@ CARD = re.compile(r"(?:dicetower\s+reveal\s+)?commitment\s+([0-9a-fA-F]{64})\s+t
 
 def parse_card(text: str) -> tuple[str, str, int, str] | None:
     """A reveal card's text (its QR code's: "commitment HEX table seed CODE rolls N head HEX",
-    its lines or one line) as (commitment, table seed as the card says it, rolls, head)."""
+    its lines or one line; or the phone page's address with the card in its fragment,
+    "http://...#card=...") as (commitment, table seed as the card says it, rolls, head)."""
+    text = text.strip()
+    if text.lower().startswith(("http://", "https://")) and "#" in text:
+        from urllib.parse import parse_qs
+
+        text = (parse_qs(text.partition("#")[2]).get("card") or [text])[0]
     found = CARD.fullmatch(text.strip())
     if found is None or "\n" in found[2] or "\r" in found[2]:
         return None

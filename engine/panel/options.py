@@ -38,6 +38,9 @@ class PanelConfig:
     start_karma: int = 0
     brightness: float = 1.0
     speak: bool = False
+    #: the phone page's address ("" when the tower serves none: ``[web]``); with one, the
+    #: reveal's QR code opens the page with the card in its fragment
+    page_url: str = ""
 
     def __post_init__(self) -> None:
         systems = tuple(str(s).strip().lower() for s in self.systems)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.fingerprints import reveal_card
+from engine.fingerprints import reveal_card, reveal_url
 from engine.panel.looks import big_word
 from engine.panel.model import Screen
 from engine.panel.sessions import Card
@@ -291,10 +291,12 @@ def seed_code(mark: str, code: Sequence[int], presses: int, note: str, contrast:
     return Screen(title=f"table seed {mark}", lines=tuple(lines), big=shown, contrast=contrast, kind="seed")
 
 
-def card(facts: Card, contrast: float) -> Screen:
+def card(facts: Card, contrast: float, page_url: str = "") -> Screen:
     """A revealed session's four facts (what ``dicetower session close`` prints): the
     commitment, the table seed, the roll count and the head, with a QR code of the same text
-    on the OLED (the short forms beside it: the 8 digits ``--expect`` takes)."""
+    on the OLED (the short forms beside it: the 8 digits ``--expect`` takes). On a tower that
+    serves the phone page (``page_url``), the QR code is the page's address with the card in
+    its fragment: a phone's camera opens the check."""
     seed = facts.table_seed
     seed_text = seed if seed is not None else "none"
     seed_beside = wrap_all(seed_text, BESIDE_WIDTH)
@@ -305,7 +307,12 @@ def card(facts: Card, contrast: float) -> Screen:
     lines = ("commitment", *session_lines(facts.commitment), *wrap_all(f"table seed {seed_text}"),
              f"rolls {facts.rolls}", "head", *session_lines(facts.head), "any button: next")
     return Screen(title=f"revealed {session_short(facts.commitment)}", lines=lines, contrast=contrast, kind="card",
-                  qr=reveal_card(facts.commitment, seed, facts.rolls, facts.head), beside=beside[:BESIDE_ROWS])
+                  qr=_card_qr(reveal_card(facts.commitment, seed, facts.rolls, facts.head), page_url),
+                  beside=beside[:BESIDE_ROWS])
+
+
+def _card_qr(card_text: str, page_url: str) -> str:
+    return reveal_url(page_url, card_text) if page_url else card_text
 
 
 def message(title: str, text: str, contrast: float, *, page: int = 0) -> Screen:

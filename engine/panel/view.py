@@ -85,7 +85,7 @@ def render(s: PanelState) -> View:
     if s.mode is Mode.TABLE_SEED:
         return _table_seed(s, contrast)
     if s.mode is Mode.CARD and s.card is not None:
-        return View(screens.card(s.card, contrast), looks.LEDS_OFF, looks.OFF)
+        return View(screens.card(s.card, contrast, s.config.page_url), looks.LEDS_OFF, looks.OFF)
     title, text = s.message
     screen = screens.message(title or "note", text, contrast, page=_page(s, s.shown_at))
     return View(screen, looks.LEDS_OFF, looks.ERROR, len(screen.lines) > screens.ROWS)
