@@ -33,7 +33,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from engine.predictors import Z_ALPHA, lag, lz78y, multi_mcw, multi_mmc
+from engine.predictors import Z_ALPHA, lag, lz78y, mmc_and_lz78y, multi_mcw, multi_mmc
 
 __all__ = [
     "ESTIMATORS",
@@ -352,8 +352,10 @@ def _readings(data: Sequence[int], alphabet: int, wanted: Collection[str],
         for name, bits_only in (("collision", collision), ("markov", markov), ("compression", compression)):
             if name in wanted:
                 out[name] = bits_only(data)
+    if "multi-mmc" in wanted and "lz78y" in wanted:  # one pass over the contexts for both
+        out["multi-mmc"], out["lz78y"] = mmc_and_lz78y(data, alphabet)
     for name, predictor in _PREDICTOR_FUNCTIONS.items():
-        if name in wanted:
+        if name in wanted and name not in out:
             out[name] = predictor(data, alphabet)
     return {name: value for name, value in out.items() if name in wanted}
 

@@ -39,6 +39,7 @@ __all__ = [
     "Predictions",
     "lag",
     "lz78y",
+    "mmc_and_lz78y",
     "multi_mcw",
     "multi_mmc",
     "prediction_estimate",
@@ -125,54 +126,73 @@ def prediction_estimate(record: Predictions, alphabet: int) -> float:
 # --- following the leader: which member's guess counts
 
 
-def _lead(hits: Iterable[int], guessed: Iterable[int] | None = None) -> tuple[int, int]:
-    """Right guesses and the longest run of them when each step's guess is the current
-    winner's. ``hits``: per step, a bit mask of the members that guessed right (bit ``j``:
-    member ``j``). Each right member scores a point, in member order; one whose score reaches
-    the winner's becomes the winner (the standard's ``>=``). ``guessed``: the members that made
-    a guess at all, where a member can have none (MultiMMC): the winner's missing guess leaves
-    the run alone."""
-    scores: dict[int, int] = {}
-    winner, high, correct, run, longest = 0, 0, 0, 0, 0
+def _field(trials: int) -> int:
+    """Bits per member in a packed scoreboard: a score gap (at most ``trials``) and one bit."""
+    return max(2, trials.bit_length() + 1)
+
+
+def _lead(hits: Iterable[int], members: int, trials: int,
+          guessed: Iterable[int] | None = None) -> tuple[int, int]:
+    """Right guesses and the longest run of them when each step's guess is the winner's.
+
+    ``hits``: per step, the members that guessed right, member ``j`` as ``1 << (j * field)``
+    (:func:`_field` of ``trials``). Each right member scores a point, in member order, and one
+    whose score reaches the winner's becomes the winner (the standard's ``>=``): after a step
+    the winner is the last right member at the top score, if any. ``guessed``: where a member
+    can have no guess (MultiMMC), how many members (the first ones) guessed; the winner's
+    missing guess leaves the run alone, as in NIST's tool.
+
+    The scoreboard is one integer with a field per member holding its gap to the top score,
+    plus ``2^(field-1) - 1``, so a field's top bit is clear exactly at the top score: a step
+    is a handful of integer operations however many members there are.
+    """
+    field = _field(trials)
+    shift = field - 1
+    ones = sum(1 << (j * field) for j in range(members))
+    gaps = ones * ((1 << shift) - 1)
     made = iter(guessed) if guessed is not None else None
+    winner, order = 1, 1  # the winner's bit in ``hits``, and its place (1-based)
+    correct = run = longest = 0
     for mask in hits:
-        guesses = next(made) if made is not None else -1
-        if mask >> winner & 1:
+        guesses = next(made) if made is not None else members
+        if mask & winner:
             correct += 1
             run += 1
             if run > longest:
                 longest = run
-        elif guesses >> winner & 1:
+        elif guesses >= order:
             run = 0
-        while mask:
-            low = mask & -mask
-            j = low.bit_length() - 1
-            mask ^= low
-            s = scores.get(j, 0) + 1
-            scores[j] = s
-            if s >= high:
-                winner, high = j, s
+        if not mask:
+            continue
+        raised = mask << shift
+        top = raised & ~gaps
+        if top:  # a right member was at the top: the top score goes up by one
+            gaps += ones ^ mask
+        else:
+            gaps -= mask
+            top = raised & ~gaps
+            if not top:
+                continue
+        position = top.bit_length() - 1 - shift
+        winner, order = 1 << position, position // field + 1
     return correct, longest
 
 
 # --- 6.3.7 MultiMCW
 
 
-def _mcw_literal_hits(samples: Sequence[int]) -> Iterator[int]:
-    """Per guess from sample 63 on: which windows' most common value (ties: the most recently
-    seen) is the sample."""
+def _mcw_literal_hits(samples: Sequence[int], field: int) -> Iterator[int]:
+    """Per guess from sample 64 on: which windows' most common value (ties: the most recently
+    seen) is the sample. Counts slide with the windows; only when the most common value leaves
+    a window is the window searched again."""
     windows = [w for w in _WINDOWS if w < len(samples)]
     counts: list[dict[int, int]] = [{} for _ in windows]
-    frequent: list[int] = [0] * len(windows)
-    best: list[int] = [0] * len(windows)
+    frequent = [-1] * len(windows)
+    best = [0] * len(windows)
     last_seen: dict[int, int] = {}
     for i, s in enumerate(samples):
-        mask = 0
-        for j, w in enumerate(windows):
-            if i >= w and frequent[j] == s:
-                mask |= 1 << j
         if i >= _WINDOWS[0]:
-            yield mask
+            yield sum(1 << (j * field) for j, w in enumerate(windows) if i >= w and frequent[j] == s)
         last_seen[s] = i
         for j, w in enumerate(windows):
             c = counts[j]
@@ -183,30 +203,32 @@ def _mcw_literal_hits(samples: Sequence[int]) -> Iterator[int]:
             if old != frequent[j] or old == s:
                 if c[s] >= best[j]:
                     best[j], frequent[j] = c[s], s
-            else:  # the most common value left the window: look again
+            else:
                 best[j] = max(c.values())
                 frequent[j] = max((v for v, n in c.items() if n == best[j]), key=last_seen.__getitem__)
 
 
-def _mcw_bit_hits(bits: Sequence[int]) -> list[int]:
+def _mcw_bit_hits(bits: Sequence[int], field: int) -> list[int]:
     """As :func:`_mcw_literal_hits` for bits: the windows are odd, so a window's majority has
     no tie, and its count of ones is a difference of prefix sums."""
-    n = len(bits)
+    n, first = len(bits), _WINDOWS[0]
     ones = [0, *accumulate(bits)]
-    masks = [0] * (n - _WINDOWS[0])
+    hits = [0] * (n - first)
     for j, w in enumerate(_WINDOWS):
-        bit = 1 << j
+        bit, half = 1 << (j * field), w // 2
         for i in range(w, n):
-            if (2 * (ones[i] - ones[i - w]) > w) == bits[i]:
-                masks[i - _WINDOWS[0]] |= bit
-    return masks
+            if (ones[i] - ones[i - w] > half) == bits[i]:
+                hits[i - first] |= bit
+    return hits
 
 
 def multi_mcw_predictions(samples: Sequence[int], binary: bool = False) -> Predictions:
-    """6.3.7's record: the winning window's guesses of samples 64 to L."""
+    """6.3.7's record: the winning window's guesses of samples 64 to L (``binary``: the
+    samples are bits)."""
     n = len(samples) - _WINDOWS[0]
-    hits = _mcw_bit_hits(samples) if binary else _mcw_literal_hits(samples)
-    correct, longest = _lead(hits)
+    field = _field(n)
+    hits = _mcw_bit_hits(samples, field) if binary else _mcw_literal_hits(samples, field)
+    correct, longest = _lead(hits, len(_WINDOWS), n)
     return Predictions(correct, n, longest)
 
 
@@ -215,94 +237,300 @@ def multi_mcw(samples: Sequence[int], alphabet: int | None = None) -> float | No
     if len(samples) - _WINDOWS[0] < 2:
         return None
     k = _alphabet(samples, alphabet)
-    return prediction_estimate(multi_mcw_predictions(samples, binary=k == 2 and _is_bits(samples)), k)
+    return prediction_estimate(multi_mcw_predictions(samples, binary=_is_bits(samples)), k)
 
 
 # --- 6.3.8 Lag
 
 
-def _lag_literal_hits(samples: Sequence[int]) -> Iterator[int]:
-    """Per guess from sample 2 on: which lags ``d`` (bit ``d - 1``) had the sample ``d`` back."""
+def _lag_literal_hits(samples: Sequence[int], field: int) -> Iterator[int]:
+    """Per guess from sample 2 on: which lags ``d`` (member ``d - 1``) had the sample ``d``
+    back, found by walking back through the earlier places of the same value."""
     previous: dict[int, int] = {}
     chain = [-1] * len(samples)  # the last earlier index holding the same value
     for i, s in enumerate(samples):
-        j = previous.get(s, -1)
-        chain[i] = j
+        j = chain[i] = previous.get(s, -1)
         previous[s] = i
         if i == 0:
             continue
         mask = 0
         while j >= 0 and i - j <= _LAGS:
-            mask |= 1 << (i - j - 1)
+            mask |= 1 << ((i - j - 1) * field)
             j = chain[j]
         yield mask
 
 
-def lag_predictions(samples: Sequence[int]) -> Predictions:
+def _lag_bit_hits(bits: Sequence[int], field: int) -> Iterator[int]:
+    """As :func:`_lag_literal_hits` for bits: the last 128 bits, one to a field (the latest
+    lowest), are the lags that guessed 1; their complement among the lags in reach guessed 0."""
+    window, reach = 0, 0
+    full = (1 << (_LAGS * field)) - 1
+    for i in range(1, len(bits)):
+        window = ((window << field) | bits[i - 1]) & full
+        if i <= _LAGS:
+            reach = (reach << field) | 1
+        yield window if bits[i] else reach ^ window
+
+
+def lag_predictions(samples: Sequence[int], binary: bool = False) -> Predictions:
     """6.3.8's record: the winning lag's guesses of samples 2 to L."""
-    correct, longest = _lead(_lag_literal_hits(samples))
-    return Predictions(correct, len(samples) - 1, longest)
+    n = len(samples) - 1
+    field = _field(n)
+    hits = _lag_bit_hits(samples, field) if binary else _lag_literal_hits(samples, field)
+    correct, longest = _lead(hits, _LAGS, n)
+    return Predictions(correct, n, longest)
 
 
 def lag(samples: Sequence[int], alphabet: int | None = None) -> float | None:
     """6.3.8 Lag estimate in bits per sample; None with 2 samples or fewer."""
     if len(samples) < 3:
         return None
-    return prediction_estimate(lag_predictions(samples), _alphabet(samples, alphabet))
+    k = _alphabet(samples, alphabet)
+    return prediction_estimate(lag_predictions(samples, binary=_is_bits(samples)), k)
 
 
-# --- 6.3.9 MultiMMC
+# --- 6.3.9 MultiMMC and 6.3.10 LZ78Y: what followed each context
 
 
-def _mmc_literal_hits(samples: Sequence[int]) -> tuple[list[int], list[int]]:
-    """Per guess from sample 3 on: which orders ``d`` (bit ``d - 1``) guessed right, and which
-    guessed at all. Order ``d`` counts what followed each ``d``-sample context and guesses the
-    most frequent (ties: the largest value); a context never seen gives no guess."""
-    models: list[dict[tuple[int, ...], dict[int, int]]] = [{} for _ in range(_MMC_DEPTH)]
-    best: list[dict[tuple[int, ...], tuple[int, int]]] = [{} for _ in range(_MMC_DEPTH)]
+class _Context:
+    """What followed one context seen more than once: a count per value, and the value
+    followed most often (ties: the largest value), kept as counts change. A context seen once
+    is kept as the bare value that followed it (most contexts of a long input are seen once)."""
+
+    __slots__ = ("best", "count", "follow")
+
+    def __init__(self, first: int) -> None:
+        self.follow = {first: 1}
+        self.best, self.count = first, 1
+
+    def add(self, value: int, new: bool = True) -> bool:
+        """Count ``value`` once more (a value not yet here only if ``new``); whether it was
+        new here."""
+        count = self.follow.get(value, 0)
+        if not count and not new:
+            return False
+        count = self.follow[value] = count + 1
+        if count > self.count or (count == self.count and value > self.best):
+            self.best, self.count = value, count
+        return count == 1
+
+
+_Seen = dict[int, "_Context | int"]  # context -> what followed it (a bare value: seen once)
+
+
+def _count(model: _Seen, key: int, entry: _Context | int, value: int, new: bool = True) -> bool:
+    """Count ``value`` after the context ``key`` (already in ``model`` as ``entry``); whether
+    the (context, value) pair was new."""
+    if isinstance(entry, _Context):
+        return entry.add(value, new)
+    if value != entry and not new:
+        return False
+    context = model[key] = _Context(entry)
+    return context.add(value)
+
+
+def _packer(samples: Sequence[int], depth: int) -> tuple[int, list[int]]:
+    """Contexts of up to ``depth`` samples as one integer each (the latest sample lowest):
+    the bits per sample and, per length ``d + 1``, the mask that keeps that many."""
+    if min(samples) < 0:
+        raise ValueError(f"samples must not be negative, got {min(samples)}")
+    width = max(1, max(samples).bit_length())
+    return width, [(1 << (width * (d + 1))) - 1 for d in range(depth)]
+
+
+def _mmc_general(samples: Sequence[int], field: int) -> tuple[list[int], list[int]]:
+    """MultiMMC's hits (member ``d``: the order ``d + 1`` model) and, per step, how many
+    orders guessed, for samples 3 to L, on any alphabet. A context unseen at one order is
+    unseen at every higher order (NIST's tool looks no further); each model holds at most
+    100,000 (context, value) entries."""
+    width, masks = _packer(samples, _MMC_DEPTH)
+    models: list[_Seen] = [{} for _ in range(_MMC_DEPTH)]
     entries = [0] * _MMC_DEPTH
     hits: list[int] = []
     guessed: list[int] = []
+    history = 0
     for i in range(1, len(samples)):
+        history = ((history << width) | samples[i - 1]) & masks[-1]
         s = samples[i]
-        hit = made = 0
-        found = True  # a context unseen at order d is unseen at every higher order
+        hit = seen = 0
         for d in range(min(_MMC_DEPTH, i)):
-            context = tuple(samples[i - d - 1 : i])
-            follow = models[d].get(context) if found else None
-            found = follow is not None
-            if follow is not None:
-                if i >= 2:
-                    made |= 1 << d
-                    if best[d][context][1] == s:
-                        hit |= 1 << d
-                if s in follow:
-                    follow[s] += 1
-                elif entries[d] < _MMC_MAX_ENTRIES:
-                    follow[s] = 1
+            model, key = models[d], history & masks[d]
+            entry = model.get(key)
+            if entry is not None and seen == d:
+                seen = d + 1
+                if (entry.best if isinstance(entry, _Context) else entry) == s:
+                    hit |= 1 << (d * field)
+                if _count(model, key, entry, s, entries[d] < _MMC_MAX_ENTRIES):
                     entries[d] += 1
-                else:
-                    continue
             elif entries[d] < _MMC_MAX_ENTRIES:
-                follow = models[d].setdefault(context, {})
-                follow[s] = follow.get(s, 0) + 1
+                if entry is None:
+                    model[key] = s
+                else:  # a model full at a lower order hid this context: counted anyway, as NIST's tool
+                    _count(model, key, entry, s)
                 entries[d] += 1
-            else:
-                continue
-            count, guess = best[d].get(context, (0, -1))
-            if follow[s] > count or (follow[s] == count and s > guess):
-                best[d][context] = (follow[s], s)
         if i >= 2:
             hits.append(hit)
-            guessed.append(made)
+            guessed.append(seen)
     return hits, guessed
+
+
+def _lz78y_general(samples: Sequence[int]) -> Predictions:
+    """LZ78Y's record on any alphabet: the dictionary holds contexts of 1 to 16 samples (at
+    most 65,536) and what followed each; the guess is what followed most often the context
+    (of the last 1 to 16 samples) with the highest such count (ties: the longer context)."""
+    b = _LZ_DEPTH
+    width, masks = _packer(samples, b)
+    dictionary: list[_Seen] = [{} for _ in range(b)]
+    size = correct = run = longest = 0
+    history = 0
+    for s in samples[:b]:
+        history = (history << width) | s
+    for i in range(b, len(samples)):
+        s = samples[i]
+        guess, top = -1, 0
+        for j in range(b - 1, -1, -1):
+            known, key = dictionary[j], history & masks[j]
+            entry = known.get(key)
+            if entry is None:
+                if size < _LZ_MAX_DICTIONARY:
+                    known[key] = s
+                    size += 1
+                continue
+            best, count = (entry.best, entry.count) if isinstance(entry, _Context) else (entry, 1)
+            if count > top:
+                guess, top = best, count
+            _count(known, key, entry, s)
+        if i > b:
+            if top and guess == s:
+                correct += 1
+                run += 1
+                longest = max(longest, run)
+            else:
+                run = 0
+        history = ((history << width) | s) & masks[-1]
+    return Predictions(correct, len(samples) - b - 1, longest)
+
+
+def _lz78y_fits(n: int) -> bool:
+    """Whether ``n`` bits cannot fill LZ78Y's dictionary (fewer distinct contexts of 1 to 16
+    bits than its 65,536 entries), which the bit path below relies on."""
+    return sum(min(1 << d, n) for d in range(1, _LZ_DEPTH + 1)) <= _LZ_MAX_DICTIONARY
+
+
+def _contexts_of_bits(bits: Sequence[int], field: int, lz: bool) -> tuple[list[int], list[int], Predictions | None]:
+    """MultiMMC's hits and guesses (as :func:`_mmc_general`) and, with ``lz``, LZ78Y's
+    record, for bits, in one pass (for fewer than 100,000 bits, where no model is full; with
+    ``lz``, for few enough that LZ78Y's dictionary is never full, :func:`_lz78y_fits`).
+
+    A context of ``d + 1`` bits is an index into a list per order, whose entry packs both
+    counts: zeros low, ones above ``shift``. A context unseen at one order is unseen at every
+    higher order, so those are written without being read. LZ78Y counts the same (context,
+    bit) pairs but only from bit 16 on: ``early`` holds the pairs before it, subtracted. Its
+    counts fall as the context grows, so the guess (the longest context with the highest
+    count) is found by going up from one bit until the count drops.
+    """
+    n = len(bits)
+    shift = n.bit_length() + 1
+    low = (1 << shift) - 1
+    step_for = (1, 1 << shift)  # adding a 0, adding a 1
+    tables = [[0] * (2 << d) for d in range(_MMC_DEPTH)]
+    masks = [(2 << d) - 1 for d in range(_MMC_DEPTH)]
+    early: list[dict[int, int]] = [{} for _ in range(_MMC_DEPTH)]
+    hits: list[int] = []
+    guessed: list[int] = []
+    history = 0
+    start = min(n, _LZ_DEPTH + 1)
+    for i in range(1, start):  # the first steps: every model still filling up
+        history = (history << 1) | bits[i - 1]
+        y, hit, seen = bits[i], 0, 0
+        for d in range(i):
+            table, key = tables[d], history & masks[d]
+            packed = table[key]
+            if seen == d and packed:
+                seen = d + 1
+                if (packed >> shift >= packed & low) == y:
+                    hit |= 1 << (d * field)
+            table[key] = packed + step_for[y]
+            if i < _LZ_DEPTH:
+                early[d][key] = early[d].get(key, 0) + step_for[y]
+        if i >= 2:
+            hits.append(hit)
+            guessed.append(seen)
+    orders = [(tables[d], masks[d], 1 << (d * field), early[d]) for d in range(_MMC_DEPTH)]
+    unseen = [[(tables[d], masks[d]) for d in range(first, _MMC_DEPTH)] for first in range(_MMC_DEPTH + 1)]
+    full = (1 << _MMC_DEPTH) - 1
+    correct = run = longest = 0
+    for i in range(start, n):
+        history = ((history << 1) | bits[i - 1]) & full
+        y = bits[i]
+        step = step_for[y]
+        hit = 0
+        best, guess, looking = 0, -1, lz
+        seen = _MMC_DEPTH
+        for d, (table, mask, member, before) in enumerate(orders):
+            key = history & mask
+            packed = table[key]
+            if not packed:
+                seen = d
+                break
+            if (packed >> shift >= packed & low) == y:
+                hit |= member
+            if looking:  # LZ78Y: this context's counts from bit 16 on
+                counts = packed - before.get(key, 0) if before else packed
+                zeros, ones = counts & low, counts >> shift
+                if ones >= zeros:
+                    if ones and ones >= best:
+                        best, guess = ones, 1
+                    else:
+                        looking = False
+                elif zeros >= best:
+                    best, guess = zeros, 0
+                else:
+                    looking = False
+            table[key] = packed + step
+        for table, mask in unseen[seen]:
+            table[history & mask] = step
+        hits.append(hit)
+        guessed.append(seen)
+        if best and guess == y:
+            correct += 1
+            run += 1
+            if run > longest:
+                longest = run
+        else:
+            run = 0
+    record = Predictions(correct, n - _LZ_DEPTH - 1, longest) if lz else None
+    return hits, guessed, record
+
+
+def _mmc_and_lz78y(samples: Sequence[int], want_lz: bool) -> tuple[Predictions, Predictions | None]:
+    """MultiMMC's record and (``want_lz``) LZ78Y's, by the bit pass where it applies."""
+    n = len(samples) - 2
+    field = _field(n)
+    lz_record: Predictions | None = None
+    if _is_bits(samples) and len(samples) < _MMC_MAX_ENTRIES:
+        lz_inside = want_lz and len(samples) > _LZ_DEPTH + 2 and _lz78y_fits(len(samples))
+        hits, guessed, lz_record = _contexts_of_bits(samples, field, lz_inside)
+    else:
+        hits, guessed = _mmc_general(samples, field)
+    if want_lz and lz_record is None:
+        lz_record = _lz78y_general(samples)
+    correct, longest = _lead(hits, _MMC_DEPTH, n, guessed)
+    return Predictions(correct, n, longest), lz_record
 
 
 def multi_mmc_predictions(samples: Sequence[int]) -> Predictions:
     """6.3.9's record: the winning order's guesses of samples 3 to L."""
-    hits, guessed = _mmc_literal_hits(samples)
-    correct, longest = _lead(hits, guessed)
-    return Predictions(correct, len(samples) - 2, longest)
+    return _mmc_and_lz78y(samples, want_lz=False)[0]
+
+
+def lz78y_predictions(samples: Sequence[int]) -> Predictions:
+    """6.3.10's record: guesses of samples B + 2 to L."""
+    if _is_bits(samples) and len(samples) < _MMC_MAX_ENTRIES and _lz78y_fits(len(samples)):
+        record = _mmc_and_lz78y(samples, want_lz=True)[1]
+        if record is not None:
+            return record
+    return _lz78y_general(samples)
 
 
 def multi_mmc(samples: Sequence[int], alphabet: int | None = None) -> float | None:
@@ -312,52 +540,23 @@ def multi_mmc(samples: Sequence[int], alphabet: int | None = None) -> float | No
     return prediction_estimate(multi_mmc_predictions(samples), _alphabet(samples, alphabet))
 
 
-# --- 6.3.10 LZ78Y
-
-
-def lz78y_predictions(samples: Sequence[int]) -> Predictions:
-    """6.3.10's record: guesses of samples B + 2 to L. The dictionary holds contexts of length
-    1 to 16 (at most 65,536 of them) and what followed each; the guess is what followed most
-    often the context (of the last 1 to 16 samples) with the highest such count (ties: the
-    longer context; within one, the largest value)."""
-    b = _LZ_DEPTH
-    follows: dict[tuple[int, ...], dict[int, int]] = {}
-    best: dict[tuple[int, ...], tuple[int, int]] = {}
-    size = correct = run = longest = 0
-    for i in range(b, len(samples)):
-        s = samples[i]
-        guess, top = -1, 0
-        for j in range(b, 0, -1):
-            context = tuple(samples[i - j : i])
-            follow = follows.get(context)
-            if follow is None:
-                if size >= _LZ_MAX_DICTIONARY:
-                    continue
-                follow = follows[context] = {}
-                size += 1
-            elif i > b:
-                count, y = best[context]
-                if count > top:
-                    guess, top = y, count
-            follow[s] = follow.get(s, 0) + 1
-            count, y = best.get(context, (0, -1))
-            if follow[s] > count or (follow[s] == count and s > y):
-                best[context] = (follow[s], s)
-        if i > b:
-            if top and guess == s:
-                correct += 1
-                run += 1
-                longest = max(longest, run)
-            else:
-                run = 0
-    return Predictions(correct, len(samples) - b - 1, longest)
-
-
 def lz78y(samples: Sequence[int], alphabet: int | None = None) -> float | None:
     """6.3.10 LZ78Y estimate in bits per sample; None with 18 samples or fewer."""
     if len(samples) - _LZ_DEPTH - 1 < 2:
         return None
     return prediction_estimate(lz78y_predictions(samples), _alphabet(samples, alphabet))
+
+
+def mmc_and_lz78y(samples: Sequence[int], alphabet: int | None = None) -> tuple[float | None, float | None]:
+    """Both 6.3.9 and 6.3.10 estimates; for bits in one pass over the contexts (they count
+    the same pairs), which is how :func:`engine.estimators.assess` calls them."""
+    if len(samples) < 4:
+        return None, None
+    k = _alphabet(samples, alphabet)
+    with_lz = len(samples) - _LZ_DEPTH - 1 >= 2
+    mmc_record, lz_record = _mmc_and_lz78y(samples, want_lz=with_lz)
+    return (prediction_estimate(mmc_record, k),
+            prediction_estimate(lz_record, k) if lz_record is not None else None)
 
 
 # --- shared
@@ -373,4 +572,5 @@ def _alphabet(samples: Sequence[int], alphabet: int | None) -> int:
 
 
 def _is_bits(samples: Sequence[int]) -> bool:
-    return all(s in (0, 1) for s in samples)
+    """Whether every sample is 0 or 1 (the fast paths' alphabet)."""
+    return all(s == 0 or s == 1 for s in samples)
