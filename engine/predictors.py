@@ -42,6 +42,7 @@ __all__ = [
     "mmc_and_lz78y",
     "multi_mcw",
     "multi_mmc",
+    "predictabilities",
     "prediction_estimate",
 ]
 
@@ -104,22 +105,31 @@ def _p_local(r: int, n: int, low: float) -> float:
             hi = mid
 
 
-def prediction_estimate(record: Predictions, alphabet: int) -> float:
-    """Bits per sample from a predictor's record: ``-log2 max(P_global', P_local, 1/k)``."""
+def predictabilities(record: Predictions, alphabet: int) -> tuple[float, float | None]:
+    """A record's global predictability ``P_global'`` (the 99 % upper bound on the share of
+    right guesses, at least ``1/k``) and its local one ``P_local``, or None where that cannot
+    raise the estimate (as NIST's tool, it is solved only when it can)."""
     correct, n, longest = record
     if n < 2:
         raise ValueError(f"a prediction estimate needs at least 2 guesses, got {n}")
     if alphabet < 1:
         raise ValueError(f"the alphabet must hold at least one symbol, got {alphabet}")
-    p_global = correct / n
+    share = correct / n
     if correct:
-        bound = min(1.0, p_global + Z_ALPHA * math.sqrt(p_global * (1.0 - p_global) / (n - 1)))
+        bound = min(1.0, share + Z_ALPHA * math.sqrt(share * (1.0 - share) / (n - 1)))
     else:
         bound = 1.0 - 0.01 ** (1.0 / n)
     p = max(1.0 / alphabet, bound)
-    r = longest + 1
+    r = longest + 1  # the standard's r: one more than the longest run
     if p < 1.0 and _log_no_run(p, r, n) > _LOG_ALPHA:
-        p = max(p, _p_local(r, n, p))
+        return bound, _p_local(r, n, p)
+    return bound, None
+
+
+def prediction_estimate(record: Predictions, alphabet: int) -> float:
+    """Bits per sample from a predictor's record: ``-log2 max(P_global', P_local, 1/k)``."""
+    p_global, p_local = predictabilities(record, alphabet)
+    p = max(1.0 / alphabet, p_global, p_local or 0.0)
     return max(0.0, -math.log2(p))
 
 
@@ -139,8 +149,8 @@ def _lead(hits: Iterable[int], members: int, trials: int,
     (:func:`_field` of ``trials``). Each right member scores a point, in member order, and one
     whose score reaches the winner's becomes the winner (the standard's ``>=``): after a step
     the winner is the last right member at the top score, if any. ``guessed``: where a member
-    can have no guess (MultiMMC), how many members (the first ones) guessed; the winner's
-    missing guess leaves the run alone, as in NIST's tool.
+    can have no guess (MultiMMC), the members that guessed, as ``hits``; the winner's missing
+    guess leaves the run alone, as in NIST's tool.
 
     The scoreboard is one integer with a field per member holding its gap to the top score,
     plus ``2^(field-1) - 1``, so a field's top bit is clear exactly at the top score: a step
@@ -151,16 +161,16 @@ def _lead(hits: Iterable[int], members: int, trials: int,
     ones = sum(1 << (j * field) for j in range(members))
     gaps = ones * ((1 << shift) - 1)
     made = iter(guessed) if guessed is not None else None
-    winner, order = 1, 1  # the winner's bit in ``hits``, and its place (1-based)
+    winner = 1  # the winner's bit in ``hits``
     correct = run = longest = 0
     for mask in hits:
-        guesses = next(made) if made is not None else members
+        guesses = next(made) if made is not None else ones
         if mask & winner:
             correct += 1
             run += 1
             if run > longest:
                 longest = run
-        elif guesses >= order:
+        elif guesses & winner:
             run = 0
         if not mask:
             continue
@@ -173,8 +183,7 @@ def _lead(hits: Iterable[int], members: int, trials: int,
             top = raised & ~gaps
             if not top:
                 continue
-        position = top.bit_length() - 1 - shift
-        winner, order = 1 << position, position // field + 1
+        winner = 1 << (top.bit_length() - 1 - shift)
     return correct, longest
 
 
@@ -339,10 +348,9 @@ def _packer(samples: Sequence[int], depth: int) -> tuple[int, list[int]]:
 
 
 def _mmc_general(samples: Sequence[int], field: int) -> tuple[list[int], list[int]]:
-    """MultiMMC's hits (member ``d``: the order ``d + 1`` model) and, per step, how many
-    orders guessed, for samples 3 to L, on any alphabet. A context unseen at one order is
-    unseen at every higher order (NIST's tool looks no further); each model holds at most
-    100,000 (context, value) entries."""
+    """MultiMMC's hits and guesses (member ``d``: the order ``d + 1`` model) for samples 3 to
+    L, on any alphabet. Each model holds at most 100,000 (context, value) entries: a new pair
+    beyond that is not counted."""
     width, masks = _packer(samples, _MMC_DEPTH)
     models: list[_Seen] = [{} for _ in range(_MMC_DEPTH)]
     entries = [0] * _MMC_DEPTH
@@ -352,25 +360,24 @@ def _mmc_general(samples: Sequence[int], field: int) -> tuple[list[int], list[in
     for i in range(1, len(samples)):
         history = ((history << width) | samples[i - 1]) & masks[-1]
         s = samples[i]
-        hit = seen = 0
+        hit = made = 0
         for d in range(min(_MMC_DEPTH, i)):
             model, key = models[d], history & masks[d]
             entry = model.get(key)
-            if entry is not None and seen == d:
-                seen = d + 1
-                if (entry.best if isinstance(entry, _Context) else entry) == s:
-                    hit |= 1 << (d * field)
-                if _count(model, key, entry, s, entries[d] < _MMC_MAX_ENTRIES):
-                    entries[d] += 1
-            elif entries[d] < _MMC_MAX_ENTRIES:
-                if entry is None:
+            if entry is None:
+                if entries[d] < _MMC_MAX_ENTRIES:
                     model[key] = s
-                else:  # a model full at a lower order hid this context: counted anyway, as NIST's tool
-                    _count(model, key, entry, s)
+                    entries[d] += 1
+                continue
+            member = 1 << (d * field)
+            made |= member
+            if (entry.best if isinstance(entry, _Context) else entry) == s:
+                hit |= member
+            if _count(model, key, entry, s, entries[d] < _MMC_MAX_ENTRIES):
                 entries[d] += 1
         if i >= 2:
             hits.append(hit)
-            guessed.append(seen)
+            guessed.append(made)
     return hits, guessed
 
 
@@ -419,8 +426,10 @@ def _lz78y_fits(n: int) -> bool:
 
 def _contexts_of_bits(bits: Sequence[int], field: int, lz: bool) -> tuple[list[int], list[int], Predictions | None]:
     """MultiMMC's hits and guesses (as :func:`_mmc_general`) and, with ``lz``, LZ78Y's
-    record, for bits, in one pass (for fewer than 100,000 bits, where no model is full; with
+    record, for bits, in one pass (for at most 100,000 bits, where no model is full; with
     ``lz``, for few enough that LZ78Y's dictionary is never full, :func:`_lz78y_fits`).
+    Then a context unseen at one order is unseen at every higher order, so the orders that
+    guess are the first few.
 
     A context of ``d + 1`` bits is an index into a list per order, whose entry packs both
     counts: zeros low, ones above ``shift``. A context unseen at one order is unseen at every
@@ -436,6 +445,7 @@ def _contexts_of_bits(bits: Sequence[int], field: int, lz: bool) -> tuple[list[i
     tables = [[0] * (2 << d) for d in range(_MMC_DEPTH)]
     masks = [(2 << d) - 1 for d in range(_MMC_DEPTH)]
     early: list[dict[int, int]] = [{} for _ in range(_MMC_DEPTH)]
+    first = [sum(1 << (d * field) for d in range(k)) for k in range(_MMC_DEPTH + 1)]  # the first k orders
     hits: list[int] = []
     guessed: list[int] = []
     history = 0
@@ -455,7 +465,7 @@ def _contexts_of_bits(bits: Sequence[int], field: int, lz: bool) -> tuple[list[i
                 early[d][key] = early[d].get(key, 0) + step_for[y]
         if i >= 2:
             hits.append(hit)
-            guessed.append(seen)
+            guessed.append(first[seen])
     orders = [(tables[d], masks[d], 1 << (d * field), early[d]) for d in range(_MMC_DEPTH)]
     unseen = [[(tables[d], masks[d]) for d in range(first, _MMC_DEPTH)] for first in range(_MMC_DEPTH + 1)]
     full = (1 << _MMC_DEPTH) - 1
@@ -491,7 +501,7 @@ def _contexts_of_bits(bits: Sequence[int], field: int, lz: bool) -> tuple[list[i
         for table, mask in unseen[seen]:
             table[history & mask] = step
         hits.append(hit)
-        guessed.append(seen)
+        guessed.append(first[seen])
         if best and guess == y:
             correct += 1
             run += 1
@@ -508,7 +518,7 @@ def _mmc_and_lz78y(samples: Sequence[int], want_lz: bool) -> tuple[Predictions, 
     n = len(samples) - 2
     field = _field(n)
     lz_record: Predictions | None = None
-    if _is_bits(samples) and len(samples) < _MMC_MAX_ENTRIES:
+    if _is_bits(samples) and len(samples) <= _MMC_MAX_ENTRIES:
         lz_inside = want_lz and len(samples) > _LZ_DEPTH + 2 and _lz78y_fits(len(samples))
         hits, guessed, lz_record = _contexts_of_bits(samples, field, lz_inside)
     else:
@@ -526,7 +536,7 @@ def multi_mmc_predictions(samples: Sequence[int]) -> Predictions:
 
 def lz78y_predictions(samples: Sequence[int]) -> Predictions:
     """6.3.10's record: guesses of samples B + 2 to L."""
-    if _is_bits(samples) and len(samples) < _MMC_MAX_ENTRIES and _lz78y_fits(len(samples)):
+    if _is_bits(samples) and len(samples) <= _MMC_MAX_ENTRIES and _lz78y_fits(len(samples)):
         record = _mmc_and_lz78y(samples, want_lz=True)[1]
         if record is not None:
             return record

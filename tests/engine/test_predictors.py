@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import json
 import math
+import random
+import re
+from collections import Counter
 from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from engine import predictors
 from engine.estimators import (
     assess,
     collision,
@@ -24,7 +30,24 @@ from engine.estimators import (
     t_tuple_and_lrs,
     to_bits,
 )
-from engine.predictors import lag, lz78y, multi_mcw, multi_mmc
+from engine.predictors import (
+    Predictions,
+    _field,
+    _is_bits,
+    _lead,
+    _lz78y_fits,
+    _lz78y_general,
+    _mmc_general,
+    lag,
+    lag_predictions,
+    lz78y,
+    lz78y_predictions,
+    multi_mcw,
+    multi_mcw_predictions,
+    multi_mmc,
+    multi_mmc_predictions,
+    predictabilities,
+)
 
 DATA = Path(__file__).parent / "data" / "sp800-90b"
 TOLERANCE = 1e-5
@@ -36,7 +59,8 @@ NIST_NAMES = {
     "multi-mcw": "Multi Most Common in Window (MultiMCW) Prediction", "lag": "Lag Prediction",
     "multi-mmc": "Multi Markov Model with Counting (MultiMMC) Prediction", "lz78y": "LZ78Y Prediction",
 }
-#: Files whose test would be slow (800,000 bits): checked by bench/bench_estimators.py --nist.
+#: A file whose test would be slow (800,000 bits, a minute): bench/bench_estimators.py --nist
+#: checks it, and every other file, the same way.
 SLOW = {"uniform8_100000"}
 
 
@@ -75,6 +99,8 @@ def relative(mine: float, theirs: float) -> float:
 
 
 FILES = sorted(set(nist()) - SLOW)
+#: assess() on every file but the 100,000-bit one, whose every reading the test above checks
+MINIMUM_FILES = [name for name in FILES if name != "markov1_100000"]
 
 
 @pytest.mark.parametrize("name", FILES)
@@ -92,7 +118,7 @@ def test_every_estimator_agrees_with_nists_tool(name: str) -> None:
             assert (label == NIST_NAMES["t-tuple"] and figure is None) or label == NIST_NAMES["multi-mcw"], label
 
 
-@pytest.mark.parametrize("name", FILES)
+@pytest.mark.parametrize("name", MINIMUM_FILES)
 def test_the_minimum_is_nists_figure(name: str) -> None:
     samples, width = samples_of(name)
     entry = nist()[name]
@@ -110,3 +136,222 @@ def test_the_sticky_sources_were_credited_above_the_standard_by_the_six_alone() 
         after = assess(samples, width)
         assert before.minimum[0] == "lrs" and math.isclose(before.minimum[1], six, rel_tol=TOLERANCE)
         assert after.minimum[0] == "lag" and math.isclose(after.minimum[1], ten, rel_tol=TOLERANCE)
+
+
+# --- NIST's own counts: every predictor's record (C, N, r) and bounds, from the verbose output
+
+NIST_LINE = re.compile(
+    r"^(Literal|Bitstring) (MultiMCW|Lag|MultiMMC|LZ78Y) Prediction Estimate: N = (\d+), "
+    r"Pglobal' = ([0-9.e-]+) \(C = (\d+)\) (?:Plocal = ([0-9.e-]+)|Plocal can't affect result) \(r = (\d+)\)$")
+RECORDS = {"MultiMCW": multi_mcw_predictions, "Lag": lag_predictions, "MultiMMC": multi_mmc_predictions,
+           "LZ78Y": lz78y_predictions}
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_every_predictor_counts_what_nists_tool_counts(name: str) -> None:
+    samples, width = samples_of(name)
+    bits = to_bits(samples, width) if width > 1 else samples
+    lines = [m for m in map(NIST_LINE.match, (DATA / f"{name}.txt").read_text(encoding="utf-8").splitlines()) if m]
+    assert len(lines) >= 4
+    for reading, predictor, n, p_global, correct, p_local, r in (m.groups() for m in lines):
+        data, k = (bits, 2) if reading == "Bitstring" or width == 1 else (samples, len(set(samples)))
+        record = RECORDS[predictor](data)
+        where = (reading, predictor)
+        assert (record.correct, record.trials, record.longest + 1) == (int(correct), int(n), int(r)), where
+        mine_global, mine_local = predictabilities(record, k)
+        assert math.isclose(mine_global, float(p_global), rel_tol=1e-12), where
+        if p_local is None:
+            assert mine_local is None, where
+        else:
+            assert mine_local is not None and math.isclose(mine_local, float(p_local), rel_tol=1e-9), where
+
+
+# --- the fast paths against a literal reading of the standard's steps (0-based: the
+# standard's s_i is samples[i - 1]); a guess is the sample or None (no guess)
+
+
+def longest_run(correct: list[bool | None]) -> int:
+    """The longest run of right guesses; a missing guess (None) neither adds nor breaks
+    (NIST's tool: MultiMMC's winner without a guess leaves the run alone)."""
+    run = longest = 0
+    for c in correct:
+        if c:
+            run += 1
+            longest = max(longest, run)
+        elif c is not None:
+            run = 0
+    return longest
+
+
+def compete(guesses: list[list[int | None]], samples: list[int], first: int) -> tuple[list[bool | None], int]:
+    """Step by step: the winner's guess of ``samples[first + t]`` counts, then every member
+    that guessed right scores, and one that reaches the winner's score becomes the winner."""
+    scoreboard = [0] * len(guesses[0]) if guesses else []
+    winner = 0
+    correct: list[bool | None] = []
+    for t, row in enumerate(guesses):
+        s = samples[first + t]
+        correct.append(None if row[winner] is None else row[winner] == s)
+        for j, guess in enumerate(row):
+            if guess == s:
+                scoreboard[j] += 1
+                if scoreboard[j] >= scoreboard[winner]:
+                    winner = j
+    return correct, sum(1 for c in correct if c)
+
+
+def most_followed(follow: dict[int, int]) -> int:
+    """The value seen most often (ties: the largest, as NIST's tool)."""
+    top = max(follow.values())
+    return max(y for y, c in follow.items() if c == top)
+
+
+def standard_multi_mcw(s: list[int]) -> Predictions:
+    """6.3.7: windows 63, 255, 1023, 4095; each guesses its most common value (ties: the most
+    recent), from s_(w1 + 1) on."""
+    windows = (63, 255, 1023, 4095)
+    guesses = []
+    for i in range(windows[0], len(s)):
+        row: list[int | None] = []
+        for w in windows:
+            if i >= w:
+                window = s[i - w : i]
+                counts = Counter(window)
+                top = max(counts.values())
+                row.append(next(v for v in reversed(window) if counts[v] == top))
+            else:
+                row.append(None)
+        guesses.append(row)
+    correct, c = compete(guesses, s, windows[0])
+    return Predictions(c, len(s) - windows[0], longest_run([bool(x) for x in correct]))
+
+
+def standard_lag(s: list[int]) -> Predictions:
+    """6.3.8: lag d (1 to 128) guesses s_(i - d), from s_2 on."""
+    guesses = [[s[i - d] if i >= d else None for d in range(1, 129)] for i in range(1, len(s))]
+    correct, c = compete(guesses, s, 1)
+    return Predictions(c, len(s) - 1, longest_run([bool(x) for x in correct]))
+
+
+def standard_multi_mmc(s: list[int], max_entries: int = 100_000) -> Predictions:
+    """6.3.9: for i = 3 to L, (a) each order d < i - 1 counts the pair ((s_(i-d-1) .. s_(i-2)),
+    s_(i-1)), adding a new one only below maxEntries; (b) each guesses the value that most
+    often followed the last d samples (None: that context never seen)."""
+    models: list[dict[tuple[tuple[int, ...], int], int]] = [{} for _ in range(16)]
+    guesses = []
+    for i in range(2, len(s)):
+        for d in range(1, 17):
+            if d < i:
+                pair = (tuple(s[i - 1 - d : i - 1]), s[i - 1])
+                if pair in models[d - 1]:
+                    models[d - 1][pair] += 1
+                elif len(models[d - 1]) < max_entries:
+                    models[d - 1][pair] = 1
+        row: list[int | None] = []
+        for d in range(1, 17):
+            x = tuple(s[i - d : i]) if i >= d else None
+            follow = {y: c for (context, y), c in models[d - 1].items() if context == x}
+            row.append(most_followed(follow) if follow else None)
+        guesses.append(row)
+    correct, c = compete(guesses, s, 2)
+    return Predictions(c, len(s) - 2, longest_run(correct))
+
+
+def standard_lz78y(s: list[int], max_size: int = 65_536) -> Predictions:
+    """6.3.10: for i = B + 2 to L, (a) for j = B down to 1 the context (s_(i-j-1) .. s_(i-2))
+    enters the dictionary (below maxDictionarySize) and, if in it, counts s_(i-1); (b) the
+    guess is what most often followed the context (of the last j) with the highest count."""
+    b = 16
+    dictionary: dict[tuple[int, ...], dict[int, int]] = {}
+    correct: list[bool | None] = []
+    for i in range(b + 1, len(s)):
+        for j in range(b, 0, -1):
+            x = tuple(s[i - 1 - j : i - 1])
+            if x not in dictionary and len(dictionary) < max_size:
+                dictionary[x] = {}
+            if x in dictionary:
+                dictionary[x][s[i - 1]] = dictionary[x].get(s[i - 1], 0) + 1
+        guess, top = None, 0
+        for j in range(b, 0, -1):
+            follow = dictionary.get(tuple(s[i - j : i]))
+            if follow and max(follow.values()) > top:
+                guess, top = most_followed(follow), max(follow.values())
+        correct.append(guess == s[i])
+    return Predictions(sum(1 for c in correct if c), len(s) - b - 1, longest_run(correct))
+
+
+def noisy_pattern(draw: st.DrawFn, alphabet: int, size: int) -> list[int]:
+    """A repeating pattern with a few random changes: long runs of right guesses, ties."""
+    period = draw(st.integers(1, 20))
+    pattern = draw(st.lists(st.integers(0, alphabet - 1), min_size=period, max_size=period))
+    data = (pattern * (size // period + 1))[:size]
+    for i in draw(st.lists(st.integers(0, size - 1), max_size=size // 8)):
+        data[i] = draw(st.integers(0, alphabet - 1))
+    return data
+
+
+@st.composite
+def sample_lists(draw: st.DrawFn, min_size: int = 2, max_size: int = 200) -> list[int]:
+    """Bits, or a small alphabet; random, or a noisy pattern."""
+    alphabet = draw(st.sampled_from([2, 2, 3, 5]))
+    size = draw(st.integers(min_size, max_size))
+    if draw(st.booleans()):
+        return noisy_pattern(draw, alphabet, size)
+    return draw(st.lists(st.integers(0, alphabet - 1), min_size=size, max_size=size))
+
+
+@settings(max_examples=150, deadline=None)
+@given(sample_lists(min_size=3))
+def test_lag_is_the_standards(data: list[int]) -> None:
+    assert lag_predictions(data, binary=_is_bits(data)) == standard_lag(data)
+    if _is_bits(data):  # the literal path on bits too
+        assert lag_predictions(data, binary=False) == standard_lag(data)
+
+
+@settings(max_examples=60, deadline=None)
+@given(sample_lists(min_size=65, max_size=600))
+def test_multi_mcw_is_the_standards(data: list[int]) -> None:
+    assert multi_mcw_predictions(data, binary=_is_bits(data)) == standard_multi_mcw(data)
+    if _is_bits(data):
+        assert multi_mcw_predictions(data, binary=False) == standard_multi_mcw(data)
+
+
+def test_multi_mcw_is_the_standards_in_all_four_windows() -> None:
+    rng = random.Random(41)
+    bits = [int(rng.random() < 0.55) for _ in range(4500)]
+    assert multi_mcw_predictions(bits, binary=True) == standard_multi_mcw(bits)
+    assert multi_mcw_predictions(bits, binary=False) == standard_multi_mcw(bits)
+    symbols = [rng.choice((0, 0, 1, 2, 3)) for _ in range(4500)]
+    assert multi_mcw_predictions(symbols) == standard_multi_mcw(symbols)
+
+
+@settings(max_examples=150, deadline=None)
+@given(sample_lists(min_size=4, max_size=120))
+def test_multi_mmc_and_lz78y_are_the_standards(data: list[int]) -> None:
+    mmc, lz = standard_multi_mmc(data), standard_lz78y(data) if len(data) >= 19 else None
+    assert multi_mmc_predictions(data) == mmc
+    if lz is not None:
+        assert lz78y_predictions(data) == lz
+    if _is_bits(data):  # the general paths on bits, which the bit pass replaces
+        field = _field(len(data) - 2)
+        hits, guessed = _mmc_general(data, field)
+        correct, longest = _lead(hits, 16, len(data) - 2, guessed)
+        assert Predictions(correct, len(data) - 2, longest) == mmc
+        if lz is not None:
+            assert _lz78y_general(data) == lz
+
+
+@settings(max_examples=60, deadline=None)
+@given(sample_lists(min_size=19, max_size=120), st.integers(1, 12), st.integers(1, 60))
+def test_full_models_and_dictionary_are_the_standards(data: list[int], entries: int, size: int) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(predictors, "_MMC_MAX_ENTRIES", entries)
+        patch.setattr(predictors, "_LZ_MAX_DICTIONARY", size)
+        assert multi_mmc_predictions(data) == standard_multi_mmc(data, max_entries=entries)
+        assert lz78y_predictions(data) == standard_lz78y(data, max_size=size)
+
+
+def test_the_bit_pass_covers_a_start_up_window() -> None:
+    # 8192 bits fit both the models and LZ78Y's dictionary, so the one-pass path is the one used
+    assert _lz78y_fits(8192) and predictors._MMC_MAX_ENTRIES > 8192
+    assert not _lz78y_fits(100_000)
