@@ -14,12 +14,14 @@ estimate is ``-log2`` of the higher of the two (and of ``1/k`` for ``k`` symbols
 Each family's members compete: the one with the best score so far (ties to the later one, the
 standard's ``>=``) makes the guess that counts. Written from the standard's text (NIST SP
 800-90B, January 2018) and held to NIST's reference tool (usnistgov/SP800-90B_EntropyAssessment,
-``ea_non_iid``) to 1e-5 on the files in tests/engine/data/sp800-90b/. Where the two differ the
-tool is followed and said so: its 99 % quantile (2.5758293..., which the standard rounds to
-2.576) and, in MultiMMC, a guess that the winner cannot make (a context never seen) neither
-counts nor ends the run of right guesses (it only lengthens a run, so it can only lower the
-estimate). One departure the other way round is not taken: the tool skips MultiMCW below 4,096
-samples, the standard does not, so neither does this (it can only lower the minimum).
+``ea_non_iid``) to 1e-5 on the files in tests/engine/data/sp800-90b/. Where the text leaves
+room, the tool is followed: its 99 % quantile (2.5758293..., which the standard prints as
+2.576); a tie between values within one context goes to the largest; and in MultiMMC a guess
+the winner cannot make (a context never seen) neither counts nor ends the run of right
+guesses (a longer run can only lower the estimate). Where following the tool could only raise
+the minimum, the standard's text is followed instead: the tool skips MultiMCW below 4,096
+samples, and stops MultiMMC's look-up at the first unseen order, which differs from looking
+each order up only once a model is full.
 
 Bits (two symbols) take fast paths with the same results: window counts from prefix sums,
 scoreboards packed into one integer (a field per predictor, updated for all at once), and
