@@ -11,6 +11,7 @@ import hashlib
 import math
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -136,3 +137,14 @@ def test_random_bytes_pass_and_patterns_counters_and_text_fail() -> None:
         assert bits < floor, name
         if estimator:
             assert worst == estimator, name
+
+
+def test_assess_runs_the_estimators_it_is_given_in_the_standards_order() -> None:
+    data = pseudo_random(1024)
+    six = assess(data, estimators=("lrs", "mcv", "collision", "markov", "compression", "t-tuple"))
+    assert tuple(six.figures) == ESTIMATORS[:6]
+    assert six.figures == {k: v for k, v in assess(data).figures.items() if k in ESTIMATORS[:6]}
+    with pytest.raises(ValueError, match=r"unknown estimators \['lagg'\]"):
+        assess(data, estimators=("mcv", "lagg"))
+    with pytest.raises(ValueError, match="at least one estimator"):
+        assess(data, estimators=())
