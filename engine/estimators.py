@@ -1,20 +1,25 @@
 """Min-entropy estimates of a noise source's raw samples: SP 800-90B section 6.3 (non-IID).
 
-Six of the standard's estimators, written from its text (NIST SP 800-90B, January 2018):
+All ten of the standard's estimators (NIST SP 800-90B, January 2018), written from its text and
+held to NIST's reference tool (``ea_non_iid``) on the files in tests/engine/data/sp800-90b/:
 
 - 6.3.1 most common value (MCV), 6.3.5 t-tuple and 6.3.6 longest repeated substring (LRS)
   work on samples of any alphabet;
-- 6.3.2 collision, 6.3.3 Markov and 6.3.4 compression work on bits only.
+- 6.3.2 collision, 6.3.3 Markov and 6.3.4 compression work on bits only;
+- 6.3.7 MultiMCW, 6.3.8 Lag, 6.3.9 MultiMMC and 6.3.10 LZ78Y, the predictors, work on any
+  alphabet (:mod:`engine.predictors`).
 
 As in the standard (3.1.3) and NIST's reference tool, samples wider than one bit are assessed
-twice: as they are (MCV, t-tuple, LRS) and as a bit string, most significant bit first (all
-six); a bit-string estimate counts ``width`` times per sample. :func:`assess` returns each
-estimator's figure in bits per sample (the lower of its two readings) and the minimum.
+twice: as they are (MCV, t-tuple, LRS and the four predictors) and as a bit string, most
+significant bit first (all ten); a bit-string estimate counts ``width`` times per sample.
+:func:`assess` returns each estimator's figure in bits per sample (the lower of its two
+readings) and the minimum, which is the standard's figure for the samples.
 
-Every estimate is an upper confidence bound at 99 % (z = 2.576) on the most likely outcome's
-probability, so short sample sets give lower figures: 1024 perfect bytes score about 5.8
-bits each, not 8. An estimator that needs more data than it got (compression: more than
-1000 six-bit blocks; t-tuple: a tuple seen 35 times) is reported as not applicable (None).
+Every estimate is an upper confidence bound at 99 % (``Z_ALPHA``, the quantile the standard
+prints as 2.576) on the most likely outcome's probability, so short sample sets give lower
+figures: 1024 perfect bytes score about 5.8 bits each, not 8. An estimator that needs more
+data than it got (compression: more than 1000 six-bit blocks; t-tuple: a tuple seen 35 times;
+the predictors: two guesses) is reported as not applicable (None).
 
 t-tuple and LRS counts come from one suffix array (prefix doubling), its LCP array (Kasai et
 al.) and one bottom-up pass over the LCP intervals, so even a long periodic pattern (whose
@@ -24,26 +29,36 @@ longest repeat is nearly the whole input) costs O(n log^2 n), not O(n^2).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from engine.predictors import Z_ALPHA, lag, lz78y, mmc_and_lz78y, multi_mcw, multi_mmc
+
 __all__ = [
     "ESTIMATORS",
+    "PREDICTORS",
     "Assessment",
     "assess",
     "collision",
     "compression",
+    "lag",
+    "lz78y",
     "markov",
     "most_common_value",
+    "multi_mcw",
+    "multi_mmc",
     "t_tuple_and_lrs",
     "to_bits",
 ]
 
 #: The estimators, in the standard's order (names as reported).
-ESTIMATORS = ("mcv", "collision", "markov", "compression", "t-tuple", "lrs")
+ESTIMATORS = ("mcv", "collision", "markov", "compression", "t-tuple", "lrs",
+              "multi-mcw", "lag", "multi-mmc", "lz78y")
+#: The four predictors (6.3.7-6.3.10), the last four of :data:`ESTIMATORS`.
+PREDICTORS = ESTIMATORS[6:]
 
-_Z = 2.576  # 99 % one-sided normal quantile used throughout section 6.3
+_Z = Z_ALPHA  # the 99 % one-sided normal quantile used throughout section 6.3
 _TUPLE_MIN_COUNT = 35  # 6.3.5: a t-tuple must occur at least 35 times
 _COMPRESSION_DICT = 1000  # 6.3.4: d, the dictionary-building blocks
 _COMPRESSION_BLOCK = 6  # 6.3.4: b, bits per block
@@ -319,21 +334,53 @@ class Assessment:
         return name, float(present[name])
 
 
-def assess(samples: Sequence[int], width: int = 8) -> Assessment:
-    """All six estimators on ``samples`` of ``width`` bits, as SP 800-90B's non-IID track
-    does: each figure is the lower of its literal reading and ``width`` x its bit-string one."""
+_Estimate = Callable[[Sequence[int], int], float | None]
+_PREDICTOR_FUNCTIONS: dict[str, _Estimate] = {
+    "multi-mcw": multi_mcw, "lag": lag, "multi-mmc": multi_mmc, "lz78y": lz78y}
+
+
+def _readings(data: Sequence[int], alphabet: int, wanted: Collection[str],
+              literal: bool) -> dict[str, float | None]:
+    """The wanted estimators' figures on ``data`` (bits, or for ``literal`` the samples as
+    they are: then only the estimators the standard runs on any alphabet)."""
+    out: dict[str, float | None] = {}
+    if "t-tuple" in wanted or "lrs" in wanted:
+        out["t-tuple"], out["lrs"] = t_tuple_and_lrs(data)
+    if "mcv" in wanted:
+        out["mcv"] = most_common_value(data)
+    if not literal:
+        for name, bits_only in (("collision", collision), ("markov", markov), ("compression", compression)):
+            if name in wanted:
+                out[name] = bits_only(data)
+    if "multi-mmc" in wanted and "lz78y" in wanted:  # one pass over the contexts for both
+        out["multi-mmc"], out["lz78y"] = mmc_and_lz78y(data, alphabet)
+    for name, predictor in _PREDICTOR_FUNCTIONS.items():
+        if name in wanted and name not in out:
+            out[name] = predictor(data, alphabet)
+    return {name: value for name, value in out.items() if name in wanted}
+
+
+def assess(samples: Sequence[int], width: int = 8, estimators: Collection[str] = ESTIMATORS) -> Assessment:
+    """The estimators (all ten unless fewer are named) on ``samples`` of ``width`` bits, as SP
+    800-90B's non-IID track does: each figure is the lower of its literal reading and ``width``
+    x its bit-string one."""
     if width < 1:
         raise ValueError(f"samples must be at least 1 bit wide, got {width}")
     if len(samples) < 2:
         raise ValueError(f"an entropy estimate needs at least 2 samples, got {len(samples)}")
+    unknown = sorted(set(estimators) - set(ESTIMATORS))
+    if unknown or not estimators:
+        raise ValueError(f"unknown estimators {unknown} (known: {', '.join(ESTIMATORS)})" if unknown
+                         else "at least one estimator must be named")
+    wanted = [name for name in ESTIMATORS if name in estimators]
     bits = to_bits(samples, width) if width > 1 else list(samples)
-    tuple_bits, lrs_bits = t_tuple_and_lrs(bits)
-    per_bit = {"mcv": most_common_value(bits), "collision": collision(bits), "markov": markov(bits),
-               "compression": compression(bits), "t-tuple": tuple_bits, "lrs": lrs_bits}
-    figures = {k: None if v is None else width * v for k, v in per_bit.items()}
+    per_bit = _readings(bits, 2, wanted, literal=False)
+    figures: dict[str, float | None] = {}
+    for name in wanted:
+        reading = per_bit[name]
+        figures[name] = None if reading is None else width * reading
     if width > 1:
-        tuple_lit, lrs_lit = t_tuple_and_lrs(samples)
-        for name, literal in (("mcv", most_common_value(samples)), ("t-tuple", tuple_lit), ("lrs", lrs_lit)):
+        for name, literal in _readings(samples, len(set(samples)), wanted, literal=True).items():
             if literal is not None:
                 current = figures[name]
                 figures[name] = literal if current is None else min(literal, current)

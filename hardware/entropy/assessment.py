@@ -1,7 +1,7 @@
 """Entropy estimated, not assumed: SP 800-90B 6.3 estimates of each source's raw samples.
 
 Every source's start-up samples, and then every further window of raw samples, go through
-the six non-IID estimators of :mod:`engine.estimators`. A source is credited the *minimum*
+the ten non-IID estimators of :mod:`engine.estimators`. A source is credited the *minimum*
 estimate times its design factor (how much of what the statistics see the source's design
 lets us trust); an estimate below the source's floor takes it out of service, naming the
 estimator, exactly like a failed health test. Both, and the windows, are the source's row in

@@ -1,6 +1,10 @@
-"""The ``bridge`` entropy source on the twin: health tests on raw bits, restart after reboot."""
+"""The ``bridge`` entropy source on the twin: health tests on raw bits, restart after reboot, and
+no credit above SP 800-90B (the sticky and lag sources NIST's tool assessed)."""
 
 from __future__ import annotations
+
+import math
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +14,8 @@ from firmware_bridge.twin import Twin
 from hardware.entropy.ring_oscillator import BridgeSource
 from hardware.entropy.sources import CREDIT_CAP_BITS
 from tests.firmware_bridge.polling import wait_for
+
+KNOWN_ANSWERS = Path(__file__).resolve().parents[1] / "engine" / "data" / "sp800-90b"
 
 
 def _source(rosc_bits=None, seed: int = 0):
@@ -235,3 +241,83 @@ def test_an_algorithm_passes_the_estimators_and_is_credited(model: str) -> None:
     finally:
         link.close()
         twin.close()
+
+
+class FileBits:
+    """Ring-oscillator bits from a file of the known answers (tests/engine/data/sp800-90b/):
+    zeros while the board boots (its boot id reads the oscillator), then, once armed, the
+    file's bit string round and round, so the first window judged is the file's first 8192 bits."""
+
+    def __init__(self, name: str) -> None:
+        from engine.estimators import to_bits
+
+        self.bits = to_bits(list((KNOWN_ANSWERS / f"{name}.bin").read_bytes()))
+        self.at: int | None = None
+
+    def arm(self) -> None:
+        self.at = 0
+
+    def __call__(self) -> int:
+        if self.at is None:
+            return 0
+        self.at += 1
+        return self.bits[(self.at - 1) % len(self.bits)]
+
+
+def nist_bit_string_figure(name: str) -> float:
+    """NIST's figure for the file's bit string, in bits per bit (``H_bitstring``)."""
+    import json
+
+    return float(json.loads((KNOWN_ANSWERS / "nist_ea_non_iid.json").read_text(encoding="utf-8"))[name]["H_bitstring"])
+
+
+def gather_file_bits(name: str, seed: int) -> tuple[int, int, BridgeSource]:
+    """One gather from a twin whose oscillator gives the file's bits: (credited bits, raw bits
+    taken, the source); a refused window credits nothing."""
+    bits = FileBits(name)
+    twin, link, source = _source(rosc_bits=bits, seed=seed)
+    try:
+        bits.arm()
+        try:
+            c = source.gather()
+        except EntropyError:
+            return 0, 0, source
+        return c.credited_bits, c.samples * 8, source
+    finally:
+        link.close()
+        twin.close()
+
+
+@pytest.mark.parametrize("name", ["sticky30_8_1024", "sticky60_8_4096", "lag3_8_4096"])
+def test_sticky_and_lag_bits_are_never_credited_above_the_standard(name: str) -> None:
+    from engine.estimators import assess
+    from hardware.backends import ENTROPY_SOURCES
+
+    factor = ENTROPY_SOURCES.get("bridge").design_factor
+    credited, taken, source = gather_file_bits(name, seed=11)
+    judged = assess(FileBits(name).bits[:8192], 1)  # the window the source judged
+    assert credited <= taken * nist_bit_string_figure(name) * factor
+    if name == "sticky30_8_1024":  # all 8192 bits of the file: NIST's 0.291 (Lag) is above the floor
+        assert source.assessor.last == judged and taken == 8192
+        assert math.isclose(judged.minimum[1], nist_bit_string_figure(name), rel_tol=1e-5)
+        assert source.assessor.rate <= nist_bit_string_figure(name) * factor * (1 + 1e-5)
+    else:  # repeating with p = 0.6, or echoing 3 bytes back: refused by a predictor or compression
+        name_, bits = judged.minimum
+        assert credited == 0 and source.assessor.failed.startswith(f"failed the SP 800-90B {name_} estimate")
+        assert bits < ENTROPY_SOURCES.get("bridge").floor
+
+
+def test_the_six_estimators_alone_credited_the_sticky_bits_above_the_standard(monkeypatch) -> None:
+    # 8192 bits of the sticky bytes scored 0.380 a bit (LRS) with the six; the standard allows 0.291
+    import functools
+
+    from engine import estimators
+    from hardware.backends import ENTROPY_SOURCES
+    from hardware.entropy import assessment
+
+    six = functools.partial(estimators.assess, estimators=estimators.ESTIMATORS[:6])
+    monkeypatch.setattr(assessment, "assess", six)
+    _, _, source = gather_file_bits("sticky30_8_1024", seed=12)
+    factor = ENTROPY_SOURCES.get("bridge").design_factor
+    assert source.assessor.last.minimum[0] == "lrs"
+    assert source.assessor.rate > nist_bit_string_figure("sticky30_8_1024") * factor * 1.25
