@@ -290,18 +290,53 @@ wants_network() {
          END { exit !found }' "$file"
 }
 
+# Whether the config serves the phone page: `enabled = true` under [web].
+wants_web() {
+    local file
+    file="$(at "$CONFIG_FILE")"
+    [ -f "$file" ] || file="$SOURCE_DIR/hardware/default.toml"
+    awk '/^[[:space:]]*\[/ { section = $0; gsub(/[[:space:]]/, "", section) }
+         section == "[web]" && /^[[:space:]]*enabled[[:space:]]*=[[:space:]]*true/ { found = 1 }
+         END { exit !found }' "$file"
+}
+
 # --- 6. the service and the udev rules ----------------------------------------------------------
 UNIT_CHANGED=""
 step "service unit"
 install_file "$DEPLOY_DIR/dicetower.service" "$UNIT_FILE" 644 && UNIT_CHANGED=1
 
 step "network drop-in"
-if wants_network; then
+if wants_network || wants_web; then
     install_file "$DEPLOY_DIR/dicetower-network.conf" "$DROP_IN_FILE" 644 && UNIT_CHANGED=1
 elif [ -e "$(at "$DROP_IN_FILE")" ]; then
     remove_path "$DROP_IN_FILE" && UNIT_CHANGED=1
 else
     ok "none ([network] mqtt is not configured: the service has no network)"
+fi
+
+step "phone page ([web])"
+if wants_web; then
+    install_file "$DEPLOY_DIR/dicetower-web.conf" "$WEB_DROP_IN_FILE" 644 && UNIT_CHANGED=1
+    if [ -n "$IMAGE" ]; then
+        at_first_boot "install Pyodide into /opt/dicetower/pyodide and avahi-daemon (needs the network)"
+    else
+        if ! command -v avahi-daemon >/dev/null 2>&1; then
+            change "install avahi-daemon (the tower answers at http://$(hostname).local)" env \
+                DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends avahi-daemon
+        fi
+        locked="$(grep -A1 '"node_modules/pyodide"' "$SOURCE_DIR/web/package-lock.json" | sed -n 's/.*"version": "\(.*\)".*/\1/p')"
+        stamp_file="$(at /opt/dicetower/pyodide)/DICETOWER-PYODIDE-VERSION"
+        if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$locked" ]; then
+            ok "Pyodide $locked in /opt/dicetower/pyodide"
+        else
+            change "install Pyodide $locked for the phone page (checked against web/package-lock.json)" \
+                python3 "$SOURCE_DIR/tools/fetch_pyodide.py" "$(at /opt/dicetower/pyodide)"
+        fi
+    fi
+elif [ -e "$(at "$WEB_DROP_IN_FILE")" ]; then
+    remove_path "$WEB_DROP_IN_FILE" && UNIT_CHANGED=1
+else
+    ok "off ([web] enabled is not true)"
 fi
 
 step "udev rules"

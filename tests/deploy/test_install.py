@@ -9,6 +9,7 @@ is real. The root starts as a Raspberry Pi OS one: the device groups and /boot/f
 from __future__ import annotations
 
 import os
+import shutil
 import re
 import subprocess
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ FAKED = ("apt-get", "apt-cache", "dpkg-query", "groupadd", "useradd", "usermod",
 READ_ONLY = re.compile(r"^(dpkg-query -|apt-cache policy |venv-python -c |systemctl is-(enabled|active) )")
 STEPS = ["packages", "groups", "user", "I2C in config.txt", "i2c-dev module", "venv", "dicetower in the venv",
          "GPIO libraries", "documentation", "dicetower on PATH", "config", "service unit", "network drop-in",
-         "udev rules", "systemd"]
+         "phone page ([web])", "udev rules", "systemd"]
 #: What the packages step installs on Raspberry Pi OS (its archive has the GPIO packages).
 APT_INSTALL = ("apt-get install -y -qq --no-install-recommends python3-venv i2c-tools espeak-ng python3-lgpio "
                "python3-rpi-lgpio")
@@ -193,6 +194,29 @@ def test_a_network_feature_brings_the_drop_in_and_taking_it_out_removes_it(syste
     assert drop_in.read_bytes() == (DEPLOY / "dicetower-network.conf").read_bytes()
     assert system.calls_since(start)[-2:] == ["systemctl is-active --quiet dicetower.service",
                                               "systemctl restart dicetower.service"]
+    config.write_text(plain)
+    assert system.install().returncode == 0
+    assert not drop_in.exists()
+
+
+def test_the_phone_page_brings_its_drop_in_pyodide_and_avahi_and_taking_it_out_removes_it(system) -> None:
+    assert system.install().returncode == 0
+    config = system.root / "etc/dicetower/dicetower.toml"
+    plain = config.read_text()
+    config.write_text(plain.replace('enabled = false\nlisten = "0.0.0.0:80"', 'enabled = true\nlisten = "0.0.0.0:80"'))
+    assert 'enabled = true\nlisten = "0.0.0.0:80"' in config.read_text()
+    start = len(system.calls())
+    done = system.install()
+    assert done.returncode == 0, done.stderr
+    drop_in = system.root / "etc/systemd/system/dicetower.service.d/web.conf"
+    assert drop_in.read_bytes() == (DEPLOY / "dicetower-web.conf").read_bytes()
+    assert (system.root / "etc/systemd/system/dicetower.service.d/network.conf").exists()  # it serves the network
+    calls = system.calls_since(start)
+    assert f"python3 {REPO}/tools/fetch_pyodide.py {system.root}/opt/dicetower/pyodide" in calls
+    assert any(c.startswith("apt-get install") and "avahi-daemon" in c for c in calls) or \
+        shutil.which("avahi-daemon"), calls
+    again = system.install()
+    assert "Pyodide 314.0.8 in /opt/dicetower/pyodide" in again.stdout, again.stdout  # nothing fetched again
     config.write_text(plain)
     assert system.install().returncode == 0
     assert not drop_in.exists()

@@ -34,9 +34,8 @@ function alarm(message) {
 function readNotes() {
   const notes = { expect: [], table_seed: [], card: [], allow_mix: [] };
   const add = (key, value) => { if (value && !notes[key].includes(value)) notes[key].push(value); };
-  const stored = JSON.parse(localStorage.getItem(storeKey) || "{}");
-  for (const key of Object.keys(notes)) for (const v of stored[key] || []) add(key, v);
-  if (Number.isInteger(stored.count)) notes.count = stored.count;
+  const stored = taken();
+  for (const key of Object.keys(stored)) for (const v of stored[key]) add(key, v);
   const fragment = new URLSearchParams(location.hash.slice(1));
   for (const [key, value] of fragment) {
     if (key === "count" && /^\d+$/.test(value)) notes.count = Number(value);
@@ -55,8 +54,17 @@ function readNotes() {
   return notes;
 }
 
-function keepNotes(notes) {
-  localStorage.setItem(storeKey, JSON.stringify(notes));
+// What the page itself took while following the tower (each commitment and result it saw arrive,
+// the code the players typed here): kept in this phone for this tower, until "new night".
+function taken() {
+  const kept = JSON.parse(localStorage.getItem(storeKey) || "{}");
+  return { expect: kept.expect || [], table_seed: kept.table_seed || [] };
+}
+
+function take(key, value) {
+  const kept = taken();
+  if (value && !kept[key].includes(value)) kept[key].push(value);
+  localStorage.setItem(storeKey, JSON.stringify(kept));
 }
 
 // --- the check: the engine's verifier on the whole log, shown row by row
@@ -127,27 +135,27 @@ function parseEntry(line) {
 // What a live entry tells the table (quiet: an entry logged before the page opened, only counted).
 function watch(entry, quiet = false) {
   const warn = quiet ? () => {} : alarm;
-  const notes = readNotes();
+  const note = quiet ? () => {} : take;
   if (seen.seq && entry.seq !== seen.seq + 1) warn(`entries missing: #${seen.seq + 1} did not arrive in order`);
   seen.seq = entry.seq;
   const sid = entry.session;
   if (entry.kind === "session") {
     seen.sessions[sid] = { rolls: 0, code: null, commitment: String(entry.commitment || "") };
     seen.open = sid;
-    if (!quiet) notes.expect.push(String(entry.commitment || "").slice(0, 16)); // seen here at its question
+    note("expect", String(entry.commitment || "").slice(0, 16)); // seen here at its question
   } else if (entry.kind === "table_seed" && seen.sessions[sid]) {
     seen.sessions[sid].code = entry.table_seed;
     const typed = $("code").value.trim();
     if (entry.source !== "panel") warn(`session #${sid.slice(0, 8)}'s code was set on the command line, not on the tower's keys`);
     else if (typed && typed !== entry.table_seed) warn(`session #${sid.slice(0, 8)}'s code is ${entry.table_seed}, not the ${typed} you typed`);
-    if (typed && !notes.table_seed.includes(typed)) notes.table_seed.push(typed);
+    if (typed) note("table_seed", typed);
   } else if (entry.kind === "roll" && sid && seen.sessions[sid]) {
     const s = seen.sessions[sid];
     s.rolls += 1;
     if (entry.source !== "panel") {
       warn(`roll #${s.rolls} of session #${sid.slice(0, 8)} was not made on the tower's panel: a roll between yours`);
-    } else if (!quiet) {
-      notes.expect.push(`${s.rolls}:${String(entry.hash).slice(0, 16)}`); // seen arrive, in order
+    } else {
+      note("expect", `${s.rolls}:${String(entry.hash).slice(0, 16)}`); // seen arrive, in order
     }
   } else if (entry.kind === "reveal" && seen.sessions[sid]) {
     if (!["table", "staff", "limit"].includes(entry.by) && seen.sessions[sid].rolls > 0) {
@@ -155,12 +163,12 @@ function watch(entry, quiet = false) {
     }
     if (seen.open === sid) seen.open = null;
   }
-  keepNotes(notes);
 }
 
 // --- start: the log (from the tower, the board, or a file), then the stream
 async function boot() {
   $("check").onclick = check;
+  $("new-night").onclick = () => { localStorage.removeItem(storeKey); check(); };
   $("file").onchange = async () => {
     const file = $("file").files[0];
     if (!file) return;
@@ -196,11 +204,9 @@ async function boot() {
       watch(entry, true);
     }
   }
-  if (seen.open && eventsUrl) {
+  if (seen.open && eventsUrl && !query.has("offline")) {
     // the session open now is the one the table will roll in: its commitment is on the tower's question
-    const notes = readNotes();
-    notes.expect.push(seen.sessions[seen.open].commitment.slice(0, 16));
-    keepNotes(notes);
+    take("expect", seen.sessions[seen.open].commitment.slice(0, 16));
   }
   check();
   document.body.dataset.ready = "1";
