@@ -9,8 +9,8 @@ is real. The root starts as a Raspberry Pi OS one: the device groups and /boot/f
 from __future__ import annotations
 
 import os
-import shutil
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
