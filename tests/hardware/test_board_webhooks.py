@@ -345,6 +345,40 @@ def test_a_post_in_flight_when_the_board_dies_comes_again_with_the_same_key(brok
     assert again == held.body  # the same post, byte for byte the same body
 
 
+def test_delivery_is_at_least_once_a_post_kept_as_the_board_dies_comes_again_with_its_key(broker, tower,
+                                                                                          receivers, tmp_path):
+    """Between the receiver's keeping a post (it answers 2xx) and the board's recording that
+    answer, the board is killed (SIGKILL): after the restart the same post comes again, with
+    the same Idempotency-Key. That is at-least-once delivery, and docs/network.md says so and
+    that receivers deduplicate on the key."""
+    r = receivers()
+    board = BoardProcess(broker.url, tmp_path / "record", webhook_config(tmp_path, r)).start()
+    killed: list[int] = []
+
+    def kill_the_board(body: object) -> None:  # the post is kept; the board dies before it hears 2xx
+        if not killed and board.proc is not None:
+            killed.append(board.proc.pid)
+            board.proc.kill()
+            board.proc.wait(20)
+
+    r.on_post = kill_the_board
+    try:
+        t = tower(session_rolls=1)
+        t.roll()
+        first = wait_posts(r, 1)[0]
+        wait_for(lambda: board.proc is not None and board.proc.poll() is not None, what="the board killed")
+        board.stop(signal.SIGKILL)
+        board.start()
+        again = wait_posts(r, 2)
+        wait_for(lambda: board.hook()["waiting"] == 0 and board.hook()["sent"] == 1, what="recorded as sent once")
+    finally:
+        board.kill()
+    keys = r.keys()
+    assert keys == [first["id"], first["id"]] and again[1] == first  # the same post, the same key, twice
+    doc = " ".join((REPO / "docs" / "network.md").read_text().split())
+    assert "Delivery is *at-least-once*" in doc and "A receiver must deduplicate on that key" in doc
+
+
 def test_a_discord_post_in_flight_when_the_board_dies_comes_again_marked_as_a_repeat(broker, tower, receivers,
                                                                                     tmp_path):
     """Discord keeps no idempotency key (its webhooks ignore one, and offer no way to find a
