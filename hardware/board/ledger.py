@@ -24,7 +24,19 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from hardware.board.messages import MARKS, entry_problems, params_view, result_of, roll_view, shown, text
+from hardware.board.messages import (
+    AHEAD_MARK,
+    MARKS,
+    MAX_AHEAD,
+    Rejected,
+    ahead,
+    entry_problems,
+    params_view,
+    result_of,
+    roll_view,
+    shown,
+    text,
+)
 from hardware.board.record import Record, TowerRow, canonical, session_column
 from hardware.board.stats import Stats
 from hardware.board.verdict import Counts
@@ -81,6 +93,8 @@ class Ledger:
     conflicts: int = 0
     alt: dict[int, set[str]] = field(default_factory=dict)  # seq -> kept entries off the path (conflicts)
     mismatched: set[int] = field(default_factory=set)  # seqs whose waiting entry does not continue the head
+    ahead_from: int = 0  # the lowest seq of a finding "too far ahead" (0: none), taken back as the chain grows
+    claimed: int = 0  # the seq the last status said, believed or not: what the board asks for, in steps
     progress_at: float = field(default_factory=time.monotonic)
     asked_from: int = 0
     asked_at: float = 0.0
@@ -124,6 +138,7 @@ class Ledger:
                 ledger.counts = Counts(**{k: int(v) for k, v in kept.items()},
                                        flags=tuple(sorted((str(k), int(v)) for k, v in flags.items())))
         ledger.marked = row.marked if row.marked is not None else record.count_marked(row.id)
+        ledger.ahead_from = record.claims_ahead(row.id, AHEAD_MARK)
         ledger.stats = Stats.from_plain(record.stats(row.id))
         for seq in _conflict_seqs(record, row.id):
             ledger.conflicts += 1
@@ -190,7 +205,12 @@ class Ledger:
              reason: str = "") -> None:
         """A board finding against this tower: about an entry of its chain, or (with
         ``evidence``, the message kept) about a message that is not data."""
-        record.add_finding(self.id, seq, "board" if evidence is None else "message", message, now)
+        digest = None
+        if evidence is not None:  # a message: the same bytes are one finding (retained, redelivered at each start)
+            digest = hashlib.sha256(evidence).hexdigest()
+            if record.knows_message(self.id, digest):
+                return
+        record.add_finding(self.id, seq, "board" if evidence is None else "message", message, now, digest=digest)
         if evidence is not None:
             record.add_evidence(self.id, seq, reason or message, evidence, now)
         self._headline(record)
@@ -214,6 +234,11 @@ class Ledger:
             self.find(record, seq, f"entry {seq}: its content does not match its own hash: the entry was edited",
                       now, evidence=raw, reason="edited")
             return 0
+        if seq > self.head_seq + MAX_AHEAD:
+            self.find(record, seq, ahead(f"entry {seq}: its seq is", seq, self.head_seq), now, evidence=raw,
+                      reason="too far ahead")
+            self.claimed_ahead(seq)
+            return 0
         if seq <= self.head_seq:
             return self._behind(record, Waiting(entry, canon, len(raw)), raw, now)
         held = self.pending.get(seq, [])
@@ -228,6 +253,26 @@ class Ledger:
         if seq == self.head_seq + 1 and not held:
             self._mismatch(record, seq, now)
         return 0
+
+    def check_status_seq(self, seq: int | None) -> None:
+        """:class:`Rejected` if a status says the tower's log reached a seq no tower can be at
+        (more than :data:`MAX_AHEAD` past what the board holds): it is not believed."""
+        if seq is not None:
+            self.claimed = seq
+        if seq is not None and seq > self.head_seq + MAX_AHEAD:
+            self.claimed_ahead(seq)
+            raise Rejected(ahead("a status message whose seq is", seq, self.head_seq), seq)
+
+    def claimed_ahead(self, seq: int) -> None:
+        self.ahead_from = min(self.ahead_from or seq, seq)
+
+    def _caught_up(self, record: Record) -> None:
+        """The chain grew to within :data:`MAX_AHEAD` of a seq once too far ahead: that finding
+        is taken back (the seq is plausible now; what the message said is checked as any other)."""
+        if self.ahead_from and self.head_seq + MAX_AHEAD >= self.ahead_from:
+            record.drop_claims_ahead(self.id, AHEAD_MARK, self.head_seq + MAX_AHEAD)
+            self.ahead_from = record.claims_ahead(self.id, AHEAD_MARK)
+            self._headline(record)
 
     def _mismatch(self, record: Record, seq: int, now: float) -> None:
         """An entry waits right after the head but does not continue it (a finding, taken back
@@ -358,6 +403,8 @@ class Ledger:
 
     def _kept(self, record: Record, entry: Entry, conflict: bool, now: float) -> None:
         self.head_seq, self.head_hash = entry["seq"], entry["hash"]
+        if self.ahead_from:
+            self._caught_up(record)
         self.progress_at = time.monotonic()
         self.asked_times = 0
         self.check_due = True
@@ -450,7 +497,10 @@ class Ledger:
         there (a forgery sent first), so that one is asked for too. The same request is
         repeated at growing intervals (the answer may be on its way, or never come)."""
         ahead = sorted(s for s in self.pending if s > self.head_seq)
-        if self.wanted <= self.head_seq and not ahead:
+        # a seq too far ahead to believe is still asked for, MAX_AHEAD entries at a time: a
+        # board started empty beside an old tower catches up; a liar is asked, and has nothing
+        wanted = max(self.wanted, min(self.claimed, self.head_seq + MAX_AHEAD))
+        if wanted <= self.head_seq and not ahead:
             return None
         if now - self.progress_at < stall_s:
             return None
@@ -459,7 +509,7 @@ class Ledger:
         elif ahead:
             first, last = self.head_seq + 1, ahead[0] - 1
         else:
-            first, last = self.head_seq + 1, self.wanted
+            first, last = self.head_seq + 1, wanted
         wait = min(max_wait_s, ask_again_s * (2 ** max(0, self.asked_times - 1)))
         if self.asked_from == first and now - self.asked_at < wait:
             return None

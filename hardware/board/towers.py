@@ -315,12 +315,15 @@ class Towers:
         try:
             body = decode(payload)
             if kind == "status":
-                self._status(ledger, status_body(body, ledger.store, ledger.tower))
+                status = status_body(body, ledger.store, ledger.tower)
+                ledger.check_status_seq(status["seq"])
+                self._status(ledger, status)
             else:
                 self.kept += ledger.accept(self.record, log_entry(body, ledger.store, ledger.tower), payload, now)
             ledger.last_heard = now
         except Rejected as exc:
-            ledger.find(self.record, _seq_of(exc), str(exc), now, evidence=payload, reason="rejected")
+            seq = exc.seq if exc.seq is not None else _seq_of(exc)
+            ledger.find(self.record, seq, str(exc), now, evidence=payload, reason="rejected")
 
     def _guarded(self, ledger: Ledger, step: Callable[[], None], evidence: bytes | None, now: float,
                  what: str) -> Ledger:
