@@ -61,6 +61,7 @@ class Waiting:
     entry: Entry
     canon: bytes  # what its hash is over (hardware.board.record.canonical)
     size: int
+    edited: bool = False  # its content does not match its own hash
 
 
 @dataclass
@@ -227,20 +228,38 @@ class Ledger:
 
     def accept(self, record: Record, entry: Entry, raw: bytes, now: float) -> int:
         """One entry from the tower's log topic (already schema-checked for the chain's fields);
-        returns how many entries were newly kept on the path."""
+        returns how many entries were newly kept on the path.
+
+        An entry whose content does not match its own hash (an edited entry) is a finding. It
+        still waits in its place where no entry holds its seq, and is kept there, marked
+        edited, once the tower's next entry names its hash as ``prev``: the chain goes on
+        through it, and the verifier reads the log as ``dicetower replay`` does (the rolls
+        before it verified, its session's rolls from it on never). An entry whose content
+        matches its hash always wins over an edited one: at the same seq it replaces it, kept
+        or waiting (a forged edited copy published first changes nothing)."""
         seq, digest = entry["seq"], entry["hash"]
         canon = canonical(entry)
-        if hashlib.sha256(canon).hexdigest() != digest:
+        edited = hashlib.sha256(canon).hexdigest() != digest
+        if edited:
             self.find(record, seq, f"entry {seq}: its content does not match its own hash: the entry was edited",
                       now, evidence=raw, reason="edited")
-            return 0
         if seq > self.head_seq + MAX_AHEAD:
-            self.find(record, seq, ahead(f"entry {seq}: its seq is", seq, self.head_seq), now, evidence=raw,
-                      reason="too far ahead")
-            self.claimed_ahead(seq)
+            if not edited:
+                self.find(record, seq, ahead(f"entry {seq}: its seq is", seq, self.head_seq), now, evidence=raw,
+                          reason="too far ahead")
+                self.claimed_ahead(seq)
             return 0
+        w = Waiting(entry, canon, len(raw), edited)
+        if edited:
+            held = self.pending.get(seq, [])
+            if seq <= self.head_seq or any(not h.edited or h.entry["hash"] == digest for h in held):
+                return 0  # its place is taken (or it waits already): evidence only
+            self._wait(w)
+            return self._adopt(record, now)
         if seq <= self.head_seq:
-            return self._behind(record, Waiting(entry, canon, len(raw)), raw, now)
+            return self._behind(record, w, raw, now)
+        for h in [h for h in self.pending.get(seq, []) if h.edited]:
+            self._unwait(seq, h)  # an entry as written takes the place of the edited ones waiting there
         held = self.pending.get(seq, [])
         if any(w.entry["hash"] == digest for w in held):
             self.duplicates += 1
@@ -248,11 +267,29 @@ class Ledger:
         if held:
             self._conflict(record, seq, [w.entry["hash"] for w in held], entry, raw, now)
         if seq == self.head_seq + 1 and self._parent_kept(record, seq, entry["prev"]):
-            return self._extend(record, Waiting(entry, canon, len(raw)), now)
-        self._wait(Waiting(entry, canon, len(raw)))
+            return self._extend(record, w, now)
+        self._wait(w)
         if seq == self.head_seq + 1 and not held:
             self._mismatch(record, seq, now)
-        return 0
+        return self._adopt(record, now)
+
+    def _edited_next(self) -> Waiting | None:
+        """An edited entry waiting right after the head that continues it, and that the tower's
+        next entry (waiting too) names as its ``prev``."""
+        seq = self.head_seq + 1
+        parents = {self.head_hash, *self.alt.get(self.head_seq, ())} if self.head_seq else {GENESIS}
+        after = {n.entry["prev"] for n in self.pending.get(seq + 1, ())}
+        for w in self.pending.get(seq, ()):
+            if w.edited and w.entry["prev"] in parents and w.entry["hash"] in after:
+                return w
+        return None
+
+    def _adopt(self, record: Record, now: float) -> int:
+        w = self._edited_next()
+        if w is None:
+            return 0
+        self._unwait(w.entry["seq"], w)
+        return self._extend(record, w, now)
 
     def check_status_seq(self, seq: int | None) -> None:
         """:class:`Rejected` if a status says the tower's log reached a seq no tower can be at
@@ -294,7 +331,11 @@ class Ledger:
         seq, digest = entry["seq"], entry["hash"]
         kept = record.hashes_at(self.id, seq)
         if any(h == digest for h, _, _ in kept):
-            self.duplicates += 1
+            if record.unedit(self.id, entry, w.canon):  # the kept one was an edited copy of this entry
+                self.reset_checks(record)
+                self.recount(record)
+            else:
+                self.duplicates += 1
             return 0
         if any(w.entry["hash"] == digest for w in self.pending.get(seq, [])):
             self.duplicates += 1  # a conflicting entry already waiting for its parent
@@ -344,11 +385,11 @@ class Ledger:
                 self._switch_path(record, seq - 1, entry["prev"])
             conflict = seq in self.alt
             record.add_entry(self.id, entry, nxt.canon, path=True, conflict=conflict, now=now,
-                             mark=ENTERED if _entered(entry) else 0)
+                             mark=ENTERED if _entered(entry) else 0, edited=nxt.edited)
             self._kept(record, entry, conflict, now)
             kept += 1
             nxt = self._next_waiting(record, now)
-        if self.pending.get(self.head_seq + 1):
+        if any(not w.edited for w in self.pending.get(self.head_seq + 1, ())):
             self._mismatch(record, self.head_seq + 1, now)
         return kept
 
@@ -361,11 +402,15 @@ class Ledger:
             return None
         parents = {self.head_hash, *self.alt.get(self.head_seq, ())}
         for w in waiting:
-            if w.entry["prev"] in parents:
+            if not w.edited and w.entry["prev"] in parents:
                 self._unwait(seq, w)
                 self._matched(record, seq)
                 return w
-        return None
+        edited = self._edited_next()
+        if edited is not None:
+            self._unwait(seq, edited)
+            self._matched(record, seq)
+        return edited
 
     def _children(self, record: Record, seq: int, digest: str, now: float) -> int:
         """Entries that waited for the entry ``digest`` at ``seq`` (kept off the path)."""
@@ -379,7 +424,7 @@ class Ledger:
                 kept += self._extend(record, w, now)
             else:
                 self._conflict(record, seq + 1, [], w.entry, w.canon, now)
-                record.add_entry(self.id, w.entry, w.canon, path=False, conflict=True, now=now)
+                record.add_entry(self.id, w.entry, w.canon, path=False, conflict=True, now=now, edited=w.edited)
                 self.alt.setdefault(seq + 1, set()).add(w.entry["hash"])
                 kept += self._children(record, seq + 1, w.entry["hash"], now)
         return kept

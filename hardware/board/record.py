@@ -72,6 +72,7 @@ _ADDED: tuple[tuple[str, str, str], ...] = (
     ("towers", "marked", "INTEGER"),  # the tower's rolls marked verified (a card never counts more than it has)
     ("outbox", "tried", "INTEGER NOT NULL DEFAULT 0"),  # a Discord post handed to the receiver at least once
     ("findings", "digest", "TEXT"),  # a rejected message's SHA-256: the same message is one finding, ever
+    ("entries", "edited", "INTEGER NOT NULL DEFAULT 0"),  # its content does not match its own hash
 )
 #: Indexes on columns of :data:`_ADDED` (made once the columns are there).
 _ADDED_INDEXES = ("CREATE UNIQUE INDEX IF NOT EXISTS findings_digest ON findings(tower_id, digest) "
@@ -372,13 +373,29 @@ class Record:
     # --- entries ------------------------------------------------------------------------------------
 
     def add_entry(self, tower_id: int, entry: Entry, canon: bytes, *, path: bool, conflict: bool, now: float,
-                  mark: int = 0) -> None:
-        """Keep an entry (``canon``: its :func:`canonical` bytes, already hashed by the caller)."""
+                  mark: int = 0, edited: bool = False) -> None:
+        """Keep an entry (``canon``: its :func:`canonical` bytes, already hashed by the caller;
+        ``edited``: they do not match its hash)."""
         self.conn.execute(
             "INSERT OR IGNORE INTO entries(tower_id, seq, hash, prev, kind, session, path, conflict, mark, received, "
-            "body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "body, edited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (tower_id, entry["seq"], entry["hash"], entry["prev"], entry["kind"], session_column(entry), int(path),
-             int(conflict), mark, now, pack(canon)))
+             int(conflict), mark, now, pack(canon), int(edited)))
+
+    def unedit(self, tower_id: int, entry: Entry, canon: bytes) -> bool:
+        """Put ``entry`` (its content matching its hash) in the place of an edited entry kept
+        with the same seq and hash; False if none was kept (a plain duplicate)."""
+        cur = self.conn.execute(
+            "UPDATE entries SET body = ?, kind = ?, session = ?, prev = ?, edited = 0, mark = 0 "
+            "WHERE tower_id = ? AND seq = ? AND hash = ? AND edited = 1",
+            (pack(canon), entry["kind"], session_column(entry), entry["prev"], tower_id, entry["seq"], entry["hash"]))
+        return cur.rowcount > 0
+
+    def first_edited(self, tower_id: int, first: int, last: int) -> int | None:
+        """The first edited entry of the path between two seqs (None: none)."""
+        (seq,) = self.conn.execute("SELECT min(seq) FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? "
+                                   "AND path = 1 AND edited = 1", (tower_id, first, last)).fetchone()
+        return None if seq is None else int(seq)
 
     def hashes_at(self, tower_id: int, seq: int) -> list[tuple[str, str, bool]]:
         """(hash, prev, on the path) of every entry kept at ``seq``."""

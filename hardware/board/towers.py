@@ -457,7 +457,10 @@ class Towers:
         for s in checked.settled:  # a conflict or a bad field in a session: none of its rolls counts
             clean = not self.record.conflicts_between(ledger.id, s.first, s.last) \
                 and not self.record.findings_between(ledger.id, s.first, s.last, source="board")
-            marked = self.record.mark_rolls(ledger.id, s.first, s.last, s.session, verified if clean else set())
+            edited = self.record.first_edited(ledger.id, s.first, s.last)
+            good = set() if not clean else verified if edited is None else {q for q in verified if q < edited}
+            clean = clean and edited is None  # a session with an edited entry: its statistics are not counted
+            marked = self.record.mark_rolls(ledger.id, s.first, s.last, s.session, good)
             ledger.marked += len(marked)
             announced += marked
             if clean and s.session in done.tallies:

@@ -298,6 +298,88 @@ def test_a_retained_junk_status_is_one_finding_across_restarts(broker, raw, tmp_
         raw.client.publish(f"dicetower/{STORE}/rogue/status", b"", qos=1, retain=True).wait_for_publish(10)
 
 
+# --- an edited entry (issue 43) ------------------------------------------------------------------------------
+
+
+def edited_log(tmp_path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+    """A real tower's log (sessions of 10 rolls, 14 rolls), and the same log with its 8th roll's
+    dice edited and nothing rehashed (as an edited card would publish it); the edited seq."""
+    t = SimTower(tmp_path / "edited-state", "mqtt://127.0.0.1:1", STORE, "edited", session_rolls=10, start=False)
+    for _ in range(14):
+        t.roll()
+    t.dice.close()
+    t.publisher.close(0.0)
+    honest = read(tmp_path / "edited-state" / "rolls.jsonl")
+    edited = json.loads(json.dumps(honest))
+    target = [e for e in edited if e["kind"] == "roll"][7]
+    target["result"]["dice"] = [d % 6 + 1 for d in target["result"]["dice"]] or [1]
+    return honest, edited, target["seq"]
+
+
+def replay_json(tmp_path: Path, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """``dicetower replay --json`` of these entries, as a player would run it."""
+    import subprocess
+    import sys
+
+    from tests.hardware.forgeries import write
+
+    path = tmp_path / f"replayed-{len(list(tmp_path.glob('replayed-*')))}.jsonl"
+    write(path, entries)
+    done = subprocess.run([sys.executable, "-m", "hardware", "replay", "--json", str(path)], capture_output=True,
+                          text=True, cwd=Path(__file__).resolve().parents[2])
+    return json.loads(done.stdout)
+
+
+def settled_card(board, name: str, seq: int) -> dict[str, Any] | None:
+    board.towers.check_now()
+    card = board.get(f"/api/towers/{name}")
+    return card if card["seq"] == seq and not card["missing"] and not card["replay_pending"] else None
+
+
+def test_an_edited_entry_the_board_verifies_what_replay_verifies_before_it_and_settles(board, towers, raw, tmp_path):
+    """One entry of a tower's log edited (its hash not recomputed): the board says so, keeps
+    the chain going through it (the tower's next entry names its hash), verifies the rolls
+    replay verifies before it (7, in the edited roll's own session, and none from it on) and
+    the later sessions, and settles: nothing missing, nothing waiting."""
+    honest_tower = towers("table1", session_rolls=3)
+    honest_tower.roll()
+    _, edited, at = edited_log(tmp_path)
+    for entry in edited:
+        publish(raw, "edited", "log", log_payload("edited", entry))
+    for _ in range(3):
+        honest_tower.roll()
+    finish(honest_tower)
+    card = wait_for(lambda: settled_card(board, "edited", edited[-1]["seq"]), timeout=30, what="the edited log settled")
+    replayed = replay_json(tmp_path, edited)
+    assert not replayed["ok"] and replayed["problems"][0]["entry"] == at
+    assert card["checked"]["verified"] == replayed["rolls_checked"]
+    before = [e for e in edited if e["kind"] == "roll" and e["seq"] < at and e["session"] == edited[0]["session"]]
+    assert len(before) == 7  # the rolls before the edit in its own session: verified, as replay does
+    assert card["problem"] == f"entry {at}: its content does not match its own hash: the entry was edited"
+    assert card["state"] == "red"
+    rolls = board.get("/api/towers/edited/rolls")
+    assert [r["seq"] for r in rolls] == [e["seq"] for e in edited if e["kind"] == "roll"]  # all of it, as logged
+    assert next(r for r in rolls if r["seq"] == at) == edited[at - 1]
+    wait_for(lambda: all_verified(board, honest_tower), timeout=30, what="the honest tower verified")
+
+
+def test_the_entry_as_written_takes_the_place_of_an_edited_copy(board, raw, tmp_path):
+    """The edited entry was kept in its place; the tower's own entry (the same hash, its
+    content matching) comes after: it replaces the edited one and every roll verifies (the
+    tower stays red: the edited message was published on its topic)."""
+    honest, edited, at = edited_log(tmp_path)
+    for entry in edited:
+        publish(raw, "edited", "log", log_payload("edited", entry))
+    card = wait_for(lambda: settled_card(board, "edited", edited[-1]["seq"]), timeout=30, what="the edited log settled")
+    assert card["checked"]["verified"] < 14
+    publish(raw, "edited", "log", log_payload("edited", honest[at - 1]))
+    card = wait_for(lambda: (c := settled_card(board, "edited", honest[-1]["seq"])) and c["checked"]["verified"] == 14
+                    and c, timeout=30, what="every roll verified")
+    assert replay_json(tmp_path, honest)["rolls_checked"] == 14
+    assert card["problems"] == 1 and card["state"] == "red"
+    assert next(r for r in board.get("/api/towers/edited/rolls") if r["seq"] == at) == honest[at - 1]
+
+
 @pytest.fixture
 def board(broker):
     with running_board(broker.url) as b:  # every store: a phantom store would show here

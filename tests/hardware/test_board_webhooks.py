@@ -135,7 +135,10 @@ def test_a_red_verdict_is_one_alert_and_later_rolls_carry_it(broker, tower, rece
             assert alert["seq"] == forged["seq"] and alert["type"] == "alert"
             later = [t.roll() for _ in range(3)]
             wait_posts(plain, 6)
-            wait_for(lambda: board.get("/api/towers/table1")["problems"] >= 3, what="three findings")
+            other = {**forged, "result": {**forged["result"], "outcome": "another lie"}}  # after the three, in order
+            raw.client.publish(f"dicetower/{STORE}/table1/log", log_message(STORE, "table1", other), qos=1)
+            wait_for(lambda: board.get("/api/towers/table1")["problems"] >= 2, what="the other lie's finding")
+            assert board.get("/api/towers/table1")["problems"] == 2  # the same lie three times is one finding
             assert len(plain.bodies("alert")) == 1
             rolls = plain.bodies("roll")
             assert seqs(rolls) == [r["seq"] for r in board.get("/api/towers/table1/rolls")]
