@@ -138,8 +138,8 @@ function statsNode(card) {
 // redraws the badge, the list and the counts; the statistics change at a reveal).
 const PARTS = [
   ["head", headNode, (c) => [c.tower, c.store, c.online]],
-  ["badge", badge, (c) => [c.verified, c.problem, c.problems, c.seq, c.checked, c.revealed, c.missing, c.replay_pending,
-                          boardNow.state]],
+  ["badge", badge, (c) => [c.state, c.verified, c.problem, c.problems, c.seq, c.checked, c.revealed, c.missing,
+                          c.replay_pending, boardNow.state]],
   ["setting", (c) => el("p", "setting", settingText(c.system, c.params)), (c) => [c.system, c.params]],
   ["commitment", commitmentNode, (c) => [c.commitment]],
   ["rolls", rollsList, (c) => [c.last]],
@@ -149,10 +149,13 @@ const PARTS = [
 
 function cardNode(card, old) {
   const node = old && old.drawn ? old : el("article");
-  node.className = "card " + (card.verified !== true ? "red" : boardNow.state !== "live" ? "paused" : "ok");
+  // red only for a problem (the board's state "red"); nothing verified yet is grey, not red
+  const red = card.state === "red";
+  node.className = "card " + (red ? "red" : boardNow.state !== "live" ? "paused" : card.verified === true ? "ok" : "none");
   node.dataset.tower = str(card.tower, 64);
   node.dataset.rolls = num(card.rolls) || 0;
   node.dataset.verified = card.verified === true;
+  node.dataset.state = red ? "red" : str(card.state, 20);
   const drawn = node.drawn || {};
   const parts = {};
   for (const [name, make, shows] of PARTS) {
@@ -183,6 +186,7 @@ function brokenNode(card, error) {
   node.dataset.tower = name;
   node.dataset.rolls = 0;
   node.dataset.verified = false;
+  node.dataset.state = "red";
   node.append(el("h2", null, name));
   node.append(el("p", "badge red", "✗ this card could not be shown: " + str(String(error), 200)));
   return node;
@@ -254,7 +258,7 @@ function refreshSummary() {
   let rolls = 0, red = 0;
   for (const node of cards.values()) {
     rolls += Number(node.dataset.rolls) || 0;
-    if (node.dataset.verified === "false") red += 1;
+    if (node.dataset.state === "red") red += 1;
   }
   document.getElementById("count-towers").textContent = cards.size;
   document.getElementById("count-rolls").textContent = rolls;
