@@ -542,15 +542,17 @@ class Towers:
             online = True
         return self.health.state(towers_online=online, backlog=not self._inbox.empty())
 
-    def link_changed(self, *, connected: bool | None = None, restarted: bool = False, note: str = "") -> None:
-        """The subscriber says the connection changed (or its loop was restarted)."""
+    def link_changed(self, *, connected: bool | None = None, restarted: bool = False, note: str | None = "") -> None:
+        """The subscriber says the connection changed (or its loop was restarted); ``note``:
+        why, as the journal says it (None: the note stands)."""
         link = self.link
         if connected is not None and connected != link.connected:
             link.connected = connected
             link.changed_at = time.monotonic()
         if restarted:
             link.restarts += 1
-        link.note = note
+        if note is not None:
+            link.note = note
         state = self.board_state()
         if state != self._shown_state:
             self._shown_state = state

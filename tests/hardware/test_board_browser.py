@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -145,7 +146,8 @@ def test_the_page_says_live_reconnecting_and_stale(tmp_path, browser):
             browser.get(board.base + "/")
             wait_for(lambda: live_text(browser) == "● live" and cards(browser), what="live with a card")
             broker.kill()
-            wait_for(lambda: live_text(browser).startswith("reconnecting… (broker down)"), what="reconnecting")
+            wait_for(lambda: live_text(browser).startswith("reconnecting…: cannot reach "), what="reconnecting")
+            assert "(broker down, wrong address, or a TLS certificate" in live_text(browser)
             broker.start()
             wait_for(lambda: live_text(browser) == "● live", timeout=20, what="live again")
             t.publisher.heartbeat_s = 3600.0  # the tower goes quiet (it stays online)
@@ -154,6 +156,53 @@ def test_the_page_says_live_reconnecting_and_stale(tmp_path, browser):
             wait_for(lambda: live_text(browser) == "● live", what="live after a roll")
         finally:
             t.close(timeout=1.0)
+
+
+def test_the_page_says_live_within_a_second_or_so_of_the_broker_coming_back(tmp_path, browser):
+    """The board tries its broker again at most a second after the last try, however long it
+    was away: once the broker is back, the status line says live within a second or two (it
+    said "reconnecting" 4 s later when the board waited up to 5 s between tries)."""
+    binary = require_command("mosquitto")
+    (tmp_path / "broker").mkdir()
+    with running_broker(binary, tmp_path / "broker") as broker, running_board(broker.url, STORE) as board:
+        browser.get(board.base + "/")
+        wait_for(lambda: live_text(browser) == "● live", what="live")
+        broker.kill()
+        wait_for(lambda: live_text(browser).startswith("reconnecting…"), what="reconnecting")
+        failed = board.subscriber.failed_connects
+        wait_for(lambda: board.subscriber.failed_connects >= failed + 6, timeout=30,
+                 what="six tries more: the waits between tries at their longest")
+        failed = board.subscriber.failed_connects
+        wait_for(lambda: board.subscriber.failed_connects > failed, timeout=30, what="one more try")
+        broker.start()  # just after a try: the next one is the longest wait away
+        wait_for(lambda: live_text(browser) == "● live", timeout=3.0, what="live within a second or two")
+
+
+def test_a_broker_that_refuses_the_board_is_said_on_the_page_as_in_the_journal(tmp_path, browser):
+    """A wrong password: the journal says "refused the connection: Not authorized", and so does
+    the page (not paho's "Unspecified error" from the disconnect that follows)."""
+    from hardware.network.broker import Credentials
+
+    binary = require_command("mosquitto")
+    passwd_tool = require_command("mosquitto_passwd")
+    work = tmp_path / "broker"
+    work.mkdir()
+    passwd = work / "passwd"
+    passwd.touch()
+    subprocess.run([passwd_tool, "-b", str(passwd), "board", "pw-board"], check=True, capture_output=True)
+    logs: list[str] = []
+    with running_broker(binary, work, extra=f"allow_anonymous false\npassword_file {passwd}\n") as broker, \
+            running_board(broker.url, STORE, connected=False, log=logs.append,
+                          credentials=Credentials(username="board", password="wrong")) as board:
+        browser.get(board.base + "/")
+        said = wait_for(lambda: next((line for line in logs if "refused" in line), None), what="the journal's line")
+        assert said == f"board: {broker.url} refused the connection: Not authorized; retrying"
+        shown = wait_for(lambda: (s := live_text(browser)) and "refused" in s and s, what="the refusal on the page")
+        assert shown == f"reconnecting…: {broker.url} refused the connection: Not authorized"
+        assert board.get("/api/board")["detail"] == f"{broker.url} refused the connection: Not authorized"
+        before = board.subscriber.failed_connects
+        wait_for(lambda: board.subscriber.failed_connects >= before + 2, what="two more refusals")
+        assert live_text(browser) == shown  # the disconnect after each refusal does not overwrite it
 
 
 HOSTILE = [None, True, False, 0, -7, 1.5, 10**30, "", "<img src=x onerror=\"document.title='owned'\">",
