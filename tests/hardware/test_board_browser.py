@@ -446,6 +446,51 @@ def test_the_overlay_takes_the_store(tmp_path, browser):
             browser.get(board.base + "/overlay?tower=table1")
             wait_for(lambda: "is in several stores (shop1, shop2): add &store=STORE" in browser.execute_script(
                 "return document.getElementById('badge').textContent"), what="the ambiguity said")
+            assert overlay_text(browser) == AMBIGUOUS
         finally:
             for t in made:
                 t.close(timeout=1.0)
+
+
+AMBIGUOUS = ('table1\n"table1" is in several stores (shop1, shop2): add &store=STORE to the address', "")
+
+
+def overlay_text(driver) -> tuple[str, str]:
+    """What the overlay shows (its visible text, line by line) and the seq of the roll it shows."""
+    text, seq = driver.execute_script("const o = document.getElementById('overlay');"
+                                      "return [o.innerText.trim(), o.dataset.seq];")
+    return text, seq
+
+
+def test_the_overlay_of_a_tower_id_that_a_second_store_takes_says_so_in_words(tmp_path, browser):
+    """The overlay without a store shows shop1's table1; then shop2's table1 publishes: the
+    overlay shows neither store's roll (it could be either), only the tower id and what to add
+    to the address, in words (no "undefined": no roll is shown, and its seq is empty)."""
+    binary = require_command("mosquitto")
+    (tmp_path / "broker").mkdir()
+    with running_broker(binary, tmp_path / "broker") as broker, running_board(broker.url) as board:
+        shop1 = SimTower(tmp_path / "shop1", broker.url, "shop1", "table1")
+        shop2: SimTower | None = None
+        try:
+            entry = shop1.roll()
+            wait_for(lambda: len(board.get("/api/towers")) == 1, what="shop1's table1")
+            browser.get(board.base + "/overlay?tower=table1")
+            wait_for(lambda: overlay_text(browser)[1] == str(entry["seq"]), what="shop1's roll")
+            shop2 = SimTower(tmp_path / "shop2", broker.url, "shop2", "table1")
+            shop2.roll()
+            shown = wait_for(lambda: (s := overlay_text(browser)) and "several stores" in s[0] and s,
+                             what="the ambiguity said")
+            assert shown == AMBIGUOUS
+            assert "undefined" not in browser.execute_script("return document.body.innerText")
+            shop2.roll()  # a later roll of either store changes nothing
+            shop1.roll()
+            wait_for(lambda: board.get("/api/towers/table1?store=shop1")["seq"] == entry["seq"] + 1,
+                     what="shop1's next roll at the board")
+            assert overlay_text(browser) == AMBIGUOUS
+            browser.get(board.base + "/overlay?store=shop2&tower=table1")  # the address with its store
+            wait_for(lambda: overlay_text(browser)[1] != "", what="shop2's roll")
+            assert "several stores" not in overlay_text(browser)[0]
+        finally:
+            shop1.close(timeout=1.0)
+            if shop2 is not None:
+                shop2.close(timeout=1.0)
