@@ -351,7 +351,7 @@ def test_no_card_is_green_while_the_board_is_not_verifying(tmp_path, browser):
                                                                "answered"), timeout=20, what="stalled on the page")
                 shown = wait_for(lambda: (b := badges(browser, "table1")) and "paused" in b[0][0] and b,
                                  what="the card paused")
-                assert shown[0][1].startswith("⏸ not verified now (the board is stalled): as last checked, chain ok")
+                assert shown[0][1].startswith("‖ not verified now (the board is stalled): as last checked, chain ok")
                 assert not browser.execute_script("return document.querySelectorAll('.badge.green, .card.ok').length")
             finally:
                 os.kill(pid, signal.SIGCONT)

@@ -40,7 +40,7 @@ function badge(card) {
     const parts = [`chain ok · ${plural(num(card.seq) || 0, "entry", "entries")}`,
                    `${verified} verified`, plural(num(card.revealed) || 0, "session") + " revealed and replayed"];
     if (boardNow.state !== "live") {
-      box.append(el("p", "badge paused", `⏸ not verified now (the board is ${boardNow.state}): as last checked, ` +
+      box.append(el("p", "badge paused", `‖ not verified now (the board is ${boardNow.state}): as last checked, ` +
                                          parts.join(" · ")));
     } else if (verified === 0) {
       box.append(el("p", "badge none", "… nothing verified yet: " + parts[0] + " · no session revealed and replayed"));
