@@ -60,9 +60,12 @@ def test_api_lists_every_tower_verified_with_its_rolls_oldest_first(board, tower
         b.roll()
     wait_for(lambda: settled(board, "table1", 7) and settled(board, "table2", 7), what="both towers settled")
     items = board.get("/api/towers")
-    assert [sorted(i) for i in items] == [["online", "problem", "rolls", "sessions", "store", "tower", "verified"]] * 2
-    assert [(i["tower"], i["store"], i["online"], i["rolls"], i["sessions"], i["verified"], i["problem"])
-            for i in items] == [("table1", STORE, True, 7, 3, True, None), ("table2", STORE, True, 7, 2, True, None)]
+    assert [sorted(i) for i in items] == [["online", "problem", "rolls", "sessions", "state", "store", "tower",
+                                           "unchecked", "verified"]] * 2
+    assert [(i["tower"], i["store"], i["online"], i["rolls"], i["sessions"], i["verified"], i["state"], i["problem"])
+            for i in items] == [("table1", STORE, True, 7, 3, True, "verified", None),
+                                ("table2", STORE, True, 7, 2, True, "verified", None)]
+    assert [i["unchecked"] for i in items] == [1, 3]  # table1's third session, table2's second, still open
     rolls = board.get("/api/towers/table1/rolls")
     logged = [s.entry for s in read_entries(tmp_path / "table1" / "rolls.jsonl") if s.entry["kind"] == "roll"]
     assert rolls == logged  # the entries exactly as the tower logged them, oldest first
@@ -96,7 +99,8 @@ def test_duplicates_are_dropped_by_seq_and_hash(board, towers, raw):
     for _ in range(3):
         raw.client.publish(f"dicetower/{STORE}/table1/log", log_message(STORE, "table1", entry), qos=1)
     wait_for(lambda: board.get("/api/towers/table1")["duplicates"] == 3, what="3 duplicates dropped")
-    assert tower_item(board, "table1")["verified"] is True
+    item = tower_item(board, "table1")  # its one roll's session is open: unchecked, and no problem
+    assert (item["state"], item["problem"], item["rolls"]) == ("unchecked", None, 1)
     assert len(board.get("/api/towers/table1/rolls")) == 1
 
 
@@ -177,8 +181,8 @@ def test_a_topic_tower_mismatch_is_red_never_data(board, towers, raw):
     item = wait_for(lambda: (i := tower_item(board, "table2")) and i["problem"] and i, what="table2 red")
     assert item["problem"] == f"entry {entry['seq']}: published on {STORE}/table2's topic but says it is from " \
                               f"{STORE}/table1"
-    assert item["rolls"] == 0 and board.get("/api/towers/table2/rolls") == []
-    assert tower_item(board, "table1")["verified"] is True
+    assert item["rolls"] == 0 and board.get("/api/towers/table2/rolls") == [] and item["state"] == "red"
+    assert tower_item(board, "table1")["state"] == "unchecked"  # not red: the lie is table2's finding
 
 
 def test_a_board_started_late_gets_the_history_by_asking(broker, towers):
@@ -224,7 +228,7 @@ def test_the_event_stream_sends_a_snapshot_then_changes(board, towers):
             name, card = event()
             if name == "tower" and card["last"] and card["last"][0]["seq"] == entry["seq"]:
                 break
-        assert card["rolls"] == 2 and card["verified"] is True, card
+        assert card["rolls"] == 2 and card["state"] == "unchecked" and card["problem"] is None, card
     finally:
         conn.close()
 
