@@ -385,7 +385,7 @@ class Towers:
         row = row or next(r for r in self.record.towers() if r.id == ledger.id)
         fresh = Ledger.from_row(row, self.record)
         fresh.head_seq, fresh.head_hash = self.record.path_head(ledger.id)
-        fresh.duplicates, fresh.status = ledger.duplicates, ledger.status
+        fresh.duplicates, fresh.status, fresh.claimed = ledger.duplicates, ledger.status, ledger.claimed
         fresh.path_version = ledger.path_version + 1
         fresh.check_due = fresh.head_seq > 0
         fresh.recount(self.record)
