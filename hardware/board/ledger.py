@@ -24,7 +24,19 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from hardware.board.messages import MARKS, entry_problems, params_view, result_of, roll_view, shown, text
+from hardware.board.messages import (
+    AHEAD_MARK,
+    MARKS,
+    MAX_AHEAD,
+    Rejected,
+    ahead,
+    entry_problems,
+    params_view,
+    result_of,
+    roll_view,
+    shown,
+    text,
+)
 from hardware.board.record import Record, TowerRow, canonical, session_column
 from hardware.board.stats import Stats
 from hardware.board.verdict import Counts
@@ -49,6 +61,7 @@ class Waiting:
     entry: Entry
     canon: bytes  # what its hash is over (hardware.board.record.canonical)
     size: int
+    edited: bool = False  # its content does not match its own hash
 
 
 @dataclass
@@ -81,6 +94,8 @@ class Ledger:
     conflicts: int = 0
     alt: dict[int, set[str]] = field(default_factory=dict)  # seq -> kept entries off the path (conflicts)
     mismatched: set[int] = field(default_factory=set)  # seqs whose waiting entry does not continue the head
+    ahead_from: int = 0  # the lowest seq of a finding "too far ahead" (0: none), taken back as the chain grows
+    claimed: int = 0  # the seq the last status said, believed or not: what the board asks for, in steps
     progress_at: float = field(default_factory=time.monotonic)
     asked_from: int = 0
     asked_at: float = 0.0
@@ -124,6 +139,7 @@ class Ledger:
                 ledger.counts = Counts(**{k: int(v) for k, v in kept.items()},
                                        flags=tuple(sorted((str(k), int(v)) for k, v in flags.items())))
         ledger.marked = row.marked if row.marked is not None else record.count_marked(row.id)
+        ledger.ahead_from = record.claims_ahead(row.id, AHEAD_MARK)
         ledger.stats = Stats.from_plain(record.stats(row.id))
         for seq in _conflict_seqs(record, row.id):
             ledger.conflicts += 1
@@ -193,7 +209,12 @@ class Ledger:
              reason: str = "") -> None:
         """A board finding against this tower: about an entry of its chain, or (with
         ``evidence``, the message kept) about a message that is not data."""
-        record.add_finding(self.id, seq, "board" if evidence is None else "message", message, now)
+        digest = None
+        if evidence is not None:  # a message: the same bytes are one finding (retained, redelivered at each start)
+            digest = hashlib.sha256(evidence).hexdigest()
+            if record.knows_message(self.id, digest):
+                return
+        record.add_finding(self.id, seq, "board" if evidence is None else "message", message, now, digest=digest)
         if evidence is not None:
             record.add_evidence(self.id, seq, reason or message, evidence, now)
         self._headline(record)
@@ -210,15 +231,38 @@ class Ledger:
 
     def accept(self, record: Record, entry: Entry, raw: bytes, now: float) -> int:
         """One entry from the tower's log topic (already schema-checked for the chain's fields);
-        returns how many entries were newly kept on the path."""
+        returns how many entries were newly kept on the path.
+
+        An entry whose content does not match its own hash (an edited entry) is a finding. It
+        still waits in its place where no entry holds its seq, and is kept there, marked
+        edited, once the tower's next entry names its hash as ``prev``: the chain goes on
+        through it, and the verifier reads the log as ``dicetower replay`` does (the rolls
+        before it verified, its session's rolls from it on never). An entry whose content
+        matches its hash always wins over an edited one: at the same seq it replaces it, kept
+        or waiting (a forged edited copy published first changes nothing)."""
         seq, digest = entry["seq"], entry["hash"]
         canon = canonical(entry)
-        if hashlib.sha256(canon).hexdigest() != digest:
+        edited = hashlib.sha256(canon).hexdigest() != digest
+        if edited:
             self.find(record, seq, f"entry {seq}: its content does not match its own hash: the entry was edited",
                       now, evidence=raw, reason="edited")
+        if seq > self.head_seq + MAX_AHEAD:
+            if not edited:
+                self.find(record, seq, ahead(f"entry {seq}: its seq is", seq, self.head_seq), now, evidence=raw,
+                          reason="too far ahead")
+                self.claimed_ahead(seq)
             return 0
+        w = Waiting(entry, canon, len(raw), edited)
+        if edited:
+            held = self.pending.get(seq, [])
+            if seq <= self.head_seq or any(not h.edited or h.entry["hash"] == digest for h in held):
+                return 0  # its place is taken (or it waits already): evidence only
+            self._wait(w)
+            return self._adopt(record, now)
         if seq <= self.head_seq:
-            return self._behind(record, Waiting(entry, canon, len(raw)), raw, now)
+            return self._behind(record, w, raw, now)
+        for h in [h for h in self.pending.get(seq, []) if h.edited]:
+            self._unwait(seq, h)  # an entry as written takes the place of the edited ones waiting there
         held = self.pending.get(seq, [])
         if any(w.entry["hash"] == digest for w in held):
             self.duplicates += 1
@@ -226,11 +270,49 @@ class Ledger:
         if held:
             self._conflict(record, seq, [w.entry["hash"] for w in held], entry, raw, now)
         if seq == self.head_seq + 1 and self._parent_kept(record, seq, entry["prev"]):
-            return self._extend(record, Waiting(entry, canon, len(raw)), now)
-        self._wait(Waiting(entry, canon, len(raw)))
+            return self._extend(record, w, now)
+        self._wait(w)
         if seq == self.head_seq + 1 and not held:
             self._mismatch(record, seq, now)
-        return 0
+        return self._adopt(record, now)
+
+    def _edited_next(self) -> Waiting | None:
+        """An edited entry waiting right after the head that continues it, and that the tower's
+        next entry (waiting too) names as its ``prev``."""
+        seq = self.head_seq + 1
+        parents = {self.head_hash, *self.alt.get(self.head_seq, ())} if self.head_seq else {GENESIS}
+        after = {n.entry["prev"] for n in self.pending.get(seq + 1, ())}
+        for w in self.pending.get(seq, ()):
+            if w.edited and w.entry["prev"] in parents and w.entry["hash"] in after:
+                return w
+        return None
+
+    def _adopt(self, record: Record, now: float) -> int:
+        w = self._edited_next()
+        if w is None:
+            return 0
+        self._unwait(w.entry["seq"], w)
+        return self._extend(record, w, now)
+
+    def check_status_seq(self, seq: int | None) -> None:
+        """:class:`Rejected` if a status says the tower's log reached a seq no tower can be at
+        (more than :data:`MAX_AHEAD` past what the board holds): it is not believed."""
+        if seq is not None:
+            self.claimed = seq
+        if seq is not None and seq > self.head_seq + MAX_AHEAD:
+            self.claimed_ahead(seq)
+            raise Rejected(ahead("a status message whose seq is", seq, self.head_seq), seq)
+
+    def claimed_ahead(self, seq: int) -> None:
+        self.ahead_from = min(self.ahead_from or seq, seq)
+
+    def _caught_up(self, record: Record) -> None:
+        """The chain grew to within :data:`MAX_AHEAD` of a seq once too far ahead: that finding
+        is taken back (the seq is plausible now; what the message said is checked as any other)."""
+        if self.ahead_from and self.head_seq + MAX_AHEAD >= self.ahead_from:
+            record.drop_claims_ahead(self.id, AHEAD_MARK, self.head_seq + MAX_AHEAD)
+            self.ahead_from = record.claims_ahead(self.id, AHEAD_MARK)
+            self._headline(record)
 
     def _mismatch(self, record: Record, seq: int, now: float) -> None:
         """An entry waits right after the head but does not continue it (a finding, taken back
@@ -252,7 +334,11 @@ class Ledger:
         seq, digest = entry["seq"], entry["hash"]
         kept = record.hashes_at(self.id, seq)
         if any(h == digest for h, _, _ in kept):
-            self.duplicates += 1
+            if record.unedit(self.id, entry, w.canon):  # the kept one was an edited copy of this entry
+                self.reset_checks(record)
+                self.recount(record)
+            else:
+                self.duplicates += 1
             return 0
         if any(w.entry["hash"] == digest for w in self.pending.get(seq, [])):
             self.duplicates += 1  # a conflicting entry already waiting for its parent
@@ -302,11 +388,11 @@ class Ledger:
                 self._switch_path(record, seq - 1, entry["prev"])
             conflict = seq in self.alt
             record.add_entry(self.id, entry, nxt.canon, path=True, conflict=conflict, now=now,
-                             mark=ENTERED if _entered(entry) else 0)
+                             mark=ENTERED if _entered(entry) else 0, edited=nxt.edited)
             self._kept(record, entry, conflict, now)
             kept += 1
             nxt = self._next_waiting(record, now)
-        if self.pending.get(self.head_seq + 1):
+        if any(not w.edited for w in self.pending.get(self.head_seq + 1, ())):
             self._mismatch(record, self.head_seq + 1, now)
         return kept
 
@@ -319,11 +405,15 @@ class Ledger:
             return None
         parents = {self.head_hash, *self.alt.get(self.head_seq, ())}
         for w in waiting:
-            if w.entry["prev"] in parents:
+            if not w.edited and w.entry["prev"] in parents:
                 self._unwait(seq, w)
                 self._matched(record, seq)
                 return w
-        return None
+        edited = self._edited_next()
+        if edited is not None:
+            self._unwait(seq, edited)
+            self._matched(record, seq)
+        return edited
 
     def _children(self, record: Record, seq: int, digest: str, now: float) -> int:
         """Entries that waited for the entry ``digest`` at ``seq`` (kept off the path)."""
@@ -337,7 +427,7 @@ class Ledger:
                 kept += self._extend(record, w, now)
             else:
                 self._conflict(record, seq + 1, [], w.entry, w.canon, now)
-                record.add_entry(self.id, w.entry, w.canon, path=False, conflict=True, now=now)
+                record.add_entry(self.id, w.entry, w.canon, path=False, conflict=True, now=now, edited=w.edited)
                 self.alt.setdefault(seq + 1, set()).add(w.entry["hash"])
                 kept += self._children(record, seq + 1, w.entry["hash"], now)
         return kept
@@ -361,6 +451,8 @@ class Ledger:
 
     def _kept(self, record: Record, entry: Entry, conflict: bool, now: float) -> None:
         self.head_seq, self.head_hash = entry["seq"], entry["hash"]
+        if self.ahead_from:
+            self._caught_up(record)
         self.progress_at = time.monotonic()
         self.asked_times = 0
         self.check_due = True
@@ -453,7 +545,10 @@ class Ledger:
         there (a forgery sent first), so that one is asked for too. The same request is
         repeated at growing intervals (the answer may be on its way, or never come)."""
         ahead = sorted(s for s in self.pending if s > self.head_seq)
-        if self.wanted <= self.head_seq and not ahead:
+        # a seq too far ahead to believe is still asked for, MAX_AHEAD entries at a time: a
+        # board started empty beside an old tower catches up; a liar is asked, and has nothing
+        wanted = max(self.wanted, min(self.claimed, self.head_seq + MAX_AHEAD))
+        if wanted <= self.head_seq and not ahead:
             return None
         if now - self.progress_at < stall_s:
             return None
@@ -462,7 +557,7 @@ class Ledger:
         elif ahead:
             first, last = self.head_seq + 1, ahead[0] - 1
         else:
-            first, last = self.head_seq + 1, self.wanted
+            first, last = self.head_seq + 1, wanted
         wait = min(max_wait_s, ask_again_s * (2 ** max(0, self.asked_times - 1)))
         if self.asked_from == first and now - self.asked_at < wait:
             return None

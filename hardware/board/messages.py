@@ -24,6 +24,7 @@ from engine.errors import DicetowerError
 from engine.fingerprints import fingerprint_line
 from hardware.rolllog import MAX_LINE_BYTES
 from hardware.safefile import nesting_depth
+from hardware.state import MAX_PLAYER
 
 #: A log message is an entry (at most what the roll log holds on one line) and a small envelope.
 MAX_MESSAGE_BYTES = MAX_LINE_BYTES + 4096
@@ -38,12 +39,26 @@ SHOWN_PARAMS = 12
 HEX64 = re.compile(r"[0-9a-f]{64}")
 #: The highest seq the board keeps (SQLite's largest integer; a roll log never gets near it).
 MAX_SEQ = (1 << 63) - 1
+#: How far past the last entry the board holds of a tower a seq it is told of may be (an
+#: entry, or the seq a status says the tower's log has reached): a tower writes one entry
+#: per roll, session and reveal, so a million is months of a busy table's rolling, more than
+#: a board falls behind a tower (docs/network.md, "Values no tower can send"). Beyond, the
+#: message is a finding against the tower, not believed; taken back if the board comes to
+#: hold entries up to within this of it (a board started empty beside an old tower).
+MAX_AHEAD = 1_000_000
+#: In the text of every such finding (how the record finds them again).
+AHEAD_MARK = "entries past the last entry the board holds of this tower"
 Entry = dict[str, Any]
 _HEX = re.compile(r"[0-9a-f]{64}")
 
 
 class Rejected(DicetowerError, ValueError):
-    """A message the board cannot use; the text says what was wrong (one line)."""
+    """A message the board cannot use; the text says what was wrong (one line), ``seq`` the
+    seq the finding is about where the text does not start with it."""
+
+    def __init__(self, message: str, seq: int | None = None) -> None:
+        super().__init__(message)
+        self.seq = seq
 
 
 # --- decoding ---------------------------------------------------------------------------------------
@@ -182,10 +197,12 @@ _OPT_LIST = (lambda v: v is None or isinstance(v, list), "a list or null")
 _DICE = (lambda v: isinstance(v, list) and all(whole(d) for d in v), "a list of whole numbers")
 _OPT_NUMBER = (lambda v: v is None or (isinstance(v, int | float) and not isinstance(v, bool)), "a number or null")
 _OPT_BOOL = (lambda v: v is None or isinstance(v, bool), "true, false or null")
+#: A tower logs its player slot, 1 to hardware.state.MAX_PLAYER, or null.
+_PLAYER = (lambda v: v is None or (whole(v) and 1 <= v <= MAX_PLAYER), f"a player from 1 to {MAX_PLAYER} or null")
 
 _COMMON = (("time", _STR, False), ("session", _OPT_STR, False))
 _BY_KIND: dict[str, tuple[tuple[str, tuple[Any, str], bool], ...]] = {
-    "roll": (("result", _OBJECT, True), ("roll_kind", _STR, False), ("player", _OPT_WHOLE, False),
+    "roll": (("result", _OBJECT, True), ("roll_kind", _STR, False), ("player", _PLAYER, False),
              ("faces", _OPT_LIST, False)),
     "session": (("session", _STR, True), ("commitment", _STR, True)),
     "reveal": (("session", _STR, True),),
@@ -214,6 +231,12 @@ def _fields(obj: Mapping[str, Any], rules: Any, prefix: str) -> list[str]:
         elif not ok(obj[name]):
             out.append(f"{prefix}{name} is {describe(obj[name])}, expected {what}")
     return out
+
+
+def ahead(what: str, seq: int, head: int) -> str:
+    """The finding of a seq more than :data:`MAX_AHEAD` past the tower's last entry held."""
+    held = f"entry {head}" if head else "none yet"
+    return f"{what} {seq}, more than {MAX_AHEAD:,} {AHEAD_MARK} ({held}): no tower can be that far ahead"
 
 
 # --- the status message ---------------------------------------------------------------------------------

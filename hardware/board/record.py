@@ -19,7 +19,8 @@ entries for one seq both have ``conflict`` = 1 and only one of them, at most, is
 - ``findings``: tower, seq (NULL: a message with no entry), source (``board``: about an entry
   of the chain, its fields or a conflict; ``message``: a message rejected, not data;
   ``verifier``: the replay), the message, ``pending`` (a verifier finding about entries after
-  its last decided point, replaced at each check);
+  its last decided point, replaced at each check), ``digest`` (of a rejected message: the
+  same message, retained and delivered again at every start, is one finding);
 - ``evidence``: tower, seq, when, why, the message's bytes (clipped);
 - ``stats``: tower, system, outcome, observed, expected, variance; ``stat_rolls``: tower,
   system, rolls, unpriced.
@@ -70,7 +71,12 @@ MARK_BY_LABEL = {"entered": MARK_ENTERED, "test": MARK_TEST}
 _ADDED: tuple[tuple[str, str, str], ...] = (
     ("towers", "marked", "INTEGER"),  # the tower's rolls marked verified (a card never counts more than it has)
     ("outbox", "tried", "INTEGER NOT NULL DEFAULT 0"),  # a Discord post handed to the receiver at least once
+    ("findings", "digest", "TEXT"),  # a rejected message's SHA-256: the same message is one finding, ever
+    ("entries", "edited", "INTEGER NOT NULL DEFAULT 0"),  # its content does not match its own hash
 )
+#: Indexes on columns of :data:`_ADDED` (made once the columns are there).
+_ADDED_INDEXES = ("CREATE UNIQUE INDEX IF NOT EXISTS findings_digest ON findings(tower_id, digest) "
+                  "WHERE digest IS NOT NULL",)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -297,6 +303,8 @@ class Record:
             names = {r[1] for r in self.conn.execute(f"PRAGMA table_info({table})")}
             if column not in names:
                 self.conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+        for sql in _ADDED_INDEXES:
+            self.conn.execute(sql)
 
     def check(self) -> None:
         """Read every page of the record once (SQLite's quick check): a damaged record is
@@ -365,13 +373,29 @@ class Record:
     # --- entries ------------------------------------------------------------------------------------
 
     def add_entry(self, tower_id: int, entry: Entry, canon: bytes, *, path: bool, conflict: bool, now: float,
-                  mark: int = 0) -> None:
-        """Keep an entry (``canon``: its :func:`canonical` bytes, already hashed by the caller)."""
+                  mark: int = 0, edited: bool = False) -> None:
+        """Keep an entry (``canon``: its :func:`canonical` bytes, already hashed by the caller;
+        ``edited``: they do not match its hash)."""
         self.conn.execute(
             "INSERT OR IGNORE INTO entries(tower_id, seq, hash, prev, kind, session, path, conflict, mark, received, "
-            "body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "body, edited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (tower_id, entry["seq"], entry["hash"], entry["prev"], entry["kind"], session_column(entry), int(path),
-             int(conflict), mark, now, pack(canon)))
+             int(conflict), mark, now, pack(canon), int(edited)))
+
+    def unedit(self, tower_id: int, entry: Entry, canon: bytes) -> bool:
+        """Put ``entry`` (its content matching its hash) in the place of an edited entry kept
+        with the same seq and hash; False if none was kept (a plain duplicate)."""
+        cur = self.conn.execute(
+            "UPDATE entries SET body = ?, kind = ?, session = ?, prev = ?, edited = 0, mark = 0 "
+            "WHERE tower_id = ? AND seq = ? AND hash = ? AND edited = 1",
+            (pack(canon), entry["kind"], session_column(entry), entry["prev"], tower_id, entry["seq"], entry["hash"]))
+        return cur.rowcount > 0
+
+    def first_edited(self, tower_id: int, first: int, last: int) -> int | None:
+        """The first edited entry of the path between two seqs (None: none)."""
+        (seq,) = self.conn.execute("SELECT min(seq) FROM entries WHERE tower_id = ? AND seq BETWEEN ? AND ? "
+                                   "AND path = 1 AND edited = 1", (tower_id, first, last)).fetchone()
+        return None if seq is None else int(seq)
 
     def hashes_at(self, tower_id: int, seq: int) -> list[tuple[str, str, bool]]:
         """(hash, prev, on the path) of every entry kept at ``seq``."""
@@ -424,8 +448,9 @@ class Record:
     # --- findings and evidence ----------------------------------------------------------------------
 
     def add_finding(self, tower_id: int, seq: int | None, source: str, message: str, now: float, *,
-                    pending: bool = False) -> bool:
-        """Keep a finding; False when the tower has :data:`FINDING_ROWS` of the board's own already."""
+                    pending: bool = False, digest: str | None = None) -> bool:
+        """Keep a finding; False when the tower has :data:`FINDING_ROWS` of the board's own already.
+        ``digest``: the SHA-256 of the message it is about (:meth:`knows_message`)."""
         if source != "verifier":
             (count,) = self.conn.execute("SELECT count(*) FROM findings WHERE tower_id = ? AND source != 'verifier'",
                                          (tower_id,)).fetchone()
@@ -433,9 +458,29 @@ class Record:
                 self.conn.execute("UPDATE towers SET findings_dropped = findings_dropped + 1 WHERE id = ?",
                                   (tower_id,))
                 return False
-        self.conn.execute("INSERT INTO findings(tower_id, seq, source, message, pending, at) VALUES (?, ?, ?, ?, ?, ?)",
-                          (tower_id, seq, source, message, int(pending), now))
+        self.conn.execute("INSERT INTO findings(tower_id, seq, source, message, pending, at, digest) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?)", (tower_id, seq, source, message, int(pending), now, digest))
         return True
+
+    def knows_message(self, tower_id: int, digest: str) -> bool:
+        """Whether a finding about the message of this SHA-256 is kept already (a retained
+        message the broker delivers again at every start of the board is one finding)."""
+        row = self.conn.execute("SELECT 1 FROM findings WHERE tower_id = ? AND digest = ?",
+                                (tower_id, digest)).fetchone()
+        return row is not None
+
+    def claims_ahead(self, tower_id: int, marker: str) -> int:
+        """The lowest seq of the tower's findings about a message whose seq was too far ahead
+        (0: none)."""
+        (low,) = self.conn.execute("SELECT min(seq) FROM findings WHERE tower_id = ? AND source = 'message' "
+                                   "AND instr(message, ?) > 0", (tower_id, marker)).fetchone()
+        return int(low or 0)
+
+    def drop_claims_ahead(self, tower_id: int, marker: str, upto: int) -> None:
+        """Take back the findings of seqs too far ahead up to ``upto``: the board holds enough of
+        the tower's chain now for them to be plausible."""
+        self.conn.execute("DELETE FROM findings WHERE tower_id = ? AND source = 'message' AND seq <= ? "
+                          "AND instr(message, ?) > 0", (tower_id, upto, marker))
 
     def drop_findings(self, tower_id: int, source: str, *, pending_only: bool = False,
                       seq: int | None = None, starting: str | None = None) -> None:

@@ -23,6 +23,10 @@ from hardware.network.broker import KEEPALIVE_S, BrokerURL, Credentials, make_cl
 CHECK_S = 0.25
 #: How long the supervisor waits before starting a stopped loop again (doubling up to 5 s).
 RESTART_S = 0.2
+#: The board tries its broker again at most this long after the last try (from 0.2 s,
+#: doubling): one connection attempt a second is nothing for a broker, and the page says live
+#: within about a second of the broker coming back (a tower's publisher waits up to 5 s).
+RECONNECT_MAX_S = 1
 
 
 class BoardSubscriber:
@@ -39,10 +43,12 @@ class BoardSubscriber:
         self._client.on_connect_fail = self._on_connect_fail
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
+        self._client.reconnect_delay_set(0.2, RECONNECT_MAX_S)
         self._stop = threading.Event()
         self.connected = threading.Event()
         self.resends = 0
         self.restarts = 0
+        self.failed_connects = 0  # connection attempts that failed or were refused
         self._said = ""
         self._loop = threading.Thread(target=self._supervise, name="board-mqtt", daemon=True)
         self._gaps = threading.Thread(target=self._check_gaps, name="board-gaps", daemon=True)
@@ -85,7 +91,8 @@ class BoardSubscriber:
             delay = min(delay * 2, 5.0)
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
-        if reason.is_failure:
+        if reason.is_failure:  # the page says what the journal says (paho's disconnect after it says less)
+            self.failed_connects += 1
             note = f"{self.url} refused the connection: {reason}"
             self._say(f"board: {note}; retrying")
             self.towers.link_changed(connected=False, note=note)
@@ -97,18 +104,21 @@ class BoardSubscriber:
         self._say(f"board: connected to {self.url}, watching {'store ' + store if store else 'every store'}")
 
     def _on_connect_fail(self, client: Any, userdata: Any) -> None:
-        note = f"cannot reach {self.url}"
-        self._say(f"board: {note} (broker down, wrong address, or a TLS certificate that --ca-file does not "
-                  "trust); retrying")
+        self.failed_connects += 1
+        note = (f"cannot reach {self.url} (broker down, wrong address, or a TLS certificate that --ca-file does not "
+                "trust)")
+        self._say(f"board: {note}; retrying")
         self.towers.link_changed(connected=False, note=note)
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         was = self.connected.is_set()
         self.connected.clear()
         if not self._stop.is_set():
-            self.towers.link_changed(connected=False, note=f"lost {self.url} ({reason})")
             if was:
+                self.towers.link_changed(connected=False, note=f"lost {self.url} ({reason})")
                 self._say(f"board: lost {self.url} ({reason}); reconnecting")
+            else:  # the end of an attempt that failed: why it failed is said already, in better words
+                self.towers.link_changed(connected=False, note=None)
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         self.towers.handle(message.topic, message.payload)

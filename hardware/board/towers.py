@@ -315,12 +315,15 @@ class Towers:
         try:
             body = decode(payload)
             if kind == "status":
-                self._status(ledger, status_body(body, ledger.store, ledger.tower))
+                status = status_body(body, ledger.store, ledger.tower)
+                ledger.check_status_seq(status["seq"])
+                self._status(ledger, status)
             else:
                 self.kept += ledger.accept(self.record, log_entry(body, ledger.store, ledger.tower), payload, now)
             ledger.last_heard = now
         except Rejected as exc:
-            ledger.find(self.record, _seq_of(exc), str(exc), now, evidence=payload, reason="rejected")
+            seq = exc.seq if exc.seq is not None else _seq_of(exc)
+            ledger.find(self.record, seq, str(exc), now, evidence=payload, reason="rejected")
 
     def _guarded(self, ledger: Ledger, step: Callable[[], None], evidence: bytes | None, now: float,
                  what: str) -> Ledger:
@@ -382,7 +385,7 @@ class Towers:
         row = row or next(r for r in self.record.towers() if r.id == ledger.id)
         fresh = Ledger.from_row(row, self.record)
         fresh.head_seq, fresh.head_hash = self.record.path_head(ledger.id)
-        fresh.duplicates, fresh.status = ledger.duplicates, ledger.status
+        fresh.duplicates, fresh.status, fresh.claimed = ledger.duplicates, ledger.status, ledger.claimed
         fresh.path_version = ledger.path_version + 1
         fresh.check_due = fresh.head_seq > 0
         fresh.recount(self.record)
@@ -454,7 +457,10 @@ class Towers:
         for s in checked.settled:  # a conflict or a bad field in a session: none of its rolls counts
             clean = not self.record.conflicts_between(ledger.id, s.first, s.last) \
                 and not self.record.findings_between(ledger.id, s.first, s.last, source="board")
-            marked = self.record.mark_rolls(ledger.id, s.first, s.last, s.session, verified if clean else set())
+            edited = self.record.first_edited(ledger.id, s.first, s.last)
+            good = set() if not clean else verified if edited is None else {q for q in verified if q < edited}
+            clean = clean and edited is None  # a session with an edited entry: its statistics are not counted
+            marked = self.record.mark_rolls(ledger.id, s.first, s.last, s.session, good)
             ledger.marked += len(marked)
             announced += marked
             if clean and s.session in done.tallies:
@@ -536,15 +542,17 @@ class Towers:
             online = True
         return self.health.state(towers_online=online, backlog=not self._inbox.empty())
 
-    def link_changed(self, *, connected: bool | None = None, restarted: bool = False, note: str = "") -> None:
-        """The subscriber says the connection changed (or its loop was restarted)."""
+    def link_changed(self, *, connected: bool | None = None, restarted: bool = False, note: str | None = "") -> None:
+        """The subscriber says the connection changed (or its loop was restarted); ``note``:
+        why, as the journal says it (None: the note stands)."""
         link = self.link
         if connected is not None and connected != link.connected:
             link.connected = connected
             link.changed_at = time.monotonic()
         if restarted:
             link.restarts += 1
-        link.note = note
+        if note is not None:
+            link.note = note
         state = self.board_state()
         if state != self._shown_state:
             self._shown_state = state

@@ -2,6 +2,7 @@
 server-sent event stream the page and the overlay listen to.
 
 Routes: ``/`` (one card per tower), ``/overlay?store=S&tower=T`` (transparent, latest roll large),
+``/fonts/NAME`` (the DejaVu fonts the page draws with, from this machine's fonts-dejavu-core),
 ``/api/towers``, ``/api/towers/T`` (a card), ``/api/towers/T/rolls`` (roll entries, oldest
 first; ``?after=SEQ&limit=N`` pages through them), ``/api/towers/T/evidence`` (findings,
 rejected messages and conflicting entries), ``/api/stats`` (per system, all towers, verified
@@ -42,6 +43,13 @@ from hardware.board.record import Reader
 from hardware.board.towers import Towers
 
 STATIC = Path(__file__).resolve().parent / "static"
+#: The fonts the page and the overlay draw with: DejaVu, which Raspberry Pi OS ships
+#: (fonts-dejavu-core). The board serves its own machine's copies at ``/fonts/NAME``, so a
+#: browser on a machine without them draws the same glyphs (the CSS names them ``local()``
+#: first). Every character the page itself writes is one these fonts have
+#: (tests/hardware/test_board_fonts.py).
+FONTS_DIR = Path("/usr/share/fonts/truetype/dejavu")
+FONTS = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf")
 #: Changes are sent at most this often per client: many rolls in a burst make one update.
 FLUSH_S = 0.1
 #: A comment line this often keeps proxies and the browser from closing a quiet stream.
@@ -112,8 +120,15 @@ def create_app(towers: Towers, *, lifespan: Any = None, allow_origins: Sequence[
         return StreamingResponse(_stream(towers, request, only, feed, store), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
+    async def font(request: Request) -> Response:
+        name = request.path_params["name"]
+        path = FONTS_DIR / name
+        if name not in FONTS or not path.is_file():
+            return Response("no such font here (the page falls back to the browser's own)", 404)
+        return FileResponse(path, media_type="font/ttf", headers={"Cache-Control": "max-age=86400"})
+
     routes = [
-        Route("/", page), Route("/overlay", overlay), Route("/api/towers", api_towers),
+        Route("/", page), Route("/overlay", overlay), Route("/fonts/{name}", font), Route("/api/towers", api_towers),
         Route("/api/towers/{tower}", of_one_tower(card)), Route("/api/towers/{tower}/rolls", of_one_tower(rolls)),
         Route("/api/towers/{tower}/evidence", of_one_tower(evidence)),
         Route("/api/towers/{tower}/log", of_one_tower(log)),

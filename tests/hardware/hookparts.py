@@ -50,6 +50,7 @@ class Receiver:
     answer: Callable[[], Reply] | None = None  # once the script is done (default: 204)
     posts: list[Post] = field(default_factory=list)  # every request, answered or not, in order
     hold: threading.Event | None = None  # while set, requests are kept (status 0) and never answered
+    on_post: Callable[[Any], None] | None = None  # called with each body kept, before it is answered
     lock: threading.Lock = field(default_factory=threading.Lock)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
@@ -89,6 +90,8 @@ class Receiver:
                     post = Post(self.path, {k.lower(): v for k, v in self.headers.items()}, body, time.time(),
                                 0 if holding else status)
                     receiver.posts.append(post)
+                if receiver.on_post is not None and not holding:
+                    receiver.on_post(body)
                 if holding:  # never answered: the request waits while held, then its connection is closed
                     while receiver.hold.is_set() and not receiver._release.wait(0.05):
                         pass

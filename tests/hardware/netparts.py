@@ -177,7 +177,9 @@ class RunningBoard:
     ``data`` is its record's directory (default: a new temporary one, removed at the end)."""
 
     def __init__(self, url: str, store: str | None = None, *, data: str | os.PathLike[str] | None = None,
-                 **kwargs: Any) -> None:
+                 connected: bool = True, **kwargs: Any) -> None:
+        """``connected=False``: :meth:`start` does not wait for the broker to take the board
+        (a broker that refuses it)."""
         import tempfile
 
         from hardware.board.serve import Listen, bind, board_app
@@ -190,6 +192,7 @@ class RunningBoard:
         self.base = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         self.server: Any = None
         self.thread: threading.Thread | None = None
+        self.connected = connected
 
     def start(self) -> RunningBoard:
         import uvicorn
@@ -199,7 +202,8 @@ class RunningBoard:
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()
         wait_for(lambda: self.server.started, what="the board's web server")
-        wait_for(lambda: self.subscriber.connected.is_set(), what="the board's subscription")
+        if self.connected:
+            wait_for(lambda: self.subscriber.connected.is_set(), what="the board's subscription")
         return self
 
     @property

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -145,7 +146,8 @@ def test_the_page_says_live_reconnecting_and_stale(tmp_path, browser):
             browser.get(board.base + "/")
             wait_for(lambda: live_text(browser) == "● live" and cards(browser), what="live with a card")
             broker.kill()
-            wait_for(lambda: live_text(browser).startswith("reconnecting… (broker down)"), what="reconnecting")
+            wait_for(lambda: live_text(browser).startswith("reconnecting…: cannot reach "), what="reconnecting")
+            assert "(broker down, wrong address, or a TLS certificate" in live_text(browser)
             broker.start()
             wait_for(lambda: live_text(browser) == "● live", timeout=20, what="live again")
             t.publisher.heartbeat_s = 3600.0  # the tower goes quiet (it stays online)
@@ -154,6 +156,53 @@ def test_the_page_says_live_reconnecting_and_stale(tmp_path, browser):
             wait_for(lambda: live_text(browser) == "● live", what="live after a roll")
         finally:
             t.close(timeout=1.0)
+
+
+def test_the_page_says_live_within_a_second_or_so_of_the_broker_coming_back(tmp_path, browser):
+    """The board tries its broker again at most a second after the last try, however long it
+    was away: once the broker is back, the status line says live within a second or two (it
+    said "reconnecting" 4 s later when the board waited up to 5 s between tries)."""
+    binary = require_command("mosquitto")
+    (tmp_path / "broker").mkdir()
+    with running_broker(binary, tmp_path / "broker") as broker, running_board(broker.url, STORE) as board:
+        browser.get(board.base + "/")
+        wait_for(lambda: live_text(browser) == "● live", what="live")
+        broker.kill()
+        wait_for(lambda: live_text(browser).startswith("reconnecting…"), what="reconnecting")
+        failed = board.subscriber.failed_connects
+        wait_for(lambda: board.subscriber.failed_connects >= failed + 6, timeout=30,
+                 what="six tries more: the waits between tries at their longest")
+        failed = board.subscriber.failed_connects
+        wait_for(lambda: board.subscriber.failed_connects > failed, timeout=30, what="one more try")
+        broker.start()  # just after a try: the next one is the longest wait away
+        wait_for(lambda: live_text(browser) == "● live", timeout=3.0, what="live within a second or two")
+
+
+def test_a_broker_that_refuses_the_board_is_said_on_the_page_as_in_the_journal(tmp_path, browser):
+    """A wrong password: the journal says "refused the connection: Not authorized", and so does
+    the page (not paho's "Unspecified error" from the disconnect that follows)."""
+    from hardware.network.broker import Credentials
+
+    binary = require_command("mosquitto")
+    passwd_tool = require_command("mosquitto_passwd")
+    work = tmp_path / "broker"
+    work.mkdir()
+    passwd = work / "passwd"
+    passwd.touch()
+    subprocess.run([passwd_tool, "-b", str(passwd), "board", "pw-board"], check=True, capture_output=True)
+    logs: list[str] = []
+    with running_broker(binary, work, extra=f"allow_anonymous false\npassword_file {passwd}\n") as broker, \
+            running_board(broker.url, STORE, connected=False, log=logs.append,
+                          credentials=Credentials(username="board", password="wrong")) as board:
+        browser.get(board.base + "/")
+        said = wait_for(lambda: next((line for line in logs if "refused" in line), None), what="the journal's line")
+        assert said == f"board: {broker.url} refused the connection: Not authorized; retrying"
+        shown = wait_for(lambda: (s := live_text(browser)) and "refused" in s and s, what="the refusal on the page")
+        assert shown == f"reconnecting…: {broker.url} refused the connection: Not authorized"
+        assert board.get("/api/board")["detail"] == f"{broker.url} refused the connection: Not authorized"
+        before = board.subscriber.failed_connects
+        wait_for(lambda: board.subscriber.failed_connects >= before + 2, what="two more refusals")
+        assert live_text(browser) == shown  # the disconnect after each refusal does not overwrite it
 
 
 HOSTILE = [None, True, False, 0, -7, 1.5, 10**30, "", "<img src=x onerror=\"document.title='owned'\">",
@@ -302,7 +351,7 @@ def test_no_card_is_green_while_the_board_is_not_verifying(tmp_path, browser):
                                                                "answered"), timeout=20, what="stalled on the page")
                 shown = wait_for(lambda: (b := badges(browser, "table1")) and "paused" in b[0][0] and b,
                                  what="the card paused")
-                assert shown[0][1].startswith("⏸ not verified now (the board is stalled): as last checked, chain ok")
+                assert shown[0][1].startswith("‖ not verified now (the board is stalled): as last checked, chain ok")
                 assert not browser.execute_script("return document.querySelectorAll('.badge.green, .card.ok').length")
             finally:
                 os.kill(pid, signal.SIGCONT)
@@ -362,7 +411,8 @@ def test_what_a_card_says_cannot_be_misread(setup, browser):
     liar_badges = wait_for(lambda: (b := badges(browser, "liar")) and len(b) >= 2 and "(and 2 more)" in b[0][1] and b,
                            what="liar's badges with its three problems")
     assert liar_badges[0][0] == "badge red" and "(and 2 more)" in liar_badges[0][1]  # its edited entry 3 among them
-    assert ("badge amber missing", "… 4 entries missing, asked again") in liar_badges
+    # its status says 6 entries: 4 to 6 are missing (the edited entry 3 waits for the one that names it)
+    assert ("badge amber missing", "… 3 entries missing, asked again") in liar_badges
     outcome = browser.execute_script("return document.querySelector(\"article.card[data-tower='long'] .outcome\")"
                                      ".textContent")
     assert outcome.startswith("\\u202eSSECCUS") and "\u202e" not in outcome
@@ -396,6 +446,51 @@ def test_the_overlay_takes_the_store(tmp_path, browser):
             browser.get(board.base + "/overlay?tower=table1")
             wait_for(lambda: "is in several stores (shop1, shop2): add &store=STORE" in browser.execute_script(
                 "return document.getElementById('badge').textContent"), what="the ambiguity said")
+            assert overlay_text(browser) == AMBIGUOUS
         finally:
             for t in made:
                 t.close(timeout=1.0)
+
+
+AMBIGUOUS = ('table1\n"table1" is in several stores (shop1, shop2): add &store=STORE to the address', "")
+
+
+def overlay_text(driver) -> tuple[str, str]:
+    """What the overlay shows (its visible text, line by line) and the seq of the roll it shows."""
+    text, seq = driver.execute_script("const o = document.getElementById('overlay');"
+                                      "return [o.innerText.trim(), o.dataset.seq];")
+    return text, seq
+
+
+def test_the_overlay_of_a_tower_id_that_a_second_store_takes_says_so_in_words(tmp_path, browser):
+    """The overlay without a store shows shop1's table1; then shop2's table1 publishes: the
+    overlay shows neither store's roll (it could be either), only the tower id and what to add
+    to the address, in words (no "undefined": no roll is shown, and its seq is empty)."""
+    binary = require_command("mosquitto")
+    (tmp_path / "broker").mkdir()
+    with running_broker(binary, tmp_path / "broker") as broker, running_board(broker.url) as board:
+        shop1 = SimTower(tmp_path / "shop1", broker.url, "shop1", "table1")
+        shop2: SimTower | None = None
+        try:
+            entry = shop1.roll()
+            wait_for(lambda: len(board.get("/api/towers")) == 1, what="shop1's table1")
+            browser.get(board.base + "/overlay?tower=table1")
+            wait_for(lambda: overlay_text(browser)[1] == str(entry["seq"]), what="shop1's roll")
+            shop2 = SimTower(tmp_path / "shop2", broker.url, "shop2", "table1")
+            shop2.roll()
+            shown = wait_for(lambda: (s := overlay_text(browser)) and "several stores" in s[0] and s,
+                             what="the ambiguity said")
+            assert shown == AMBIGUOUS
+            assert "undefined" not in browser.execute_script("return document.body.innerText")
+            shop2.roll()  # a later roll of either store changes nothing
+            shop1.roll()
+            wait_for(lambda: board.get("/api/towers/table1?store=shop1")["seq"] == entry["seq"] + 1,
+                     what="shop1's next roll at the board")
+            assert overlay_text(browser) == AMBIGUOUS
+            browser.get(board.base + "/overlay?store=shop2&tower=table1")  # the address with its store
+            wait_for(lambda: overlay_text(browser)[1] != "", what="shop2's roll")
+            assert "several stores" not in overlay_text(browser)[0]
+        finally:
+            shop1.close(timeout=1.0)
+            if shop2 is not None:
+                shop2.close(timeout=1.0)

@@ -135,7 +135,10 @@ def test_a_red_verdict_is_one_alert_and_later_rolls_carry_it(broker, tower, rece
             assert alert["seq"] == forged["seq"] and alert["type"] == "alert"
             later = [t.roll() for _ in range(3)]
             wait_posts(plain, 6)
-            wait_for(lambda: board.get("/api/towers/table1")["problems"] >= 3, what="three findings")
+            other = {**forged, "result": {**forged["result"], "outcome": "another lie"}}  # after the three, in order
+            raw.client.publish(f"dicetower/{STORE}/table1/log", log_message(STORE, "table1", other), qos=1)
+            wait_for(lambda: board.get("/api/towers/table1")["problems"] >= 2, what="the other lie's finding")
+            assert board.get("/api/towers/table1")["problems"] == 2  # the same lie three times is one finding
             assert len(plain.bodies("alert")) == 1
             rolls = plain.bodies("roll")
             assert seqs(rolls) == [r["seq"] for r in board.get("/api/towers/table1/rolls")]
@@ -343,6 +346,40 @@ def test_a_post_in_flight_when_the_board_dies_comes_again_with_the_same_key(brok
         board.kill()
     assert again["id"] == held.body["id"] and r.answered()[0].headers["idempotency-key"] == again["id"]
     assert again == held.body  # the same post, byte for byte the same body
+
+
+def test_delivery_is_at_least_once_a_post_kept_as_the_board_dies_comes_again_with_its_key(broker, tower,
+                                                                                          receivers, tmp_path):
+    """Between the receiver's keeping a post (it answers 2xx) and the board's recording that
+    answer, the board is killed (SIGKILL): after the restart the same post comes again, with
+    the same Idempotency-Key. That is at-least-once delivery, and docs/network.md says so and
+    that receivers deduplicate on the key."""
+    r = receivers()
+    board = BoardProcess(broker.url, tmp_path / "record", webhook_config(tmp_path, r)).start()
+    killed: list[int] = []
+
+    def kill_the_board(body: object) -> None:  # the post is kept; the board dies before it hears 2xx
+        if not killed and board.proc is not None:
+            killed.append(board.proc.pid)
+            board.proc.kill()
+            board.proc.wait(20)
+
+    r.on_post = kill_the_board
+    try:
+        t = tower(session_rolls=1)
+        t.roll()
+        first = wait_posts(r, 1)[0]
+        wait_for(lambda: board.proc is not None and board.proc.poll() is not None, what="the board killed")
+        board.stop(signal.SIGKILL)
+        board.start()
+        again = wait_posts(r, 2)
+        wait_for(lambda: board.hook()["waiting"] == 0 and board.hook()["sent"] == 1, what="recorded as sent once")
+    finally:
+        board.kill()
+    keys = r.keys()
+    assert keys == [first["id"], first["id"]] and again[1] == first  # the same post, the same key, twice
+    doc = " ".join((REPO / "docs" / "network.md").read_text().split())
+    assert "Delivery is *at-least-once*" in doc and "A receiver must deduplicate on that key" in doc
 
 
 def test_a_discord_post_in_flight_when_the_board_dies_comes_again_marked_as_a_repeat(broker, tower, receivers,

@@ -99,7 +99,8 @@ def test_a_towers_login_publishes_only_its_own_store_and_tower(secured, tmp_path
             items = board.get("/api/towers")
             assert sorted(i["store"] for i in items) == ["shop1", "shop2"]  # no OTHERSTORE card
             shop2 = next(i for i in items if i["store"] == "shop2")
-            assert shop2["problem"] is None and shop2["rolls"] == 1  # shop1's login put nothing into shop2's chain
+            # shop1's login put nothing into shop2's chain: its one roll, unchecked (its session open), no problem
+            assert (shop2["state"], shop2["problem"], shop2["rolls"]) == ("unchecked", None, 1)
             assert board.get("/api/towers/table1?store=shop2")["missing"] == 0  # nor its seq 99
         finally:
             rogue.close()
@@ -167,9 +168,9 @@ def test_board_and_towers_over_tls_with_a_self_signed_certificate(tmp_path):
                 for _ in range(3):
                     t.roll()
                     untrusting.roll()
-                item = wait_for(lambda: next((i for i in board.get("/api/towers") if i["rolls"] == 3), None),
-                                what="table1 over TLS")
-                assert item["tower"] == "table1" and item["problem"] is None
+                item = wait_for(lambda: next((i for i in board.get("/api/towers") if i["rolls"] == 3 and i["verified"]),
+                                             None), what="table1 over TLS, its first session verified")
+                assert item["tower"] == "table1" and item["verified"]
                 wait_for(lambda: any("TLS certificate" in n for n in notes), what="the untrusting tower's note")
                 assert [i["tower"] for i in board.get("/api/towers")] == ["table1"]
             finally:

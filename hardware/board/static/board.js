@@ -40,7 +40,7 @@ function badge(card) {
     const parts = [`chain ok · ${plural(num(card.seq) || 0, "entry", "entries")}`,
                    `${verified} verified`, plural(num(card.revealed) || 0, "session") + " revealed and replayed"];
     if (boardNow.state !== "live") {
-      box.append(el("p", "badge paused", `⏸ not verified now (the board is ${boardNow.state}): as last checked, ` +
+      box.append(el("p", "badge paused", `‖ not verified now (the board is ${boardNow.state}): as last checked, ` +
                                          parts.join(" · ")));
     } else if (verified === 0) {
       box.append(el("p", "badge none", "… nothing verified yet: " + parts[0] + " · no session revealed and replayed"));
@@ -149,10 +149,13 @@ const PARTS = [
 
 function cardNode(card, old) {
   const node = old && old.drawn ? old : el("article");
-  node.className = "card " + (card.state === "red" ? "red" : boardNow.state !== "live" ? "paused" : "ok");
+  // red only for a problem (the board's state "red"); nothing verified yet is grey, not red
+  const red = card.state === "red";
+  node.className = "card " + (red ? "red" : boardNow.state !== "live" ? "paused" : card.verified === true ? "ok" : "none");
   node.dataset.tower = str(card.tower, 64);
   node.dataset.rolls = num(card.rolls) || 0;
   node.dataset.verified = card.verified === true;
+  node.dataset.state = red ? "red" : str(card.state, 20);
   const drawn = node.drawn || {};
   const parts = {};
   for (const [name, make, shows] of PARTS) {
@@ -183,6 +186,7 @@ function brokenNode(card, error) {
   node.dataset.tower = name;
   node.dataset.rolls = 0;
   node.dataset.verified = false;
+  node.dataset.state = "red";
   node.append(el("h2", null, name));
   node.append(el("p", "badge red", "✗ this card could not be shown: " + str(String(error), 200)));
   return node;
@@ -254,7 +258,7 @@ function refreshSummary() {
   let rolls = 0, red = 0;
   for (const node of cards.values()) {
     rolls += Number(node.dataset.rolls) || 0;
-    if (node.dataset.verified === "false") red += 1;
+    if (node.dataset.state === "red") red += 1;
   }
   document.getElementById("count-towers").textContent = cards.size;
   document.getElementById("count-rolls").textContent = rolls;

@@ -52,7 +52,7 @@ function settingText(system, params) {
 
 // The board's own state in words (the status line, and the note on every card while it is not live).
 const BOARD_STATES = {
-  live: "● live", reconnecting: "reconnecting… (broker down)", stale: "stale", stalled: "✗ stalled: not verifying",
+  live: "● live", reconnecting: "reconnecting…", stale: "stale", stalled: "✗ stalled: not verifying",
   failing: "✗ failing: its record cannot be written", unreachable: "board unreachable, reconnecting…",
 };
 

@@ -9,14 +9,44 @@ const store = params.get("store");
 const box = document.getElementById("overlay");
 let boardNow = "live";
 let last = null;
-let ambiguous = false;  // no store given, and the tower id is in several stores
+const stores = new Set();  // the stores that have a tower of this id (no store given: it must be one)
+box.dataset.seq = "";  // the roll shown (none yet)
 
 function note(text) {
   document.getElementById("badge").textContent = text;
 }
 
+function ambiguous() {
+  return store === null && stores.size > 1;
+}
+
+// No store given and the tower id is in several stores: no roll is shown (it could be either
+// store's), only what to add to the address.
+function sayAmbiguous() {
+  last = null;
+  document.getElementById("tower").textContent = str(tower, 64);
+  document.getElementById("dice").replaceChildren();
+  document.getElementById("outcome").textContent = "";
+  document.getElementById("name").textContent = "";
+  box.className = "overlay waiting ambiguous";
+  box.dataset.seq = "";
+  const names = [...stores].map((s) => str(s, 64)).sort().join(", ");
+  note(`"${str(tower, 64)}" is in several stores (${names}): add &store=STORE to the address`);
+}
+
+function mine(card) {
+  return card && typeof card === "object" && card.tower === tower && (store === null || card.store === store);
+}
+
+function take(card) {
+  if (!mine(card)) return;
+  stores.add(card.store);
+  if (ambiguous()) sayAmbiguous();
+  else show(card);
+}
+
 function show(card) {
-  if (!card || typeof card !== "object" || card.tower !== tower || (store !== null && card.store !== store)) return;
+  if (!mine(card) || ambiguous()) return;
   last = card;
   try {
     document.getElementById("tower").textContent = str(card.tower, 64);
@@ -37,14 +67,11 @@ function show(card) {
 }
 
 function snapshot(all) {
-  const mine = list(all).filter((c) => c && c.tower === tower && (store === null || c.store === store));
-  ambiguous = store === null && mine.length > 1;
-  if (ambiguous) {
-    const stores = mine.map((c) => str(c.store, 64)).sort().join(", ");
-    note(`"${str(tower, 64)}" is in several stores (${stores}): add &store=STORE to the address`);
-    return;
-  }
-  mine.forEach(show);
+  stores.clear();
+  const cards = list(all).filter(mine);
+  for (const card of cards) stores.add(card.store);
+  if (ambiguous()) sayAmbiguous();
+  else cards.forEach(show);
 }
 
 function board(info) {
@@ -56,6 +83,6 @@ if (!tower) {
   note("add ?store=STORE&tower=TOWER to the address");
 } else {
   const query = "tower=" + encodeURIComponent(tower) + (store !== null ? "&store=" + encodeURIComponent(store) : "");
-  listen("/events?" + query, {snapshot, tower: (c) => ambiguous || show(c), board,
+  listen("/events?" + query, {snapshot, tower: take, board,
                               unreachable: () => board({state: "unreachable"})});
 }
