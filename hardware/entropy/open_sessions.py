@@ -396,9 +396,12 @@ class OpenSessions:
         return not _alive(owner.pid)
 
     def _progress(self, stored: StoredSession) -> Progress:
-        """``stored`` brought up to date with the log (in memory: nothing is written)."""
-        progress = Progress.from_stored(stored)
-        news = self.news(stored.id, stored.log_seq)
+        """Where ``stored`` stands, as the log says (in memory: nothing is written). The file's
+        cache (DRBG, roll count, table seed, log_seq) is never taken on trust: the DRBG is
+        re-derived from the seed and every logged entry of the session, from its ``session``
+        entry on, so a damaged or edited cache changes nothing the table is shown."""
+        progress = Progress.fresh(stored.material, stored.block_bytes, None)
+        news = self.news(stored.id, None)
         for entry in news.entries:
             progress.apply(entry)
         progress.log_seq = max(progress.log_seq or 0, news.head)
