@@ -97,7 +97,7 @@ class Progress:
                     f"the session stands at call {self.position}; reveal it (dicetower session close) and check "
                     "the log") from None
             self.rolls += 1
-        elif kind == "reveal":
+        elif kind in ("reveal", "session_damaged"):  # revealed, or ended as damaged (its seed lost)
             self.revealed = True
         if isinstance(seq, int):
             self.log_seq = seq

@@ -32,8 +32,8 @@ from engine.seeds import SeedMaterial
 from hardware.rolllog import LogError
 from hardware.state import atomic_write_bytes
 
-__all__ = ["OWNER_KINDS", "SESSION_FILE", "Owner", "SessionFileError", "SessionWriteError", "StoredSession",
-           "load_file", "remove_file", "save_file"]
+__all__ = ["OWNER_KINDS", "SESSION_FILE", "DamagedFile", "Owner", "SessionFileError", "SessionWriteError",
+           "StoredSession", "load_file", "owner_of", "read_raw", "remove_file", "save_file", "seed_of", "set_aside"]
 
 #: Where earlier versions kept the session ``dicetower session open`` opened (read, then moved).
 SESSION_FILE = "session.json"
@@ -143,6 +143,85 @@ class StoredSession:
         if stored.commitment != data.get("commitment"):
             raise ValueError("its seed does not match its commitment")
         return stored
+
+
+class DamagedFile(SessionFileError):
+    """A session file whose bytes are not a session file's: not JSON, not UTF-8, too large,
+    nested too deep, not an object. Unlike a link or a FIFO in its place (which a person put
+    there, and can take away), nothing can be put back: the session it held is ended as
+    damaged (:mod:`hardware.entropy.open_sessions`)."""
+
+
+def read_raw(path: Path, *, below: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
+    """The JSON object in ``path`` as it is (None when there is no such file), read by the one
+    rule. Bytes that are not a JSON object (damage) are :class:`DamagedFile`; a file that
+    cannot be read at all (a link, a FIFO, a directory, no permission, an I/O error) is
+    :class:`SessionFileError`: a person must look at it."""
+    from hardware.safefile import FileRefused, load_json
+
+    try:
+        data = load_json(path, _MAX_BYTES, _MAX_DEPTH, below=below)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except FileRefused as exc:
+        if exc.errno in (errno.EFBIG, errno.EILSEQ) or (exc.errno == errno.EINVAL and "nests" in str(exc.strerror)):
+            raise DamagedFile(f"the session file {path} is damaged ({exc.strerror})") from None
+        raise SessionFileError(f"the session file cannot be used: {exc.strerror}") from None
+    except OSError as exc:
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or exc
+        raise SessionFileError(f"cannot read the session file {path}: {why}") from None
+    except (ValueError, RecursionError) as exc:
+        raise DamagedFile(f"the session file {path} is damaged ({exc})") from None
+    if not isinstance(data, dict):
+        raise DamagedFile(f"the session file {path} is damaged (not a JSON object)")
+    return data
+
+
+def seed_of(data: dict[str, Any]) -> SeedMaterial | str:
+    """The seed material a session file holds, or why there is none to use."""
+    seed = data.get("seed")
+    if not isinstance(seed, str):
+        return "its seed is missing" if seed is None else "its seed is not text"
+    try:
+        return SeedMaterial.from_hex(seed)
+    except ValueError as exc:
+        return f"its seed cannot be read ({exc})"
+
+
+def owner_of(data: dict[str, Any]) -> Owner | str:
+    """Who opened the session a file holds (a version 1 file's is a tower), or why it is not known."""
+    if data.get("version") == 1 and "owner" not in data:
+        return Owner("tower")
+    try:
+        return Owner.from_json(data.get("owner"))
+    except (ValueError, TypeError) as exc:
+        return f"its owner is damaged ({exc})"
+
+
+def set_aside(path: Path, *, below: str | os.PathLike[str] | None = None) -> Path:
+    """Rename a damaged session file to ``ID.json.damaged`` beside it (no longer read as a
+    session, kept for a person to look at) and make it durable; returns the new path."""
+    from hardware.safefile import FileRefused, open_dir
+
+    aside = path.with_name(path.name + ".damaged")
+    try:
+        dir_fd = open_dir(path.parent, below=below)
+    except FileNotFoundError:
+        return aside
+    except OSError as exc:
+        raise SessionWriteError(f"cannot set the damaged session file {path} aside: {exc.strerror or exc}",
+                                str(exc.strerror or exc)) from None
+    try:
+        os.rename(path.name, aside.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        os.fsync(dir_fd)
+    except FileNotFoundError:
+        pass
+    except (FileRefused, OSError) as exc:
+        raise SessionWriteError(f"cannot set the damaged session file {path} aside: {exc.strerror or exc}",
+                                str(exc.strerror or exc)) from None
+    finally:
+        os.close(dir_fd)
+    return aside
 
 
 def load_file(path: Path, *, below: str | os.PathLike[str] | None = None) -> StoredSession | None:
