@@ -463,7 +463,7 @@ class OpenSessions:
         and who opened it come from the file. ``SessionFileError``: a file the log does not
         hold open that cannot be read (left for a person), or one that cannot be read at all
         (a link, a FIFO: a person must look, see :meth:`_refuse_lost`)."""
-        damage = ""
+        damage = damage_why = ""
         data: dict[str, Any] | None
         if path is None:
             stored = self._legacy()  # strict: a damaged earlier version's file is left where it is
@@ -477,7 +477,7 @@ class OpenSessions:
             try:
                 data = session_file.read_raw(path, below=self.state_dir)
             except DamagedFile as exc:
-                data, damage = {}, str(exc)
+                data, damage, damage_why = {}, str(exc), exc.why
             if data is None:
                 return None
             material = damage or session_file.seed_of(data)
@@ -498,7 +498,7 @@ class OpenSessions:
         kept = _Kept(where, sid, "damaged", commitment=str(opened.get("commitment", "")), rolls=rolls, end=end,
                      legacy=path is None)
         if damage:
-            return replace(kept, why=f"its file is damaged ({damage.rpartition(' is damaged (')[2].rstrip(')')})")
+            return replace(kept, why=f"its kept file is damaged ({damage_why})")
         if isinstance(material, str):
             return replace(kept, why=material)
         if material.commitment != kept.commitment:
@@ -634,7 +634,9 @@ class OpenSessions:
         """The file of a session the log has ended, or never logged: it goes (a damaged one is
         set aside for a person, whose session the log ended as damaged)."""
         if kept.ending == "session_damaged" and not kept.legacy:
-            self._set_aside(kept)
+            aside = self._set_aside(kept)
+            if aside:
+                self._log(f"session {kept.sid} was ended as damaged{aside}")
         else:
             self._remove(kept)
 
@@ -644,15 +646,16 @@ class OpenSessions:
         except SessionFileError as exc:
             self._log(f"session {kept.sid}: revealed, but {exc}")
 
-    def _set_aside(self, kept: _Kept) -> None:
+    def _set_aside(self, kept: _Kept) -> str:
+        """Set a damaged file aside (see :func:`~hardware.entropy.session_file.set_aside`);
+        returns where it went, said as a clause ("" when there was none)."""
         if not os.path.lexists(kept.path):
-            return
+            return ""
         try:
             aside = session_file.set_aside(kept.path, below=self.state_dir)
         except SessionFileError as exc:
-            self._log(f"session {kept.sid}: {exc}")
-        else:
-            self._log(f"session {kept.sid}: its damaged file is kept for a person to look at as {aside}")
+            return f" ({exc})"
+        return f" (its file is kept for a person to look at as {aside})"
 
     def _mend(self, kept: _Kept) -> None:
         """Rewrite a kept file whose cache the log contradicted (said once); the log decides."""
@@ -685,7 +688,7 @@ class OpenSessions:
         seed to trust, a ``session_damaged`` entry names the session, why, and the rolls and
         generate calls the log holds of it, and its file is set aside for a person. Nothing of
         the file is guessed at. Said (:attr:`damaged` and the keeper's log)."""
-        why = kept.why
+        why, aside = kept.why, ""
         if kept.stored is not None:
             done = self._reveal(log, kept, reason="damaged",
                                 note=f"its kept file cannot be trusted: {why}; its seed matches its commitment")
@@ -696,10 +699,12 @@ class OpenSessions:
                                     "cannot be checked")
             done = not entry.get("unrecorded")
             if done:
-                self._set_aside(kept)
+                aside = self._set_aside(kept)
         if done:
             self.damaged.append(Damaged(kept.sid, why, kept.rolls, kept.stored is not None))
-            self._log(f"session #{kept.sid[:8]} ended as damaged: {why}")
+            self._log(f"session #{kept.sid[:8]} ended as damaged: {why}; "
+                      + ("revealed, its seed being good" if kept.stored is not None else
+                         f"its {kept.rolls} roll(s) cannot be checked") + aside)
         return done
 
     def _end_lost(self, log: _Appends, checked: list[_Kept], unreadable: dict[Path, str],

@@ -149,7 +149,11 @@ class DamagedFile(SessionFileError):
     """A session file whose bytes are not a session file's: not JSON, not UTF-8, too large,
     nested too deep, not an object. Unlike a link or a FIFO in its place (which a person put
     there, and can take away), nothing can be put back: the session it held is ended as
-    damaged (:mod:`hardware.entropy.open_sessions`)."""
+    damaged (:mod:`hardware.entropy.open_sessions`). ``why`` says what is wrong, in a few words."""
+
+    def __init__(self, message: str, why: str) -> None:
+        super().__init__(message)
+        self.why = why
 
 
 def read_raw(path: Path, *, below: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
@@ -164,16 +168,19 @@ def read_raw(path: Path, *, below: str | os.PathLike[str] | None = None) -> dict
     except (FileNotFoundError, NotADirectoryError):
         return None
     except FileRefused as exc:
-        if exc.errno in (errno.EFBIG, errno.EILSEQ) or (exc.errno == errno.EINVAL and "nests" in str(exc.strerror)):
-            raise DamagedFile(f"the session file {path} is damaged ({exc.strerror})") from None
+        damage = {errno.EFBIG: "larger than any session file", errno.EILSEQ: "not text"}.get(exc.errno or 0)
+        if damage is None and exc.errno == errno.EINVAL and "nests" in str(exc.strerror):
+            damage = "nested deeper than any session file"
+        if damage is not None:
+            raise DamagedFile(f"the session file {path} is damaged ({exc.strerror})", damage) from None
         raise SessionFileError(f"the session file cannot be used: {exc.strerror}") from None
     except OSError as exc:
         why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or exc
         raise SessionFileError(f"cannot read the session file {path}: {why}") from None
     except (ValueError, RecursionError) as exc:
-        raise DamagedFile(f"the session file {path} is damaged ({exc})") from None
+        raise DamagedFile(f"the session file {path} is damaged ({exc})", "not JSON") from None
     if not isinstance(data, dict):
-        raise DamagedFile(f"the session file {path} is damaged (not a JSON object)")
+        raise DamagedFile(f"the session file {path} is damaged (not a JSON object)", "not a JSON object")
     return data
 
 
