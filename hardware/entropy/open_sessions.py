@@ -46,7 +46,8 @@ from hardware.entropy.session_file import DamagedFile, Owner, SessionFileError, 
 from hardware.rolllog import MAX_LINE_BYTES, LogError, chain_files, entry_hash, open_regular, read_error
 from hardware.safefile import list_dir
 
-__all__ = ["ENDINGS", "OPEN_SESSIONS_DIR", "Damaged", "Joined", "News", "OpenSessions", "SessionKeeper", "log_head"]
+__all__ = ["ENDINGS", "OPEN_SESSIONS_DIR", "Damaged", "Joined", "News", "OpenSessions", "SessionKeeper",
+           "damaged_since", "log_head"]
 
 OPEN_SESSIONS_DIR = "open-sessions"
 _CHUNK = 1 << 16
@@ -665,13 +666,14 @@ class OpenSessions:
                   "log decides, and the file is rewritten from it")
         self.saved(kept.stored)
 
-    def _reveal(self, log: _Appends, kept: _Kept, *, reason: str = "restart", note: str | None = None) -> bool:
+    def _reveal(self, log: _Appends, kept: _Kept, *, reason: str = "restart", note: str | None = None,
+                **extra: Any) -> bool:
         stored, progress = kept.stored, kept.progress
         assert stored is not None and progress is not None
         note = note or (f"revealed by the next writer: its opener ({stored.owner.kind}) stopped before revealing it "
                         "(a power cut, a crash, a kill)")
         entry = log.append("reveal", session=stored.id, seed=stored.material.encode().hex(), rolls=progress.rolls,
-                           end=progress.position, reason=reason, by=self._by(), note=note)
+                           end=progress.position, reason=reason, by=self._by(), note=note, **extra)
         if entry.get("unrecorded"):  # a lenient log that could not write: try again next time
             return False
         self._remove(kept)
@@ -690,8 +692,9 @@ class OpenSessions:
         the file is guessed at. Said (:attr:`damaged` and the keeper's log)."""
         why, aside = kept.why, ""
         if kept.stored is not None:
-            done = self._reveal(log, kept, reason="damaged",
-                                note=f"its kept file cannot be trusted: {why}; its seed matches its commitment")
+            done = self._reveal(log, kept, reason="damaged", why=why,
+                                note="its kept file cannot be trusted; its seed matches its commitment, so it is "
+                                     "revealed with the rolls the log holds")
         else:
             entry = log.append("session_damaged", session=kept.sid, rolls=kept.rolls, end=kept.end,
                                reason="damaged", why=why, by=self._by(),
@@ -721,6 +724,22 @@ class OpenSessions:
         self._end_damaged(log, _Kept(self._file(open_id) if open_id.isalnum() else self.directory / open_id,
                                      open_id, "damaged", rolls=rolls, end=end,
                                      why="its kept file is missing (its seed is lost)"))
+
+
+def damaged_since(path: str | os.PathLike[str], after: int) -> tuple[list[dict[str, Any]], int]:
+    """The entries after entry ``after`` that ended a session as damaged (a ``session_damaged``
+    entry, or a reveal with reason ``damaged``), oldest first, and the log's last seq."""
+    found: list[dict[str, Any]] = []
+    head = after
+    for entry in _backwards(Path(path)):
+        seq = entry["seq"]
+        head = max(head, seq)
+        if seq <= after:
+            break
+        if entry.get("kind") in ENDINGS and entry.get("reason") == "damaged":
+            found.append(entry)
+    found.reverse()
+    return found, head
 
 
 def log_head(path: str | os.PathLike[str]) -> int:
