@@ -565,14 +565,22 @@ class OpenSessions:
         whose file cannot be trusted is said (the next writer ends it as damaged)."""
         unreadable: dict[Path, str] = {}
         shown: Joined | None = None
-        for kept in self._kept((), unreadable, migrate=False):
+        checked = list(self._kept((), unreadable, migrate=False))
+        for kept in checked:
             if kept.state == "damaged":
-                self._log(f"session #{kept.sid[:8]} cannot go on: {kept.why}; the next writer ends it as damaged")
-            elif kept.state == "open" and shown is None and kept.stored is not None and kept.progress is not None \
+                raise SessionFileError(f"session #{kept.sid[:8]} cannot go on: {kept.why}; the next writer (a roll, "
+                                       "session close, the tower) ends it as damaged")
+            if kept.state == "open" and shown is None and kept.stored is not None and kept.progress is not None \
                     and (self.mine(kept.stored) or not self._gone(kept.stored.owner)):
                 shown = Joined(kept.stored, kept.progress)
         if shown is None and unreadable:
             self._refuse_lost(unreadable, frozenset())
+        if shown is None:
+            open_id = self._open_in_log()
+            if open_id is not None and not any(k.sid == open_id for k in checked):
+                raise SessionFileError(f"session #{open_id[:8]} is open in the log, but its kept file is missing (its "
+                                       "seed is lost): the next writer (a roll, session close, the tower) ends it as "
+                                       "damaged")
         self._passed_over(unreadable)
         return shown
 
