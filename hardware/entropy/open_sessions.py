@@ -503,7 +503,7 @@ class OpenSessions:
         if isinstance(material, str):
             return replace(kept, why=material)
         if material.commitment != kept.commitment:
-            return replace(kept, why="its seed is not the one the log's commitment was made to")
+            return replace(kept, why="its seed is not the one its commitment in the log was made to")
         progress, as_of = _rebuilt(material, opened, entries, data.get("log_seq"))
         progress.log_seq = max(progress.log_seq or 0, news.head)
         stored = _from_log(material, opened, progress, owner if isinstance(owner, Owner) else Owner(), data)

@@ -191,8 +191,8 @@ def seed_of(data: dict[str, Any]) -> SeedMaterial | str:
         return "its seed is missing" if seed is None else "its seed is not text"
     try:
         return SeedMaterial.from_hex(seed)
-    except ValueError as exc:
-        return f"its seed cannot be read ({exc})"
+    except ValueError:
+        return "its seed is not seed material"
 
 
 def owner_of(data: dict[str, Any]) -> Owner | str:
@@ -201,8 +201,8 @@ def owner_of(data: dict[str, Any]) -> Owner | str:
         return Owner("tower")
     try:
         return Owner.from_json(data.get("owner"))
-    except (ValueError, TypeError) as exc:
-        return f"its owner is damaged ({exc})"
+    except (ValueError, TypeError):
+        return "who opened it is not known (its owner is damaged)"
 
 
 def set_aside(path: Path, *, below: str | os.PathLike[str] | None = None) -> Path:
