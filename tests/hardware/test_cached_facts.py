@@ -367,3 +367,124 @@ def test_the_tower_joining_a_session_opened_elsewhere_shows_the_logs_code(tmp_pa
         t.stop()  # the session stays open (opened by session open), its file rewritten from the log
     data = json.loads(path.read_text())
     assert (data["table_seed"], data["rolls"]) == (CODE, 1)
+
+
+# --- a crash between the log and the cache -----------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[2]
+#: ``dicetower ARGS`` killed with SIGKILL at one point between the log and the cache:
+#: ``entry``: the session's file is kept, its ``session`` entry not yet appended (the order a
+#: session opens in); ``cache``: the roll is appended, the session's cache not yet written (the
+#: order a roll in a joined session goes in).
+KILLED_AT = """
+import os, signal, sys
+from hardware.entropy import session_file
+from hardware.rolllog import RollLog
+
+def die(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+if sys.argv[1] == "entry":
+    append = RollLog.append
+    RollLog.append = lambda self, kind, **fields: die() if kind == "session" else append(self, kind, **fields)
+else:
+    session_file.save_file = die
+from hardware.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def killed_at(point: str, *argv: str | Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", KILLED_AT, point, *map(str, argv)], cwd=REPO, capture_output=True,
+                          timeout=300)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+
+
+def clean(state: Path) -> None:
+    """Both checkers, every session revealed, zero problems."""
+    both_pass(state, Noted())
+
+
+def test_kill_9_after_the_roll_is_logged_and_before_its_cache_is_written_loses_nothing(tmp_path) -> None:
+    state = tmp_path / "night"
+    opened(state, rolls=1)
+    behind = kept(state).read_bytes()
+    killed_at("cache", *D6CV, "--state-dir", state)
+    assert [e["kind"] for e in entries(state)][-1] == "roll" and kept(state).read_bytes() == behind
+    recorded = ok(*D6CV, "--state-dir", state, "--json")["recorded"]
+    assert recorded["number"] == 3  # the killed command's roll is the log's second
+    closed = ok("session", "close", state, "--json")
+    assert (closed["rolls"], closed["table_seed"]) == (3, CODE)
+    clean(state)
+
+
+def test_kill_9_after_the_file_is_kept_and_before_the_session_is_logged_loses_nothing(tmp_path) -> None:
+    state = tmp_path / "night"
+    state.mkdir()
+    killed_at("entry", "session", "open", state)
+    stray = kept(state)  # a session that never made the log
+    assert not (state / "rolls.jsonl").exists() or "session" not in (state / "rolls.jsonl").read_text()
+    assert run("session", "show", state)[0] == 1  # no session is open: the log has none
+    noted = opened(state, rolls=2)
+    assert not stray.exists()  # forgotten: nothing of it was ever in the log
+    closed = ok("session", "close", state, "--json")
+    assert (closed["rolls"], closed["table_seed"]) == (2, CODE)
+    noted.cards.append(reveal_card(closed["commitment"], closed["table_seed"], closed["rolls"], closed["head"]))
+    both_pass(state, noted)
+    assert [e["kind"] for e in entries(state)].count("session") == 1
+
+
+def test_a_full_card_after_the_roll_is_logged_and_before_its_cache_is_written_loses_nothing(tmp_path,
+                                                                                            monkeypatch) -> None:
+    import errno
+    import os
+
+    from hardware.entropy import session_file
+
+    state = tmp_path / "night"
+    opened(state, rolls=1)
+
+    def full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with monkeypatch.context() as m:
+        m.setattr(session_file, "atomic_write_bytes", full)
+        code, out, err = run(*D6CV, "--state-dir", state, "--json")
+    assert code == 0 and json.loads(out)["recorded"]["number"] == 2, err  # in the log: shown
+    assert "No space left on device" in err
+    recorded = ok(*D6CV, "--state-dir", state, "--json")["recorded"]
+    assert recorded["number"] == 3
+    closed = ok("session", "close", state, "--json")
+    assert (closed["rolls"], closed["table_seed"]) == (3, CODE)
+    clean(state)
+
+
+def test_a_full_card_after_the_file_is_kept_and_before_the_session_is_logged_loses_nothing(tmp_path,
+                                                                                           monkeypatch) -> None:
+    from hardware.cli import EXIT_UNRECORDED
+    from hardware.rolllog import RollLog
+    from tests.hardware.test_record_first import FullDisk
+
+    state = tmp_path / "night"
+    state.mkdir()
+    original = RollLog.__init__
+
+    def init(self: RollLog, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("write", FullDisk())
+        original(self, *args, **kwargs)
+
+    with monkeypatch.context() as m:
+        m.setattr(RollLog, "__init__", init)
+        code, out, err = run("session", "open", state)
+    assert code == EXIT_UNRECORDED and out == "" and "cannot record" in err, err
+    stray = kept(state)  # kept first, never logged
+    noted = opened(state, rolls=2)
+    assert not stray.exists()
+    closed = ok("session", "close", state, "--json")
+    assert (closed["rolls"], closed["table_seed"]) == (2, CODE)
+    noted.cards.append(reveal_card(closed["commitment"], closed["table_seed"], closed["rolls"], closed["head"]))
+    both_pass(state, noted)
