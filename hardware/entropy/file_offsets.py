@@ -57,18 +57,17 @@ class FileOffsets:
         except (FileNotFoundError, NotADirectoryError):
             return {}
         except FileRefused as exc:
-            raise OffsetError(f"cannot read {self.path} (how far file: sources were read): {exc.strerror}") from None
+            raise OffsetError(f"cannot read {self.path}: {exc.strerror}") from None
         except OSError as exc:
             why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or exc
-            raise OffsetError(f"cannot read {self.path} (how far file: sources were read): {why}") from None
+            raise OffsetError(f"cannot read {self.path}: {why}") from None
         except ValueError:
-            raise OffsetError(f"{self.path} (how far file: sources were read) is damaged; without it a file could "
-                              "be read again: move it away only with captures never read here") from None
+            raise OffsetError(f"{self.path} (how far captures were read) is damaged: move it away only with "
+                              "captures never read here") from None
         files = data.get("files") if isinstance(data, dict) and data.get("version") == _VERSION else None
         if not isinstance(files, dict) or not all(_entry_ok(v) for v in files.values()):
-            raise OffsetError(f"{self.path} (how far file: sources were read) is not one this dicetower wrote; "
-                              "without it a file could be read again: move it away only with captures never read "
-                              "here")
+            raise OffsetError(f"{self.path} (how far captures were read) is not dicetower's: move it away only with "
+                              "captures never read here")
         return files
 
     def take(self, name: str, fd: int, size: int, n: int) -> bytes:
@@ -83,19 +82,21 @@ class FileOffsets:
             head = _head(fd)
             twin = None if head is None else next((other for other, v in files.items()
                                                    if v.get("head") == head and other != name), None)
+        shown = os.path.basename(name)
+        if kept is None:
             if twin is not None:
-                raise ValueError(f"{name} starts with the same bytes as {twin}, read already: a capture is never "
-                                 "read twice, give a new one")
+                raise ValueError(f"{shown} starts with the same bytes as {twin}, read already: a capture is never "
+                                 "read twice; give a new one")
         elif size < start:
-            raise ValueError(f"{name} is {size} bytes, shorter than the {start} read from it already (replaced?): "
-                             "a file is never read again from its start; give a new capture under a new name")
+            raise ValueError(f"{shown} is {size} bytes, fewer than the {start} read from it already (replaced?): it "
+                             "is never read again from its start; give a new capture a new name")
         left = size - start
         if left < n:
-            raise ValueError(f"{name} is exhausted: {left} of its {size} bytes are left unread and a session needs "
-                             f"{n}; a file is never read twice: give a new capture")
+            raise ValueError(f"{shown} is exhausted: {left} of its {size} bytes are left unread, a session needs {n}; "
+                             "a capture is never read twice: give a new one")
         data = os.pread(fd, n, start)
         if len(data) != n:
-            raise ValueError(f"{name} is exhausted: it gave {len(data)} of the {n} bytes a session needs")
+            raise ValueError(f"{shown} is exhausted: it gave {len(data)} of the {n} bytes a session needs")
         entry = {"offset": start + n, "head": kept["head"] if kept is not None else _head(fd)}
         self._save({**files, name: entry})
         return data
@@ -107,8 +108,8 @@ class FileOffsets:
         try:
             atomic_write_json(self.path, {"version": _VERSION, "files": files}, below=self.state_dir)
         except (FileRefused, OSError) as exc:
-            raise OffsetError(f"cannot keep how far file: sources were read in {self.path}: "
-                              f"{exc.strerror or exc}; the bytes read are not used") from None
+            raise OffsetError(f"cannot keep how far it was read in {self.path}: {exc.strerror or exc}; the bytes "
+                              "read are not used") from None
 
 
 def _entry_ok(value: Any) -> bool:

@@ -335,9 +335,9 @@ class FileSource(ByteSource):
         from hardware.entropy.file_offsets import OffsetError
 
         if self.offsets is None:
-            raise self._gone(f"{self.path} is a regular file, and with no state directory to keep how far it has been "
-                             "read each run would read it again from its start: give a state directory (--state-dir "
-                             "DIR; the tower's state_dir), or a device")
+            raise self._gone(f"{os.path.basename(str(self.path))} is a regular file, and with no state directory to "
+                             "keep how far it was read each run would read it again from its start: give --state-dir "
+                             "DIR (the tower's state_dir), or a device")
         try:
             return self.offsets.take(os.path.realpath(str(self.path)), f.fileno(), info.st_size, n)
         except (ValueError, OffsetError) as exc:

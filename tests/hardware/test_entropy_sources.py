@@ -129,8 +129,8 @@ def test_hwrng_without_data_times_out_instead_of_hanging(tmp_path) -> None:
 def test_a_short_file_runs_out_with_a_clear_message(tmp_path) -> None:
     path = tmp_path / "short.bin"
     path.write_bytes(good_bytes(100))
-    with pytest.raises(SourceUnavailable, match=r"short.bin is exhausted: 100 of its 100 bytes are left unread and a "
-                                                r"session needs 1024"):
+    with pytest.raises(SourceUnavailable, match=r"short.bin: short.bin is exhausted: 100 of its 100 bytes are "
+                                                r"left unread, a session needs 1024"):
         file_source(str(path), offsets=FileOffsets(tmp_path)).gather()
 
 
