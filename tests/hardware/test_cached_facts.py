@@ -31,6 +31,7 @@ from engine.fingerprints import reveal_card
 from hardware.cli import main
 from hardware.entropy.open_sessions import OPEN_SESSIONS_DIR
 from tests.hardware.tablenight import MENU_REVEAL, Noted, Table
+from tests.hardware.test_board_verdict import board_verdict
 
 CODE = "417302"
 D6CV = ["roll", "d6cv", "--stat", "3", "--cv", "7"]
@@ -321,6 +322,9 @@ def test_a_damaged_field_when_the_tower_starts(plugged, tmp_path, field, damage)
                for n, e in enumerate((e for e in rolls if e["session"] == s), start=1)}
     assert all(numbers[r.split(":")[1]] == int(r.split(":")[0]) for r in t.noted.results), t.noted.results
     assert len(t.noted.results) == 3 and len(t.noted.codes) == 2
+    board = board_verdict(log)  # the store's board, a witness without the players' notes
+    assert board["problems"] == [] and board["board"] == [], board
+    assert board["counts"]["flags"] == ({"damaged-session": 1} if how == "lost" else {}), board["counts"]
     if how == "goes on":
         assert (first["kind"], first["reason"]) == ("reveal", "restart") and not told(screens)
         both_pass(t.state, t.noted)
