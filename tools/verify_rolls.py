@@ -24,10 +24,13 @@ your night together). In player mode every session of your night (from the first
 session anything you noted belongs to) that holds a roll must have its commitment noted and one
 of your codes, and carry no mix, typed-in roll or roll off the panel you did not name; and every
 roll of it must be one you saw: noted as N:HEX, or, with --count N, the night holds exactly the
-N rolls you counted. It also checks the state each roll entry logs for its player against what
-its result carries (fingers' karma, horizons' Stability), and prints each result you noted with
-the first line of its result screen as the tower drew it from the log (compare it with your
-photo: a setting eased in the log reads otherwise).
+N rolls you counted. A session the tower ended with a `session_damaged` entry (its kept seed
+was lost with a damaged file) is over, with the entry's reason: its rolls cannot be checked,
+and in your night one that holds rolls is a problem (`damaged-session`). It also checks the
+state each roll entry logs for its player against what its result carries (fingers' karma,
+horizons' Stability), and prints each result you noted with the first line of its result
+screen as the tower drew it from the log (compare it with your photo: a setting eased in the
+log reads otherwise).
 
 Prints one line per problem, `entry N: CODE: what` (the codes are docs/fairness.md's "Problem
 codes", the same as `dicetower replay`'s), and a summary; exit status 0 when everything checks

@@ -14,16 +14,23 @@ state directory, whoever opened it, and open a new one only when none is open:
   ``roll`` command's own session whose process died. It appends the ``reveal`` those
   sessions' logged rolls need (``"reason": "restart"``). A session opened with ``dicetower
   session open`` stays open until ``session close``, whoever rolls in it.
-- Then it joins the session still open, if any, bringing its copy up to date from the log
-  (:class:`~hardware.entropy.progress.Progress`), and only if none is open opens its own.
+- Then it joins the session still open, if any, and only if none is open opens its own. A
+  kept file is a cache: only its seed (which must hash to the commitment its ``session``
+  entry holds) and who opened it are taken from it; its DRBG, roll count, table seed and
+  every other fact are re-derived from the seed and the session's logged entries
+  (:class:`~hardware.entropy.progress.Progress`, :meth:`OpenSessions._check`), and a cache
+  the log contradicts is rewritten from the log. A file that cannot be trusted at all (its
+  seed unusable, its bytes damaged, gone) ends its session as damaged: a ``reveal`` with
+  reason ``damaged`` when its seed is still good, else a ``session_damaged`` entry.
 - Before each roll it reads the log entries appended since it last looked (:meth:`news`: the
   log's tail, read backwards; nothing when nothing was appended), so a roll another writer
   made in between, a table seed set by ``dicetower session seed`` and a reveal by ``session
   close`` are all taken into account.
 - Every file here is read and written by the one rule of :mod:`hardware.safefile` (the folder
   and its files never followed through a link, no FIFO waited on, sizes and depths capped),
-  the log too. A kept file that cannot be read is left for a person; if it is the only file
-  of the session the log holds open, writers stop rather than open one beside it.
+  the log too. A kept file that cannot be opened as one (a link, a FIFO) is left for a
+  person; if it is the only file of the session the log holds open, writers stop rather than
+  open one beside it.
   ``session show`` reads all this without the lock and writes nothing (:meth:`showable`).
 """
 

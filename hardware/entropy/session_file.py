@@ -7,9 +7,11 @@ material (as secret as the seed: mode 0600, written atomically; read and written
 rule of :mod:`hardware.safefile`: no link followed, no FIFO waited on, size and depth capped),
 who opened it (:class:`Owner`), and a cache of where the session stands: the DRBG's working
 state, the roll count and the table seed as of log entry ``log_seq``. The log is the truth:
-whoever rolls in the session next brings the cache up to date from the log's later entries
-(:mod:`hardware.entropy.open_sessions`), so a writer killed between its append and anything
-else leaves nothing behind that the next one cannot repair. Written only under
+only the seed (which must hash to the commitment the log holds) and the owner are ever taken
+from the file; whoever rolls in the session next re-derives everything else from the seed and
+the log (:mod:`hardware.entropy.open_sessions`), so a writer killed between its append and
+anything else, or a damaged or edited cache, leaves nothing behind that changes a number the
+table is shown. A file that cannot be trusted at all ends its session as damaged. Written only under
 :func:`hardware.locking.state_lock`, which the caller holds; read under it too, but by
 ``session show``, which writes nothing (a file is replaced atomically: it is read whole).
 
