@@ -25,6 +25,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from engine.errors import DicetowerError
+
 __all__ = ["OFFSETS_FILE", "FileOffsets", "OffsetError"]
 
 OFFSETS_FILE = "entropy-files.json"
@@ -35,7 +37,7 @@ _MAX_DEPTH = 4
 HEAD_BYTES = 64
 
 
-class OffsetError(Exception):
+class OffsetError(DicetowerError):
     """The offsets cannot be read or written (the message names the file and why)."""
 
 
