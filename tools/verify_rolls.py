@@ -24,10 +24,13 @@ your night together). In player mode every session of your night (from the first
 session anything you noted belongs to) that holds a roll must have its commitment noted and one
 of your codes, and carry no mix, typed-in roll or roll off the panel you did not name; and every
 roll of it must be one you saw: noted as N:HEX, or, with --count N, the night holds exactly the
-N rolls you counted. It also checks the state each roll entry logs for its player against what
-its result carries (fingers' karma, horizons' Stability), and prints each result you noted with
-the first line of its result screen as the tower drew it from the log (compare it with your
-photo: a setting eased in the log reads otherwise).
+N rolls you counted. A session the tower ended with a `session_damaged` entry (its kept seed
+was lost with a damaged file) is over, with the entry's reason: its rolls cannot be checked,
+and in your night one that holds rolls is a problem (`damaged-session`). It also checks the
+state each roll entry logs for its player against what its result carries (fingers' karma,
+horizons' Stability), and prints each result you noted with the first line of its result
+screen as the tower drew it from the log (compare it with your photo: a setting eased in the
+log reads otherwise).
 
 Prints one line per problem, `entry N: CODE: what` (the codes are docs/fairness.md's "Problem
 codes", the same as `dicetower replay`'s), and a summary; exit status 0 when everything checks
@@ -347,6 +350,7 @@ class Checker:
         self.seen: dict[str, set[int]] = {}  # session -> the numbers of its noted results
         self.count = count
         self.entries = 0
+        self.damaged: list[tuple[str, int, int, str]] = []  # sessions ended as damaged: id, line, rolls, why
 
     def problem(self, line: int, code: str, text: str) -> None:
         self.problems.append((line, code, text))
@@ -399,7 +403,7 @@ class Checker:
             self.counts["entered"] += 1
             self.match(line, e, None, None)
             self.entered_lines.append(line)
-        elif kind in ("roll", "reveal", "table_seed"):
+        elif kind in ("roll", "reveal", "table_seed", "session_damaged"):
             s = self.open.get(sid)
             self.match(line, e, sid if s is not None else None,
                        len(s["rolls"]) + 1 if s is not None and kind == "roll" else None)
@@ -413,6 +417,15 @@ class Checker:
             elif kind == "roll":
                 self.carried(line, e)
                 self.roll(line, e, s)
+            elif kind == "session_damaged":
+                # the tower lost the session's seed with its kept file: ended, its rolls uncheckable
+                del self.open[sid]
+                self.closed.add(sid)
+                s["end"], s["damaged"] = line, str(e.get("why") or e.get("reason") or "no reason given")
+                self.damaged.append((sid, line, len(s["rolls"]), s["damaged"]))
+                if e.get("rolls") != len(s["rolls"]):
+                    self.problem(line, "reveal-count", f"session {sid}: the session_damaged entry counts "
+                                                       f"{e.get('rolls')} rolls, the log holds {len(s['rolls'])}")
             else:
                 del self.open[sid]
                 self.closed.add(sid)
@@ -622,9 +635,15 @@ class Checker:
         first, last = min(starts), max([s["end"] or entries for s in marked] + typed_noted)
         night = [s for s in self.sessions if s["line"] <= last and (s["end"] or entries) >= first]
         for s in night:
+            sid = s["id"]
+            if s.get("damaged") is not None:
+                if s["rolls"]:
+                    self.problem(s["end"], "damaged-session", f"session {sid} of your night ended as damaged: "
+                                                              f"{s['damaged']}; its {len(s['rolls'])} roll(s) cannot "
+                                                              "be checked")
+                continue
             if not (s["rolls"] or s["id"] in touched):
                 continue
-            sid = s["id"]
             if not s["commitment_noted"]:
                 self.problem(s["line"], "unnoted-commitment", f"session {sid} is in your night but you did not note "
                                                               "its commitment")
@@ -804,6 +823,9 @@ def main(argv: list[str]) -> int:
             shown = screen_line(result)
             print(f"  {f'roll #{number}' if number else 'typed-in roll'} {str(e.get('hash'))[:16]}: "
                   + (f'"{shown}": ' if shown else "") + f"{result.get('system')} {result.get('outcome')}, dice {dice}")
+    for sid, line, rolls, why in checker.damaged:
+        print(f"session {sid} ended as damaged (entry {line}): {why}; its {rolls} roll(s) cannot be checked (no seed "
+              "is known)")
     open_rolls = sum(len(s["rolls"]) for s in checker.open.values())
     c = checker.counts
     print(f"{len(lines)} entries; verified {c['rolled']} rolled, {c['entered']} entered (not checkable), "

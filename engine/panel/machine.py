@@ -417,6 +417,14 @@ def _session(s: PanelState, news: sessions.News) -> PanelState:
     full (if the menu is still open). A table seed page whose session changed under it
     (another writer rolled, set a seed or revealed) is left, saying why."""
     s = evolve(s, sessions=True)
+    if news.damaged:
+        # ended, its kept file damaged: told in one line, over whatever is shown between rolls
+        s = _seed_page_still(evolve(s, commitment="", table_seed=None, started=False, revealing=False))
+        line = sessions.damaged_line(news)
+        if s.mode in (Mode.SETUP, Mode.RESULT, Mode.MESSAGE):
+            return evolve(s, mode=Mode.MESSAGE, message=("session damaged", line[:240]), shown_at=s.now,
+                          fingers=(), session_why="")
+        return evolve(s, note=line[:80], session_why="")
     if news.commitment:
         s = evolve(s, commitment=news.commitment, session_why="", table_seed=news.table_seed,
                    started=news.started)

@@ -14,6 +14,9 @@ A SESSION event's text:
 - ``revealed <64 hex digits>[ rolls N][ head <64 hex>][ seed TEXT]``: that session is closed
   and its seed is in the roll log (with its roll count, the reveal entry's hash and its
   table seed when the hardware knows them); none is open until the next commitment arrives;
+- ``damaged <16 hex digits> WHY``: the session with that id was ended as damaged (its kept
+  file could not be trusted: WHY); none is open until the next commitment arrives, and the
+  table is told in one line that a new session, with a new code, follows;
 - anything else: no session is open, and the text says why (``not enough entropy ...``).
 
 A LOGGED event's text, sent by the hardware right after it wrote (or failed to write) what
@@ -56,14 +59,17 @@ LINE_DIGITS = 16
 TABLE_SEED_MAX = 64
 _HEX = frozenset(string.hexdigits.lower())
 _REVEALED = "revealed"
+_DAMAGED = "damaged"
+#: Hex digits of a session id (the roll log's: the commitment's first 16).
+ID_DIGITS = 16
 _ROLLED = "rolled"
 _SEED = " seed "
 
 
 @dataclass(frozen=True)
 class News:
-    """One SESSION event, parsed: one of ``commitment``, ``revealed`` or ``why`` is set
-    (``why`` may be empty); the others describe that session."""
+    """One SESSION event, parsed: one of ``commitment``, ``revealed``, ``damaged`` or ``why``
+    is set (``why`` may be empty; with ``damaged`` it is why); the others describe that session."""
 
     commitment: str = ""  # the open session's commitment
     revealed: str = ""  # the commitment of the session just revealed
@@ -72,6 +78,7 @@ class News:
     started: bool = False  # the open session has a roll: too late for a table seed
     rolls: int | None = None  # revealed: its roll count (None: not known)
     head: str = ""  # revealed: the reveal entry's hash (the log's head right after it)
+    damaged: str = ""  # the id of the session just ended as damaged
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,8 @@ def parse(text: str) -> News:
         words = text.split()
     if words and is_commitment(words[0].lower()) and set(words[1:]) <= {_ROLLED}:
         return News(commitment=words[0].lower(), table_seed=table_seed, started=_ROLLED in words[1:])
+    if len(words) >= 3 and words[0] == _DAMAGED and len(words[1]) == ID_DIGITS and set(words[1].lower()) <= _HEX:
+        return News(damaged=words[1].lower(), why=" ".join(text.split()[2:]))
     if len(words) >= 2 and words[0] == _REVEALED and is_commitment(words[1].lower()):
         facts = _pairs(words[2:])
         if facts is not None:
@@ -153,6 +162,19 @@ def revealed(commitment: str, *, rolls: int | None = None, head: str = "", table
     if head:
         text += f" head {_checked(head)}"
     return text + _seed_part(table_seed)
+
+
+def damaged(session_id: str, why: str) -> str:
+    """The text for a session ended as damaged (its kept file could not be trusted: ``why``)."""
+    sid = str(session_id).strip().lower()
+    if len(sid) != ID_DIGITS or not set(sid) <= _HEX:
+        raise ValueError(f"a session id is {ID_DIGITS} hex digits, got {session_id!r}")
+    return f"{_DAMAGED} {sid} " + (" ".join(str(why).split()) or "its kept file cannot be trusted")
+
+
+def damaged_line(news: News) -> str:
+    """What the table is told of a session ended as damaged, in one line."""
+    return f"{short(news.damaged)} ended, damaged: {news.why}. A new session, and a new code, follow"
 
 
 def card(news: News) -> Card | None:

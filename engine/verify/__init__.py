@@ -8,8 +8,18 @@ for the rules it holds a log to.
 from __future__ import annotations
 
 from engine.verify.codes import CODES, FLAGS
-from engine.verify.report import Finding, Flag, NotedRoll, Notes, OpenSession, ReplayReport, SessionFacts, Step
-from engine.verify.verifier import CHAIN_FINDING, NOTED_KINDS, Verifier
+from engine.verify.report import (
+    DamagedSession,
+    Finding,
+    Flag,
+    NotedRoll,
+    Notes,
+    OpenSession,
+    ReplayReport,
+    SessionFacts,
+    Step,
+)
+from engine.verify.verifier import CHAIN_FINDING, DAMAGED_KIND, NOTED_KINDS, Verifier
 
-__all__ = ["CHAIN_FINDING", "CODES", "FLAGS", "NOTED_KINDS", "Finding", "Flag", "NotedRoll", "Notes", "OpenSession",
-           "ReplayReport", "SessionFacts", "Step", "Verifier"]
+__all__ = ["CHAIN_FINDING", "CODES", "DAMAGED_KIND", "FLAGS", "NOTED_KINDS", "DamagedSession", "Finding", "Flag",
+           "NotedRoll", "Notes", "OpenSession", "ReplayReport", "SessionFacts", "Step", "Verifier"]

@@ -49,12 +49,16 @@ CODES: dict[str, str] = {
     "table-seed-source": "a panel roll in a session whose code was set elsewhere (the command line), not on the "
                          "panel's keys",
     "player-state": "a roll whose logged player state (karma, a track) is not what its result gives",
+    "damaged-session": "a session of the players' night, with rolls, that the tower ended as damaged "
+                       "(session_damaged: its kept seed was lost), so its rolls cannot be checked",
     "early-endings": "sessions ended early far more often just before a failing roll than their odds allow "
                      "(the p-value below RED_P)",
 }
 #: What the checkers flag without calling it a problem (a witness without photos shows it).
 FLAGS: dict[str, str] = {
     "no-table-seed": "a session without a table seed: its owner could have chosen its seed",
+    "damaged-session": "a session the tower ended as damaged (session_damaged: its kept seed was lost): its rolls "
+                       "cannot be checked",
     "early-endings": "sessions ended early more often just before a failing roll than their odds make likely "
                      "(the p-value below AMBER_P): look at who ends them",
 }

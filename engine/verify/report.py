@@ -10,7 +10,8 @@ from typing import Any
 from engine.chain import GENESIS
 from engine.fingerprints import NO_TABLE_SEED, Noted, RevealFacts, parse_expect, read_reveal_card
 
-__all__ = ["Finding", "Flag", "NotedRoll", "Notes", "OpenSession", "ReplayReport", "SessionFacts", "Step"]
+__all__ = ["DamagedSession", "Finding", "Flag", "NotedRoll", "Notes", "OpenSession", "ReplayReport", "SessionFacts",
+           "Step"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,17 @@ class OpenSession:
     session: str
     line_no: int
     rolls: int
+
+
+@dataclass(frozen=True)
+class DamagedSession:
+    """A session ended by a ``session_damaged`` entry: its kept file was damaged and its seed
+    lost, so its rolls cannot be checked; ``why`` is the reason the entry gives."""
+
+    session: str
+    line_no: int
+    rolls: int
+    why: str
 
 
 @dataclass(frozen=True)
@@ -174,6 +186,7 @@ class ReplayReport:
     noted_rolls: tuple[NotedRoll, ...] = ()  # player mode: each noted result as the log holds it
     endings: dict[str, Any] = field(default_factory=dict)  # sessions ended early (engine.verify.endings)
     night_rolls: int | None = None  # player mode: the rolls of the players' night (what --count counts)
+    damaged: tuple[DamagedSession, ...] = ()  # sessions ended as damaged (no seed to check their rolls)
 
     @property
     def ok(self) -> bool:
@@ -220,5 +233,7 @@ class ReplayReport:
                             for r in self.noted_rolls],
             "endings": dict(self.endings),
             "night_rolls": self.night_rolls,
+            "damaged_sessions": [{"session": d.session, "entry": d.line_no, "rolls": d.rolls, "why": d.why}
+                                 for d in self.damaged],
             "notes": list(self.notes),
         }

@@ -63,10 +63,20 @@ from engine.seeds import (
 from engine.systems import get
 from engine.systems.panel import value_at
 from engine.verify.endings import Endings
-from engine.verify.report import Finding, Flag, NotedRoll, Notes, OpenSession, ReplayReport, SessionFacts, Step
+from engine.verify.report import (
+    DamagedSession,
+    Finding,
+    Flag,
+    NotedRoll,
+    Notes,
+    OpenSession,
+    ReplayReport,
+    SessionFacts,
+    Step,
+)
 from engine.verify.rolls import check_roll, never_rolled, roll_kind, screen_line
 
-__all__ = ["CHAIN_FINDING", "NOTED_KINDS", "Verifier"]
+__all__ = ["CHAIN_FINDING", "DAMAGED_CODE", "DAMAGED_KIND", "NOTED_KINDS", "Verifier"]
 
 #: How every hash-chain finding starts (the board checks the chain itself and skips these).
 CHAIN_FINDING = "hash chain broken: "
@@ -76,6 +86,10 @@ NOTED_KINDS = ("session", "table_seed", "roll", "reveal")
 #: The reveal ``reason`` of a session that reached its roll limit: every other reason ended it
 #: early (engine.verify.endings).
 LIMIT_REASON = "rolls"
+#: The entry that ends a session whose seed was lost with its kept file (docs/fairness.md,
+#: "Cached facts"), and the code that names it.
+DAMAGED_KIND = "session_damaged"
+DAMAGED_CODE = "damaged-session"
 #: The flags a verifier keeps whole (the latest); all are counted by code.
 FLAGS_KEPT = 50
 
@@ -105,6 +119,7 @@ class _State:
     endings: dict[str, Any] = field(default_factory=dict)  # sessions ended early (Endings, as JSON)
     last_facts: dict[str, Any] = field(default_factory=dict)  # the latest revealed session's facts
     problems: list[list[Any]] = field(default_factory=list)  # [line, message, code]
+    damaged: list[list[Any]] = field(default_factory=list)  # sessions ended as damaged: [session, line, rolls, why]
     # player mode only (a one-off check of a whole log, never the board's long-lived state):
     notes: dict[str, Any] = field(default_factory=dict)  # what the players noted (Notes, as JSON)
     noted: list[list[Any]] = field(default_factory=list)  # [prefix, number, found, session, line]
@@ -193,7 +208,7 @@ class Verifier:
             self._match(line, e, None, None)
             if self.notes.player_mode:
                 self._s.entered_lines.append(line)
-        elif kind in ("roll", "reveal", "table_seed"):
+        elif kind in ("roll", "reveal", "table_seed", DAMAGED_KIND):
             session = self._open_one(line, str(kind), str(sid), found)
             number = len(session["rolls"]) + 1 if session is not None and kind == "roll" else None
             self._match(line, e, str(sid) if session is not None else None, number)
@@ -204,6 +219,8 @@ class Verifier:
             elif kind == "roll":
                 self._carried(line, e, found)
                 self._roll(line, e, session, found)
+            elif kind == DAMAGED_KIND:
+                self._damaged(line, e, session, found)
             else:
                 self._reveal(line, e, session, found, verified)
 
@@ -456,6 +473,27 @@ class Verifier:
         if rolls and e.get("reason") != LIMIT_REASON and not material.is_test and found == []:
             self._ended_early(line, sid, e, stream, rolls[-1][1], found)
 
+    def _damaged(self, line: int, e: dict[str, Any], session: dict[str, Any], found: list[Finding]) -> None:
+        """A ``session_damaged`` entry: the tower found the session's kept file damaged, its seed
+        unusable, so no reveal can follow. The session is ended (not open: a next one may
+        start), with the reason the entry gives; none of its rolls can be checked. A witness
+        flags it; in player mode a damaged session of the night that holds rolls is a problem
+        (the results the players saw in it cannot be checked, though nothing says they are false)."""
+        s = self._s
+        sid = str(e.get("session"))
+        del s.open[sid]
+        s.closed.append(sid)
+        rolls = session["rolls"]
+        why = str(e.get("why") or e.get("reason") or "no reason given")
+        s.damaged.append([sid, line, len(rolls), why])
+        if e.get("rolls") != len(rolls):
+            found.append(Finding(line, f"session {sid}: the session_damaged entry counts {e.get('rolls')!r} roll(s), "
+                                       f"the log holds {len(rolls)}", "reveal-count"))
+        self._flag(line, DAMAGED_CODE, f"session {sid} ended as damaged: {why}; its {len(rolls)} roll(s) cannot be "
+                                       "checked")
+        facts = self._facts(sid, session, end=line)
+        self._keep_night({**facts, "damaged": why}, None)
+
     def _ended_early(self, line: int, sid: str, e: dict[str, Any], stream: RollStream, last: dict[str, Any],
                      found: list[Finding]) -> None:
         """A session ended before its roll limit, all its rolls checked: its next roll, never
@@ -530,6 +568,9 @@ class Verifier:
         left = tuple(OpenSession(sid, o["line"], o["rolls"]) for sid, o in s.left.items())
         notes = [f"session {o.session} (entry {o.line_no}) is still open: its {o.rolls} roll(s) are not checked "
                  "until it is revealed" for o in still_open]
+        damaged = tuple(DamagedSession(str(a), int(b), int(c), str(d)) for a, b, c, d in s.damaged)
+        notes += [f"session {d.session} ended as damaged (entry {d.line_no}): {d.why}; its {d.rolls} roll(s) cannot "
+                  "be checked (no seed is known)" for d in damaged]
         without = tuple(OpenSession(str(a), int(b), int(c)) for a, b, c in s.no_table_seed)
         if without:
             notes.append(f"{len(without)} session(s) without a table seed: the owner could have chosen their seed "
@@ -548,7 +589,7 @@ class Verifier:
                             tuple(problems), tuple(notes), without, s.mixed, s.prev, flags, dict(s.flag_counts), facts,
                             outside, noted, {"count": endings.count, "failed": endings.failed,
                                              "expected": endings.expected, "p_value": endings.p_value}
-                            if endings.count else {}, night_rolls)
+                            if endings.count else {}, night_rolls, damaged)
 
     def _night_checks(self) -> tuple[tuple[SessionFacts, ...], int, list[Finding], int | None]:
         """Player mode: every noted value found (with its number), every card noted is a session
@@ -586,7 +627,12 @@ class Verifier:
                 continue
             night.append(_session_facts(x, night=True))
             inside.append(x)
-            if x["rolls"] or x["session"] in touched:
+            if x.get("damaged") is not None:
+                if x["rolls"]:
+                    found.append(Finding(x["end"], f"session {x['session']} of your night ended as damaged: "
+                                                   f"{x['damaged']}; its {x['rolls']} roll(s) cannot be checked (no "
+                                                   "seed is known to reveal)", DAMAGED_CODE))
+            elif x["rolls"] or x["session"] in touched:
                 found += self._night_session(x, codes)
         found += self._named_mixes(inside)
         found += self._named_command_line(inside)

@@ -469,7 +469,7 @@ class Ledger:
             self.sessions += 1
             self.open_session = {"session": text(entry.get("session"), 40),
                                  "commitment": text(entry.get("commitment"), 80)}
-        elif kind == "reveal" and self.open_session is not None \
+        elif kind in ("reveal", "session_damaged") and self.open_session is not None \
                 and self.open_session.get("session") == text(entry.get("session"), 40):
             self.open_session = None
 

@@ -151,6 +151,7 @@ class _Scan:
 
     started: dict[str, int] = field(default_factory=dict)  # id -> seq of its (first) session entry
     revealed: dict[str, tuple[int, int]] = field(default_factory=dict)  # id -> (session seq, reveal seq)
+    damaged: set[str] = field(default_factory=set)  # ended by a session_damaged entry: no reveal to wait for
     first: int = 0
     last: int = 0  # the last seq of the unbroken run of entries from ``first``
 
@@ -161,7 +162,7 @@ class _Scan:
         if not self.started:
             return head
         sid, seq = max(self.started.items(), key=lambda item: item[1])
-        return head if sid in self.revealed else seq - 1
+        return head if sid in self.revealed or sid in self.damaged else seq - 1
 
 
 def _scan(entries: Iterable[Entry], first: int) -> _Scan:
@@ -177,4 +178,6 @@ def _scan(entries: Iterable[Entry], first: int) -> _Scan:
             sid = str(sid)
             if sid in scan.started and sid not in scan.revealed:
                 scan.revealed[sid] = (scan.started[sid], e["seq"])
+        elif kind == "session_damaged" and sid is not None:
+            scan.damaged.add(str(sid))
     return scan

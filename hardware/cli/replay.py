@@ -112,6 +112,9 @@ def _summary(path: Path, report: ReplayReport, problems: list[str]) -> list[str]
                      "session, not fair")
     if report.rolls_open:
         lines.append(f"  open:     {report.rolls_open} roll(s) in sessions not revealed yet: not checked")
+    if report.damaged:
+        lines.append(f"  damaged:  {sum(d.rolls for d in report.damaged)} roll(s) in {len(report.damaged)} session(s) "
+                     "the tower ended as damaged (their seed was lost with their kept file): not checkable")
     if report.rolls_mixed:
         lines.append(f"  mixed:    {report.rolls_mixed} roll(s) carry a typed --mix (each entry's mix is the text: "
                      "its player should recognise it)")

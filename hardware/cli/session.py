@@ -78,16 +78,17 @@ def _note(message: str) -> None:
     say(f"dicetower: note: {message}")
 
 
-def _joined(directory: Path, owner: str = "command") -> tuple[SessionDice | None, RollLog]:
-    """Dice in the directory's open session (None when none is open); the caller holds the lock."""
+def _joined(directory: Path, owner: str = "command") -> tuple[SessionDice | None, OpenSessions]:
+    """Dice in the directory's open session (None when none is open: the keeper says whether
+    one was ended as damaged on the way); the caller holds the lock."""
     log = RollLog(directory / LOG_NAME)
     keeper = OpenSessions(directory, owner=owner, log=_note)
     joined = keeper.joinable(log)
     if joined is None:
-        return None, log
+        return None, keeper
     dice = open_dice(log=log, keeper=keeper)
     dice.commitment  # noqa: B018  # joins it (nothing is gathered for a session that is open)
-    return dice, log
+    return dice, keeper
 
 
 def cmd_open(args: argparse.Namespace) -> int:
@@ -206,7 +207,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_close(args: argparse.Namespace) -> int:
     directory = _dir(args)
     with state_lock(directory):
-        dice, _ = _joined(directory)
+        dice, keeper = _joined(directory)
+        if dice is None and keeper.damaged:  # ended as damaged (said): no seed to reveal, no card
+            if args.json:
+                out(json.dumps({"state_dir": str(directory), "session": keeper.damaged[-1].session,
+                                "damaged": keeper.damaged[-1].why, "rolls": keeper.damaged[-1].rolls}))
+            return EXIT_NO_SESSION
         if dice is None:
             return _no_session(directory, args.json)
         info = _describe(directory, dice.describe())

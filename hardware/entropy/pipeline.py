@@ -7,6 +7,7 @@ or a comma list of named sources (``hwrng,buttons``: all of them required).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -129,6 +130,7 @@ def open_dice(
     mix: Callable[[], bytes] | None = None,
     keeper: SessionKeeper | None = None,
     writer: str = "command-line",
+    state_dir: str | os.PathLike[str] | None = None,
 ) -> SessionDice:
     """The tower's dice for ``--entropy spec`` (or ``--seed``).
 
@@ -139,7 +141,9 @@ def open_dice(
     ``keeper`` is the state directory's record of its one open session
     (:class:`~hardware.entropy.open_sessions.OpenSessions`): the dice roll in the session open
     there, whoever opened it, and keep the ones they open. ``hwrng_path`` defaults to
-    :data:`~hardware.entropy.sources.HWRNG_PATH`.
+    :data:`~hardware.entropy.sources.HWRNG_PATH`. ``state_dir`` (default: the keeper's) keeps
+    how far each ``file:PATH`` has been read (:mod:`hardware.entropy.file_offsets`); without
+    one, a regular file is refused.
     """
     if seed is not None:
         if parse_spec(spec) != ("auto",):
@@ -162,8 +166,16 @@ def open_dice(
         return SessionDice(sources, strict=False, label="auto", buttons=buttons, log=log,
                            session_rolls=session_rolls, clock_ns=clock_ns, mix=mix, keeper=keeper, writer=writer)
     ctx = SourceContext(buttons=buttons, hwrng_path=hwrng_path, getrandom=getrandom, extras=extras)
+    offsets = None
+    if any(name.startswith("file:") for name in names):
+        from hardware.entropy.file_offsets import FileOffsets
+
+        # how far each file was read is kept beside the log (none without a state directory)
+        where = state_dir if state_dir is not None else getattr(keeper, "state_dir", None)
+        offsets = FileOffsets(where) if where is not None else None
     chosen: list[EntropySource] = [
-        file_source(name[5:]) if name.startswith("file:") else backends.ENTROPY_SOURCES.load(name)(ctx)
+        file_source(name[5:], offsets=offsets) if name.startswith("file:")
+        else backends.ENTROPY_SOURCES.load(name)(ctx)
         for name in names
     ]
     return SessionDice(chosen, strict=True, label=",".join(names), buttons=buttons, log=log,

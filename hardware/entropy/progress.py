@@ -5,8 +5,10 @@ A state directory has one open session at a time, and every writer there (the to
 before a writer rolls, it brings its copy of the session up to date from the log entries the
 others appended since it last looked (:meth:`Progress.apply`): a ``table_seed`` entry makes
 the table seed's generate call, a ``roll`` entry moves the DRBG past the generate calls it
-used (with its mix, without drawing its dice), a ``reveal`` entry ends the session. Nothing a
-writer keeps in a file or in memory can therefore get ahead of, or behind, the log.
+used (with its mix, without drawing its dice), a ``reveal`` (or ``session_damaged``) entry
+ends the session. Nothing a writer keeps in a file or in memory can therefore get ahead of,
+or behind, the log: a kept file's progress is never read back, it is replayed from the seed
+through the session's entries (:mod:`hardware.entropy.open_sessions`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.rng import HmacDrbg
 from engine.seeds import RollStream, SeedMaterial
 from hardware.rolllog import LogError
 
@@ -60,18 +61,6 @@ class Progress:
         """A session just instantiated; its ``session`` entry comes after ``log_seq``."""
         return cls(material, RollStream(material, block_bytes=block_bytes), log_seq=log_seq)
 
-    @classmethod
-    def from_stored(cls, stored: StoredSession) -> Progress:
-        """Where a kept session stood when its file was written. A file that does not say at
-        which entry (an earlier version's) starts from the seed, to be rebuilt from the log."""
-        if stored.log_seq is None:
-            progress = cls.fresh(stored.material, stored.block_bytes, None)
-            progress.logged = True
-            return progress
-        drbg = HmacDrbg.from_state(stored.key, stored.v, stored.counter)
-        stream = RollStream(stored.material, block_bytes=stored.block_bytes, drbg=drbg)
-        return cls(stored.material, stream, stored.rolls, stored.table_seed, stored.log_seq, stored.logged)
-
     def apply(self, entry: dict[str, Any]) -> None:
         """Take one log entry of this session into account (entries in log order, each once)."""
         seq = entry.get("seq")
@@ -97,7 +86,7 @@ class Progress:
                     f"the session stands at call {self.position}; reveal it (dicetower session close) and check "
                     "the log") from None
             self.rolls += 1
-        elif kind == "reveal":
+        elif kind in ("reveal", "session_damaged"):  # revealed, or ended as damaged (its seed lost)
             self.revealed = True
         if isinstance(seq, int):
             self.log_seq = seq

@@ -671,7 +671,7 @@ class SessionDice:
         for sid, late in list(self._late.items()):
             if self._keeper is not None:
                 news = self._keeper.news(sid, late["log_seq"])
-                if any(e.get("kind") == "reveal" for e in news.entries):
+                if any(e.get("kind") in ("reveal", "session_damaged") for e in news.entries):
                     del self._late[sid]
                     continue
             fields = {k: v for k, v in late.items() if k != "log_seq"}

@@ -7,9 +7,11 @@ material (as secret as the seed: mode 0600, written atomically; read and written
 rule of :mod:`hardware.safefile`: no link followed, no FIFO waited on, size and depth capped),
 who opened it (:class:`Owner`), and a cache of where the session stands: the DRBG's working
 state, the roll count and the table seed as of log entry ``log_seq``. The log is the truth:
-whoever rolls in the session next brings the cache up to date from the log's later entries
-(:mod:`hardware.entropy.open_sessions`), so a writer killed between its append and anything
-else leaves nothing behind that the next one cannot repair. Written only under
+only the seed (which must hash to the commitment the log holds) and the owner are ever taken
+from the file; whoever rolls in the session next re-derives everything else from the seed and
+the log (:mod:`hardware.entropy.open_sessions`), so a writer killed between its append and
+anything else, or a damaged or edited cache, leaves nothing behind that changes a number the
+table is shown. A file that cannot be trusted at all ends its session as damaged. Written only under
 :func:`hardware.locking.state_lock`, which the caller holds; read under it too, but by
 ``session show``, which writes nothing (a file is replaced atomically: it is read whole).
 
@@ -32,8 +34,8 @@ from engine.seeds import SeedMaterial
 from hardware.rolllog import LogError
 from hardware.state import atomic_write_bytes
 
-__all__ = ["OWNER_KINDS", "SESSION_FILE", "Owner", "SessionFileError", "SessionWriteError", "StoredSession",
-           "load_file", "remove_file", "save_file"]
+__all__ = ["OWNER_KINDS", "SESSION_FILE", "DamagedFile", "Owner", "SessionFileError", "SessionWriteError",
+           "StoredSession", "load_file", "owner_of", "read_raw", "remove_file", "save_file", "seed_of", "set_aside"]
 
 #: Where earlier versions kept the session ``dicetower session open`` opened (read, then moved).
 SESSION_FILE = "session.json"
@@ -143,6 +145,92 @@ class StoredSession:
         if stored.commitment != data.get("commitment"):
             raise ValueError("its seed does not match its commitment")
         return stored
+
+
+class DamagedFile(SessionFileError):
+    """A session file whose bytes are not a session file's: not JSON, not UTF-8, too large,
+    nested too deep, not an object. Unlike a link or a FIFO in its place (which a person put
+    there, and can take away), nothing can be put back: the session it held is ended as
+    damaged (:mod:`hardware.entropy.open_sessions`). ``why`` says what is wrong, in a few words."""
+
+    def __init__(self, message: str, why: str) -> None:
+        super().__init__(message)
+        self.why = why
+
+
+def read_raw(path: Path, *, below: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
+    """The JSON object in ``path`` as it is (None when there is no such file), read by the one
+    rule. Bytes that are not a JSON object (damage) are :class:`DamagedFile`; a file that
+    cannot be read at all (a link, a FIFO, a directory, no permission, an I/O error) is
+    :class:`SessionFileError`: a person must look at it."""
+    from hardware.safefile import FileRefused, load_json
+
+    try:
+        data = load_json(path, _MAX_BYTES, _MAX_DEPTH, below=below)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except FileRefused as exc:
+        damage = {errno.EFBIG: "larger than any session file", errno.EILSEQ: "not text"}.get(exc.errno or 0)
+        if damage is None and exc.errno == errno.EINVAL and "nests" in str(exc.strerror):
+            damage = "nested deeper than any session file"
+        if damage is not None:
+            raise DamagedFile(f"the session file {path} is damaged ({exc.strerror})", damage) from None
+        raise SessionFileError(f"the session file cannot be used: {exc.strerror}") from None
+    except OSError as exc:
+        why = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or exc
+        raise SessionFileError(f"cannot read the session file {path}: {why}") from None
+    except (ValueError, RecursionError) as exc:
+        raise DamagedFile(f"the session file {path} is damaged ({exc})", "not JSON") from None
+    if not isinstance(data, dict):
+        raise DamagedFile(f"the session file {path} is damaged (not a JSON object)", "not a JSON object")
+    return data
+
+
+def seed_of(data: dict[str, Any]) -> SeedMaterial | str:
+    """The seed material a session file holds, or why there is none to use."""
+    seed = data.get("seed")
+    if not isinstance(seed, str):
+        return "its seed is missing" if seed is None else "its seed is not text"
+    try:
+        return SeedMaterial.from_hex(seed)
+    except ValueError:
+        return "its seed is not seed material"
+
+
+def owner_of(data: dict[str, Any]) -> Owner | str:
+    """Who opened the session a file holds (a version 1 file's is a tower), or why it is not known."""
+    if data.get("version") == 1 and "owner" not in data:
+        return Owner("tower")
+    try:
+        return Owner.from_json(data.get("owner"))
+    except (ValueError, TypeError):
+        return "who opened it is not known (its owner is damaged)"
+
+
+def set_aside(path: Path, *, below: str | os.PathLike[str] | None = None) -> Path:
+    """Rename a damaged session file to ``ID.json.damaged`` beside it (no longer read as a
+    session, kept for a person to look at) and make it durable; returns the new path."""
+    from hardware.safefile import FileRefused, open_dir
+
+    aside = path.with_name(path.name + ".damaged")
+    try:
+        dir_fd = open_dir(path.parent, below=below)
+    except FileNotFoundError:
+        return aside
+    except OSError as exc:
+        raise SessionWriteError(f"cannot set the damaged session file {path} aside: {exc.strerror or exc}",
+                                str(exc.strerror or exc)) from None
+    try:
+        os.rename(path.name, aside.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        os.fsync(dir_fd)
+    except FileNotFoundError:
+        pass
+    except (FileRefused, OSError) as exc:
+        raise SessionWriteError(f"cannot set the damaged session file {path} aside: {exc.strerror or exc}",
+                                str(exc.strerror or exc)) from None
+    finally:
+        os.close(dir_fd)
+    return aside
 
 
 def load_file(path: Path, *, below: str | os.PathLike[str] | None = None) -> StoredSession | None:

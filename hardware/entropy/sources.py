@@ -19,10 +19,11 @@ import errno
 import hashlib
 import math
 import os
+import stat
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from engine.errors import EntropyError
 from engine.health import HealthMonitor
@@ -30,6 +31,7 @@ from hardware.entropy.assessment import EntropyAssessor
 
 if TYPE_CHECKING:
     from hardware.entropy.buttons import ButtonTiming
+    from hardware.entropy.file_offsets import FileOffsets
 
 __all__ = [
     "CONDITION_LABEL",
@@ -39,6 +41,7 @@ __all__ = [
     "ByteSource",
     "Contribution",
     "EntropySource",
+    "FileSource",
     "SourceContext",
     "SourceUnavailable",
     "claim",
@@ -309,10 +312,46 @@ def hwrng_source(path: str = HWRNG_PATH, *, opener: Opener = _open_nonblocking, 
     return ByteSource("hwrng", claim("hwrng"), path=path, opener=opener, explain=_explain_hwrng, **kwargs)
 
 
-def file_source(path: str, *, opener: Opener = _open_nonblocking, **kwargs) -> ByteSource:
-    """Raw bytes from a file or device (``file:PATH``), read on from where the last session
-    stopped; a regular file is read from its start each time the program starts."""
-    return ByteSource(f"file:{path}", claim("file"), path=path, opener=opener, **kwargs)
+class FileSource(ByteSource):
+    """``file:PATH``: a device or FIFO is read on as a stream; a regular file (a capture) is
+    read from where it was last read, as the state directory keeps it (``offsets``:
+    :mod:`hardware.entropy.file_offsets`), so no byte of it ever seeds two sessions. Without
+    ``offsets`` (no state directory) a regular file is refused: each run would read it again
+    from its start."""
+
+    def __init__(self, path: str, *, offsets: FileOffsets | None = None, opener: Opener = _open_nonblocking,
+                 **kwargs: Any) -> None:
+        super().__init__(f"file:{path}", claim("file"), path=path, opener=opener, **kwargs)
+        self.offsets = offsets
+
+    def _read(self, n: int) -> bytes:
+        f = self._open()
+        try:
+            info = os.fstat(f.fileno())
+        except (OSError, ValueError):  # not a real file (a test's stream): read on
+            return super()._read(n)
+        if not stat.S_ISREG(info.st_mode):
+            return super()._read(n)
+        from hardware.entropy.file_offsets import OffsetError
+
+        if self.offsets is None:
+            raise self._gone(f"{os.path.basename(str(self.path))} is a regular file, and with no state directory to "
+                             "keep how far it was read each run would read it again from its start: give --state-dir "
+                             "DIR (the tower's state_dir), or a device")
+        try:
+            return self.offsets.take(os.path.realpath(str(self.path)), f.fileno(), info.st_size, n)
+        except (ValueError, OffsetError) as exc:
+            raise self._gone(str(exc)) from None
+        except OSError as exc:
+            self.close()
+            raise self._gone(f"read from {self.path} failed: {exc.strerror or exc}") from None
+
+
+def file_source(path: str, *, offsets: FileOffsets | None = None, opener: Opener = _open_nonblocking,
+                **kwargs: Any) -> ByteSource:
+    """Raw bytes from a file or device (``file:PATH``; see :class:`FileSource`): ``offsets`` is
+    the state directory's record of how far each file was read."""
+    return FileSource(path, offsets=offsets, opener=opener, **kwargs)
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ class LogSummary:
                 self.params = params if isinstance(params, dict) else {}
         elif kind == "session":
             self.session, self.commitment = entry.get("session"), entry.get("commitment")
-        elif kind == "reveal" and entry.get("session") == self.session:
+        elif kind in ("reveal", "session_damaged") and entry.get("session") == self.session:
             self.session, self.commitment = None, None
 
     def body(self, state: str, store: str, tower: str) -> dict[str, Any]:

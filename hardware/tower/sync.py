@@ -64,6 +64,7 @@ class SessionSync:
         self._retry_at = 0
         self._syncing = False
         self._no_session = Once(log)  # why no session opens
+        self._damage_seq: int | None = None  # the log entry up to which sessions ended as damaged were told
         self._following = Once(log)  # trouble following the roll log
 
     @property
@@ -105,7 +106,9 @@ class SessionSync:
             if self.session_id is not None:  # the session the panel shows has closed
                 old, old_sid, seed = self.commitment, self.session_id, self.table_seed
                 self.session_id, self.commitment, self.table_seed = None, "", None
-                if announce:
+                if old_sid in self._tell_damaged(now):
+                    pass  # ended as damaged (by another writer): told so, it has no card
+                elif announce:
                     self._send(self._revealed_text(old, old_sid, seed) if self.kept
                                else sessions.unavailable(NOT_KEPT), now)
             if sid is None and now < self._retry_at:
@@ -116,11 +119,13 @@ class SessionSync:
                 if not sessions.is_commitment(commitment):
                     raise ValueError(f"the dice gave {commitment!r} as a commitment")
             except Exception as exc:  # not enough entropy yet, a source failed: a roll will say so
+                self._tell_damaged(now)
                 self._retry_at = now + SESSION_RETRY_NS
                 why = _detail(exc)
                 self._say_no_session(exc, why)
                 self._send(sessions.unavailable(why), now)
                 return
+            self._tell_damaged(now)  # a session joining found damaged, and ended, comes first
             self.session_id = dice.session_id
             self.commitment = commitment
             self._no_session.over()  # the same trouble again later is news again
@@ -246,9 +251,40 @@ class SessionSync:
                 self.log(f"reveal: {exc}")
             raise
 
+    def _tell_damaged(self, now: int) -> set[str]:
+        """Tell the panel, in one line each, of the sessions ended as damaged since it was last
+        told (by this tower at start-up or while joining, or by another writer): their kept
+        file could not be trusted (docs/fairness.md, "Cached facts"). Returns their ids."""
+        if self._damage_seq is None or self.roll_log is None or self.state_dir is None:
+            return set()
+        from hardware.entropy.open_sessions import damaged_since
+
+        try:
+            found, self._damage_seq = damaged_since(self.roll_log.path, self._damage_seq)
+        except Exception as exc:  # an unreadable log: the next roll says more
+            self._following.say(f"dice: cannot follow the roll log: {exc}")
+            return set()
+        told: set[str] = set()
+        for entry in found:
+            sid, why = entry.get("session"), entry.get("why") or entry.get("note") or "its kept file cannot be trusted"
+            if not isinstance(sid, str):
+                continue
+            with contextlib.suppress(ValueError):  # not a session id of ours: nothing to tell
+                self._send(sessions.damaged(sid, str(why)), now)
+                told.add(sid)
+                self.log(f"panel: the table is told that session #{sid[:8]} ended as damaged")
+        return told
+
     def reveal_left_open(self) -> None:
         """Reveal the sessions a stopped tower left open (hardware.entropy.open_sessions), so
-        the rolls they made stay checkable. Trouble is logged; the files stay for next time."""
+        the rolls they made stay checkable, and end as damaged those whose kept file cannot be
+        trusted (the panel is told at the first sync). Trouble is logged; the files stay for
+        next time."""
+        if self.roll_log is not None and self.state_dir is not None and self._damage_seq is None:
+            from hardware.entropy.open_sessions import log_head
+
+            with contextlib.suppress(Exception):  # an unreadable log: nothing is told, the next roll says why
+                self._damage_seq = log_head(self.roll_log.path)
         kept = self._open_sessions()
         if kept is None or not kept.left_open() or self.roll_log is None or self.state_dir is None:
             return

@@ -54,7 +54,9 @@ def test_kernel_and_a_good_file_roll(tmp_path, capsys) -> None:
     capture = tmp_path / "capture.bin"
     capture.write_bytes(good_bytes(4096))
     for source in ("kernel", f"file:{capture}", "auto"):
-        code, out, err = run(capsys, *D6CV, "--entropy", source)
+        # a capture is read on from where it was last read, kept in the state directory
+        state = ["--state-dir", str(tmp_path / "state")] if source.startswith("file:") else []
+        code, out, err = run(capsys, *D6CV, "--entropy", source, *state)
         assert code == 0, err
         assert json.loads(out)["system"] == "d6cv"
 
@@ -120,7 +122,7 @@ ENGLISH = (b"It was the best of times, it was the worst of times, it was the age
 def test_predictable_files_exit_3_naming_the_estimator(tmp_path, capsys, name, data) -> None:
     path = tmp_path / "capture.bin"
     path.write_bytes(data)
-    code, out, err = run(capsys, *D6CV, "--entropy", f"file:{path}")
+    code, out, err = run(capsys, *D6CV, "--entropy", f"file:{path}", "--state-dir", str(tmp_path / "state"))
     assert code == 3 and out == "", name
     (line,) = err.strip().splitlines()
     assert re.search(rf"failed the SP 800-90B ({'|'.join(ESTIMATORS)}) estimate", line), line

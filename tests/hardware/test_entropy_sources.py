@@ -10,6 +10,7 @@ import os
 import pytest
 
 from engine.errors import EntropyError
+from hardware.entropy.file_offsets import FileOffsets
 from hardware.entropy.sources import (
     CONDITION_LABEL,
     CREDIT_CAP_BITS,
@@ -31,7 +32,7 @@ def good_bytes(n: int, label: bytes = b"x") -> bytes:
 def test_file_source_with_good_bytes_passes_and_credits_the_cap(tmp_path) -> None:
     path = tmp_path / "capture.bin"
     path.write_bytes(good_bytes(8192))
-    src = file_source(str(path))
+    src = file_source(str(path), offsets=FileOffsets(tmp_path))
     share = src.gather()
     assert share.source == f"file:{path}"
     assert share.samples == 1024  # the start-up test needs 1024 samples
@@ -68,7 +69,7 @@ def test_a_biased_source_fails_the_adaptive_proportion_test(tmp_path) -> None:
     path = tmp_path / "biased.bin"
     path.write_bytes(bytes(b for i in range(1024) for b in (0, 0, noise[i] | 1)))
     with pytest.raises(EntropyError, match="adaptive proportion test"):
-        file_source(str(path)).gather()
+        file_source(str(path), offsets=FileOffsets(tmp_path)).gather()
 
 
 def test_kernel_source_works() -> None:
@@ -128,8 +129,9 @@ def test_hwrng_without_data_times_out_instead_of_hanging(tmp_path) -> None:
 def test_a_short_file_runs_out_with_a_clear_message(tmp_path) -> None:
     path = tmp_path / "short.bin"
     path.write_bytes(good_bytes(100))
-    with pytest.raises(SourceUnavailable, match=r"ran out of data: .* gave 100 of the 1024 bytes"):
-        file_source(str(path)).gather()
+    with pytest.raises(SourceUnavailable, match=r"short.bin: short.bin is exhausted: 100 of its 100 bytes are "
+                                                r"left unread, a session needs 1024"):
+        file_source(str(path), offsets=FileOffsets(tmp_path)).gather()
 
 
 def test_a_directory_is_not_a_source(tmp_path) -> None:
