@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from engine import systems as engine_systems
 from engine.dice import DiceSource
 from engine.panel import machine
-from engine.panel.model import Effects, Event, EventKind, Screen
+from engine.panel.model import Button, Effects, Event, EventKind, Screen
 from engine.panel.state import Mode
 from hardware.display import ResilientDisplay
 from hardware.once import Once
@@ -230,10 +230,11 @@ class Tower:
         """One event through the state machine, its effects carried out. A roll is recorded
         (under the state lock) before any of its effects are."""
         now = self.clock() if now is None else now
-        if event.kind is EventKind.PRESS:
+        if event.kind is EventKind.PRESS and (event.button is Button.ROLL or self.state.mode is Mode.GUESS):
             # what other writers logged since the last tick (a code set from the command line, a
-            # roll, a reveal) reaches the panel before the press that may roll: it decides on the
-            # session as the log has it (docs/fairness.md, "The panel's session is the table's")
+            # roll, a reveal) reaches the panel before a press that may roll (ROLL, a finger of
+            # a hidden hand): it decides on the session as the log has it (docs/fairness.md,
+            # "The panel's session is the table's"); the other presses never touch the log
             self.sessions.follow(now)
         before = self.state
         dice = WatchedDice(self.dice)
