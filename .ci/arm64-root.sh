@@ -321,17 +321,17 @@ panel_session() {
 }
 
 # What the players noted, as docs/fairness.md tells them: the commitment at the question (the
-# 16 digits under "photograph the QR", two lines of 8) and the last result (`#N HEX`, typed N:HEX).
+# 16 digits under "photograph the QR", two lines of 8) and every result (`#N HEX`, typed N:HEX).
 noted_options() {
-    local commitment result
+    local commitment results
     commitment="$(awk '/photograph the QR/ { getline a; getline b; gsub(/ /, "", a); gsub(/ /, "", b); print a b; exit }' \
         "$WORK/sim.txt")"
-    result="$(grep -Eo '#[0-9]+ [0-9a-f]{16}' "$WORK/sim.txt" | tail -n 1 | sed -E 's/^#([0-9]+) /\1:/')"
-    if [ -z "$commitment" ] || [ -z "$result" ]; then
+    results="$(grep -Eo '#[0-9]+ [0-9a-f]{16}' "$WORK/sim.txt" | sort -u | sed -E 's/^#([0-9]+) /--expect \1:/' | tr '\n' ' ')"
+    if [ -z "$commitment" ] || [ -z "$results" ]; then
         echo "the panel session showed no commitment or fingerprint" >&2
         return 1
     fi
-    echo "--table-seed 31425512 --expect $commitment --expect $result"
+    echo "--table-seed 31425512 --expect $commitment $results"
 }
 
 replay_log() {
@@ -367,9 +367,14 @@ engine_tests() {
     tools="$CACHE/roots/$SUITE-$(recipe_key)-tools-$(printf '%s\n' "${TEST_TOOLS[@]}" | sha256sum | cut -c1-12).tar"
     if [ -f "$tools" ] && [ -z "$REBUILD" ]; then
         tar -C "$ROOT" -xf "$tools"
-    else
+    fi
+    # a cached venv is used only if it holds the tools (an interrupted run once cached an empty one)
+    if ! in_root -- /var/tmp/dicetower-ci/venv/bin/python -c "import pytest, xdist, hypothesis, icepool, scipy" \
+            2>/dev/null; then
+        rm -rf "${ROOT:?}/var/tmp/dicetower-ci/venv"
         in_root -- python3 -m venv /var/tmp/dicetower-ci/venv
         in_root -- /var/tmp/dicetower-ci/venv/bin/python -m pip install --quiet "${TEST_TOOLS[@]}"
+        in_root -- /var/tmp/dicetower-ci/venv/bin/python -c "import pytest, xdist, hypothesis, icepool, scipy"
         tar -C "$ROOT" -cf "$tools.tmp" var/tmp/dicetower-ci/venv && mv "$tools.tmp" "$tools"
     fi
     record "time test-tools $(since "$ENGINE_START")"
