@@ -400,7 +400,8 @@ def test_what_a_card_says_cannot_be_misread(setup, browser):
     finally:
         sender.close()
     board.towers.check_now()
-    quiet_badges = wait_for(lambda: (b := badges(browser, "quiet")) and b, what="quiet's badges")
+    # the two badges are drawn one after another: read them once both are there
+    quiet_badges = wait_for(lambda: (b := badges(browser, "quiet")) and len(b) >= 2 and b, what="quiet's two badges")
     assert quiet_badges[0] == ("badge none", "… nothing verified yet: chain ok · 2 entries · no session revealed and "
                                              "replayed")
     assert quiet_badges[1][1] == "? 1 roll unchecked until the session is revealed"

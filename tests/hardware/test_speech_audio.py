@@ -111,8 +111,11 @@ def alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    with open(f"/proc/{pid}/stat") as f:  # a zombie has ended
-        return f.read().split(") ", 1)[1][0] != "Z"
+    try:
+        with open(f"/proc/{pid}/stat") as f:  # a zombie has ended
+            return f.read().split(") ", 1)[1][0] != "Z"
+    except (ProcessLookupError, FileNotFoundError):  # reaped between the two looks
+        return False
 
 
 def test_a_press_cuts_the_sentence_short_and_the_next_one_starts(tmp_path: Path, fake) -> None:
