@@ -46,8 +46,9 @@ class Row:
 
 
 def params_by_name(spec: SystemSpec) -> Mapping[str, Param]:
-    """The spec's parameters and the panel's own rows (``panel.extra``), by name."""
-    return spec.derived("params_by_name", _params_by_name)
+    """The spec's parameters and the panel's own rows (``panel.extra``), by name: more than
+    the spec's own map (``SystemSpec.resolve``'s), so kept under a name of its own."""
+    return spec.derived("panel rows by name", _params_by_name)
 
 
 def _params_by_name(spec: SystemSpec) -> Mapping[str, Param]:

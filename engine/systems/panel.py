@@ -164,7 +164,6 @@ class PanelSpec:
     """The panel's knowledge of one system (see the module docstring)."""
 
     sides: int = 10  # faces the rolling animation shows
-    dice_names: tuple[str, ...] = ()  # names of the dice, when the rules name them
     labels: Mapping[str, str] = field(default_factory=dict)  # parameter -> screen label
     advanced: tuple[str, ...] = ()  # field parameters moved from the first page to the advanced one
     flows: tuple[Flow, ...] = ()

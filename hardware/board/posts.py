@@ -12,8 +12,8 @@ its record's commit posts that one again after its restart.
 The plain body is made once, when the roll is verified, and kept in the board's outbox; a
 Discord post is drawn from it when it is sent. Everything a tower wrote reaches Discord
 through :func:`md` (markdown escaped, control characters removed, clipped) and no post may
-mention anyone (``allowed_mentions`` empty), within Discord's limits (content 2000
-characters; an embed's title 256, description 4096, 25 fields of 256 + 1024, footer 2048;
+mention anyone (``allowed_mentions`` empty), within Discord's limits (a post is embeds
+only, no content; an embed's title 256, description 4096, 25 fields of 256 + 1024, footer 2048;
 6000 characters and 10 embeds per message).
 """
 
@@ -33,7 +33,6 @@ from hardware.board.messages import MARKS, clip, params_view, result_of, roll_vi
 VERSION = 1
 
 #: Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
-CONTENT_CHARS = 2000
 TITLE_CHARS = 256
 DESCRIPTION_CHARS = 4096
 FIELDS = 25

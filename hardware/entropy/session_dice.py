@@ -685,14 +685,6 @@ class SessionDice:
             if self._keeper is not None:
                 self._keeper.closed(sid)
 
-    def export(self) -> StoredSession | None:
-        """The open session as the state directory keeps it (None if none is open). Secret: it
-        holds the seed. Call it between rolls."""
-        s = self._session
-        if s is None:
-            return None
-        return _stored(s)
-
     def describe(self) -> Mapping[str, Any]:
         """The current session for a status screen: id, commitment, rolls, table seed, sources,
         and ``end`` (the generate calls it has made, which a reveal records)."""

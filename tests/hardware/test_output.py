@@ -81,6 +81,7 @@ def test_say_keeps_one_line_whatever_it_quotes(capsys) -> None:
     assert err == "dicetower: bridge: refused: \\x1b[31mred\\x1b[0m\\nforged: line\\r\\x00\n"
 
 
-def test_say_with_stderr_closed_is_silent(monkeypatch) -> None:
+def test_say_with_stderr_closed_is_silent(monkeypatch, capsys) -> None:
     monkeypatch.setattr(sys, "stderr", None)
-    say("nowhere to say it")  # no exception, no write to stdout either
+    say("nowhere to say it")  # no exception
+    assert capsys.readouterr().out == ""  # and nothing sent to stdout instead

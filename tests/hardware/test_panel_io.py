@@ -240,10 +240,17 @@ def test_an_active_buzzer_and_no_rgb() -> None:
 
 
 def test_pins_are_released_on_close() -> None:
+    from gpiozero import LED
+
     config = dataclasses.replace(cfg.load(), display=cfg.DisplayConfig(kind="dummy"))
     factory = open_pin_factory("mock")
     PanelIO(config, pin_factory=factory, clock=Clock()).close()
-    PanelIO(config, pin_factory=factory, clock=Clock()).close()  # would raise GPIOPinInUse otherwise
+    freed = []
+    for key, pin in config.pin_uses().items():  # each pin can be claimed again (GPIOPinInUse otherwise)
+        LED(pin, pin_factory=factory).close()
+        freed.append(key)
+    assert len(freed) == len(config.pin_uses()) >= 10  # five buttons and their five LEDs at least
+    PanelIO(config, pin_factory=factory, clock=Clock()).close()
 
 
 @pytest.mark.parametrize(("busy", "key"), [(26, "buttons.roll (BCM 26)"), (21, "leds.plus (BCM 21)"),

@@ -102,9 +102,6 @@ class WoundTrack:
         _check_tier(tier)
         return int(getattr(self, tier))
 
-    def free(self, tier: str) -> int:
-        return self.size(tier) - self.marked(tier)
-
     @property
     def incapacitated(self) -> bool:
         """Every Critical box is filled (the text says nothing further; see module doc)."""

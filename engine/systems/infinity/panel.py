@@ -112,7 +112,6 @@ def _turns(data: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
 
 PANEL = PanelSpec(
     sides=10,
-    dice_names=("hot", "cold"),
     # a Complication is neither success nor failure (Infinity, "Determining Success")
     mixed=frozenset({"complication"}),
     labels={"cr": "cr", "skill_points": "skill pts"},
