@@ -170,7 +170,8 @@ class PageClient:
                 name, data = "", ""
 
     def _card(self, card: dict[str, Any], now: float) -> None:
-        if not card["verified"] and card["tower"] not in self.red_at:
+        # red, not merely "not verified yet": a tower whose rolls wait for their reveal is unchecked
+        if card.get("state") == "red" and card["tower"] not in self.red_at:
             self.red_at[card["tower"]] = time.monotonic()
         for roll in card["last"]:
             key = (card["key"], roll["seq"])
@@ -455,6 +456,9 @@ def _faults(figures: dict[str, Any], broker: Any, procs: list[Any], victim: str 
         p = ctx.Process(target=tower_worker, args=(str(broker.url), str(work), [victim], rate, left, session_rolls,
                                                    ready))
         p.start()
+        # the child reads ``ready`` by name once it has started: the Event must outlive that
+        # (Process.start drops its own reference to the arguments), so wait for it here
+        ready.wait(60)
         procs[idx] = (p, [victim])
         out(f"  tower {victim} killed (SIGKILL) with {entries} entries logged, cursor at {cursor.seq}; restarted")
     time.sleep(max(0.0, t0 + 2 * seconds / 3 - time.monotonic()))
@@ -493,7 +497,7 @@ def _settle(figures: dict[str, Any], work: Path, names: list[str], board_port: i
     figures["sessions_open"] = figures["sessions"] - figures["sessions_replayed"]
     honest = [c for n, c in cards.items() if n != "t00" or "forged_red_ms" not in figures]
     figures["towers_verified"] = sum(1 for c in honest if c["verified"])
-    figures["towers_red"] = sorted(n for n, c in cards.items() if not c["verified"])
+    figures["towers_red"] = sorted(n for n, c in cards.items() if c.get("state") == "red")
     figures["problems_on_honest_towers"] = [c["problem"] for c in honest if c["problem"]]
 
 
