@@ -1,10 +1,10 @@
 """The twin's MicroPython, as far as the firmware and ``mpremote`` use it: a flash file system
 (a directory on the host), an import system that loads the firmware's files from that flash
 with the simulated ``machine``, ``time``, ``micropython``, ``framebuf``, ``os`` and ``sys``, and
-the execution of the code a raw REPL is sent (CPython runs it against the simulated board).
+the execution of the code a raw REPL is sent (CPython runs it against the simulated Pico).
 
 One :class:`Interpreter` is one MicroPython session: its modules (``sys.modules``) and the
-REPL's globals, both gone at a soft reset, as on a board. It is a simulation for trying hosts
+REPL's globals, both gone at a soft reset, as on a Pico. It is a simulation for trying hosts
 and update tools, not a sandbox: the code it runs is CPython's, limited only in that its files
 are the flash directory's.
 """
@@ -35,7 +35,7 @@ def os_error(code: int) -> OSError:
 
 
 class Flash:
-    """The board's file system: paths (``main.py``, ``/main.py``, ``lib/x.py``) inside ``root``."""
+    """The Pico's file system: paths (``main.py``, ``/main.py``, ``lib/x.py``) inside ``root``."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
@@ -92,7 +92,7 @@ class Flash:
 
 
 class NoFlash:
-    """A board without a file system (the unit tests' bare boards): nothing opens."""
+    """A Pico without a file system (the unit tests' bare Picos): nothing opens."""
 
     def open(self, name: str, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
         raise os_error(errno.ENOENT if "r" in mode and "+" not in mode else errno.EROFS)
@@ -188,7 +188,7 @@ class Interpreter:
     # -- the REPL --------------------------------------------------------------------------------
     def execute(self, code: str) -> str:
         """Run ``code`` as the raw REPL does (output to ``write``); the traceback's text, or ""."""
-        from firmware_bridge.simboard import SimReset
+        from firmware_bridge.simpico import SimReset
 
         try:
             exec(compile(code, "<stdin>", "exec"), self.globals)
@@ -202,7 +202,7 @@ class Interpreter:
 
     def interactive(self, line: str) -> str:
         """One line at the friendly REPL: an expression's value is printed, as MicroPython does."""
-        from firmware_bridge.simboard import SimReset
+        from firmware_bridge.simpico import SimReset
 
         try:
             try:

@@ -1,4 +1,4 @@
-# The bridge's wire format, shared unchanged by the host (CPython) and the board (MicroPython).
+# The bridge's wire format, shared unchanged by the host (CPython) and the Pico (MicroPython).
 #
 # A frame is COBS(version | type | seq_lo | seq_hi | payload | crc32 little-endian) + 0x00.
 # The spec is docs/bridge.md. This module must stay importable by MicroPython: no
@@ -21,7 +21,7 @@ MAX_WIRE = MAX_FRAME + MAX_FRAME // 254 + 2
 # for the salvage); more are dropped up to the next 0x00.
 BUFFER = 2 * MAX_WIRE
 
-# Host -> board requests (the board replies with type | 0x80 and the same seq).
+# Host -> Pico requests (the Pico replies with type | 0x80 and the same seq).
 HELLO = 0x01  # major, minor, nonce[4], [1.1] brief u8 (1: the reply's fixed head only)
 PING = 0x02  # anything (echoed)
 PIN_MODE = 0x03  # pin, mode, pull, debounce_ms
@@ -36,10 +36,10 @@ EXIT_TO_REPL = 0x0B  # leave the bridge loop, watchdog disarmed (mpremote works 
 RESET = 0x0C  # machine.reset() after the reply
 INFO = 0x0D  # [1.1] offset u8, length u8 -> total u8, that part of (uid_len, uid, description)
 
-REPLY = 0x80  # bit set on every board -> host frame
+REPLY = 0x80  # bit set on every Pico -> host frame
 ERROR = 0xFF  # reply: code, utf-8 message
 
-# Board -> host unsolicited events (seq 0; the payload starts with the event number u32).
+# Pico -> host unsolicited events (seq 0; the payload starts with the event number u32).
 EV_EDGE = 0xC0  # ev, pin, level, ticks_us (u32, wraps at 2**30)
 EV_HEARTBEAT = 0xC1  # ev, boot_id, uptime_ms u32, bad_frames, dropped_tx u16, flags u8, [1.1] safe_count u16
 EV_ENTROPY = 0xC2  # ev, raw ROSC bits packed MSB first
@@ -64,7 +64,7 @@ E_SAFE_MODE = 7  # [1.2] the bridge is not running: the message says why (main.p
 
 # Heartbeat flags.
 FLAG_WDT_RESET = 1  # the last reset was the watchdog's (on rp2 also machine.reset())
-FLAG_SAFE = 2  # the board is in its safe state (the host was silent for 3 s)
+FLAG_SAFE = 2  # the Pico is in its safe state (the host was silent for 3 s)
 
 # Chunk sizes of ENTROPY_CREDIT.
 CHUNK_DEFAULT = 64
@@ -106,7 +106,7 @@ def cobs_encode(data):
 
 def cobs_decode(data):
     """The bytes ``data`` encodes, or None if it is not valid COBS. One step per code byte
-    (slices do the copying), so a frame costs the board little however it is made up."""
+    (slices do the copying), so a frame costs the Pico little however it is made up."""
     data = bytes(data)
     if data.find(b"\x00") >= 0:
         return None
@@ -335,4 +335,4 @@ def ticks_unwrap(last, ticks):
 
 # This file's build, its last line (a file cut short has none): main.py starts the bridge only
 # when every file carries its own (docs/bridge.md, "An interrupted update").
-BUILD = 3
+BUILD = 4

@@ -1,4 +1,4 @@
-"""``dicetower bridge status``: what the board is doing, in one line (or JSON); exit 0 only while
+"""``dicetower bridge status``: what the Pico is doing, in one line (or JSON); exit 0 only while
 it runs the bridge. Safe mode's line is in test_update.py."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from firmware_bridge.twin import Twin
 from hardware.cli import main
 
 
-def test_a_board_running_the_bridge(capsys) -> None:
+def test_a_pico_running_the_bridge(capsys) -> None:
     with Twin(seed=31) as twin:
         assert main(["bridge", "status", "--port", twin.port]) == 0
         line = capsys.readouterr().out.strip()
@@ -22,7 +22,7 @@ def test_a_board_running_the_bridge(capsys) -> None:
 
 
 def test_a_port_where_nothing_answers(capsys) -> None:
-    """A pty nobody reads: what a board at its REPL, another firmware or a dead line looks like."""
+    """A pty nobody reads: what a Pico at its REPL, another firmware or a dead line looks like."""
     import os
     import tty
 
