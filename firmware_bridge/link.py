@@ -128,7 +128,7 @@ def find_pico(vid_pid: tuple[int, int] = PICO_VID_PID, serial_number: str | None
 
     for info in sorted(list_ports.comports(), key=lambda p: p.device):
         if (info.vid, info.pid) == vid_pid and (serial_number is None or info.serial_number == serial_number):
-            return info.device
+            return str(info.device)  # pyserial ships no types: its ListPortInfo is Any to mypy
     return None
 
 
@@ -155,7 +155,7 @@ class Link:
             raise BridgeError("1200 baud reboots a Pico into its bootloader; use 115200 (the rate is ignored by USB)")
         if find is None:
             find = (lambda: port) if port is not None else (lambda: find_pico(serial_number=serial_number))
-        self.find = find
+        self.find: Callable[[], str | None] = find
         self.baudrate = baudrate
         self.timeout = timeout
         self.log = log or (lambda message: None)

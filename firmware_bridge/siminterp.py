@@ -55,8 +55,8 @@ class Flash:
 
     def module(self, base: types.ModuleType) -> types.ModuleType:
         """``os`` as MicroPython's: ``base`` (its ``uname``) and the file functions on this flash."""
-        m: Any = types.ModuleType("os")
-        m.__dict__.update({k: v for k, v in vars(base).items() if not k.startswith("__")})
+        m = types.ModuleType("os")
+        vars(m).update({k: v for k, v in vars(base).items() if not k.startswith("__")})
 
         def call(fn: Callable[..., Any], *args: Any) -> Any:
             try:
@@ -76,18 +76,20 @@ class Flash:
                 kind = stat.S_IFDIR if e.is_dir() else stat.S_IFREG
                 yield (e.name, kind, 0, 0 if kind == stat.S_IFDIR else e.stat().st_size)
 
-        m.stat = stat_
-        m.ilistdir = ilistdir
-        m.listdir = lambda name="": [e[0] for e in ilistdir(name)]
-        m.mkdir = lambda name: call(os.mkdir, self.path(name))
-        m.rmdir = lambda name: call(os.rmdir, self.path(name))
-        m.remove = lambda name: call(os.remove, self.path(name))
-        m.rename = lambda a, b: call(os.rename, self.path(a), self.path(b))
-        m.getcwd = lambda: "/"
-        m.chdir = lambda name: None
-        m.sync = lambda: None
-        m.statvfs = lambda name="": (4096, 4096, 352, 300, 300, 0, 0, 0, 0, 255)
-        m.sep = "/"
+        vars(m).update(
+            stat=stat_,
+            ilistdir=ilistdir,
+            listdir=lambda name="": [e[0] for e in ilistdir(name)],
+            mkdir=lambda name: call(os.mkdir, self.path(name)),
+            rmdir=lambda name: call(os.rmdir, self.path(name)),
+            remove=lambda name: call(os.remove, self.path(name)),
+            rename=lambda a, b: call(os.rename, self.path(a), self.path(b)),
+            getcwd=lambda: "/",
+            chdir=lambda name: None,
+            sync=lambda: None,
+            statvfs=lambda name="": (4096, 4096, 352, 300, 300, 0, 0, 0, 0, 255),
+            sep="/",
+        )
         return m
 
 
@@ -145,16 +147,20 @@ class Interpreter:
                 interp._out(text)
                 return len(text)
 
-        m: Any = types.ModuleType("sys")
-        m.stdout = m.stderr = Stdout()
-        m.modules = self.modules
-        m.path = ["", "/lib"]
-        m.platform = "rp2"
-        m.implementation = types.SimpleNamespace(name="micropython", version=(1, 27, 0, ""), _machine="rp2")
-        m.version = "3.4.0; MicroPython v1.27.0 (dicetower twin)"
-        m.byteorder = "little"
-        m.maxsize = 2**31 - 1
-        m.exit = lambda code=0: (_ for _ in ()).throw(SystemExit(code))
+        stdout = Stdout()
+        m = types.ModuleType("sys")
+        vars(m).update(
+            stdout=stdout,
+            stderr=stdout,
+            modules=self.modules,
+            path=["", "/lib"],
+            platform="rp2",
+            implementation=types.SimpleNamespace(name="micropython", version=(1, 27, 0, ""), _machine="rp2"),
+            version="3.4.0; MicroPython v1.27.0 (dicetower twin)",
+            byteorder="little",
+            maxsize=2**31 - 1,
+            exit=lambda code=0: (_ for _ in ()).throw(SystemExit(code)),
+        )
         return m
 
     # -- imports ---------------------------------------------------------------------------------

@@ -134,8 +134,8 @@ class SimPico:
         self.reset_cause = reset_cause
         self.clock_ns = clock_ns
         self.outside: dict[int, int] = {}  # levels driven from outside (a pressed button)
-        self.pins: dict[int, Any] = {}
-        self.pwms: dict[int, Any] = {}
+        self.pins: dict[int, SimPin] = {}
+        self.pwms: dict[int, SimPWM] = {}
         self.oled = Ssd1306Model()
         self.oled_present = True
         self.wdt_feeds = 0
@@ -347,45 +347,34 @@ def _bind(cls: type, pico: SimPico) -> type:
 
 
 def _machine(pico: SimPico) -> types.ModuleType:
-    m: Any = types.ModuleType("machine")
-    m.Pin = _bind(SimPin, pico)
-    m.PWM = _bind(SimPWM, pico)
-    m.I2C = _bind(SimI2C, pico)
-    m.WDT = _bind(SimWDT, pico)
-    m.Timer = _bind(SimTimer, pico)
-    m.mem32 = _Mem32(pico)
-    m.unique_id = lambda: pico.uid
-    m.reset_cause = lambda: pico.reset_cause
-
     def reset() -> None:
         raise SimReset()
 
-    m.reset = reset
-    m.PWRON_RESET = PWRON_RESET
-    m.WDT_RESET = WDT_RESET
+    m = types.ModuleType("machine")
+    vars(m).update(Pin=_bind(SimPin, pico), PWM=_bind(SimPWM, pico), I2C=_bind(SimI2C, pico),
+                   WDT=_bind(SimWDT, pico), Timer=_bind(SimTimer, pico), mem32=_Mem32(pico),
+                   unique_id=lambda: pico.uid, reset_cause=lambda: pico.reset_cause, reset=reset,
+                   PWRON_RESET=PWRON_RESET, WDT_RESET=WDT_RESET)
     return m
 
 
 def _micropython(pico: SimPico) -> types.ModuleType:
-    m: Any = types.ModuleType("micropython")
-
     def kbd_intr(c: int) -> None:
         pico.kbd_intr = c
 
-    m.kbd_intr = kbd_intr
-    m.const = lambda x: x
+    m = types.ModuleType("micropython")
+    vars(m).update(kbd_intr=kbd_intr, const=lambda x: x)
     return m
 
 
 def _sim_os(pico: SimPico) -> types.ModuleType:
-    m: Any = types.ModuleType("os")
-    m.uname = lambda: types.SimpleNamespace(
-        sysname="rp2", nodename="rp2", release="1.27.0", version="v1.27.0 (dicetower twin)", machine=pico.machine)
+    m = types.ModuleType("os")
+    vars(m).update(uname=lambda: types.SimpleNamespace(
+        sysname="rp2", nodename="rp2", release="1.27.0", version="v1.27.0 (dicetower twin)", machine=pico.machine))
     return m
 
 
 def _sim_time(pico: SimPico) -> types.ModuleType:
-    m: Any = types.ModuleType("time")
     period = codec.TICKS_PERIOD
     start = pico.clock_ns()
     # a Pico's counters do not start at the host's zero: start near the wrap, so every
@@ -404,12 +393,8 @@ def _sim_time(pico: SimPico) -> types.ModuleType:
     def ticks_add(a: int, d: int) -> int:
         return (a + d) % period
 
-    m.ticks_us = ticks_us
-    m.ticks_ms = ticks_ms
-    m.ticks_diff = ticks_diff
-    m.ticks_add = ticks_add
-    m.sleep_ms = lambda ms: _time.sleep(ms / 1000)
-    m.sleep_us = lambda us: _time.sleep(us / 1e6)
-    m.sleep = _time.sleep
-    m.time = _time.time
+    m = types.ModuleType("time")
+    vars(m).update(ticks_us=ticks_us, ticks_ms=ticks_ms, ticks_diff=ticks_diff, ticks_add=ticks_add,
+                   sleep_ms=lambda ms: _time.sleep(ms / 1000), sleep_us=lambda us: _time.sleep(us / 1e6),
+                   sleep=_time.sleep, time=_time.time)
     return m

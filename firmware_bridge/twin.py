@@ -35,7 +35,7 @@ import tty
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from firmware_bridge.errors import BridgeError
 from firmware_bridge.firmware import codec
@@ -208,6 +208,24 @@ FRAME_KINDS = {"any": None, "reply": -1, "heartbeat": codec.EV_HEARTBEAT, "edge"
                "entropy": codec.EV_ENTROPY}
 
 
+class FirmwareLoop(Protocol):
+    """What the twin asks of the firmware's running loop, ``bridge.Bridge`` or ``main.Safe``
+    (MicroPython code the twin loads by ``exec``, so mypy sees neither class): one pass of the
+    loop (truthy when it did something), and ``exit`` once the bridge has left for the REPL."""
+
+    exit: bool
+
+    def step(self) -> object: ...
+
+
+class SafeModeLoop(FirmwareLoop, Protocol):
+    """``main.Safe``: why the firmware is in safe mode, and leaving it for the REPL (Ctrl-C)."""
+
+    reason: str
+
+    def leave(self) -> None: ...
+
+
 class Twin:
     """A simulated Pico running the real firmware on a pty; ``port`` is the path to open.
 
@@ -234,8 +252,8 @@ class Twin:
             for path in sorted(FIRMWARE_DIR.glob("*.py")):
                 shutil.copyfile(path, self.flash / path.name)
         self.pico: SimPico | None = None
-        self.bridge: Any = None
-        self.safe: Any = None  # main.Safe while the Pico is in safe mode
+        self.bridge: FirmwareLoop | None = None  # bridge.Bridge while the firmware runs
+        self.safe: SafeModeLoop | None = None  # main.Safe while the Pico is in safe mode
         self.repl: SimRepl | None = None
         self.interp: Interpreter | None = None
         self.modules: dict[str, types.ModuleType] = {}
@@ -359,13 +377,14 @@ class Twin:
         self.bridge = self.safe = None
         self.repl = None
         try:
-            started = interp.load("main").start(self._pty)
+            main = interp.load("main")
+            started = main.start(self._pty)
         except Exception as exc:  # main.py itself broken (cut short): MicroPython prints the error
             self._pty.write(Interpreter.traceback(exc).encode())
             started = None
         if started is None:
             self._to_repl()  # safe boot
-        elif hasattr(started, "reason"):
+        elif isinstance(started, main.Safe):  # main.start's other answer is a bridge.Bridge
             self.safe = started
         else:
             self.bridge = started
