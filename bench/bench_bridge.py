@@ -2,7 +2,7 @@
 
 - RTT: PING round trips (8-byte payload) p50/p99, against the line-rate baseline of the same
   frames at 115200 baud (10 bits a byte; a pty does not limit its rate, a UART would; USB CDC
-  ignores the rate and is bounded by 1 ms USB frames on a real board).
+  ignores the rate and is bounded by 1 ms USB frames on a real Pico).
 - Button latency: from the twin's pin changing to the host's edge callback (debounce 0).
 - Entropy throughput: raw bytes per second received against credits.
 - Display throughput: whole 1 KiB frames per second (DISPLAY_PAGES of 192 bytes), against the

@@ -34,7 +34,7 @@ def _escaped(c: str) -> str:
 
 def escape_controls(text: str) -> str:
     """``text`` with every character that is not printable shown as an escape (``\\n``,
-    ``\\x1b``): one line and no terminal codes, whatever it quotes (a board's error text, a
+    ``\\x1b``): one line and no terminal codes, whatever it quotes (the Pico's error text, a
     file name)."""
     if text.isprintable():
         return text

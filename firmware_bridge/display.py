@@ -1,8 +1,8 @@
-"""The board's SSD1306 as a luma-style device: ``display(image)`` sends only the bytes of the
+"""The Pico's SSD1306 as a luma-style device: ``display(image)`` sends only the bytes of the
 1-bit frame that changed since the last one (in pieces of at most :data:`PIECE` bytes, so a
 noisy line still gets them through), ``contrast``, ``show``/``hide``, ``clear``, ``cleanup``.
 
-The frame is kept here: after the board rebooted (a new boot id) it is set up and sent again
+The frame is kept here: after the Pico rebooted (a new boot id) it is set up and sent again
 whole. Link failures are ``BridgeError`` (an ``OSError``), which the tower's resilient display
 treats like a pulled I2C cable: it carries on and retries.
 """
@@ -53,7 +53,7 @@ def changed_spans(old: bytes, new: bytes, piece: int = PIECE) -> list[tuple[int,
 
 
 class BridgeOled:
-    """A luma-like device on the board's OLED (I2C0, GP8/GP9)."""
+    """A luma-like device on the Pico's OLED (I2C0, GP8/GP9)."""
 
     def __init__(self, link: Link, *, width: int = 128, height: int = 64, address: int = 0x3C) -> None:
         self.link = link
@@ -63,17 +63,17 @@ class BridgeOled:
         self.mode = "1"
         self.address = address
         self._frame = bytes(width * height // 8)  # what we want shown
-        self._sent: bytes | None = None  # what the board has (None: set it up first)
+        self._sent: bytes | None = None  # what the Pico has (None: set it up first)
         self._contrast = 0xFF
         self._lock = threading.Lock()
         self.bytes_sent = 0
         link.on_connect(self._reconnected)
 
     def _setup(self) -> bytes:
-        """Set the board's display up; returns what it then shows (a cleared frame)."""
+        """Set the Pico's display up; returns what it then shows (a cleared frame)."""
         self.link.request(codec.DISPLAY_INIT, bytes((self.width, self.height, self.address)))
         self.link.request(codec.DISPLAY_SHOW, bytes((self._contrast, 1)))
-        self._sent = bytes(len(self._frame))  # the board clears its frame when set up
+        self._sent = bytes(len(self._frame))  # the Pico clears its frame when set up
         return self._sent
 
     def _push(self) -> None:

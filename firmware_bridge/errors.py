@@ -7,7 +7,7 @@ from engine.errors import EngineError
 
 
 class BridgeError(EngineError, ConnectionError):
-    """The companion board cannot be used: not found, unplugged, refused, not answering."""
+    """The Pico cannot be used: not found, unplugged, refused, not answering."""
 
 
 class BridgeTimeout(BridgeError):
@@ -15,12 +15,12 @@ class BridgeTimeout(BridgeError):
 
 
 class VersionMismatch(BridgeError):
-    """The board speaks another major protocol version; the message says which side to update."""
+    """The Pico speaks another major protocol version; the message says which side to update."""
 
 
-class BoardRefused(BridgeError):
-    """The board answered a request with ERROR; ``code`` is the protocol's error code and
-    ``text`` the board's message (control bytes escaped)."""
+class PicoRefused(BridgeError):
+    """The Pico answered a request with ERROR; ``code`` is the protocol's error code and
+    ``text`` the Pico's message (control bytes escaped)."""
 
     def __init__(self, code: int, message: str, text: str = "") -> None:
         super().__init__(message)
@@ -34,8 +34,8 @@ class BadReply(BridgeError):
 
 
 class SafeMode(BridgeError):
-    """The board answers, but is in safe mode, not running the bridge (its firmware files do
-    not agree, or one does not load); ``reason`` is the board's own words, control bytes escaped."""
+    """The Pico answers, but is in safe mode, not running the bridge (its firmware files do
+    not agree, or one does not load); ``reason`` is the Pico's own words, control bytes escaped."""
 
     def __init__(self, message: str, reason: str) -> None:
         super().__init__(message)

@@ -6,7 +6,7 @@ asks for the whole state after an event gap and reconnects after an unplug. Call
 :meth:`Link.request` from any thread (one request outstanding at a time, retried with the
 same sequence number) and subscribe to edges, entropy chunks and (re)connections.
 
-Nothing the board sends can stop the link: every payload is length-checked before use (a
+Nothing the Pico sends can stop the link: every payload is length-checked before use (a
 short reply is a :class:`BadReply`, a short event is counted and dropped), and both threads
 are supervised: an unexpected exception is logged once, the link goes DEGRADED and shakes
 hands again.
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import escape_controls
-from firmware_bridge.errors import BadReply, BoardRefused, BridgeError, BridgeTimeout, SafeMode, VersionMismatch
+from firmware_bridge.errors import BadReply, BridgeError, BridgeTimeout, PicoRefused, SafeMode, VersionMismatch
 from firmware_bridge.firmware import codec
 
 PICO_VID_PID = (0x2E8A, 0x0005)  # MicroPython on a Raspberry Pi Pico
@@ -37,13 +37,13 @@ FIND_EVERY_S = 0.5
 HELLO_BACKOFF = (0.05, 1.0)
 RETRY = (0.05, 0.2)
 MIN_RTO = 0.004
-ALIVE_S = 0.6  # a board heard from this recently is alive (its heartbeat comes every 0.25 s)
-ALIVE_RTO = 0.01  # the retry time for a live board before any round trip was measured
+ALIVE_S = 0.6  # a Pico heard from this recently is alive (its heartbeat comes every 0.25 s)
+ALIVE_RTO = 0.01  # the retry time for a live Pico before any round trip was measured
 CTRL_C = 0x03
 INFO_PART = 16  # INFO is asked for in parts this long: each gets through a noisy line on its own
 REHANDSHAKE_S = 0.1  # after an internal error: DEGRADED this long, then a fresh handshake
 SAFE_MODE_PREFIX = "dicetower bridge safe mode: "  # how the firmware's ERROR 7 text starts
-SAFE_MODE_RETRY_S = 1.0  # a board in safe mode is asked again this often (it may have been updated)
+SAFE_MODE_RETRY_S = 1.0  # a Pico in safe mode is asked again this often (it may have been updated)
 
 NAMES = {
     codec.HELLO: "HELLO", codec.PING: "PING", codec.PIN_MODE: "PIN_MODE", codec.PIN_SET: "PIN_SET",
@@ -66,7 +66,7 @@ class State(enum.Enum):
 
 @dataclass(frozen=True)
 class Hello:
-    """What the board said about itself in its HELLO reply."""
+    """What the Pico said about itself in its HELLO reply."""
 
     major: int
     minor: int
@@ -78,13 +78,13 @@ class Hello:
 
     @property
     def entropy(self) -> bool:
-        """Whether the board offers ring-oscillator bits (an RP2040 whose ROSC runs)."""
+        """Whether the Pico offers ring-oscillator bits (an RP2040 whose ROSC runs)."""
         return bool(self.caps & codec.CAP_ENTROPY)
 
 
 @dataclass(frozen=True)
 class Heartbeat:
-    """The board's last heartbeat (docs/bridge.md, section 2)."""
+    """The Pico's last heartbeat (docs/bridge.md, section 2)."""
 
     ev: int
     boot_id: int
@@ -92,7 +92,7 @@ class Heartbeat:
     bad_frames: int
     tx_dropped: int
     flags: int
-    safe_count: int | None  # None from a 1.0 board
+    safe_count: int | None  # None from a 1.0 Pico
 
     @property
     def watchdog_reset(self) -> bool:
@@ -122,13 +122,13 @@ class Stats:
     rtts: list[float] = field(default_factory=list)
 
 
-def find_board(vid_pid: tuple[int, int] = PICO_VID_PID, serial_number: str | None = None) -> str | None:
+def find_pico(vid_pid: tuple[int, int] = PICO_VID_PID, serial_number: str | None = None) -> str | None:
     """The device path of the first USB serial port with this VID:PID (and serial number)."""
     from serial.tools import list_ports
 
     for info in sorted(list_ports.comports(), key=lambda p: p.device):
         if (info.vid, info.pid) == vid_pid and (serial_number is None or info.serial_number == serial_number):
-            return info.device
+            return str(info.device)  # pyserial ships no types: its ListPortInfo is Any to mypy
     return None
 
 
@@ -144,7 +144,7 @@ class _Pending:
 
 
 class Link:
-    """A connection to one board. ``find()`` returns the port (a path or pyserial URL) to open,
+    """A connection to one Pico. ``find()`` returns the port (a path or pyserial URL) to open,
     or None while there is none; by default the first Pico by USB VID:PID (and serial number).
     """
 
@@ -154,15 +154,15 @@ class Link:
         if baudrate == TOUCH_BAUD:
             raise BridgeError("1200 baud reboots a Pico into its bootloader; use 115200 (the rate is ignored by USB)")
         if find is None:
-            find = (lambda: port) if port is not None else (lambda: find_board(serial_number=serial_number))
-        self.find = find
+            find = (lambda: port) if port is not None else (lambda: find_pico(serial_number=serial_number))
+        self.find: Callable[[], str | None] = find
         self.baudrate = baudrate
         self.timeout = timeout
         self.log = log or (lambda message: None)
         self.stats = Stats()
         self.state = State.DISCONNECTED
         self.hello: Hello | None = None
-        self.refused: BridgeError | None = None  # a VersionMismatch, or SafeMode while the board is in it
+        self.refused: BridgeError | None = None  # a VersionMismatch, or SafeMode while the Pico is in it
         self.heartbeat: Heartbeat | None = None  # the last one received
         self.last_error: str | None = None  # the keeper's last failure (for wait_up's message)
         self.port_name: str | None = None
@@ -181,23 +181,23 @@ class Link:
         self._gap = False  # an event was lost; GET_STATE is due
         self._behind = 0  # events or heartbeats numbered at or below the number held since GET_STATE
         self._boot_id: int | None = None
-        self._ticks: int | None = None  # the last edge's board time, unwrapped (µs)
-        self._offset_us: float | None = None  # host monotonic µs minus board µs (smallest seen)
+        self._ticks: int | None = None  # the last edge's Pico time, unwrapped (µs)
+        self._offset_us: float | None = None  # host monotonic µs minus Pico µs (smallest seen)
         self._edge_listeners: list[Callable[[int, int, float], None]] = []
         self._entropy_listeners: list[Callable[[bytes, bool], None]] = []
         self._connect_listeners: list[Callable[[Hello, bool], None]] = []
         self._state_listeners: list[Callable[[dict[int, tuple[int, int]]], None]] = []
         self._restore_listeners: list[Callable[[], None]] = []
         self._threads: list[threading.Thread] = []
-        # when the board was last heard: a reply or an event, or a damaged frame (a noisy line's);
-        # our own requests coming back (an echoing peer, a loopback) are not a board
+        # when the Pico was last heard: a reply or an event, or a damaged frame (a noisy line's);
+        # our own requests coming back (an echoing peer, a loopback) are not a Pico
         self._rx_at = 0.0
         self._silenced = False  # after EXIT_TO_REPL: nothing more is written
         self._edges_rx: dict[int, int] = {}  # per input pin: edges received since its PIN_MODE
         self._levels: dict[int, int] = {}  # per input pin: the level the host last reported
         self._edge_lock = threading.Lock()  # guards the edge counts and levels (never held in a callback)
         self._recovered: collections.deque[tuple[int, int, float]] = collections.deque()  # for the reader
-        self._safe_count = 0  # the board's safe-state count at the last heartbeat (per boot)
+        self._safe_count = 0  # the Pico's safe-state count at the last heartbeat (per boot)
         self._restore_due = False
         self._logged: set[str] = set()
         self._rehandshake = False
@@ -236,7 +236,7 @@ class Link:
                     raise self.refused
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    where = self.port_name or "no port found (is the board plugged in?)"
+                    where = self.port_name or "no port found (is the Pico plugged in?)"
                     last = f"; last: {self.last_error}" if self.last_error else ""
                     raise BridgeTimeout(f"bridge at {where}: no handshake within {timeout:g} s "
                                         f"(state {self.state.value}{last})")
@@ -245,7 +245,7 @@ class Link:
 
     # -- subscriptions -------------------------------------------------------------------------
     def on_edge(self, fn: Callable[[int, int, float], None]) -> None:
-        """``fn(pin, level, host_time_s)``: the host monotonic time of the board's first edge."""
+        """``fn(pin, level, host_time_s)``: the host monotonic time of the Pico's first edge."""
         self._edge_listeners.append(fn)
 
     def on_entropy(self, fn: Callable[[bytes, bool], None]) -> None:
@@ -261,7 +261,7 @@ class Link:
         self._state_listeners.append(fn)
 
     def on_restore(self, fn: Callable[[], None]) -> None:
-        """``fn()`` (keeper thread) after the board went through its safe state, which turned
+        """``fn()`` (keeper thread) after the Pico went through its safe state, which turned
         every output off and does not turn them on again: send the output levels again."""
         self._restore_listeners.append(fn)
 
@@ -271,7 +271,7 @@ class Link:
         """Send one request and return its reply's payload (retried with the same seq).
 
         The retry time starts at a few smoothed round trips (at most ``retry[0]``) and doubles up
-        to ``retry[1]`` only while the board sends nothing at all: a board whose heartbeats (even
+        to ``retry[1]`` only while the Pico sends nothing at all: a Pico whose heartbeats (even
         corrupted ones) arrived within :data:`ALIVE_S` is alive, and a lost frame is sent again
         without backing off."""
         with self._request_lock:
@@ -288,7 +288,7 @@ class Link:
         deadline = start + timeout
         first, rto_max = retry
         # as TCP: a few smoothed round trips, so a lost frame costs milliseconds on a fast link;
-        # a slow request sent again is answered from the board's cache
+        # a slow request sent again is answered from the Pico's cache
         quick = min(first, max(MIN_RTO, 4 * self._srtt) if self._srtt is not None else ALIVE_RTO)
         rto = quick if retry is RETRY else first
         sends = 0
@@ -304,8 +304,8 @@ class Link:
                     raise BridgeError(f"bridge at {self.port_name}: port closed during {name} (unplugged?)")
                 if time.monotonic() >= deadline:
                     raise BridgeTimeout(f"bridge at {self.port_name}: no reply to {name} within {timeout:g} s "
-                                        f"(sent {sends} times); is the board running the dicetower firmware?")
-                # silence: back off; a board that is there lost the frame: again, at once
+                                        f"(sent {sends} times); is the Pico running the dicetower firmware?")
+                # silence: back off; a Pico that is there lost the frame: again, at once
                 rto = min(rto * 2, rto_max) if time.monotonic() - self._rx_at > ALIVE_S else quick
         finally:
             self._pending = None
@@ -315,11 +315,11 @@ class Link:
             self._srtt = rtt if self._srtt is None else 0.875 * self._srtt + 0.125 * rtt
         if pending.kind == codec.ERROR:
             code = pending.payload[0] if pending.payload else 0
-            # the board's words go into the journal: control bytes are shown escaped, never passed on
+            # the Pico's words go into the journal: control bytes are shown escaped, never passed on
             text = escape_controls(bytes(pending.payload[1:]).decode("utf-8", "replace"))
             if code in (codec.E_NO_SESSION, codec.E_SAFE_MODE):
-                self._set_state(State.HANDSHAKE)  # the board rebooted: shake hands again
-            raise BoardRefused(code, f"bridge at {self.port_name}: {name} refused: {text}", text)
+                self._set_state(State.HANDSHAKE)  # the Pico rebooted: shake hands again
+            raise PicoRefused(code, f"bridge at {self.port_name}: {name} refused: {text}", text)
         if pending.kind != kind | codec.REPLY:
             raise BadReply(f"bridge at {self.port_name}: {name} answered with type 0x{pending.kind:02x}, "
                            f"0x{kind | codec.REPLY:02x} expected")
@@ -332,8 +332,8 @@ class Link:
 
     def get_state(self) -> dict[int, tuple[int, int]]:
         """Every configured pin's (mode, value) now, and the event count resynchronised. With a
-        1.1 board, edges lost on the way (a press and its release both lost leave the level as it
-        was) are recovered from the board's per-pin edge counts and reported as edges now."""
+        1.1 Pico, edges lost on the way (a press and its release both lost leave the level as it
+        was) are recovered from the Pico's per-pin edge counts and reported as edges now."""
         self.stats.state_requests += 1
         with self._request_lock:
             reply = self._request(codec.GET_STATE, b"", timeout=None, retry=RETRY)
@@ -349,7 +349,7 @@ class Link:
             counts = {reply[9 + 4 * i]: codec.get_u16(reply, at + 2 * i) for i in range(count)}
             self._recover_edges(pins, counts, seen)
         if ev >= self._ev or self._behind:
-            # the board's count; lower than ours only once the board has shown that ours is
+            # the Pico's count; lower than ours only once the Pico has shown that ours is
             # false (its events or heartbeat behind it): a reply built before an event it
             # overtook on the line must not undo that event's number
             self._ev = ev
@@ -361,18 +361,18 @@ class Link:
 
     def _recover_edges(self, pins: dict[int, tuple[int, int]], counts: dict[int, int], seen: dict[int, int]) -> None:
         now = time.monotonic()
-        for pin, board_count in counts.items():
+        for pin, pico_count in counts.items():
             mode, level = pins[pin]
             if mode != codec.MODE_INPUT or pin not in seen:
                 continue
-            lost = (board_count - seen[pin]) & 0xFFFF
+            lost = (pico_count - seen[pin]) & 0xFFFF
             with self._edge_lock:
                 if not lost or self._edges_rx.get(pin) != seen[pin]:
                     continue  # nothing lost, or newer edges came since the reply: they carry on
                 last = self._levels.get(pin, level)
                 steps = [(last + k + 1) & 1 for k in range(lost)]
                 if steps[-1] != level:
-                    steps.append(level)  # counts and level disagree: end on the level the board has
+                    steps.append(level)  # counts and level disagree: end on the level the Pico has
                 self._edges_rx[pin] = (seen[pin] + lost) & 0xFFFF
                 self._levels[pin] = level
                 self.stats.edges_recovered += len(steps)
@@ -382,9 +382,9 @@ class Link:
 
     def exit_to_repl(self, timeout: float = 5.0) -> bool | None:
         """EXIT_TO_REPL, then silence: nothing more is written (no ping, no HELLO whose bytes
-        the REPL would take for Ctrl-A or Ctrl-D) and the link is closed. Whether the board
+        the REPL would take for Ctrl-A or Ctrl-D) and the link is closed. Whether the Pico
         disarms its watchdog (its reply's byte: a chip whose register it knows), None for a
-        board that does not say (firmware before build 2)."""
+        Pico that does not say (firmware before build 2)."""
         with self._request_lock:
             try:
                 reply = self._request(codec.EXIT_TO_REPL, b"", timeout=timeout, retry=RETRY)
@@ -398,10 +398,10 @@ class Link:
     def _write(self, data: bytes) -> None:
         with self._write_lock:
             if self._silenced:
-                raise BridgeError(f"bridge at {self.port_name}: the board has left for its REPL; nothing more is sent")
+                raise BridgeError(f"bridge at {self.port_name}: the Pico has left for its REPL; nothing more is sent")
             ser = self._serial
             if ser is None:
-                raise BridgeError(f"bridge: not connected ({self.state.value}); is the board plugged in?")
+                raise BridgeError(f"bridge: not connected ({self.state.value}); is the Pico plugged in?")
             try:
                 ser.write(data)
             except Exception as exc:  # pyserial's SerialException, OSError, a closed port
@@ -502,7 +502,7 @@ class Link:
         pending.kind = kind
         pending.payload = payload
         if kind == codec.PIN_MODE | codec.REPLY and len(payload) >= 2 and len(pending.sent) >= 2:
-            # here, in order with the edges: the board's count for this pin starts again at 0
+            # here, in order with the edges: the Pico's count for this pin starts again at 0
             with self._edge_lock:
                 if pending.sent[1] == codec.MODE_INPUT:
                     self._edges_rx[payload[0]] = 0
@@ -525,8 +525,8 @@ class Link:
             return
         if ev <= self._ev:
             # Not last+1: a repeat, or our number is wrong (a frame with a false number got
-            # through, a faulty board). Either way the spec's answer is GET_STATE, whose reply
-            # sets the number to the board's; until then this event is not used.
+            # through, a faulty Pico). Either way the spec's answer is GET_STATE, whose reply
+            # sets the number to the Pico's; until then this event is not used.
             self.stats.duplicates += 1
             self._gap = True
             self._behind += 1
@@ -558,16 +558,16 @@ class Link:
                                    codec.get_u16(payload, 14), payload[16],
                                    codec.get_u16(payload, 17) if len(payload) >= 19 else None)
         if self._boot_id is not None and boot_id != self._boot_id:
-            self._set_state(State.HANDSHAKE)  # the board rebooted under us
+            self._set_state(State.HANDSHAKE)  # the Pico rebooted under us
             return
         if ev != self._ev:
             # ahead: the last event(s) before this heartbeat were lost; behind: the number we
-            # hold is not the board's (a false one got through): GET_STATE sets it either way
+            # hold is not the Pico's (a false one got through): GET_STATE sets it either way
             self.stats.event_gaps += 1
             self._gap = True
             if ev < self._ev:
                 self._behind += 1
-        if len(payload) >= 19:  # 1.1: how often the board went into its safe state
+        if len(payload) >= 19:  # 1.1: how often the Pico went into its safe state
             safe_count = codec.get_u16(payload, 17)
             if safe_count != self._safe_count:
                 self._safe_count = safe_count
@@ -597,14 +597,14 @@ class Link:
             self._rehandshake = True
 
     def _host_time(self, ticks: int) -> float:
-        """The host monotonic time (s) of a board ``ticks_us`` value: unwrapped against the last
-        edge, shifted by the smallest host-minus-board offset seen (the least delayed event)."""
-        board_us = ticks if self._ticks is None else codec.ticks_unwrap(self._ticks, ticks)
-        self._ticks = board_us
-        offset = time.monotonic() * 1e6 - board_us
+        """The host monotonic time (s) of a Pico ``ticks_us`` value: unwrapped against the last
+        edge, shifted by the smallest host-minus-Pico offset seen (the least delayed event)."""
+        pico_us = ticks if self._ticks is None else codec.ticks_unwrap(self._ticks, ticks)
+        self._ticks = pico_us
+        offset = time.monotonic() * 1e6 - pico_us
         if self._offset_us is None or offset < self._offset_us:
             self._offset_us = offset
-        return (board_us + self._offset_us) / 1e6
+        return (pico_us + self._offset_us) / 1e6
 
     # -- keeper thread -------------------------------------------------------------------------
     def _keep_loop(self) -> None:
@@ -647,7 +647,7 @@ class Link:
         if self._restore_due:
             self._restore_due = False
             self.stats.restores += 1
-            self.log(f"bridge: {self.port_name}: the board went through its safe state; outputs sent again")
+            self.log(f"bridge: {self.port_name}: the Pico went through its safe state; outputs sent again")
             for fn in self._restore_listeners:
                 self._call(fn)
         if now - self._last_tx > KEEPALIVE_S:
@@ -655,22 +655,22 @@ class Link:
         self._closing.wait(0.05)
 
     def _handshake(self) -> None:
-        self._write(b"\x00")  # ends whatever partial frame the board holds
+        self._write(b"\x00")  # ends whatever partial frame the Pico holds
         with self._request_lock:
             payload = self._hello_payload()
         nonce = payload[2:6]
         try:
             # brief: the reply's fixed head only (24 bytes on the wire), the rest asked for in
-            # parts, so the handshake gets through a noisy line; a 1.0 board sends it whole
+            # parts, so the handshake gets through a noisy line; a 1.0 Pico sends it whole
             reply = self.request(codec.HELLO, payload, timeout=max(self.timeout, 3.0), retry=HELLO_BACKOFF)
-        except BoardRefused as exc:
+        except PicoRefused as exc:
             if exc.code == codec.E_SAFE_MODE:
                 self._safe_mode(exc.text)
                 return
             if exc.code == codec.E_VERSION:
                 self._refuse(VersionMismatch(
-                    f"bridge at {self.port_name}: the board refused this host's protocol "
-                    f"{codec.VERSION_MAJOR}.{codec.VERSION_MINOR} ({exc}); update the board's firmware "
+                    f"bridge at {self.port_name}: the Pico refused this host's protocol "
+                    f"{codec.VERSION_MAJOR}.{codec.VERSION_MINOR} ({exc}); update the Pico's firmware "
                     "(docs/bridge.md) or dicetower so both speak the same major version"))
             raise
         if len(reply) >= 2 and reply[0] == codec.VERSION_MAJOR and len(reply) == MIN_REPLY[codec.HELLO]:
@@ -678,8 +678,8 @@ class Link:
         hello = _parse_hello(reply)
         if hello.major != codec.VERSION_MAJOR:
             self._refuse(VersionMismatch(
-                f"bridge at {self.port_name}: the board speaks protocol {hello.major}.{hello.minor}, this host "
-                f"{codec.VERSION_MAJOR}.{codec.VERSION_MINOR}; update the board's firmware (docs/bridge.md) or "
+                f"bridge at {self.port_name}: the Pico speaks protocol {hello.major}.{hello.minor}, this host "
+                f"{codec.VERSION_MAJOR}.{codec.VERSION_MINOR}; update the Pico's firmware (docs/bridge.md) or "
                 "dicetower so both speak the same major version"))
             return
         if reply[2:6] != nonce:
@@ -712,7 +712,7 @@ class Link:
 
     def _hello_payload(self) -> bytes:
         """HELLO's payload (brief), its nonce chosen so that the frame holds no 0x03 byte: a
-        board in safe mode has Ctrl-C live (for mpremote), and a 0x03 would drop it into its
+        Pico in safe mode has Ctrl-C live (for mpremote), and a 0x03 would drop it into its
         REPL instead of getting its reason back (docs/bridge.md, section 3). A seq with a 0x03
         byte is skipped."""
         while CTRL_C in bytes(((self._seq % 0xFFFF + 1) & 0xFF, (self._seq % 0xFFFF + 1) >> 8)):
@@ -736,11 +736,11 @@ class Link:
         return info[:total]
 
     def _safe_mode(self, text: str) -> None:
-        """The board is in safe mode: said once in the log, wait_up raises it, and the board is
+        """The Pico is in safe mode: said once in the log, wait_up raises it, and the Pico is
         asked again every :data:`SAFE_MODE_RETRY_S` (an update finished and a reset bring the
         bridge up)."""
         reason = text.removeprefix(SAFE_MODE_PREFIX)
-        error = SafeMode(f"bridge at {self.port_name}: the board is in safe mode, not running the bridge: {reason}",
+        error = SafeMode(f"bridge at {self.port_name}: the Pico is in safe mode, not running the bridge: {reason}",
                          reason)
         self._log_once(str(error))
         with self._changed:
@@ -754,7 +754,7 @@ class Link:
             self.refused = error
             self._changed.notify_all()
         self._drop_port("refused: protocol version mismatch")
-        self._closing.wait(5.0)  # no point hammering a board that cannot talk to us
+        self._closing.wait(5.0)  # no point hammering a Pico that cannot talk to us
 
 
 def _parse_hello(p: bytes) -> Hello:

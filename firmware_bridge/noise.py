@@ -1,4 +1,4 @@
-"""The host's view of the board's raw ring-oscillator bits: how they are unpacked and the
+"""The host's view of the Pico's raw ring-oscillator bits: how they are unpacked and the
 min-entropy the health tests assume for them.
 
 The credit is not fixed here: each window of raw bits goes through SP 800-90B's non-IID

@@ -1,10 +1,10 @@
 """A gpiozero pin factory whose pins are the Pico's GP pins, driven over the bridge.
 
 Registered as the ``gpiozero_pin_factories`` entry point ``dicetower-bridge``, so
-``GPIOZERO_PIN_FACTORY=dicetower-bridge`` runs any gpiozero program on the board; the port
+``GPIOZERO_PIN_FACTORY=dicetower-bridge`` runs any gpiozero program on the Pico; the port
 comes from ``DICETOWER_BRIDGE_PORT`` (a path, a pyserial URL, or ``twin`` for the firmware
-twin; unset: the first Pico by USB VID:PID). Inputs report debounced edges with the board's
-time of the first edge; outputs and PWM set levels (never toggle). After the board rebooted
+twin; unset: the first Pico by USB VID:PID). Inputs report debounced edges with the Pico's
+time of the first edge; outputs and PWM set levels (never toggle). After the Pico rebooted
 every pin's mode and level is sent again; after an event gap the levels come from the state.
 """
 
@@ -24,14 +24,14 @@ from firmware_bridge.firmware import codec
 from firmware_bridge.link import Hello, Link, State
 
 PORT_ENV = "DICETOWER_BRIDGE_PORT"
-#: GP pins a Pico brings out (GP23, GP24 and GP29 are wired on the board itself).
+#: GP pins a Pico brings out (GP23, GP24 and GP29 are wired on the Pico itself).
 USABLE = (*range(0, 23), 25, 26, 27, 28)
 #: Physical pin number of each GP pin on the Pico's 40-pin edge.
 PHYSICAL = {0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15, 12: 16, 13: 17,
             14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27, 22: 29, 26: 31, 27: 32, 28: 34}
 
 
-def pico_board_info() -> BoardInfo:
+def pico_info() -> BoardInfo:
     """gpiozero's description of a Pico: pins named ``GPIOn`` (also ``n``, ``GPn``)."""
     pins = {}
     for gp in USABLE:
@@ -58,7 +58,7 @@ def open_link(port: str | None = None, *, log: Callable[[str], None] | None = No
 
 
 class BridgePin(PiPin):
-    """One GP pin of the board; its mode and level are kept here and re-sent after a reboot."""
+    """One GP pin of the Pico; its mode and level are kept here and re-sent after a reboot."""
 
     def __init__(self, factory: BridgeFactory, info: PinInfo) -> None:
         super().__init__(factory, info)
@@ -76,7 +76,7 @@ class BridgePin(PiPin):
     def gp(self) -> int:
         return int(self.info.name[4:])
 
-    # -- what the board is told ------------------------------------------------------------
+    # -- what the Pico is told ------------------------------------------------------------
     def _send_mode(self) -> None:
         if self._function == "input":
             pull = {"up": codec.PULL_UP, "down": codec.PULL_DOWN}.get(self._pull, codec.PULL_NONE)
@@ -171,7 +171,7 @@ class BridgePin(PiPin):
     def _disable_event_detect(self) -> None:
         self._detect = False
 
-    # -- what the board reports ------------------------------------------------------------------
+    # -- what the Pico reports ------------------------------------------------------------------
     def edge(self, level: int, at: float) -> None:
         self._level = level
         wanted = self._edges == "both" or (self._edges == "rising") == bool(level)
@@ -180,7 +180,7 @@ class BridgePin(PiPin):
 
 
 class BridgeFactory(Factory):
-    """gpiozero pins on the board at ``port`` (or on ``link``, shared with the display and the
+    """gpiozero pins on the Pico at ``port`` (or on ``link``, shared with the display and the
     entropy source). Without either, ``DICETOWER_BRIDGE_PORT`` or the first Pico found."""
 
     def __init__(self, *, link: Link | None = None, port: str | None = None, timeout: float | None = 10.0,
@@ -193,7 +193,7 @@ class BridgeFactory(Factory):
         self.link = link
         self.log = log or (lambda message: None)
         self.pins: dict[PinInfo, BridgePin] = {}
-        self._info = pico_board_info()
+        self._info = pico_info()
         self._lock = threading.Lock()
         self._warned = False
         self._connecting = False
@@ -201,7 +201,7 @@ class BridgeFactory(Factory):
         link.on_state(self._on_state)
         link.on_connect(self._on_connect)
         link.on_restore(self._on_restore)
-        if timeout is None:  # the caller waited (or carries on without the board): pins are sent when it is up
+        if timeout is None:  # the caller waited (or carries on without the Pico): pins are sent when it is up
             return
         try:
             link.wait_up(timeout)
@@ -210,14 +210,14 @@ class BridgeFactory(Factory):
             raise
 
     def send(self, kind: int, payload: bytes) -> bytes:
-        """A request for a pin; while the board is away the pin keeps its state for the resend."""
+        """A request for a pin; while the Pico is away the pin keeps its state for the resend."""
         if not self._connecting and self.link.state not in (State.UP, State.DEGRADED):
             return b""  # not up (yet): kept, and sent with every pin after the handshake
         try:
             reply = self.link.request(kind, payload)
         except BridgeError as exc:
             if not self._warned:
-                self.log(f"bridge pins: {exc}; levels are sent again when the board is back")
+                self.log(f"bridge pins: {exc}; levels are sent again when the Pico is back")
                 self._warned = True
             return b""
         self._warned = False
@@ -262,7 +262,7 @@ class BridgeFactory(Factory):
                 self._connecting = False
 
     def _on_restore(self) -> None:
-        # the board's safe state turned every output off: the levels the host keeps go back
+        # the Pico's safe state turned every output off: the levels the host keeps go back
         for pin in list(self.pins.values()):
             if pin._configured and pin._function == "output":
                 pin._send_value()

@@ -1,7 +1,7 @@
-"""``dicetower bridge selftest``: one full round trip through a board (or the twin).
+"""``dicetower bridge selftest``: one full round trip through a Pico (or the twin).
 
 HELLO, pings (payloads with 0x03 bytes), LED levels, display pages, injected button presses
-(twin only: a real board's buttons need a finger), and an entropy stream through the health
+(twin only: a real Pico's buttons need a finger), and an entropy stream through the health
 tests. Every reply is checked byte for byte; the result is the JSON the CLI prints.
 """
 
@@ -110,7 +110,7 @@ def _display(link: Link, twin: Twin | None, rng: random.Random, piece: int) -> b
         page, col = divmod(at, 128)
         link.request(codec.DISPLAY_PAGES, bytes((page, col)) + frame[at : at + piece])
     link.request(codec.DISPLAY_SHOW, bytes((0xFF, 1)))
-    if twin is not None and twin.board is not None and bytes(twin.board.oled.gddram) != frame:
+    if twin is not None and twin.pico is not None and bytes(twin.pico.oled.gddram) != frame:
         return "the display memory differs from the frame sent"
     return True
 
@@ -142,7 +142,7 @@ def _buttons(link: Link, twin: Twin | None) -> bool | str:
 def _entropy(link: Link, chunk: int, overgrant: int = 1) -> bool | str:
     """ENTROPY_BYTES contiguous raw bytes through the health tests. On a noisy line most chunks
     are lost (and the one after each loss is not used), so the grant is ``overgrant`` times what
-    is still missing, and the board streams without waiting for a round trip per grant."""
+    is still missing, and the Pico streams without waiting for a round trip per grant."""
     monitor = noise.monitor("bridge")
     got = bytearray()
     lock = threading.Lock()

@@ -10,7 +10,6 @@ drawing stops at a NUL, and cells are clipped at the edges.
 from __future__ import annotations
 
 import types
-from typing import Any
 
 from firmware_bridge.petme128 import glyph
 
@@ -61,7 +60,6 @@ class FrameBuffer:
 
 
 def module() -> types.ModuleType:
-    m: Any = types.ModuleType("framebuf")
-    m.FrameBuffer = FrameBuffer
-    m.MONO_VLSB = MONO_VLSB
+    m = types.ModuleType("framebuf")
+    vars(m).update(FrameBuffer=FrameBuffer, MONO_VLSB=MONO_VLSB)
     return m

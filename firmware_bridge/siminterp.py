@@ -1,10 +1,10 @@
 """The twin's MicroPython, as far as the firmware and ``mpremote`` use it: a flash file system
 (a directory on the host), an import system that loads the firmware's files from that flash
 with the simulated ``machine``, ``time``, ``micropython``, ``framebuf``, ``os`` and ``sys``, and
-the execution of the code a raw REPL is sent (CPython runs it against the simulated board).
+the execution of the code a raw REPL is sent (CPython runs it against the simulated Pico).
 
 One :class:`Interpreter` is one MicroPython session: its modules (``sys.modules``) and the
-REPL's globals, both gone at a soft reset, as on a board. It is a simulation for trying hosts
+REPL's globals, both gone at a soft reset, as on a Pico. It is a simulation for trying hosts
 and update tools, not a sandbox: the code it runs is CPython's, limited only in that its files
 are the flash directory's.
 """
@@ -35,7 +35,7 @@ def os_error(code: int) -> OSError:
 
 
 class Flash:
-    """The board's file system: paths (``main.py``, ``/main.py``, ``lib/x.py``) inside ``root``."""
+    """The Pico's file system: paths (``main.py``, ``/main.py``, ``lib/x.py``) inside ``root``."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root).resolve()
@@ -55,8 +55,8 @@ class Flash:
 
     def module(self, base: types.ModuleType) -> types.ModuleType:
         """``os`` as MicroPython's: ``base`` (its ``uname``) and the file functions on this flash."""
-        m: Any = types.ModuleType("os")
-        m.__dict__.update({k: v for k, v in vars(base).items() if not k.startswith("__")})
+        m = types.ModuleType("os")
+        vars(m).update({k: v for k, v in vars(base).items() if not k.startswith("__")})
 
         def call(fn: Callable[..., Any], *args: Any) -> Any:
             try:
@@ -76,23 +76,25 @@ class Flash:
                 kind = stat.S_IFDIR if e.is_dir() else stat.S_IFREG
                 yield (e.name, kind, 0, 0 if kind == stat.S_IFDIR else e.stat().st_size)
 
-        m.stat = stat_
-        m.ilistdir = ilistdir
-        m.listdir = lambda name="": [e[0] for e in ilistdir(name)]
-        m.mkdir = lambda name: call(os.mkdir, self.path(name))
-        m.rmdir = lambda name: call(os.rmdir, self.path(name))
-        m.remove = lambda name: call(os.remove, self.path(name))
-        m.rename = lambda a, b: call(os.rename, self.path(a), self.path(b))
-        m.getcwd = lambda: "/"
-        m.chdir = lambda name: None
-        m.sync = lambda: None
-        m.statvfs = lambda name="": (4096, 4096, 352, 300, 300, 0, 0, 0, 0, 255)
-        m.sep = "/"
+        vars(m).update(
+            stat=stat_,
+            ilistdir=ilistdir,
+            listdir=lambda name="": [e[0] for e in ilistdir(name)],
+            mkdir=lambda name: call(os.mkdir, self.path(name)),
+            rmdir=lambda name: call(os.rmdir, self.path(name)),
+            remove=lambda name: call(os.remove, self.path(name)),
+            rename=lambda a, b: call(os.rename, self.path(a), self.path(b)),
+            getcwd=lambda: "/",
+            chdir=lambda name: None,
+            sync=lambda: None,
+            statvfs=lambda name="": (4096, 4096, 352, 300, 300, 0, 0, 0, 0, 255),
+            sep="/",
+        )
         return m
 
 
 class NoFlash:
-    """A board without a file system (the unit tests' bare boards): nothing opens."""
+    """A Pico without a file system (the unit tests' bare Picos): nothing opens."""
 
     def open(self, name: str, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
         raise os_error(errno.ENOENT if "r" in mode and "+" not in mode else errno.EROFS)
@@ -145,16 +147,20 @@ class Interpreter:
                 interp._out(text)
                 return len(text)
 
-        m: Any = types.ModuleType("sys")
-        m.stdout = m.stderr = Stdout()
-        m.modules = self.modules
-        m.path = ["", "/lib"]
-        m.platform = "rp2"
-        m.implementation = types.SimpleNamespace(name="micropython", version=(1, 27, 0, ""), _machine="rp2")
-        m.version = "3.4.0; MicroPython v1.27.0 (dicetower twin)"
-        m.byteorder = "little"
-        m.maxsize = 2**31 - 1
-        m.exit = lambda code=0: (_ for _ in ()).throw(SystemExit(code))
+        stdout = Stdout()
+        m = types.ModuleType("sys")
+        vars(m).update(
+            stdout=stdout,
+            stderr=stdout,
+            modules=self.modules,
+            path=["", "/lib"],
+            platform="rp2",
+            implementation=types.SimpleNamespace(name="micropython", version=(1, 27, 0, ""), _machine="rp2"),
+            version="3.4.0; MicroPython v1.27.0 (dicetower twin)",
+            byteorder="little",
+            maxsize=2**31 - 1,
+            exit=lambda code=0: (_ for _ in ()).throw(SystemExit(code)),
+        )
         return m
 
     # -- imports ---------------------------------------------------------------------------------
@@ -188,7 +194,7 @@ class Interpreter:
     # -- the REPL --------------------------------------------------------------------------------
     def execute(self, code: str) -> str:
         """Run ``code`` as the raw REPL does (output to ``write``); the traceback's text, or ""."""
-        from firmware_bridge.simboard import SimReset
+        from firmware_bridge.simpico import SimReset
 
         try:
             exec(compile(code, "<stdin>", "exec"), self.globals)
@@ -202,7 +208,7 @@ class Interpreter:
 
     def interactive(self, line: str) -> str:
         """One line at the friendly REPL: an expression's value is printed, as MicroPython does."""
-        from firmware_bridge.simboard import SimReset
+        from firmware_bridge.simpico import SimReset
 
         try:
             try:

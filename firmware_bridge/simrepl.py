@@ -10,7 +10,7 @@ not (MicroPython's ports/rp2/main.c), which is why mpremote can copy files. In t
 Ctrl-D after code runs it (``OK``, its output, 0x04, its error, 0x04, ``>``), as mpremote's
 ``exec`` expects; the raw-paste request (0x05 ``A`` 0x01) is answered ``R\\x00`` (understood,
 not supported), so mpremote falls back to the plain raw REPL. The code runs under CPython
-against the simulated board (:mod:`firmware_bridge.siminterp`).
+against the simulated Pico (:mod:`firmware_bridge.siminterp`).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class SimRepl:
                 'Type "help()" for more information.\r\n>>> ').encode()
 
     def start(self) -> None:
-        """What the board prints when main.py ends: the friendly REPL's banner."""
+        """What the Pico prints when main.py ends: the friendly REPL's banner."""
         self.raw = False
         self.line.clear()
         self.write(self.banner())

@@ -1,19 +1,19 @@
-"""The firmware twin: the real firmware files under CPython on a :class:`SimBoard`, attached to
-one end of a real pty, so a host talks to it exactly as to a board on /dev/ttyACM0.
+"""The firmware twin: the real firmware files under CPython on a :class:`SimPico`, attached to
+one end of a real pty, so a host talks to it exactly as to a Pico on /dev/ttyACM0.
 
 Each twin loads its own copies of the firmware modules (``main``, ``bridge``, ``codec``...)
 with an import hook that hands them the simulated ``machine``, ``time``, ``micropython``,
 ``framebuf`` and ``os``; nothing is put into ``sys.modules``. ``unplug()`` closes the pty (the
-host's reads fail as when a USB cable is pulled) and ``plug()`` starts a fresh board (a new
+host's reads fail as when a USB cable is pulled) and ``plug()`` starts a fresh Pico (a new
 boot id) on a new pty. ``noise`` corrupts that fraction of the bytes on the line, in both
 directions.
 
-The board's life is modelled as far as a host can tell: the watchdog fires when the loop stops
-feeding it (``pause()`` for longer than 4 s, or a REPL left with it armed) and reboots the board
+The Pico's life is modelled as far as a host can tell: the watchdog fires when the loop stops
+feeding it (``pause()`` for longer than 4 s, or a REPL left with it armed) and reboots the Pico
 in place (a new boot id, heartbeat flag 0); ``machine.reset()`` (the RESET request) does the
 same; after EXIT_TO_REPL the port speaks MicroPython's REPL (:mod:`firmware_bridge.simrepl`),
 whose Ctrl-D soft reset stops the timers and, in the friendly REPL only, runs ``main.py`` again.
-A real board re-enumerates on USB when it resets; the twin keeps its pty.
+A real Pico re-enumerates on USB when it resets; the twin keeps its pty.
 
 ``python -m firmware_bridge.twin`` starts one and prints its port (docs/bridge.md, section 8).
 """
@@ -35,12 +35,12 @@ import tty
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from firmware_bridge.errors import BridgeError
 from firmware_bridge.firmware import codec
-from firmware_bridge.simboard import PWRON_RESET, WDT_RESET, SimBoard, SimReset, urandom_bits
 from firmware_bridge.siminterp import Flash, Interpreter, NoFlash
+from firmware_bridge.simpico import PWRON_RESET, WDT_RESET, SimPico, SimReset, urandom_bits
 from firmware_bridge.simrepl import CTRL_C, SimRepl
 
 FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
@@ -158,7 +158,7 @@ class NoisyLine:
 
 
 class SimInterrupt(BaseException):
-    """Ctrl-C reached a board whose Ctrl-C is live (``micropython.kbd_intr(3)``): MicroPython's
+    """Ctrl-C reached a Pico whose Ctrl-C is live (``micropython.kbd_intr(3)``): MicroPython's
     KeyboardInterrupt in whatever runs (safe mode's loop)."""
 
 
@@ -203,15 +203,33 @@ class PtyPort:
         return len(data) if written == len(sent) else written
 
 
-#: The board's frames by name, for ``drop``/``corrupt`` (the twin's commands).
+#: The Pico's frames by name, for ``drop``/``corrupt`` (the twin's commands).
 FRAME_KINDS = {"any": None, "reply": -1, "heartbeat": codec.EV_HEARTBEAT, "edge": codec.EV_EDGE,
                "entropy": codec.EV_ENTROPY}
+
+
+class FirmwareLoop(Protocol):
+    """What the twin asks of the firmware's running loop, ``bridge.Bridge`` or ``main.Safe``
+    (MicroPython code the twin loads by ``exec``, so mypy sees neither class): one pass of the
+    loop (truthy when it did something), and ``exit`` once the bridge has left for the REPL."""
+
+    exit: bool
+
+    def step(self) -> object: ...
+
+
+class SafeModeLoop(FirmwareLoop, Protocol):
+    """``main.Safe``: why the firmware is in safe mode, and leaving it for the REPL (Ctrl-C)."""
+
+    reason: str
+
+    def leave(self) -> None: ...
 
 
 class Twin:
     """A simulated Pico running the real firmware on a pty; ``port`` is the path to open.
 
-    ``flash`` is the board's file system, a directory (filled with this checkout's firmware
+    ``flash`` is the Pico's file system, a directory (filled with this checkout's firmware
     when it holds no ``main.py``); by default a fresh temporary one, removed by :meth:`close`.
     Every boot loads the firmware from it, so what ``mpremote cp`` writes there runs after a
     reset."""
@@ -233,16 +251,16 @@ class Twin:
         if not (self.flash / "main.py").exists():
             for path in sorted(FIRMWARE_DIR.glob("*.py")):
                 shutil.copyfile(path, self.flash / path.name)
-        self.board: SimBoard | None = None
-        self.bridge: Any = None
-        self.safe: Any = None  # main.Safe while the board is in safe mode
+        self.pico: SimPico | None = None
+        self.bridge: FirmwareLoop | None = None  # bridge.Bridge while the firmware runs
+        self.safe: SafeModeLoop | None = None  # main.Safe while the Pico is in safe mode
         self.repl: SimRepl | None = None
         self.interp: Interpreter | None = None
         self.modules: dict[str, types.ModuleType] = {}
         self.port: str | None = None
         self.boots = 0
         self.watchdog_resets = 0
-        self.passes = 0  # loop passes (a test waits for one to know the board has looked)
+        self.passes = 0  # loop passes (a test waits for one to know the Pico has looked)
         self.line_faults = 0
         self._clock_offset_ns = 0
         self._fds: tuple[int, int] | None = None
@@ -259,7 +277,7 @@ class Twin:
 
     # -- plugging ------------------------------------------------------------------------------
     def plug(self) -> str:
-        """Power up a fresh board on a new pty; returns the pty's path."""
+        """Power up a fresh Pico on a new pty; returns the pty's path."""
         if self._thread is not None:
             raise BridgeError("the twin is already plugged in")
         master, slave = os.openpty()
@@ -271,7 +289,7 @@ class Twin:
         self._pty = PtyPort(master, self._lines[0], self._lines[1])
         self._pty.drop = self._fault
         # Ctrl-C is live in what main.py runs (safe mode's loop); at the REPL the REPL takes it itself
-        self._pty.interrupt = lambda: self.safe is not None and self.board is not None and self.board.kbd_intr == CTRL_C
+        self._pty.interrupt = lambda: self.safe is not None and self.pico is not None and self.pico.kbd_intr == CTRL_C
         self._boot(PWRON_RESET)
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="bridge-twin", daemon=True)
@@ -279,13 +297,13 @@ class Twin:
         return self.port
 
     def unplug(self) -> None:
-        """Stop the board and close the pty: the host's port fails as when the cable is pulled."""
+        """Stop the Pico and close the pty: the host's port fails as when the cable is pulled."""
         self._stop.set()
         thread, self._thread = self._thread, None
         if thread is not None:
             thread.join(timeout=5)
-        if self.board is not None:
-            self.board.stop_timers()
+        if self.pico is not None:
+            self.pico.stop_timers()
         self.line_faults += sum(line.faults for line in self._lines)
         self._lines = []
         fds, self._fds = self._fds, None
@@ -313,16 +331,16 @@ class Twin:
         self.close()
 
     def find(self) -> str | None:
-        """The current port (what a host's board finder sees), None while unplugged."""
+        """The current port (what a host's Pico finder sees), None while unplugged."""
         return self.port if self._thread is not None else None
 
-    # -- the board's life ----------------------------------------------------------------------
+    # -- the Pico's life ----------------------------------------------------------------------
     def clock_ns(self) -> int:
-        """The board's clock: the host's, plus whatever :meth:`advance` added."""
+        """The Pico's clock: the host's, plus whatever :meth:`advance` added."""
         return time.monotonic_ns() + self._clock_offset_ns
 
     def advance(self, seconds: float) -> None:
-        """Move the board's clock on (a long wait without waiting: the watchdog, the safe state)."""
+        """Move the Pico's clock on (a long wait without waiting: the watchdog, the safe state)."""
         self._clock_offset_ns += int(seconds * 1e9)
 
     @property
@@ -334,50 +352,51 @@ class Twin:
         return "safe" if self.safe is not None else "repl"
 
     def _boot(self, cause: int) -> None:
-        """A hard reset (power-up, watchdog, machine.reset()): a fresh board, main.py runs."""
+        """A hard reset (power-up, watchdog, machine.reset()): a fresh Pico, main.py runs."""
         outside = {}
-        if self.board is not None:
-            self.board.stop_timers()
-            outside = dict(self.board.outside)  # a finger on a button stays there
-        self.board = SimBoard(rosc_bits=self.rosc_bits, reset_cause=cause, clock_ns=self.clock_ns,
+        if self.pico is not None:
+            self.pico.stop_timers()
+            outside = dict(self.pico.outside)  # a finger on a button stays there
+        self.pico = SimPico(rosc_bits=self.rosc_bits, reset_cause=cause, clock_ns=self.clock_ns,
                               chip=self.chip, machine=self.machine, flash=self.flash)
-        self.board.outside.update(outside)
+        self.pico.outside.update(outside)
         self.boots += 1
         self._main()
 
     def _session(self) -> Interpreter:
         """A fresh MicroPython session (a boot or a soft reset): no modules, no globals."""
-        assert self.board is not None and self._pty is not None
-        self.interp = Interpreter(self.board.modules(), self.flash, self.board.flash, self._pty.write)
+        assert self.pico is not None and self._pty is not None
+        self.interp = Interpreter(self.pico.modules(), self.flash, self.pico.flash, self._pty.write)
         return self.interp
 
     def _main(self) -> None:
         """MicroPython starting afresh (a boot or a friendly-REPL soft reset): main.py runs."""
-        assert self.board is not None and self._pty is not None
+        assert self.pico is not None and self._pty is not None
         interp = self._session()
         self.modules = interp.modules
         self.bridge = self.safe = None
         self.repl = None
         try:
-            started = interp.load("main").start(self._pty)
+            main = interp.load("main")
+            started = main.start(self._pty)
         except Exception as exc:  # main.py itself broken (cut short): MicroPython prints the error
             self._pty.write(Interpreter.traceback(exc).encode())
             started = None
         if started is None:
             self._to_repl()  # safe boot
-        elif hasattr(started, "reason"):
+        elif isinstance(started, main.Safe):  # main.start's other answer is a bridge.Bridge
             self.safe = started
         else:
             self.bridge = started
 
     def _to_repl(self) -> None:
-        assert self.board is not None and self._pty is not None
-        self.repl = SimRepl(self._pty.write, self._soft_reset, self.board.machine, self.interp)
+        assert self.pico is not None and self._pty is not None
+        self.repl = SimRepl(self._pty.write, self._soft_reset, self.pico.machine, self.interp)
         self.repl.start()
 
     def _soft_reset(self, raw: bool) -> None:
-        assert self.board is not None
-        self.board.stop_timers()
+        assert self.pico is not None
+        self.pico.stop_timers()
         if raw:
             assert self.repl is not None
             self.repl.interp = self._session()
@@ -386,9 +405,9 @@ class Twin:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            board = self.board
-            assert board is not None
-            if board.watchdog_expired():
+            pico = self.pico
+            assert pico is not None
+            if pico.watchdog_expired():
                 self.watchdog_resets += 1
                 self._boot(WDT_RESET)
                 continue
@@ -435,8 +454,8 @@ class Twin:
         return bool(busy)
 
     def pause(self, paused: bool = True) -> None:
-        """Freeze the board's loop (a board that stopped answering), or let it run again. The
-        watchdog is hardware: it still counts, and reboots a board paused for over 4 s."""
+        """Freeze the Pico's loop (a Pico that stopped answering), or let it run again. The
+        watchdog is hardware: it still counts, and reboots a Pico paused for over 4 s."""
         self._resume_at = None
         if paused:
             self._paused.set()
@@ -444,12 +463,12 @@ class Twin:
             self._paused.clear()
 
     def pause_for(self, ms: float) -> None:
-        """Freeze the board's loop for ``ms`` milliseconds (of the host's clock), then go on."""
+        """Freeze the Pico's loop for ``ms`` milliseconds (of the host's clock), then go on."""
         self._resume_at = time.monotonic() + ms / 1000
         self._paused.set()
 
     def wait_passes(self, n: int = 2, timeout: float = 5.0) -> None:
-        """Return once the board's loop has gone round ``n`` more times."""
+        """Return once the Pico's loop has gone round ``n`` more times."""
         target = self.passes + n
         deadline = time.monotonic() + timeout
         while self.passes < target:
@@ -458,12 +477,12 @@ class Twin:
             self._stop.wait(0.001)
 
     def drop_next(self, kind: int | None = None) -> None:
-        """Lose the board's next frame of this type (None: any frame; -1: any reply) on the line."""
+        """Lose the Pico's next frame of this type (None: any frame; -1: any reply) on the line."""
         with self._faults_lock:
             self._faults.append(("drop", kind))
 
     def corrupt_next(self, kind: int | None = None) -> None:
-        """Flip one bit in the middle of the board's next frame of this type (None: any; -1: any
+        """Flip one bit in the middle of the Pico's next frame of this type (None: any; -1: any
         reply): the host's decoder finds a wrong CRC and drops it."""
         with self._faults_lock:
             self._faults.append(("corrupt", kind))
@@ -493,29 +512,29 @@ class Twin:
     # -- the outside world -------------------------------------------------------------------
     def press(self, pin: int, down: bool = True) -> None:
         """A button to ground on ``pin`` pressed (pulled low) or released (floats high)."""
-        self._board().drive(pin, 0 if down else None)
+        self._pico().drive(pin, 0 if down else None)
 
     def level(self, pin: int) -> float:
-        return self._board().level(pin)
+        return self._pico().level(pin)
 
     @property
     def faults(self) -> int:
         return self.line_faults + sum(line.faults for line in self._lines)
 
-    def _board(self) -> SimBoard:
-        if self.board is None:
+    def _pico(self) -> SimPico:
+        if self.pico is None:
             raise BridgeError("the twin is not plugged in")
-        return self.board
+        return self.pico
 
 
 #: The standalone twin's commands, typed on its stdin one a line (``help`` lists them).
 COMMANDS = (
     ("press PIN", "pull GP<PIN> low, as a button to ground pressed"),
     ("release PIN", "let GP<PIN> go again (it floats to its pull)"),
-    ("pause MS", "freeze the board's loop for MS milliseconds (over 4000: the watchdog reboots it)"),
-    ("drop [KIND]", "lose the board's next frame on the line; KIND: " + ", ".join(FRAME_KINDS) + " (default any)"),
-    ("corrupt [KIND]", "flip a bit in the board's next frame (the host sees a bad CRC); KIND as for drop"),
-    ("status", "what the board is doing: bridge, safe (safe mode) or repl, and its boots"),
+    ("pause MS", "freeze the Pico's loop for MS milliseconds (over 4000: the watchdog reboots it)"),
+    ("drop [KIND]", "lose the Pico's next frame on the line; KIND: " + ", ".join(FRAME_KINDS) + " (default any)"),
+    ("corrupt [KIND]", "flip a bit in the Pico's next frame (the host sees a bad CRC); KIND as for drop"),
+    ("status", "what the Pico is doing: bridge, safe (safe mode) or repl, and its boots"),
     ("help", "this list"),
 )
 
@@ -552,12 +571,12 @@ def command(twin: Twin, line: str) -> str:
         if not 0 < ms <= 600_000:
             raise ValueError(f"pause: expected milliseconds from 1 to 600000, got {' '.join(args) or 'nothing'}")
         twin.pause_for(ms)
-        return f"the board's loop paused for {ms:g} ms"
+        return f"the Pico's loop paused for {ms:g} ms"
     if name in ("drop", "corrupt"):
         k = kind()
         (twin.drop_next if name == "drop" else twin.corrupt_next)(k)
         what = "frame" if not args or args[0].lower() == "any" else args[0].lower() + " frame"
-        return f"the board's next {what} will be {'dropped' if name == 'drop' else 'corrupted'}"
+        return f"the Pico's next {what} will be {'dropped' if name == 'drop' else 'corrupted'}"
     if name == "status":
         reason = f" ({twin.safe.reason})" if twin.safe is not None else ""
         return f"{twin.mode}{reason}, boot {twin.boots}, watchdog resets {twin.watchdog_resets}, port {twin.port}"
@@ -584,7 +603,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The standalone twin's options (also ``dicetower bridge twin``'s)."""
     parser.description = (
         "Run the bridge firmware on a simulated Pico attached to a pty, for trying a host (dicetower's or your "
-        "own) without a board. Prints the pty's path on the first line of stdout, then runs until Ctrl-C or "
+        "own) without a Pico. Prints the pty's path on the first line of stdout, then runs until Ctrl-C or "
         "SIGTERM, taking commands typed on its stdin, one a line (answers on stderr).")
     parser.epilog = "stdin commands: " + "; ".join(f"{usage}: {text}" for usage, text in COMMANDS) + "."
     parser.add_argument("--noise", type=float, default=0.0, metavar="P",
@@ -597,7 +616,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the chip: RP2040 (Pico, Pico W), RP2350 (Pico 2: no ring-oscillator entropy) or "
                              "RP2xxx (one the firmware does not know: it cannot disarm its watchdog)")
     parser.add_argument("--flash", metavar="DIR", default=None,
-                        help="a directory as the board's flash, kept after the twin stops (filled with this "
+                        help="a directory as the Pico's flash, kept after the twin stops (filled with this "
                              "checkout's firmware when it has no main.py; default: a temporary one)")
 
 

@@ -25,7 +25,7 @@ class Backend:
     name: str
     help: str
     target: str = ""  # "module:attribute"; "" when the caller handles it (auto, none, file:)
-    bridge: bool = False  # opened on the companion board's link
+    bridge: bool = False  # opened on the Pico's link (the bridge)
     config: bool = True  # a config file may name it (not the simulator's or the tests' own)
 
 
@@ -98,7 +98,7 @@ PIN_FACTORIES: Registry[Backend] = Registry("pin factory", (
     Backend("pigpio", "the pigpio daemon", "gpiozero.pins.pigpio:PiGPIOFactory"),
     Backend("native", "gpiozero's pure-Python fallback", "hardware.panel_io:native_factory"),
     Backend("mock", "gpiozero's mock pins", "hardware.panel_io:mock_factory"),
-    Backend("bridge", "the Pico companion board's GP pins", "firmware_bridge.pins:BridgeFactory", bridge=True),
+    Backend("bridge", "the Pico's GP pins (the bridge)", "firmware_bridge.pins:BridgeFactory", bridge=True),
 ))
 #: What ``auto`` tries, in order.
 AUTO_PIN_FACTORIES = ("lgpio", "rpigpio", "pigpio", "native")
@@ -127,7 +127,7 @@ DISPLAY_KINDS: Registry[DisplayKind] = Registry("display kind", (
     DisplayKind("terminal", "text on stdout", "hardware.display:open_terminal"),
     DisplayKind("dummy", "luma's in-memory device", "hardware.display:open_oled", luma="luma.core.device:dummy"),
     DisplayKind("none", "no display", "hardware.display:open_none"),
-    DisplayKind("bridge", "the Pico companion board's OLED", "hardware.display:open_bridge", bridge=True),
+    DisplayKind("bridge", "the Pico's OLED (the bridge)", "hardware.display:open_bridge", bridge=True),
 ))
 
 @dataclass(frozen=True)

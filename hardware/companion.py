@@ -1,6 +1,6 @@
-"""The tower's companion board: one link shared by every part the config puts on it.
+"""The tower's Pico: one link shared by every part the config puts on it.
 
-``open_bridge(config)`` returns None when nothing uses the board (no ``bridge`` pin factory,
+``open_bridge(config)`` returns None when nothing uses the Pico (no ``bridge`` pin factory,
 display kind or entropy source), else a :class:`BridgeSession` holding the one link (and the
 firmware twin when ``[bridge] port = "twin"``). The parts are chosen through the registries
 in :mod:`hardware.backends`; this only provides the link they are opened on.
@@ -18,12 +18,12 @@ from firmware_bridge.pins import open_link
 from hardware import backends
 from hardware.tower_config import TowerConfig
 
-#: How long the tower waits for the board at start-up before it carries on without it.
+#: How long the tower waits for the Pico at start-up before it carries on without it.
 START_TIMEOUT_S = 10.0
 
 
 def uses_bridge(config: TowerConfig) -> bool:
-    """Whether any part the config chooses runs on the companion board."""
+    """Whether any part the config chooses runs on the Pico."""
     from hardware.entropy.pipeline import parse_spec
 
     sources = parse_spec(config.entropy.source)
@@ -33,7 +33,7 @@ def uses_bridge(config: TowerConfig) -> bool:
 
 
 class BridgeSession:
-    """The link to the board (started: it finds, opens and re-opens the port by itself)."""
+    """The link to the Pico (started: it finds, opens and re-opens the port by itself)."""
 
     def __init__(self, config: TowerConfig, *, log: Callable[[str], None] | None = None) -> None:
         cfg = config.bridge
@@ -44,19 +44,19 @@ class BridgeSession:
             self.link, self.twin = Link(serial_number=cfg.serial_number or None, log=log).start(), None
         self._source: Any = None
 
-    def wait_for_board(self, timeout: float = START_TIMEOUT_S) -> bool:
-        """Wait up to ``timeout`` for the board's handshake; when it does not come, say so in
+    def wait_for_pico(self, timeout: float = START_TIMEOUT_S) -> bool:
+        """Wait up to ``timeout`` for the Pico's handshake; when it does not come, say so in
         one line and carry on without it (its pins, display and entropy start working once it
-        answers); a board in safe mode likewise, its reason in the line. A board that refuses
+        answers); a Pico in safe mode likewise, its reason in the line. A Pico that refuses
         this host (another major protocol version) stops the tower: waiting would not help."""
         from firmware_bridge.errors import BridgeTimeout, SafeMode
 
         try:
             self.link.wait_up(timeout)
         except (BridgeTimeout, SafeMode) as exc:
-            # safe mode: the board says why (an interrupted update); the link asks it again every
-            # second, so finishing the update and resetting the board brings it in
-            self._log(f"bridge: {exc}; carrying on without the board: its buttons, display and entropy "
+            # safe mode: the Pico says why (an interrupted update); the link asks it again every
+            # second, so finishing the update and resetting the Pico brings it in
+            self._log(f"bridge: {exc}; carrying on without the Pico: its buttons, display and entropy "
                       "work once it answers")
             return False
         return True
@@ -98,7 +98,7 @@ class TwinPins:
     def press(self, pin: Any, *, down: bool, pull_up: bool) -> None:
         gp = int(pin.info.name[4:])
         level = (0 if pull_up else 1) if down else None
-        self.twin.board.drive(gp, level)
+        self.twin.pico.drive(gp, level)
         want = (0 if pull_up else 1) if down else (1 if pull_up else 0)
         deadline = time.monotonic() + self.timeout
         while pin.state != want:

@@ -50,11 +50,11 @@ def open_pin_factory(name: str = "auto", *, link: Any = None) -> Any:
     ``auto`` tries lgpio, RPi.GPIO, pigpio, native.
 
     ``mock`` is gpiozero's :class:`MockFactory` with PWM-capable pins (for PWMLED, RGBLED,
-    TonalBuzzer); ``bridge`` needs the companion board's ``link``. Raises
+    TonalBuzzer); ``bridge`` needs the Pico's ``link``. Raises
     :class:`NoGpioError` with one line saying why none could be used.
     """
     backend = PIN_FACTORIES.get(name)  # a ValueError naming the choices for an unknown one
-    if backend.bridge:  # the tower waited for the board (BridgeSession.wait_for_board) or carries on without it
+    if backend.bridge:  # the tower waited for the Pico (BridgeSession.wait_for_pico) or carries on without it
         return PIN_FACTORIES.load(name)(link=link, timeout=None)
     order = AUTO_PIN_FACTORIES if name == "auto" else (name,)
     reasons: list[str] = []

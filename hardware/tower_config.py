@@ -234,7 +234,7 @@ class WebConfig:
 
 @dataclass(frozen=True)
 class BridgeConfig:
-    """The companion board (docs/bridge.md): ``port`` "" finds the first Pico by USB VID:PID
+    """The Pico (docs/bridge.md): ``port`` "" finds the first Pico by USB VID:PID
     (and ``serial_number`` if set); a path or pyserial URL; ``twin`` for the firmware twin."""
 
     port: str = config_key("", "text")
@@ -245,7 +245,7 @@ class BridgeConfig:
 BRIDGE_RESERVED = {8: "Pico I2C0 SDA (the bridge's OLED)", 9: "Pico I2C0 SCL (the bridge's OLED)",
                    14: "Pico safe-boot"}
 #: GP pins a Raspberry Pi Pico brings out (GP25 is its on-board LED; GP23, GP24 and GP29 are
-#: wired on the board itself). The same list as firmware_bridge/firmware/pins.py's USABLE.
+#: wired on the Pico itself). The same list as firmware_bridge/firmware/pins.py's USABLE.
 PICO_PINS = (*range(0, 23), 25, 26, 27, 28)
 
 

@@ -1,5 +1,5 @@
 """One exception root for the project: every exception class defined in engine/, hardware/
-and firmware_bridge/ (not the MicroPython firmware, which runs on the board) derives from
+and firmware_bridge/ (not the MicroPython firmware, which runs on the Pico) derives from
 :class:`engine.errors.DicetowerError`, also keeping the builtin it had."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from engine.errors import DicetowerError, EngineError
 
 #: Exceptions outside the root on purpose, each with why.
 OUTSIDE = {
-    # machine.reset() in the simulated board: a BaseException like SystemExit, so that no
-    # handler in the firmware under test catches it (it is the board rebooting, not an error)
-    "firmware_bridge.simboard.SimReset",
-    # Ctrl-C reaching the simulated board's running main.py: MicroPython's KeyboardInterrupt,
+    # machine.reset() in the simulated Pico: a BaseException like SystemExit, so that no
+    # handler in the firmware under test catches it (it is the Pico rebooting, not an error)
+    "firmware_bridge.simpico.SimReset",
+    # Ctrl-C reaching the simulated Pico's running main.py: MicroPython's KeyboardInterrupt,
     # a BaseException for the same reason
     "firmware_bridge.twin.SimInterrupt",
 }
@@ -29,7 +29,7 @@ def _modules() -> list[str]:
     for package in (engine, hardware, firmware_bridge):
         names.append(package.__name__)
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-            # the firmware runs on the board; __main__ runs the command line when imported
+            # the firmware runs on the Pico; __main__ runs the command line when imported
             if not info.name.startswith("firmware_bridge.firmware") and not info.name.endswith(".__main__"):
                 names.append(info.name)
     return names

@@ -1,4 +1,4 @@
-# The board's side of the protocol (docs/bridge.md): frames in, replies (cached), events with
+# The Pico's side of the protocol (docs/bridge.md): frames in, replies (cached), events with
 # running numbers, heartbeat, safe state when the host is silent, entropy against credits.
 import time
 
@@ -24,9 +24,9 @@ class Bridge:
         self.port = port
         self.wdt = wdt
         self.chip = chip.name()
-        self.board = chip.board()
+        self.model = chip.model()
         self.decoder = codec.Decoder()
-        self.pins = pins.Pins(radio=chip.has_radio(self.board))
+        self.pins = pins.Pins(radio=chip.has_radio(self.model))
         self.rosc = rosc.Rosc() if self.chip == "RP2040" else None
         self.display = None
         self.boot_id = self._boot_id()
@@ -70,7 +70,7 @@ class Bridge:
         return random.getrandbits(32)
 
     def description(self):
-        return FIRMWARE + " on " + (self.board or self.chip)
+        return FIRMWARE + " on " + (self.model or self.chip)
 
     # -- the loop ----------------------------------------------------------------------
     def run(self):
@@ -165,7 +165,7 @@ class Bridge:
                 self.port.write(self.cache)  # a retried EXIT_TO_REPL whose reply was lost
             return
         if seq == 0 or kind & codec.REPLY:
-            self.decoder.bad += 1  # an event's number, or a board's frame (an echo): not a request
+            self.decoder.bad += 1  # an event's number, or a Pico's frame (an echo): not a request
             return
         if kind == codec.HELLO:
             self.hello(seq, payload)  # any version byte; always afresh (a retry keeps its seq and nonce)
@@ -260,7 +260,7 @@ class Bridge:
 
     @staticmethod
     def _remember_display(width, height, address):
-        """Keep the display's set-up on the board's flash (main.DISPLAY_CFG), for safe mode to
+        """Keep the display's set-up on the Pico's flash (main.DISPLAY_CFG), for safe mode to
         show its reason on; written only when it changed, so the flash is written once."""
         line = str(width) + " " + str(height) + " " + str(address)
         try:
@@ -312,7 +312,7 @@ class Bridge:
         if len(p) not in (2, 3):
             raise ValueError("ENTROPY_CREDIT is bytes u16 and an optional chunk u8, got " + str(len(p)) + " bytes")
         if self.rosc is None:
-            raise OSError("no ring-oscillator entropy on an " + self.chip + " (" + (self.board or "this board")
+            raise OSError("no ring-oscillator entropy on an " + self.chip + " (" + (self.model or "this Pico")
                           + "): the bridge reads RANDOMBIT only on an RP2040")
         if not self.rosc.ok():
             raise OSError("ring oscillator not running (ROSC STATUS)")
@@ -347,4 +347,4 @@ class Bridge:
 
 # This file's build, its last line (a file cut short has none): main.py starts the bridge only
 # when every file carries its own (docs/bridge.md, "An interrupted update").
-BUILD = 3
+BUILD = 4

@@ -1,4 +1,4 @@
-# Which chip and board the firmware runs on, and the one register poke that depends on it:
+# Which chip and Pico model the firmware runs on, and the one register poke that depends on it:
 # disarming the watchdog for EXIT_TO_REPL. The ring oscillator's registers are read only on an
 # RP2040: on an RP2350 (Pico 2) their address is ACCESSCTRL and its watchdog's is PLL_USB's.
 import machine
@@ -20,8 +20,8 @@ def name():
     return PARTS.get(part, "unknown chip part 0x" + hex(part)[2:])
 
 
-def board():
-    """The board as MicroPython names it (``Raspberry Pi Pico W with RP2040``), or ""."""
+def model():
+    """The Pico model as MicroPython names it (``Raspberry Pi Pico W with RP2040``), or ""."""
     try:
         import os
 
@@ -30,8 +30,8 @@ def board():
         return ""
 
 
-def has_radio(board_name):
-    return "Pico W" in board_name or "Pico 2 W" in board_name
+def has_radio(model_name):
+    return "Pico W" in model_name or "Pico 2 W" in model_name
 
 
 def disarm_watchdog(chip_name):
@@ -45,4 +45,4 @@ def disarm_watchdog(chip_name):
 
 # This file's build, its last line (a file cut short has none): main.py starts the bridge only
 # when every file carries its own (docs/bridge.md, "An interrupted update").
-BUILD = 3
+BUILD = 4

@@ -1,8 +1,10 @@
-# The bridge's wire format, shared unchanged by the host (CPython) and the board (MicroPython).
+# The bridge's wire format, shared unchanged by the host (CPython) and the Pico (MicroPython).
 #
 # A frame is COBS(version | type | seq_lo | seq_hi | payload | crc32 little-endian) + 0x00.
 # The spec is docs/bridge.md. This module must stay importable by MicroPython: no
-# dataclasses, no typing, no f-strings, no bytes.hex(sep), only struct and a CRC-32.
+# dataclasses, no typing, no f-strings, no bytes.hex(sep), only struct and a CRC-32. Its types
+# are in type comments (MicroPython reads none of them): the host holds its calls to them with
+# mypy --strict; a frame is (version, type, seq, payload), tuple[int, int, int, bytes].
 
 try:
     from binascii import crc32
@@ -21,7 +23,7 @@ MAX_WIRE = MAX_FRAME + MAX_FRAME // 254 + 2
 # for the salvage); more are dropped up to the next 0x00.
 BUFFER = 2 * MAX_WIRE
 
-# Host -> board requests (the board replies with type | 0x80 and the same seq).
+# Host -> Pico requests (the Pico replies with type | 0x80 and the same seq).
 HELLO = 0x01  # major, minor, nonce[4], [1.1] brief u8 (1: the reply's fixed head only)
 PING = 0x02  # anything (echoed)
 PIN_MODE = 0x03  # pin, mode, pull, debounce_ms
@@ -36,10 +38,10 @@ EXIT_TO_REPL = 0x0B  # leave the bridge loop, watchdog disarmed (mpremote works 
 RESET = 0x0C  # machine.reset() after the reply
 INFO = 0x0D  # [1.1] offset u8, length u8 -> total u8, that part of (uid_len, uid, description)
 
-REPLY = 0x80  # bit set on every board -> host frame
+REPLY = 0x80  # bit set on every Pico -> host frame
 ERROR = 0xFF  # reply: code, utf-8 message
 
-# Board -> host unsolicited events (seq 0; the payload starts with the event number u32).
+# Pico -> host unsolicited events (seq 0; the payload starts with the event number u32).
 EV_EDGE = 0xC0  # ev, pin, level, ticks_us (u32, wraps at 2**30)
 EV_HEARTBEAT = 0xC1  # ev, boot_id, uptime_ms u32, bad_frames, dropped_tx u16, flags u8, [1.1] safe_count u16
 EV_ENTROPY = 0xC2  # ev, raw ROSC bits packed MSB first
@@ -64,7 +66,7 @@ E_SAFE_MODE = 7  # [1.2] the bridge is not running: the message says why (main.p
 
 # Heartbeat flags.
 FLAG_WDT_RESET = 1  # the last reset was the watchdog's (on rp2 also machine.reset())
-FLAG_SAFE = 2  # the board is in its safe state (the host was silent for 3 s)
+FLAG_SAFE = 2  # the Pico is in its safe state (the host was silent for 3 s)
 
 # Chunk sizes of ENTROPY_CREDIT.
 CHUNK_DEFAULT = 64
@@ -80,7 +82,7 @@ CAP_DISARM = 16  # [1.2] EXIT_TO_REPL disarms the watchdog (a chip whose registe
 TICKS_PERIOD = 1 << 30  # MicroPython's ticks_us wraps here
 
 
-def cobs_encode(data):
+def cobs_encode(data):  # type: (bytes) -> bytes
     """COBS-encode ``data`` (no zero in the result; the delimiter is not added)."""
     out = bytearray()
     block = bytearray()
@@ -104,9 +106,9 @@ def cobs_encode(data):
     return bytes(out)
 
 
-def cobs_decode(data):
+def cobs_decode(data):  # type: (bytes | bytearray) -> bytes | None
     """The bytes ``data`` encodes, or None if it is not valid COBS. One step per code byte
-    (slices do the copying), so a frame costs the board little however it is made up."""
+    (slices do the copying), so a frame costs the Pico little however it is made up."""
     data = bytes(data)
     if data.find(b"\x00") >= 0:
         return None
@@ -125,28 +127,28 @@ def cobs_decode(data):
     return bytes(out)
 
 
-def _u32(value):
+def _u32(value):  # type: (int) -> bytes
     value &= 0xFFFFFFFF
     return bytes((value & 0xFF, (value >> 8) & 0xFF, (value >> 16) & 0xFF, value >> 24))
 
 
-def get_u16(data, at):
+def get_u16(data, at):  # type: (bytes | bytearray, int) -> int
     return data[at] | (data[at + 1] << 8)
 
 
-def get_u32(data, at):
+def get_u32(data, at):  # type: (bytes | bytearray, int) -> int
     return data[at] | (data[at + 1] << 8) | (data[at + 2] << 16) | (data[at + 3] << 24)
 
 
-def put_u16(value):
+def put_u16(value):  # type: (int) -> bytes
     return bytes((value & 0xFF, (value >> 8) & 0xFF))
 
 
-def put_u32(value):
+def put_u32(value):  # type: (int) -> bytes
     return _u32(value)
 
 
-def encode(kind, seq, payload=b"", version=VERSION_MAJOR):
+def encode(kind, seq, payload=b"", version=VERSION_MAJOR):  # type: (int, int, bytes, int) -> bytes
     """One frame on the wire: COBS(version|type|seq|payload|crc32) + 0x00."""
     if len(payload) > MAX_PAYLOAD:
         raise ValueError("payload of " + str(len(payload)) + " bytes; at most 200 fit a frame")
@@ -156,7 +158,7 @@ def encode(kind, seq, payload=b"", version=VERSION_MAJOR):
     return cobs_encode(body + _u32(crc32(body))) + b"\x00"
 
 
-def parse(frame):
+def parse(frame):  # type: (bytes | bytearray) -> tuple[int, int, int, bytes] | None
     """``(version, type, seq, payload)`` of one COBS-encoded frame (no delimiter), or None if
     its COBS, length or CRC is wrong."""
     body = cobs_decode(frame)
@@ -180,11 +182,11 @@ CRC_RESIDUE = 0x2144DF1C
 ZERO = b"\x00"
 
 
-def _frame_of(body):
+def _frame_of(body):  # type: (bytes) -> tuple[int, int, int, bytes]
     return (body[0], body[1], body[2] | (body[3] << 8), bytes(body[HEADER : len(body) - TRAILER]))
 
 
-def _head(buf):
+def _head(buf):  # type: (bytes) -> tuple[int, tuple[int, int, int, bytes] | None]
     """``(end, frame)`` for the first frame of ``buf`` that ends where its COBS chain of code
     bytes ends, before the end of ``buf``; ``(0, None)`` if there is none. One pass: the CRC is
     carried along the chain (an empty block, code 1, costs one CRC step for its zero), and only
@@ -203,12 +205,13 @@ def _head(buf):
         if code > 1:
             crc = crc32(view[i + 1 : end], crc)
         if end >= MIN_ENCODED and crc == CRC_RESIDUE:
-            return end, _frame_of(cobs_decode(buf[:end]))
+            body = cobs_decode(buf[:end])  # never None: the chain just walked is valid COBS
+            return (end, _frame_of(body)) if body is not None else (0, None)
         crc = crc32(ZERO, crc)
         i = end
 
 
-def _tail(buf, first):
+def _tail(buf, first):  # type: (bytes, int) -> tuple[int, int, int, bytes] | None
     """The longest frame that ends ``buf``, starting at ``first`` or later, or None. Only
     starts 9..209 bytes from the end count. Walking back from the end, each position whose
     chain of code bytes lands exactly on the end gets its body: its block, a zero, and the body
@@ -242,7 +245,7 @@ def _tail(buf, first):
     return None if found is None else _frame_of(found)
 
 
-def salvage(buf):
+def salvage(buf):  # type: (bytes | bytearray) -> list[tuple[int, int, int, bytes]]
     """The good frames in a bad chunk: a fault that lost the delimiter between two frames
     leaves them run together, and a fault that cut a frame short joins its head to the next
     frame. The first frame ends where its COBS chain ends; the last starts where a chain
@@ -272,14 +275,14 @@ class Decoder:
     rest of such a chunk is skipped up to its delimiter).
     """
 
-    def __init__(self):
+    def __init__(self):  # type: () -> None
         self.buf = bytearray()
         self.bad = 0
         self.good = 0
         self.skipping = False
 
-    def feed(self, data):
-        frames = []  # type: list[bytes]
+    def feed(self, data):  # type: (bytes) -> list[tuple[int, int, int, bytes]]
+        frames = []  # type: list[tuple[int, int, int, bytes]]
         data = bytes(data)
         start = 0
         n = len(data)
@@ -297,7 +300,7 @@ class Decoder:
             start = end + 1
         return frames
 
-    def _more(self, data, start, end):
+    def _more(self, data, start, end):  # type: (bytes, int, int) -> None
         if self.skipping or start == end:
             return
         if len(self.buf) + end - start > BUFFER:
@@ -307,7 +310,7 @@ class Decoder:
         else:
             self.buf.extend(data[start:end])
 
-    def _frame(self, frames):
+    def _frame(self, frames):  # type: (list[tuple[int, int, int, bytes]]) -> None
         frame = parse(self.buf)
         if frame is not None:
             self.good += 1
@@ -318,13 +321,13 @@ class Decoder:
             self.good += 1
             frames.append(frame)
 
-    def reset(self):
+    def reset(self):  # type: () -> None
         """Forget a partial frame (stale bytes at open)."""
         self.buf = bytearray()
         self.skipping = False
 
 
-def ticks_unwrap(last, ticks):
+def ticks_unwrap(last, ticks):  # type: (int, int) -> int
     """The unwrapped count for a 30-bit ``ticks`` value that follows ``last`` (unwrapped),
     assuming less than half a period (about 9 minutes) between the two."""
     delta = (ticks - last) % TICKS_PERIOD
@@ -335,4 +338,4 @@ def ticks_unwrap(last, ticks):
 
 # This file's build, its last line (a file cut short has none): main.py starts the bridge only
 # when every file carries its own (docs/bridge.md, "An interrupted update").
-BUILD = 3
+BUILD = 4

@@ -1,7 +1,7 @@
 # Starts the bridge at power-up, or safe mode when the firmware files do not agree. Hold GP14
 # to ground while plugging in (safe boot) to leave the REPL alone; EXIT_TO_REPL ends the bridge
 # with the watchdog disarmed, so mpremote works (its soft reset in the raw REPL does not run
-# main.py, and nothing resets the board).
+# main.py, and nothing resets the Pico).
 #
 # This file imports none of the other firmware files before it has checked them: an update
 # interrupted half way (mpremote cp copies one file after another) leaves files of two builds,
@@ -16,7 +16,7 @@ WDT_MS = 4000
 # Checked in this order: bridge.py, which imports the others, last.
 MODULES = ("chip", "codec", "oled", "pins", "rosc", "usbport", "bridge")
 # The display the host last set up with DISPLAY_INIT ("width height address"), kept on the
-# board's flash by bridge.py: safe mode shows its reason there.
+# Pico's flash by bridge.py: safe mode shows its reason there.
 DISPLAY_CFG = "display.cfg"
 I2C_SDA = 8
 I2C_SCL = 9
@@ -31,7 +31,7 @@ def safe_boot():
 
 
 def why():
-    """Why the bridge cannot start from the files on the board, in a few words; "" when every
+    """Why the bridge cannot start from the files on the Pico, in a few words; "" when every
     file loads and carries this main.py's BUILD. A file cut short lacks its BUILD (the last
     line of every file), so it counts as another build. bridge.py, which imports the others,
     is named as not loading only when they all load."""
@@ -55,7 +55,7 @@ def start(port=None):
     """The bridge on ``port`` (the USB console by default); :class:`Safe` when the files do
     not agree or the bridge cannot be built (no watchdog armed, Ctrl-C working); None on a
     safe boot (the REPL left alone). The watchdog is armed last, once the bridge is built: a
-    failure before that leaves the board in safe mode, never in a reset loop."""
+    failure before that leaves the Pico in safe mode, never in a reset loop."""
     if safe_boot():
         print("dicetower bridge: safe boot (GP14 held low); REPL left alone")
         return None
@@ -152,7 +152,7 @@ def request_seq(chunk):
         return None
     seq = data[2] | (data[3] << 8)
     if seq == 0 or data[1] & 0x80:
-        return None  # an event number or a board's frame: not a request
+        return None  # an event number or a Pico's frame: not a request
     return seq
 
 
@@ -274,7 +274,7 @@ def main():
     if isinstance(b, Safe):
         b.run()
         return
-    # An exception in the loop leaves the watchdog armed and unfed: it reboots the board into
+    # An exception in the loop leaves the watchdog armed and unfed: it reboots the Pico into
     # the bridge, which is what an unattended tower needs.
     b.run()
     finish(b)
@@ -283,7 +283,7 @@ def main():
 # The firmware's build: every file carries it as its last line (this file: before main runs),
 # and the bridge starts only when they all agree. Raise it with any change to how the files
 # call each other (a test holds them equal).
-BUILD = 3
+BUILD = 4
 
 if __name__ == "__main__":
     main()

@@ -1,5 +1,5 @@
 # An SSD1306 OLED on I2C with a framebuf: the host sends the 1-bit frame's changed pages (or a
-# line of text); the board writes them through to the display's memory.
+# line of text); the Pico writes them through to the display's memory.
 import framebuf
 
 SET_CONTRAST = 0x81
@@ -91,4 +91,4 @@ class Oled:
 
 # This file's build, its last line (a file cut short has none): main.py starts the bridge only
 # when every file carries its own (docs/bridge.md, "An interrupted update").
-BUILD = 3
+BUILD = 4

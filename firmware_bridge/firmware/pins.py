@@ -1,4 +1,4 @@
-# The board's pins for the bridge: debounced inputs that report edges with the first edge's
+# The Pico's pins for the bridge: debounced inputs that report edges with the first edge's
 # ticks_us, and outputs set (never toggled) to a level or a PWM duty. MicroPython; the host
 # side is firmware_bridge.pins.
 import time
@@ -7,7 +7,7 @@ import codec
 import machine
 
 # GP pins a Pico brings out: GP23 (SMPS mode), GP24 (VBUS sense) and GP29 (VSYS/3) are wired
-# on the board itself. GP25 is the on-board LED (on a Pico W: the radio's, refused there).
+# on the Pico itself. GP25 is the on-board LED (on a Pico W: the radio's, refused there).
 USABLE = tuple(range(0, 23)) + (25, 26, 27, 28)
 # Pins the firmware keeps for itself: a host may not change them.
 RESERVED = {8: "the OLED's I2C0 SDA", 9: "the OLED's I2C0 SCL", 14: "the safe-boot pin"}
@@ -85,7 +85,7 @@ class Pins:
         if n in RESERVED:
             raise BadPin("GP" + str(n) + " is " + RESERVED[n] + ", kept by the bridge firmware")
         if n not in USABLE or (self.radio and n == 25):
-            raise BadPin("GP" + str(n) + " is not a usable pin on this board (GP0..GP22, GP26..GP28"
+            raise BadPin("GP" + str(n) + " is not a usable pin on this Pico (GP0..GP22, GP26..GP28"
                          + (")" if self.radio else ", GP25)"))
         Pin = machine.Pin
         pulls = {codec.PULL_NONE: None, codec.PULL_UP: Pin.PULL_UP, codec.PULL_DOWN: Pin.PULL_DOWN}
@@ -155,4 +155,4 @@ class Pins:
 
 # This file's build, its last line (a file cut short has none): main.py starts the bridge only
 # when every file carries its own (docs/bridge.md, "An interrupted update").
-BUILD = 3
+BUILD = 4

@@ -47,4 +47,4 @@ class Rosc:
 
 # This file's build, its last line (a file cut short has none): main.py starts the bridge only
 # when every file carries its own (docs/bridge.md, "An interrupted update").
-BUILD = 3
+BUILD = 4

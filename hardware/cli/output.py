@@ -9,7 +9,7 @@ shown is still in the log, and a ``--times`` run stops at the first result it ca
 
 :func:`say` writes one line on standard error (notes, warnings, errors; for ``run`` under
 systemd, the journal). Control characters are escaped, so a line stays one line whatever it
-quotes (a board's error text, a file name); a closed standard error is not an error: there is
+quotes (a Pico's error text, a file name); a closed standard error is not an error: there is
 nowhere left to say anything.
 """
 

@@ -187,7 +187,7 @@ def _dice(config: TowerConfig, seed: str | None, *, buttons: Any = None, kept: K
 
 
 def _stderr(message: str) -> None:
-    output.say(f"dicetower: {message}")  # one journal line: control characters (a board's error text) escaped
+    output.say(f"dicetower: {message}")  # one journal line: control characters (a Pico's error text) escaped
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
@@ -386,9 +386,9 @@ def _run(config: TowerConfig, bridge: Any) -> int:
     from hardware.panel_io import NoGpioError, open_pin_factory
 
     if bridge is not None and PIN_FACTORIES.get(config.gpio_factory).bridge:
-        bridge.wait_for_board()  # up to START_TIMEOUT_S; then one line, and the tower carries on
+        bridge.wait_for_pico()  # up to START_TIMEOUT_S; then one line, and the tower carries on
     try:
-        # the link only when the board is in use: open_pin_factory's plain form stays as it was
+        # the link only when the Pico is in use: open_pin_factory's plain form stays as it was
         factory = open_pin_factory(config.gpio_factory, **({"link": bridge.link} if bridge is not None else {}))
     except NoGpioError as exc:
         if not has_terminal():

@@ -56,7 +56,7 @@ def display_errors() -> tuple[type[BaseException], ...]:
 @dataclass
 class OpenContext:
     """What opening a display may use besides its config: test doubles passed in, the luma
-    device opened last (set up again on a retry), the stream, the companion board's link."""
+    device opened last (set up again on a retry), the stream, the Pico's link."""
 
     stream: TextIO | None = None
     link: Any = None
@@ -94,12 +94,12 @@ def open_none(cfg: DisplayConfig, ctx: OpenContext) -> Display:
 
 
 def open_bridge(cfg: DisplayConfig, ctx: OpenContext) -> Display:
-    """The companion board's SSD1306, drawn like a local OLED (changed bytes only)."""
+    """The Pico's SSD1306, drawn like a local OLED (changed bytes only)."""
     from firmware_bridge.display import BridgeOled
     from hardware.display.oled import OledDisplay
 
     if ctx.link is None:
-        raise OSError("display kind bridge: no companion board link (set [bridge] port)")
+        raise OSError("display kind bridge: no Pico link (set [bridge] port)")
     return OledDisplay(device=BridgeOled(ctx.link, width=cfg.width, height=cfg.height, address=cfg.i2c_address))
 
 
@@ -109,8 +109,8 @@ def opener(cfg: DisplayConfig, *, device: Any = None, port: Any = None,
 
     The kind is looked up in :data:`hardware.backends.DISPLAY_KINDS`. ``device`` (a luma
     device) and ``port`` (a pyserial port) are used instead of opening the configured ones:
-    tests pass luma's ``dummy`` and ``serial_for_url("loop://")``. ``link`` is the companion
-    board's (kind ``bridge``).
+    tests pass luma's ``dummy`` and ``serial_for_url("loop://")``. ``link`` is the Pico's
+    (kind ``bridge``).
     """
     ctx = OpenContext(stream=stream, link=link)
 

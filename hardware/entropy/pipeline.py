@@ -56,9 +56,9 @@ def bridge_entry(ctx: SourceContext) -> EntropySource:
     source = ctx.extras.get("bridge")
     if source is not None:
         return source
-    if ctx.auto:  # auto takes the tower's board when it has one, and opens none of its own
-        return _Missing("bridge", "no companion board configured")
-    from hardware.entropy.ring_oscillator import CommandBridgeSource  # a command's own link to the board
+    if ctx.auto:  # auto takes the tower's Pico when it has one, and opens none of its own
+        return _Missing("bridge", "no Pico configured")
+    from hardware.entropy.ring_oscillator import CommandBridgeSource  # a command's own link to the Pico
 
     return CommandBridgeSource()
 
@@ -136,7 +136,7 @@ def open_dice(
 
     ``buttons`` is the panel's :class:`ButtonTiming` (a credited source in ``auto``: its presses
     seed the *next* session, never the roll they make); ``extra_sources`` are more sources such
-    as the companion board (``bridge``). ``mix`` gives each roll's mix (the command line's
+    as the Pico (``bridge``). ``mix`` gives each roll's mix (the command line's
     ``--mix``; default none). Nothing is read until the first roll or ``commitment``.
     ``keeper`` is the state directory's record of its one open session
     (:class:`~hardware.entropy.open_sessions.OpenSessions`): the dice roll in the session open

@@ -1,15 +1,15 @@
-"""The entropy source ``bridge``: raw ring-oscillator bits from the companion board.
+"""The entropy source ``bridge``: raw ring-oscillator bits from the Pico.
 
-The board streams raw bits only against credits granted here. Every bit goes through the
+The Pico streams raw bits only against credits granted here. Every bit goes through the
 SP 800-90B repetition count and adaptive proportion tests (tuned for
 :data:`~firmware_bridge.noise.TESTED_BITS_PER_SAMPLE`) and every window of 8192 bits through
 the SP 800-90B non-IID estimators (:class:`~hardware.entropy.assessment.EntropyAssessor`, kind
 ``bridge``) before any is used; a predictable stream is refused naming the estimator, as for
-every source. A fresh start-up test and first window run after every connection to the board; every
+every source. A fresh start-up test and first window run after every connection to the Pico; every
 bit credited has been judged in a whole window first; a window that an LFSR could have made
 (PRBS15 to PRBS31, which pass the estimators) is refused by its linear complexity; a
 chunk that follows an event gap is dropped unused. The batch is conditioned with SHA-512 like
-every source and credited the latest minimum estimate times the design factor per bit. A board
+every source and credited the latest minimum estimate times the design factor per bit. A Pico
 without ring-oscillator bits (an RP2350) makes the source unavailable, saying so in one line.
 See docs/bridge.md.
 """
@@ -36,7 +36,7 @@ CHUNK_BYTES = 64
 
 
 class BridgeSource:
-    """Raw bits from the board on ``link``, health-tested, conditioned, credited conservatively."""
+    """Raw bits from the Pico on ``link``, health-tested, conditioned, credited conservatively."""
 
     name = "bridge"
 
@@ -44,7 +44,7 @@ class BridgeSource:
         self.timeout_s = timeout_s
         self.monitor = noise.monitor(self.name)
         self.assessor = EntropyAssessor(self.name, "bridge", width=1)
-        self.restarts = 0  # start-up tests begun again after a reboot of the board
+        self.restarts = 0  # start-up tests begun again after a reboot of the Pico
         self.discarded = 0
         self._buf = bytearray()
         self._cond = threading.Condition()
@@ -82,7 +82,7 @@ class BridgeSource:
             self.assessor = EntropyAssessor(self.name, "bridge", width=1)
             self.restarts += 1
         self._no_bits = None if hello.entropy else (
-            f"the companion board ({hello.firmware or 'firmware ' + str(hello.major) + '.' + str(hello.minor)}) "
+            f"the Pico ({hello.firmware or 'firmware ' + str(hello.major) + '.' + str(hello.minor)}) "
             "offers no ring-oscillator bits: the bridge reads them only on an RP2040 (not a Pico 2's RP2350)")
         with self._cond:
             self._buf.clear()
@@ -137,12 +137,12 @@ class BridgeSource:
                     break
             if time.monotonic() > deadline:
                 self._unavailable = "unavailable"
-                raise SourceUnavailable(self.name, f"the companion board sent {have} of {nbytes} raw bytes "
+                raise SourceUnavailable(self.name, f"the Pico sent {have} of {nbytes} raw bytes "
                                                    f"within {self.timeout_s:g} s")
             self._grant(min(GRANT_BYTES, nbytes - have))
             with self._cond:
                 self._cond.wait_for(lambda: len(self._buf) >= nbytes, timeout=0.25)
-        with contextlib.suppress(SourceUnavailable):  # the board stops at its credit's end anyway
+        with contextlib.suppress(SourceUnavailable):  # the Pico stops at its credit's end anyway
             self._grant(0)
         return raw
 
@@ -154,15 +154,15 @@ class BridgeSource:
             raise SourceUnavailable(self.name, str(exc)) from None
 
 
-#: Where a command finds the board for ``--entropy bridge`` (as the pin factory does).
+#: Where a command finds the Pico for ``--entropy bridge`` (as the pin factory does).
 PORT_ENV = "DICETOWER_BRIDGE_PORT"
 
 
 class CommandBridgeSource:
-    """``--entropy bridge`` for a command (``dicetower roll``): the board at
+    """``--entropy bridge`` for a command (``dicetower roll``): the Pico at
     ``$DICETOWER_BRIDGE_PORT`` (a path, a pyserial URL, or ``twin``) or the first Pico by USB id,
     opened for each gather and closed after it, so a command leaves no port open. The health
-    monitor and the estimates carry on from one gather to the next while the board keeps its
+    monitor and the estimates carry on from one gather to the next while the Pico keeps its
     boot id."""
 
     name = "bridge"
@@ -190,7 +190,7 @@ class CommandBridgeSource:
             try:
                 hello = link.wait_up(self.timeout_s)
             except BridgeError as exc:
-                raise SourceUnavailable(self.name, f"{exc} (set {PORT_ENV} to the board's port, e.g. "
+                raise SourceUnavailable(self.name, f"{exc} (set {PORT_ENV} to the Pico's port, e.g. "
                                                    "/dev/ttyACM0)") from None
             if self._source is None:
                 self._source = BridgeSource(link, timeout_s=self.timeout_s)

@@ -12,12 +12,12 @@ from firmware_bridge.twin import Twin
 
 @pytest.fixture
 def twin() -> Iterator[Twin]:
-    board = Twin(seed=1)
-    board.plug()
+    pico = Twin(seed=1)
+    pico.plug()
     try:
-        yield board
+        yield pico
     finally:
-        board.close()
+        pico.close()
 
 
 @pytest.fixture

@@ -86,7 +86,7 @@ def parse(chunk: bytes) -> tuple[int, int, int, bytes] | None:
 
 
 class Refused(Exception):
-    """The board answered ERROR: ``code`` and its message (section 2)."""
+    """The Pico answered ERROR: ``code`` and its message (section 2)."""
 
     def __init__(self, code: int, message: str) -> None:
         super().__init__(f"ERROR {code}: {message}")
@@ -206,7 +206,7 @@ class SpecHost:
         assert head[2:6] == nonce, "the reply carries the request's nonce"
         info = {"major": head[0], "minor": head[1], "boot_id": get32(head, 6), "caps": get16(head, 10),
                 "max_payload": head[12]}
-        tail = head[13:]  # a 1.0 board sends it whole
+        tail = head[13:]  # a 1.0 Pico sends it whole
         if not tail:
             total = None
             while total is None or len(tail) < total:

@@ -30,19 +30,19 @@ def test_changed_spans_cover_every_difference() -> None:
     assert rebuilt == new
 
 
-def test_frames_reach_the_board_and_come_back_after_a_reboot(twin: Twin, link: Link) -> None:
+def test_frames_reach_the_pico_and_come_back_after_a_reboot(twin: Twin, link: Link) -> None:
     device = BridgeOled(link)
     img = _image((10, 10, 60, 30))
     device.display(img)
-    assert bytes(twin.board.oled.gddram) == pages_of(img, 128, 64)
+    assert bytes(twin.pico.oled.gddram) == pages_of(img, 128, 64)
     sent = device.bytes_sent
     device.display(_image((10, 10, 60, 31)))  # one more row: only that column's bytes change
     assert device.bytes_sent - sent <= 51 + 8
     first = link.hello.boot_id
     twin.replug()
     wait_for(lambda: link.state is State.UP and link.hello.boot_id != first, what="the replug")
-    wait_for(lambda: bytes(twin.board.oled.gddram) == pages_of(_image((10, 10, 60, 31)), 128, 64),
-             what="the frame sent again to the rebooted board")
+    wait_for(lambda: bytes(twin.pico.oled.gddram) == pages_of(_image((10, 10, 60, 31)), 128, 64),
+             what="the frame sent again to the rebooted Pico")
 
 
 def test_display_kind_bridge_through_the_registry(twin: Twin, link: Link) -> None:
@@ -51,6 +51,6 @@ def test_display_kind_bridge_through_the_registry(twin: Twin, link: Link) -> Non
     display = opener(DisplayConfig(kind="bridge"), link=link)()
     try:
         display.show(Screen(title="DICE", lines=("TOWER",)))
-        assert any(twin.board.oled.gddram) and twin.board.oled.on
+        assert any(twin.pico.oled.gddram) and twin.pico.oled.on
     finally:
         display.close()

@@ -64,7 +64,7 @@ def test_ninety_percent_ones_trip_the_adaptive_proportion_test() -> None:
         twin.close()
 
 
-def test_a_rebooted_board_runs_the_start_up_test_again() -> None:
+def test_a_rebooted_pico_runs_the_start_up_test_again() -> None:
     twin, link, source = _source(seed=4)
     try:
         source.gather()
@@ -138,7 +138,7 @@ def test_the_credit_is_the_estimate_up_to_the_health_tests_claim_times_the_desig
 
 
 @pytest.mark.parametrize("model", ["alternating", "period7"])
-def test_roll_with_a_predictable_board_exits_3_naming_the_estimator(model: str, monkeypatch, capsys) -> None:
+def test_roll_with_a_predictable_pico_exits_3_naming_the_estimator(model: str, monkeypatch, capsys) -> None:
     from firmware_bridge.twin import ROSC_MODELS
     from hardware.cli import main
 
@@ -245,7 +245,7 @@ def test_an_algorithm_passes_the_estimators_and_is_credited(model: str) -> None:
 
 class FileBits:
     """Ring-oscillator bits from a file of the known answers (tests/engine/data/sp800-90b/):
-    zeros while the board boots (its boot id reads the oscillator), then, once armed, the
+    zeros while the Pico boots (its boot id reads the oscillator), then, once armed, the
     file's bit string round and round, so the first window judged is the file's first 8192 bits."""
 
     def __init__(self, name: str) -> None:

@@ -1,5 +1,5 @@
 """The firmware files: each compiles with mpy-cross (MicroPython's own compiler) and the
-board's behaviour the host cannot see directly (safe state, watchdog, safe boot)."""
+Pico's behaviour the host cannot see directly (safe state, watchdog, safe boot)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from firmware_bridge.firmware import codec
-from firmware_bridge.simboard import SimBoard
+from firmware_bridge.simpico import SimPico
 from firmware_bridge.twin import FIRMWARE_DIR, PtyPort, load_firmware
 
 FILES = sorted(FIRMWARE_DIR.glob("*.py"))
@@ -47,52 +47,52 @@ class _Wire:
         return len(data)
 
 
-def _board(clock: list[int], **kwargs) -> tuple[SimBoard, object, _Wire]:
+def _pico(clock: list[int], **kwargs) -> tuple[SimPico, object, _Wire]:
     def now() -> int:
-        clock[0] += 1000  # every reading of the board's clock takes a microsecond
+        clock[0] += 1000  # every reading of the Pico's clock takes a microsecond
         return clock[0]
 
-    board = SimBoard(clock_ns=now, **kwargs)
-    modules = load_firmware(board.modules())
+    pico = SimPico(clock_ns=now, **kwargs)
+    modules = load_firmware(pico.modules())
     wire = _Wire()
-    return board, modules["main"].start(wire), wire
+    return pico, modules["main"].start(wire), wire
 
 
-def test_silent_host_puts_the_board_in_its_safe_state() -> None:
+def test_silent_host_puts_the_pico_in_its_safe_state() -> None:
     clock = [0]
-    board, bridge, wire = _board(clock)
+    pico, bridge, wire = _pico(clock)
     wire.inbox = codec.encode(codec.HELLO, 1, bytes((1, 0, 1, 2, 3, 4))) + codec.encode(
         codec.PIN_MODE, 2, bytes((12, codec.MODE_PWM, 0, 0))) + codec.encode(
         codec.PIN_SET, 3, bytes((12,)) + codec.put_u16(65535) + codec.put_u16(0)) + codec.encode(
         codec.ENTROPY_CREDIT, 4, codec.put_u16(1000))
     bridge.step()
-    assert board.level(12) == 1.0 and bridge.credit > 0
+    assert pico.level(12) == 1.0 and bridge.credit > 0
     clock[0] += 3_100_000_000  # 3.1 s without a frame
     bridge.step()
-    assert board.level(12) == 0.0 and bridge.credit == 0 and bridge.safe
+    assert pico.level(12) == 0.0 and bridge.credit == 0 and bridge.safe
     beats = [f for f in wire.frames if f[1] == codec.EV_HEARTBEAT]
     assert beats[-1][3][16] & codec.FLAG_SAFE  # the heartbeat says so
     assert codec.get_u16(beats[-1][3], 17) == 1  # and counts it (1.1)
-    assert board.wdt_timeout_ms is not None and board.wdt_timeout_ms <= 5000 and board.wdt_feeds >= 2
+    assert pico.wdt_timeout_ms is not None and pico.wdt_timeout_ms <= 5000 and pico.wdt_feeds >= 2
 
 
 def test_a_request_before_hello_is_refused() -> None:
     clock = [0]
-    _, bridge, wire = _board(clock)
+    _, bridge, wire = _pico(clock)
     wire.inbox = codec.encode(codec.PING, 5, b"x")
     bridge.step()
     assert [(f[1], f[3][0]) for f in wire.frames if f[2] == 5] == [(codec.ERROR, codec.E_NO_SESSION)]
 
 
 def test_safe_boot_pin_leaves_the_repl_alone() -> None:
-    board = SimBoard(safe_boot=True)
-    assert load_firmware(board.modules())["main"].start(_Wire()) is None
-    assert board.kbd_intr is None and board.wdt_timeout_ms is None
+    pico = SimPico(safe_boot=True)
+    assert load_firmware(pico.modules())["main"].start(_Wire()) is None
+    assert pico.kbd_intr is None and pico.wdt_timeout_ms is None
 
 
 def test_exit_to_repl_lingers_for_a_retry_then_ends_the_loop_silently() -> None:
     clock = [0]
-    _, bridge, wire = _board(clock)
+    _, bridge, wire = _pico(clock)
     wire.inbox = codec.encode(codec.HELLO, 1, bytes((1, 0, 0, 0, 0, 0))) + codec.encode(codec.EXIT_TO_REPL, 2)
     bridge.step()
     assert bridge.leaving and not bridge.exit
@@ -108,8 +108,8 @@ def test_exit_to_repl_lingers_for_a_retry_then_ends_the_loop_silently() -> None:
 
 def test_rosc_not_running_means_no_entropy() -> None:
     clock = [0]
-    board, bridge, wire = _board(clock)
-    board.rosc_status = 0
+    pico, bridge, wire = _pico(clock)
+    pico.rosc_status = 0
     wire.inbox = codec.encode(codec.HELLO, 1, bytes((1, 0, 0, 0, 0, 0))) + codec.encode(
         codec.ENTROPY_CREDIT, 2, codec.put_u16(10))
     bridge.step()
@@ -135,14 +135,14 @@ def test_the_pty_port_drops_what_does_not_fit() -> None:
 @pytest.mark.parametrize("path", [p for p in FILES if p.name != "main.py"], ids=lambda p: p.name)
 def test_every_firmware_file_is_main_s_build(path: Path) -> None:
     """main.py starts the bridge only when every file carries its BUILD: raise them together."""
-    modules = load_firmware(SimBoard().modules())
+    modules = load_firmware(SimPico().modules())
     assert {p.stem for p in FILES if p.name != "main.py"} == set(modules["main"].MODULES)
     text = path.read_text(encoding="utf-8")
     assert text.endswith(f"\nBUILD = {modules['main'].BUILD}\n")  # the last line: a file cut short has none
 
 
 def _interrupted_update(tmp_path: Path, stale: str) -> Path:
-    """The board's flash as an interrupted `mpremote cp` leaves it: ``stale`` is still the
+    """The Pico's flash as an interrupted `mpremote cp` leaves it: ``stale`` is still the
     previous build's file."""
     import shutil
 
@@ -153,23 +153,23 @@ def _interrupted_update(tmp_path: Path, stale: str) -> Path:
     return copy
 
 
-def test_an_interrupted_update_leaves_the_board_in_safe_mode_never_in_a_reset_loop(tmp_path) -> None:
+def test_an_interrupted_update_leaves_the_pico_in_safe_mode_never_in_a_reset_loop(tmp_path) -> None:
     """bridge.py and chip.py copied, pins.py not yet: the bridge does not start, the watchdog is
-    not armed, Ctrl-C is live, and the board says why (issues 28 and 39)."""
+    not armed, Ctrl-C is live, and the Pico says why (issues 28 and 39)."""
     from firmware_bridge.twin import Twin
 
     with Twin(seed=7, flash=_interrupted_update(tmp_path, "pins")) as twin:
-        assert twin.mode == "safe" and not twin.board.wdt_armed
+        assert twin.mode == "safe" and not twin.pico.wdt_armed
         assert twin.safe.reason == f"pins.py not build {codec.BUILD}"
         twin.advance(10.0)  # far beyond the 4 s watchdog
         twin.wait_passes(3)
         assert twin.watchdog_resets == 0 and twin.mode == "safe" and twin.boots == 1
-        assert twin.board.kbd_intr == 3  # Ctrl-C interrupts: mpremote gets in
+        assert twin.pico.kbd_intr == 3  # Ctrl-C interrupts: mpremote gets in
 
 
 def test_a_bridge_that_fails_to_build_is_safe_mode_before_the_watchdog_is_armed() -> None:
-    board = SimBoard()
-    modules = load_firmware(board.modules())
+    pico = SimPico()
+    modules = load_firmware(pico.modules())
 
     def broken(port, wdt=None):
         raise TypeError("Pins.__init__() takes 2 positional arguments but 3 were given")
@@ -178,18 +178,18 @@ def test_a_bridge_that_fails_to_build_is_safe_mode_before_the_watchdog_is_armed(
     modules["bridge"].Bridge = broken
     safe = modules["main"].start(_Wire())
     assert safe.reason.startswith("the bridge did not start (TypeError: Pins.__init__() takes 2")
-    assert not board.wdt_armed and board.kbd_intr == 3  # no reset loop, and Ctrl-C works
+    assert not pico.wdt_armed and pico.kbd_intr == 3  # no reset loop, and Ctrl-C works
 
 
 def test_a_started_bridge_has_its_watchdog_armed() -> None:
-    board, bridge, _ = _board([0])
-    assert bridge is not None and bridge.wdt is not None and board.wdt_armed
+    pico, bridge, _ = _pico([0])
+    assert bridge is not None and bridge.wdt is not None and pico.wdt_armed
 
 
 def test_get_state_lists_the_pins_by_number_inputs_and_outputs_together() -> None:
     """docs/bridge.md: "per configured pin (by pin number)"; the firmware sent inputs first."""
-    board = SimBoard()
-    modules = load_firmware(board.modules())
+    pico = SimPico()
+    modules = load_firmware(pico.modules())
     modules["main"].why()  # loads every file
     pins = modules["pins"].Pins()
     for n, mode in ((12, codec.MODE_OUTPUT), (2, codec.MODE_INPUT), (5, codec.MODE_OUTPUT), (3, codec.MODE_INPUT)):
@@ -198,8 +198,8 @@ def test_get_state_lists_the_pins_by_number_inputs_and_outputs_together() -> Non
 
 
 def test_display_text_refuses_a_column_past_the_edge() -> None:
-    board = SimBoard()
-    modules = load_firmware(board.modules())
+    pico = SimPico()
+    modules = load_firmware(pico.modules())
     modules["main"].why()
     machine = modules["bridge"].machine
     i2c = machine.I2C(0, sda=machine.Pin(8), scl=machine.Pin(9), freq=400000)

@@ -18,14 +18,14 @@ from tests.firmware_bridge.polling import wait_for
 
 
 def test_handshake_and_round_trip_with_ctrl_c_bytes(twin: Twin, link: Link) -> None:
-    assert link.hello is not None and link.hello.uid == twin.board.uid
+    assert link.hello is not None and link.hello.uid == twin.pico.uid
     assert link.hello.caps & codec.CAP_ENTROPY
-    assert twin.board.kbd_intr == -1  # 0x03 is payload on the board, not KeyboardInterrupt
+    assert twin.pico.kbd_intr == -1  # 0x03 is payload on the Pico, not KeyboardInterrupt
     payload = b"\x03" * 50 + bytes(range(150))
     assert link.request(codec.PING, payload) == payload
 
 
-def test_leds_buttons_and_display_reach_the_board(twin: Twin, link: Link) -> None:
+def test_leds_buttons_and_display_reach_the_pico(twin: Twin, link: Link) -> None:
     link.request(codec.PIN_MODE, bytes((5, codec.MODE_INPUT, codec.PULL_UP, 5)))
     link.request(codec.PIN_MODE, bytes((12, codec.MODE_PWM, 0, 0)))
     link.request(codec.PIN_SET, bytes((12,)) + codec.put_u16(32768) + codec.put_u16(500))
@@ -38,8 +38,8 @@ def test_leds_buttons_and_display_reach_the_board(twin: Twin, link: Link) -> Non
     wait_for(lambda: edges == [(5, 0), (5, 1)], what="the release")
     link.request(codec.DISPLAY_INIT, bytes((128, 64, 0x3C)))
     link.request(codec.DISPLAY_PAGES, bytes((7, 0)) + bytes(range(1, 129)))
-    assert twin.board.oled.on
-    assert twin.board.oled.gddram[7 * 128 : 8 * 128] == bytes(range(1, 129))
+    assert twin.pico.oled.on
+    assert twin.pico.oled.gddram[7 * 128 : 8 * 128] == bytes(range(1, 129))
 
 
 def test_a_duplicated_command_is_applied_once(twin: Twin, link: Link) -> None:
@@ -104,7 +104,7 @@ def test_unplug_and_replug_gives_a_new_boot_and_the_config_again(twin: Twin, lin
     assert link.request(codec.PING, b"back") == b"back"
 
 
-def test_a_board_that_stops_answering_ends_in_a_timeout(twin: Twin, link: Link) -> None:
+def test_a_pico_that_stops_answering_ends_in_a_timeout(twin: Twin, link: Link) -> None:
     twin.pause()
     try:
         with pytest.raises(BridgeTimeout, match=r"no reply to PING within 0.3 s \(sent \d+ times\)"):
@@ -117,8 +117,8 @@ def test_a_board_that_stops_answering_ends_in_a_timeout(twin: Twin, link: Link) 
 
 def test_a_major_version_mismatch_is_refused_on_both_sides() -> None:
     with Twin(seed=3) as twin:
-        twin.modules["codec"].VERSION_MAJOR = 2  # a board with a newer protocol
-        with Link(find=twin.find) as link, pytest.raises(VersionMismatch, match="update the board's firmware"):
+        twin.modules["codec"].VERSION_MAJOR = 2  # a Pico with a newer protocol
+        with Link(find=twin.find) as link, pytest.raises(VersionMismatch, match="update the Pico's firmware"):
             link.wait_up(10)
         assert twin.bridge.session is False
 
@@ -141,16 +141,16 @@ def test_pyserial_opens_the_pty_exclusively(twin: Twin, link: Link) -> None:
 
 def test_an_event_number_too_high_does_not_deafen_the_host(twin: Twin, link: Link) -> None:
     """A well-framed event with a false, too high number (a CRC false accept in salvage, a
-    faulty board) used to make every later edge a "duplicate" until the board rebooted. Now any
-    number other than last+1 asks for the state, whose reply sets the number to the board's."""
+    faulty Pico) used to make every later edge a "duplicate" until the Pico rebooted. Now any
+    number other than last+1 asks for the state, whose reply sets the number to the Pico's."""
     link.request(codec.PIN_MODE, bytes((6, codec.MODE_INPUT, codec.PULL_UP, 1)))
     edges: list[tuple[int, int]] = []
     link.on_edge(lambda pin, level, at: edges.append((pin, level)))
     requests = link.stats.state_requests
     forged = codec.encode(codec.EV_EDGE, 0, codec.put_u32(link._ev + 1_000_000) + bytes((7, 1)) + codec.put_u32(0))
-    os.write(twin._fds[0], forged)  # as if the board had sent it
+    os.write(twin._fds[0], forged)  # as if the Pico had sent it
     wait_for(lambda: link.stats.state_requests > requests, what="the state request after the false number")
-    wait_for(lambda: link._ev < 1_000_000, what="the board's number again")
+    wait_for(lambda: link._ev < 1_000_000, what="the Pico's number again")
     edges.clear()
     twin.press(6)
     wait_for(lambda: edges == [(6, 0)], what="the next press, heard")

@@ -1,5 +1,5 @@
 """A link that never dies and loses no press: short replies, internal errors, lost edge pairs,
-the board's safe state, and the firmware's own checks (reserved pins, entropy credits, chips)."""
+the Pico's safe state, and the firmware's own checks (reserved pins, entropy credits, chips)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from gpiozero import PWMLED, Button
 
 from firmware_bridge import selftest
-from firmware_bridge.errors import BadReply, BoardRefused
+from firmware_bridge.errors import BadReply, PicoRefused
 from firmware_bridge.firmware import codec
 from firmware_bridge.link import Link, State
 from firmware_bridge.pins import BridgeFactory
@@ -91,7 +91,7 @@ def test_a_lost_press_and_release_are_recovered_from_the_edge_counts(twin: Twin,
     twin.drop_next(codec.EV_EDGE)
     twin.drop_next(codec.EV_EDGE)
     twin.press(6)
-    wait_for(lambda: twin.bridge.pins.inputs[6].edges == 1, what="the press on the board")
+    wait_for(lambda: twin.bridge.pins.inputs[6].edges == 1, what="the press on the Pico")
     twin.press(6, down=False)
     wait_for(lambda: edges == [(6, 0), (6, 1)], what="both edges recovered")
     assert twin.dropped == [codec.EV_EDGE, codec.EV_EDGE] and link.stats.edges_recovered == 2
@@ -106,7 +106,7 @@ def test_a_gpiozero_button_sees_a_press_whose_edges_were_both_lost(twin: Twin, l
         twin.drop_next(codec.EV_EDGE)
         twin.drop_next(codec.EV_EDGE)
         twin.press(7)
-        wait_for(lambda: twin.bridge.pins.inputs[7].edges == 1, what="the press on the board")
+        wait_for(lambda: twin.bridge.pins.inputs[7].edges == 1, what="the press on the Pico")
         twin.press(7, down=False)
         wait_for(lambda: presses == [True], what="the press")
         wait_for(lambda: not button.is_pressed, what="the release")
@@ -121,7 +121,7 @@ def test_outputs_come_back_after_the_safe_state(twin: Twin, link: Link) -> None:
         led = PWMLED(12, pin_factory=factory)
         led.value = 0.25
         assert twin.level(12) == pytest.approx(0.25, abs=1e-4)
-        twin.advance(3.5)  # the board hears nothing for 3.5 s: every output off
+        twin.advance(3.5)  # the Pico hears nothing for 3.5 s: every output off
         wait_for(lambda: link.stats.restores == 1, what="the restore")
         wait_for(lambda: twin.level(12) == pytest.approx(0.25, abs=1e-4), what="the level again")
         led.close()
@@ -131,17 +131,17 @@ def test_outputs_come_back_after_the_safe_state(twin: Twin, link: Link) -> None:
 
 @pytest.mark.parametrize("pin", [8, 9, 14])
 def test_the_firmware_refuses_its_own_pins(twin: Twin, link: Link, pin: int) -> None:
-    with pytest.raises(BoardRefused, match=rf"GP{pin} is the .*kept by the bridge firmware") as info:
+    with pytest.raises(PicoRefused, match=rf"GP{pin} is the .*kept by the bridge firmware") as info:
         link.request(codec.PIN_MODE, bytes((pin, codec.MODE_OUTPUT, 0, 0)))
     assert info.value.code == codec.E_BAD_PIN
 
 
 def test_entropy_credits_are_checked_and_the_chunk_resets(twin: Twin, link: Link) -> None:
     for bad in (bytes((0,)), bytes((193,))):
-        with pytest.raises(BoardRefused, match=r"chunk (0|193): 1..192 bytes allowed") as info:
+        with pytest.raises(PicoRefused, match=r"chunk (0|193): 1..192 bytes allowed") as info:
             link.request(codec.ENTROPY_CREDIT, codec.put_u16(10) + bad)
         assert info.value.code == codec.E_BAD_PAYLOAD
-    with pytest.raises(BoardRefused, match="bytes u16 and an optional chunk"):
+    with pytest.raises(PicoRefused, match="bytes u16 and an optional chunk"):
         link.request(codec.ENTROPY_CREDIT, b"\x01")
     link.request(codec.ENTROPY_CREDIT, codec.put_u16(0) + bytes((16,)))
     assert twin.bridge.chunk == 16
@@ -153,31 +153,31 @@ def test_an_rp2350_offers_no_entropy_and_says_why() -> None:
     with Twin(seed=8, chip="RP2350") as twin, Link(find=twin.find) as link:
         hello = link.wait_up(10)
         assert not hello.entropy and "RP2350" in hello.firmware
-        with pytest.raises(BoardRefused, match=r"no ring-oscillator entropy on an RP2350 .*only on an RP2040"):
+        with pytest.raises(PicoRefused, match=r"no ring-oscillator entropy on an RP2350 .*only on an RP2040"):
             link.request(codec.ENTROPY_CREDIT, codec.put_u16(8))
         link.exit_to_repl()
         wait_for(lambda: twin.mode == "repl", what="the REPL")
-        assert (0x400D8000 + 0x3000, 1 << 30) in twin.board.mem_writes and not twin.board.wdt_armed
+        assert (0x400D8000 + 0x3000, 1 << 30) in twin.pico.mem_writes and not twin.pico.wdt_armed
 
 
 def test_a_pico_w_keeps_gp25_for_its_radio() -> None:
     with Twin(seed=9, machine="Raspberry Pi Pico W with RP2040") as twin, Link(find=twin.find) as link:
         link.wait_up(10)
-        with pytest.raises(BoardRefused, match=r"GP25 is not a usable pin on this board"):
+        with pytest.raises(PicoRefused, match=r"GP25 is not a usable pin on this Pico"):
             link.request(codec.PIN_MODE, bytes((25, codec.MODE_OUTPUT, 0, 0)))
 
 
 def test_hello_comes_brief_then_info_in_parts(twin: Twin, link: Link) -> None:
     assert link.hello.firmware == "dicetower-bridge 1.2 on Raspberry Pi Pico with RP2040"
-    assert link.hello.uid == twin.board.uid and link.hello.minor == 2
+    assert link.hello.uid == twin.pico.uid and link.hello.minor == 2
     part = link.request(codec.INFO, bytes((0, 4)))
-    assert part[0] == 1 + 8 + len(link.hello.firmware) and part[1:] == bytes((8,)) + twin.board.uid[:3]
+    assert part[0] == 1 + 8 + len(link.hello.firmware) and part[1:] == bytes((8,)) + twin.pico.uid[:3]
 
 
 def test_an_echoing_peer_gets_hellos_backed_off_not_hundreds() -> None:
     """A line that echoes (a loopback, a wrong device) sent our HELLO back; its bytes made the
     peer look alive, and the HELLO went again at once: 286 in 3 s. Our own requests coming back
-    are not a board: the HELLO backs off as on a silent line."""
+    are not a Pico: the HELLO backs off as on a silent line."""
     import re
 
     link = Link("loop://").start()

@@ -144,7 +144,7 @@ def _scenario() -> list:
         _req(0x33, 28),
         ["wait", 0.3], ["step", 1],
         ["wait", 3.5], ["step", 1],  # silent host: the safe state
-        # docs/bridge.md, "What the board does with each request"
+        # docs/bridge.md, "What the Pico does with each request"
         _req(codec.HELLO, 0, hello),  # seq 0: dropped, even a HELLO
         _req(codec.HELLO, 40, b"\x01\x02"),  # short: ERROR 2
         _req(codec.INFO, 41, bytes((250, 16))),  # past the tail: the total alone
@@ -158,7 +158,7 @@ def _scenario() -> list:
 
 
 def _cpython(steps: list, cwd: Path) -> str:
-    """The scenario under CPython, in ``cwd`` (the board's flash: DISPLAY_INIT writes display.cfg)."""
+    """The scenario under CPython, in ``cwd`` (the Pico's flash: DISPLAY_INIT writes display.cfg)."""
     code = (f"import sys, json; sys.path[:0] = {[str(HERE), str(ROOT / 'firmware_bridge' / 'firmware'), str(ROOT)]!r}; "
             f"import scenario; scenario.run(json.loads(sys.stdin.read()))")
     done = subprocess.run([sys.executable, "-c", code], input=json.dumps(steps), capture_output=True, text=True,

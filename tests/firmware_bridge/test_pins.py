@@ -1,4 +1,4 @@
-"""gpiozero devices on the board's pins through the ``dicetower-bridge`` pin factory."""
+"""gpiozero devices on the Pico's pins through the ``dicetower-bridge`` pin factory."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_pwm_and_resend_after_a_reboot() -> None:
             wait_for(lambda: link.state is State.UP and link.hello.boot_id != first, what="the replug")
             wait_for(lambda: twin.level(12) == pytest.approx(0.25, abs=1e-4), what="the level sent again")
             twin.press(6)
-            wait_for(lambda: button.is_pressed, what="a press on the rebooted board")
+            wait_for(lambda: button.is_pressed, what="a press on the rebooted Pico")
             led.close()
             button.close()
         finally:

@@ -30,7 +30,7 @@ def test_selftest_options_are_checked(capsys) -> None:
     assert main(["bridge", "selftest", "--port", "loop://", "--noise", "0.01"]) == 2
 
 
-def test_selftest_on_a_port_with_no_board_fails_cleanly(capsys) -> None:
+def test_selftest_on_a_port_with_no_pico_fails_cleanly(capsys) -> None:
     result = selftest.run("loop://", pings=1, up_timeout=4.0)  # our own HELLO comes back: not a reply
     assert result["ok"] is False
     assert "no handshake within 4 s" in result["error"] and "no reply to HELLO" in result["error"]

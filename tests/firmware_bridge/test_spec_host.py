@@ -32,7 +32,7 @@ def test_the_spec_host_imports_only_the_standard_library_and_pyserial() -> None:
 
 
 @pytest.fixture
-def board() -> Iterator[tuple[Twin, SpecHost]]:
+def pico() -> Iterator[tuple[Twin, SpecHost]]:
     twin = Twin(seed=21)
     twin.plug()
     host = SpecHost(twin.port)
@@ -43,15 +43,15 @@ def board() -> Iterator[tuple[Twin, SpecHost]]:
         twin.close()
 
 
-def test_handshake_and_the_tail_by_info(board) -> None:
-    twin, host = board
+def test_handshake_and_the_tail_by_info(pico) -> None:
+    twin, host = pico
     with pytest.raises(Refused) as refused:
         host.request(spec.PING, b"before")
     assert refused.value.code == 6  # no session before a HELLO
     info = host.hello()
     assert (info["major"], info["minor"], info["max_payload"]) == (1, 2, 200)
     assert info["caps"] & 0b11111 == 0b11111  # pins, PWM, display, entropy, disarm: an RP2040
-    assert info["uid"] == twin.board.uid and info["firmware"] == "dicetower-bridge 1.2 on Raspberry Pi Pico with RP2040"
+    assert info["uid"] == twin.pico.uid and info["firmware"] == "dicetower-bridge 1.2 on Raspberry Pi Pico with RP2040"
     tail = info["tail"]
     assert host.request(spec.INFO, bytes((len(tail), 16))) == bytes((len(tail),))  # past the tail: the total alone
     assert host.request(spec.INFO, bytes((len(tail) - 3, 16))) == bytes((len(tail),)) + tail[-3:]
@@ -63,8 +63,8 @@ def test_handshake_and_the_tail_by_info(board) -> None:
     assert host.events.beats[-1]["boot_id"] == info["boot_id"]
 
 
-def test_seq_zero_is_dropped_and_a_repeated_seq_answered_from_the_cache(board) -> None:
-    _, host = board
+def test_seq_zero_is_dropped_and_a_repeated_seq_answered_from_the_cache(pico) -> None:
+    _, host = pico
     host.hello()
     host.wait("a heartbeat", lambda: host.events.beats)
     bad = host.events.beats[-1]["bad_frames"]
@@ -78,8 +78,8 @@ def test_seq_zero_is_dropped_and_a_repeated_seq_answered_from_the_cache(board) -
     assert host.request(spec.PING, b"other", seq=seq) == b"after"
 
 
-def test_read_pins_drive_an_led(board) -> None:
-    twin, host = board
+def test_read_pins_drive_an_led(pico) -> None:
+    twin, host = pico
     host.hello()
     assert host.request(spec.PIN_MODE, bytes((5, 1, 1, 2))) == bytes((5, 1))  # GP5 input, pull-up, 2 ms
     twin.press(5)
@@ -103,8 +103,8 @@ def test_read_pins_drive_an_led(board) -> None:
     assert state["ev"] == ev2
 
 
-def test_draw_text(board) -> None:
-    twin, host = board
+def test_draw_text(pico) -> None:
+    twin, host = pico
     host.hello()
     with pytest.raises(Refused) as early:
         host.request(spec.DISPLAY_TEXT, bytes((0, 0)) + b"too soon")
@@ -121,17 +121,17 @@ def test_draw_text(board) -> None:
     assert host.request(spec.DISPLAY_SHOW, bytes((0x80, 1))) == b""
     expected = bytearray(128 * 8)
     FrameBuffer(expected, 128, 64, 0).text("Hello", 8, 16, 1)  # MicroPython's font, 8x8, as the spec says
-    assert bytes(twin.board.oled.gddram) == bytes(expected) and twin.board.oled.on
+    assert bytes(twin.pico.oled.gddram) == bytes(expected) and twin.pico.oled.on
     for page, column, size in ((8, 0, 1), (0, 128, 1), (7, 120, 9)):
         with pytest.raises(Refused) as edge:
             host.request(spec.DISPLAY_PAGES, bytes((page, column)) + b"\xff" * size)
         assert edge.value.code == 2, (page, column, size)
     assert host.request(spec.DISPLAY_PAGES, bytes((7, 120)) + b"\xff" * 8) == b""
-    assert bytes(twin.board.oled.gddram[-8:]) == b"\xff" * 8
+    assert bytes(twin.pico.oled.gddram[-8:]) == b"\xff" * 8
 
 
-def test_gather_entropy(board) -> None:
-    _, host = board
+def test_gather_entropy(pico) -> None:
+    _, host = pico
     info = host.hello()
     assert info["caps"] & 8
     assert host.request(spec.ENTROPY_CREDIT, spec.u16(256) + bytes((32,))) == spec.u16(256)
@@ -146,8 +146,8 @@ def test_gather_entropy(board) -> None:
     assert bad_chunk.value.code == 2
 
 
-def test_exit_to_repl_then_the_repl_banner(board) -> None:
-    _, host = board
+def test_exit_to_repl_then_the_repl_banner(pico) -> None:
+    _, host = pico
     host.hello()
     assert host.request(spec.EXIT_TO_REPL) == b"\x01"  # disarms: an RP2040
     text = bytearray(host.buf)  # what came after the reply's delimiter so far

@@ -1,4 +1,4 @@
-"""``dicetower run`` with its panel, display and entropy all on the board (the twin's pty)."""
+"""``dicetower run`` with its panel, display and entropy all on the Pico (the twin's pty)."""
 
 from __future__ import annotations
 
@@ -33,19 +33,19 @@ def test_the_tower_runs_on_the_bridge(tmp_path: Path) -> None:
         proc = subprocess.Popen([sys.executable, "-m", "hardware", "run", "--config", str(config)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         try:
-            wait_for(lambda: any(twin.board.oled.gddram), timeout=60, what="the setup screen on the OLED")
+            wait_for(lambda: any(twin.pico.oled.gddram), timeout=60, what="the setup screen on the OLED")
             wait_for(lambda: ROLL_PIN in twin.bridge.pins.inputs, timeout=60, what="the ROLL button set up")
             # taps until a roll is recorded: a first tap may only dismiss the session's commitment
-            # screen. A tap is released as soon as the board has debounced the press (held longer
+            # screen. A tap is released as soon as the Pico has debounced the press (held longer
             # than hold_ms on a loaded machine it would be a hold, which does not roll).
             def rolled() -> bool:
                 return any(e.get("kind") == "roll" for p in state.glob("*.jsonl") for e in _entries(p))
 
             for _ in range(20):
                 twin.press(ROLL_PIN)
-                wait_for(lambda: twin.bridge.pins.inputs[ROLL_PIN].level == 0, what="the board seeing the press")
+                wait_for(lambda: twin.bridge.pins.inputs[ROLL_PIN].level == 0, what="the Pico seeing the press")
                 twin.press(ROLL_PIN, down=False)
-                wait_for(lambda: twin.bridge.pins.inputs[ROLL_PIN].level == 1, what="the board seeing the release")
+                wait_for(lambda: twin.bridge.pins.inputs[ROLL_PIN].level == 1, what="the Pico seeing the release")
                 try:
                     wait_for(rolled, timeout=3, what="a roll in the roll log")
                     break

@@ -1,5 +1,5 @@
 """The standalone twin as a tool for a host author (docs/bridge.md, section 8): commands typed on
-its stdin press and release a pin, pause the board's loop, drop or corrupt the board's next
+its stdin press and release a pin, pause the Pico's loop, drop or corrupt the Pico's next
 frame; each one is in its --help and in the docs."""
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def test_pause_the_link_for_some_milliseconds(standalone: StandaloneTwin) -> Non
     states: list[State] = []
     with Link(standalone.port) as link:
         first = link.wait_up(10).boot_id
-        assert standalone.type("pause 3000") == "twin: the board's loop paused for 3000 ms"
+        assert standalone.type("pause 3000") == "twin: the Pico's loop paused for 3000 ms"
         wait_for(lambda: (states.append(link.state), link.state)[1] is State.DEGRADED, what="the link's loss")
         wait_for(lambda: link.state is State.UP, what="the link back")
         assert link.hello.boot_id == first  # the same boot: 3 s is below the watchdog's 4 s
@@ -108,29 +108,29 @@ def _frames(port: serial.Serial, decoder: codec.Decoder, until: int, timeout: fl
 
 
 @pytest.mark.parametrize("fault", ["drop", "corrupt"])
-def test_drop_or_corrupt_the_boards_next_reply(standalone: StandaloneTwin, fault: str) -> None:
+def test_drop_or_corrupt_the_picos_next_reply(standalone: StandaloneTwin, fault: str) -> None:
     port = serial.serial_for_url(standalone.port, timeout=0.05)
     try:
         decoder = codec.Decoder()
         port.write(b"\x00" + codec.encode(codec.HELLO, 1, bytes((1, 2, 7, 7, 7, 7, 1))))
         _frames(port, decoder, 1)
         said = standalone.type(f"{fault} reply")
-        assert said == f"twin: the board's next reply frame will be {'dropped' if fault == 'drop' else 'corrupted'}"
+        assert said == f"twin: the Pico's next reply frame will be {'dropped' if fault == 'drop' else 'corrupted'}"
         bad = decoder.bad
         port.write(codec.encode(codec.PING, 2, b"lost") + codec.encode(codec.PING, 3, b"kept"))
         got = _frames(port, decoder, 3)
         replies = [(f[2], f[3]) for f in got if f[1] == codec.PING | codec.REPLY]
-        assert replies == [(3, b"kept")]  # the board answered 2 first: that reply never came through
+        assert replies == [(3, b"kept")]  # the Pico answered 2 first: that reply never came through
         assert decoder.bad == bad + (fault == "corrupt")  # a corrupted frame fails its CRC
-        port.write(codec.encode(codec.PING, 2, b"lost"))  # sent again: the board's cache has only 3's
+        port.write(codec.encode(codec.PING, 2, b"lost"))  # sent again: the Pico's cache has only 3's
         assert [(f[2], f[3]) for f in _frames(port, decoder, 2) if f[1] == codec.PING | codec.REPLY] == [(2, b"lost")]
     finally:
         port.close()
 
 
 def test_drop_the_next_heartbeat_any_frame(standalone: StandaloneTwin) -> None:
-    assert standalone.type("drop heartbeat") == "twin: the board's next heartbeat frame will be dropped"
-    assert standalone.type("corrupt") == "twin: the board's next frame will be corrupted"
+    assert standalone.type("drop heartbeat") == "twin: the Pico's next heartbeat frame will be dropped"
+    assert standalone.type("corrupt") == "twin: the Pico's next frame will be corrupted"
     assert standalone.type("status").startswith("twin: bridge, boot 1, watchdog resets 0, port /dev/pts/")
 
 

@@ -2,7 +2,7 @@
 the docs' recipe run as written with the real ``mpremote`` against the twin on a pty, an update
 cut off after each file in turn (then finished by the recipe's last step and a reset), and,
 under real MicroPython, every state an interrupted copy can leave, in whatever order the files
-were copied: each is a board in safe mode that says why, with no watchdog armed and Ctrl-C
+were copied: each is a Pico in safe mode that says why, with no watchdog armed and Ctrl-C
 live, so mpremote gets in.
 """
 
@@ -94,7 +94,7 @@ def test_the_docs_update_recipe_runs_as_written_with_the_real_mpremote(tmp_path:
         assert f"bridge at {twin.port}: " in done.stdout and "watchdog disarmed" in done.stdout
         assert twin.repl is None or twin.repl.executed > 0
         wait_for(lambda: twin.mode == "bridge" and twin.boots > boots, what="the new build's bridge")
-        assert twin.watchdog_resets == 0  # nothing rebooted the board in the middle of the copy
+        assert twin.watchdog_resets == 0  # nothing rebooted the Pico in the middle of the copy
         for name in FILES:
             assert (twin.flash / f"{name}.py").read_bytes() == (FIRMWARE_DIR / f"{name}.py").read_bytes()
         assert firmware_of(twin) == "dicetower-bridge 1.2 on Raspberry Pi Pico with RP2040"
@@ -106,7 +106,7 @@ def test_the_docs_update_recipe_runs_as_written_with_the_real_mpremote(tmp_path:
 def test_an_update_cut_off_after_each_file_is_safe_mode_then_the_recipe_finishes_it(copied: int,
                                                                                      tmp_path: Path) -> None:
     """`mpremote cp firmware/*.py :` copies the files in the glob's order; the cable is pulled
-    after ``copied`` of them. The board comes back in safe mode, says why (`bridge status`),
+    after ``copied`` of them. The Pico comes back in safe mode, says why (`bridge status`),
     mpremote gets in, and the recipe's last step and a reset bring up the new build."""
     from hardware.cli import main
 
@@ -114,7 +114,7 @@ def test_an_update_cut_off_after_each_file_is_safe_mode_then_the_recipe_finishes
         assert main(["bridge", "repl", "--port", twin.port]) == 0  # the recipe's first step
         mpremote("connect", twin.port, "cp", *(str(FIRMWARE_DIR / f"{n}.py") for n in FILES[:copied]), ":")
         twin.replug()  # the cable pulled and put back: a fresh boot from what the flash holds
-        assert twin.mode == "safe" and not twin.board.wdt_armed and twin.board.kbd_intr == 3
+        assert twin.mode == "safe" and not twin.pico.wdt_armed and twin.pico.kbd_intr == 3
         new_main = "main" in FILES[:copied]
         other = FILES[copied:] if new_main else FILES[:copied]
         reason = " ".join(f"{n}.py" for n in _checked() if n in other) + f" not build {NEW if new_main else OLD}"
@@ -125,7 +125,7 @@ def test_an_update_cut_off_after_each_file_is_safe_mode_then_the_recipe_finishes
         twin.wait_passes(3)
         assert twin.mode == "safe" and twin.watchdog_resets == 0
         got = mpremote("connect", twin.port, "exec", "import main; print(main.why())")
-        assert got.stdout.strip() == reason  # mpremote got in, and the board says why there too
+        assert got.stdout.strip() == reason  # mpremote got in, and the Pico says why there too
         assert twin.mode == "repl"
         mpremote("connect", twin.port, "cp", *(str(FIRMWARE_DIR / f"{n}.py") for n in FILES), ":")
         boots = twin.boots
@@ -134,7 +134,7 @@ def test_an_update_cut_off_after_each_file_is_safe_mode_then_the_recipe_finishes
         assert firmware_of(twin) == "dicetower-bridge 1.2 on Raspberry Pi Pico with RP2040"
 
 
-def test_bridge_repl_on_a_board_in_safe_mode_prints_the_steps_and_sends_nothing(tmp_path: Path, capsys) -> None:
+def test_bridge_repl_on_a_pico_in_safe_mode_prints_the_steps_and_sends_nothing(tmp_path: Path, capsys) -> None:
     from hardware.cli import main
 
     flash = old_flash(tmp_path / "flash")
@@ -142,7 +142,7 @@ def test_bridge_repl_on_a_board_in_safe_mode_prints_the_steps_and_sends_nothing(
     with Twin(seed=12, flash=flash) as twin:
         assert main(["bridge", "repl", "--port", twin.port]) == 0
         out = capsys.readouterr().out
-        assert f"the board is in safe mode, not running the bridge: pins.py not build {OLD}; copy all" in out
+        assert f"the Pico is in safe mode, not running the bridge: pins.py not build {OLD}; copy all" in out
         assert f"mpremote connect {twin.port} cp " in out and f"mpremote connect {twin.port} reset" in out
         assert twin.mode == "safe"  # nothing was typed into it
 
@@ -152,7 +152,7 @@ def test_safe_mode_shows_its_reason_on_the_display_the_host_set_up(tmp_path: Pat
         with Link(find=twin.find) as link:
             link.wait_up(10)
             link.request(codec.DISPLAY_INIT, bytes((128, 64, 0x3C)))
-        assert (twin.flash / "display.cfg").read_text() == "128 64 60"  # kept on the board's flash
+        assert (twin.flash / "display.cfg").read_text() == "128 64 60"  # kept on the Pico's flash
         text = (twin.flash / "rosc.py").read_text(encoding="utf-8")
         (twin.flash / "rosc.py").write_text(text[: len(text) // 2], encoding="utf-8")  # cut short
         twin.replug()
@@ -162,7 +162,7 @@ def test_safe_mode_shows_its_reason_on_the_display_the_host_set_up(tmp_path: Pat
         fb = FrameBuffer(expected, 128, 64, 0)
         for row, line in enumerate(["SAFE MODE", *twin.modules["main"].wrap(twin.safe.reason, 16)]):
             fb.text(line, 0, row * 8, 1)
-        assert bytes(twin.board.oled.gddram) == bytes(expected) and twin.board.oled.on
+        assert bytes(twin.pico.oled.gddram) == bytes(expected) and twin.pico.oled.on
 
 
 # -- every interrupted state, under real MicroPython ----------------------------------------
@@ -259,10 +259,10 @@ def _reason(reason: str, build: int) -> tuple[set[str], set[str]]:
 
 
 def _main() -> Any:
-    from firmware_bridge.simboard import SimBoard
+    from firmware_bridge.simpico import SimPico
     from firmware_bridge.twin import load_firmware
 
-    return load_firmware(SimBoard().modules())["main"]
+    return load_firmware(SimPico().modules())["main"]
 
 
 def _checked() -> tuple[str, ...]:

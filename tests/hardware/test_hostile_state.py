@@ -1,6 +1,6 @@
 """Wrong statuses of issue 20, item 4, each as its user met it: a full card while saving the
 session file, a state directory removed during ``--times``, a killed roll's temp file, a bridge
-board that does not answer; and ``log show --last N`` in bounded memory."""
+Pico that does not answer; and ``log show --last N`` in bounded memory."""
 
 from __future__ import annotations
 
@@ -258,11 +258,11 @@ def test_log_show_last_prints_the_last_n(tmp_path, capsys) -> None:
     assert [line.split('"n":')[1].split(",")[0] for line in shown] == ["26", "27", "28", "29"]
 
 
-# --- a bridge board that does not answer: run carries on --------------------------------------
+# --- a bridge Pico that does not answer: run carries on ---------------------------------------
 
-def test_run_with_a_bridge_board_that_does_not_answer_carries_on(tmp_path) -> None:
-    """The board's port opens, but nothing answers the handshake: after the start-up wait the
-    tower says so in one line and runs (its pins are sent once the board answers)."""
+def test_run_with_a_bridge_pico_that_does_not_answer_carries_on(tmp_path) -> None:
+    """The Pico's port opens, but nothing answers the handshake: after the start-up wait the
+    tower says so in one line and runs (its pins are sent once the Pico answers)."""
     import pty
 
     master, slave = pty.openpty()
@@ -276,7 +276,7 @@ def test_run_with_a_bridge_board_that_does_not_answer_carries_on(tmp_path) -> No
     assert proc.stderr is not None
     lines: list[str] = []
     try:
-        deadline = time.monotonic() + 90  # a guard: the tower waits START_TIMEOUT_S (10 s) for the board
+        deadline = time.monotonic() + 90  # a guard: the tower waits START_TIMEOUT_S (10 s) for the Pico
         while time.monotonic() < deadline:
             line = proc.stderr.readline().decode()
             if not line:
@@ -295,7 +295,7 @@ def test_run_with_a_bridge_board_that_does_not_answer_carries_on(tmp_path) -> No
         os.close(slave)
     text = "\n".join(lines)
     assert proc.returncode == 0, text
-    carry = [line for line in lines if "carrying on without the board" in line]
+    carry = [line for line in lines if "carrying on without the Pico" in line]
     assert len(carry) == 1 and carry[0].startswith("dicetower: bridge: "), text
     assert any(line.startswith("dicetower: running (") for line in lines), text
     assert "Traceback" not in text

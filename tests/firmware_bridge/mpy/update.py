@@ -1,4 +1,4 @@
-# The board's first moments after an interrupted update, under real MicroPython: for each case,
+# The Pico's first moments after an interrupted update, under real MicroPython: for each case,
 # the firmware files are written as an interrupted `mpremote cp` leaves them (each file the old
 # version's, the new one's, or the new one cut short), main.py is imported afresh and started,
 # and what it did is printed as one JSON line. tests/firmware_bridge/test_update.py runs it.
@@ -53,7 +53,7 @@ def run_case(case, hello):
     del stub_machine.log[:]
     out = {"case": case["id"]}
     if case["main"] == "cut":
-        # what the board does with a main.py cut short: runs what is there as __main__
+        # what the Pico does with a main.py cut short: runs what is there as __main__
         try:
             exec(source("new", "main")[: case["cut_at"]], {"__name__": "__main__"})
             out["kind"] = "nothing ran"

@@ -1,11 +1,11 @@
 """The simulated RP2040 the firmware twin runs on: ``machine``, ``micropython``, ``time`` and
-``framebuf`` as MicroPython has them, built per board (no module-level state).
+``framebuf`` as MicroPython has them, built per Pico (no module-level state).
 
 Pins have an outside level a test drives (a pressed button pulls its pin low), outputs and
 PWM duties the test reads back, the ring oscillator's STATUS and RANDOMBIT registers come from
-:class:`SimBoard` (its ``rosc_bits`` can be stuck or biased), and an SSD1306 model on I2C keeps
+:class:`SimPico` (its ``rosc_bits`` can be stuck or biased), and an SSD1306 model on I2C keeps
 the display memory the firmware writes. The chip is an RP2040 (or an RP2350, whose registers
-sit elsewhere); the watchdog counts on the board's clock and :meth:`SimBoard.watchdog_expired`
+sit elsewhere); the watchdog counts on the Pico's clock and :meth:`SimPico.watchdog_expired`
 says when it would fire; ``machine.reset()`` raises :class:`SimReset` for the twin to reboot.
 """
 
@@ -34,16 +34,16 @@ WATCHDOG_CTRL = {"RP2040": 0x40058000, "RP2350": 0x400D8000}
 WATCHDOG_ENABLE = 1 << 30
 SET_ALIAS = 0x2000
 CLEAR_ALIAS = 0x3000
-#: What ``os.uname().machine`` says on MicroPython, per chip (the board's name + the chip).
+#: What ``os.uname().machine`` says on MicroPython, per chip (the model's name + the chip).
 MACHINES = {"RP2040": "Raspberry Pi Pico with RP2040", "RP2350": "Raspberry Pi Pico2 with RP2350",
-            "RP2xxx": "a board with an RP2xxx"}
+            "RP2xxx": "a Pico clone with an RP2xxx"}
 PWRON_RESET = 1
 WDT_RESET = 3
 OLED_ADDRESS = 0x3C
 
 
 class SimReset(BaseException):
-    """``machine.reset()``: the twin reboots the board (a BaseException, so that no handler in
+    """``machine.reset()``: the twin reboots the Pico (a BaseException, so that no handler in
     the firmware catches it)."""
 
 
@@ -109,7 +109,7 @@ class Ssd1306Model:
         return (self.gddram[(y // 8) * self.width + x] >> (y % 8)) & 1
 
 
-class SimBoard:
+class SimPico:
     """One simulated Pico: outside pin levels, the ROSC, the OLED, the watchdog's feeds."""
 
     def __init__(self, *, uid: bytes = b"\xe6\x61\x41\x04\x03\x2b\x2c\x21",
@@ -134,8 +134,8 @@ class SimBoard:
         self.reset_cause = reset_cause
         self.clock_ns = clock_ns
         self.outside: dict[int, int] = {}  # levels driven from outside (a pressed button)
-        self.pins: dict[int, Any] = {}
-        self.pwms: dict[int, Any] = {}
+        self.pins: dict[int, SimPin] = {}
+        self.pwms: dict[int, SimPWM] = {}
         self.oled = Ssd1306Model()
         self.oled_present = True
         self.wdt_feeds = 0
@@ -176,7 +176,7 @@ class SimBoard:
         return float(pin.out) if pin is not None and pin.mode == SimPin.OUT else 0.0
 
     def modules(self) -> dict[str, types.ModuleType]:
-        """Fresh ``machine``, ``micropython``, ``time`` and ``framebuf`` modules for this board."""
+        """Fresh ``machine``, ``micropython``, ``time`` and ``framebuf`` modules for this Pico."""
         from firmware_bridge import simframebuf
 
         return {
@@ -196,7 +196,7 @@ class SimPin:
     PULL_DOWN = 2
     IRQ_FALLING = 4
     IRQ_RISING = 8
-    board: SimBoard
+    pico: SimPico
 
     def __init__(self, n: int, mode: int = -1, pull: int | None = None, value: int | None = None) -> None:
         self.n = n
@@ -204,7 +204,7 @@ class SimPin:
         self.pull = pull
         self.out = value or 0
         self.handler: Callable[[Any], None] | None = None
-        self.board.pins[n] = self
+        self.pico.pins[n] = self
 
     def value(self, v: int | None = None) -> int | None:
         if v is not None:
@@ -212,7 +212,7 @@ class SimPin:
             return None
         if self.mode == self.OUT:
             return self.out
-        outside = self.board.outside.get(self.n)
+        outside = self.pico.outside.get(self.n)
         if outside is not None:
             return outside
         return 1 if self.pull == self.PULL_UP else 0
@@ -226,14 +226,14 @@ class SimPin:
 
 
 class SimPWM:
-    board: SimBoard
+    pico: SimPico
 
     def __init__(self, pin: SimPin, freq: int = 1000, duty_u16: int = 0) -> None:
         self.pin = pin
         self.frequency = freq
         self.duty = duty_u16
         self.active = True
-        self.board.pwms[pin.n] = self
+        self.pico.pwms[pin.n] = self
 
     def freq(self, f: int | None = None) -> int | None:
         if f is None:
@@ -254,45 +254,45 @@ class SimPWM:
 
 
 class SimI2C:
-    board: SimBoard
+    pico: SimPico
 
     def __init__(self, bus: int, *, sda: Any = None, scl: Any = None, freq: int = 400_000) -> None:
         self.bus = bus
 
     def writeto(self, address: int, buf: bytes) -> int:
-        if address != OLED_ADDRESS or not self.board.oled_present:
+        if address != OLED_ADDRESS or not self.pico.oled_present:
             raise OSError(errno.ENODEV, "ENODEV")
-        self.board.oled.write(bytes(buf))
+        self.pico.oled.write(bytes(buf))
         return 1
 
     def scan(self) -> list[int]:
-        return [OLED_ADDRESS] if self.board.oled_present else []
+        return [OLED_ADDRESS] if self.pico.oled_present else []
 
 
 class SimWDT:
-    board: SimBoard
+    pico: SimPico
 
     def __init__(self, id: int = 0, timeout: int = 5000) -> None:
         if timeout > 8388:
             raise ValueError("timeout too long for the RP2040 watchdog")
-        self.board.wdt_timeout_ms = timeout
-        self.board.wdt_armed = True
-        self.board.wdt_fed_ns = self.board.clock_ns()
+        self.pico.wdt_timeout_ms = timeout
+        self.pico.wdt_armed = True
+        self.pico.wdt_fed_ns = self.pico.clock_ns()
 
     def feed(self) -> None:
-        self.board.wdt_feeds += 1
-        self.board.wdt_fed_ns = self.board.clock_ns()
+        self.pico.wdt_feeds += 1
+        self.pico.wdt_fed_ns = self.pico.clock_ns()
 
 
 class SimTimer:
     PERIODIC = 1
     ONE_SHOT = 0
-    board: SimBoard
+    pico: SimPico
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._timer: threading.Timer | None = None
         self._stopped = False
-        self.board.timers.append(self)
+        self.pico.timers.append(self)
 
     def init(self, *, period: int, mode: int = 1, callback: Callable[[Any], None]) -> None:
         self._stopped = False
@@ -315,88 +315,77 @@ class SimTimer:
 
 
 class _Mem32:
-    def __init__(self, board: SimBoard) -> None:
-        self.board = board
+    def __init__(self, pico: SimPico) -> None:
+        self.pico = pico
 
     def __getitem__(self, address: int) -> int:
-        board = self.board
+        pico = self.pico
         if address == SYSINFO_CHIP_ID:
-            return CHIP_IDS[board.chip]
-        if address in (ROSC_STATUS, ROSC_RANDOMBIT) and board.chip != "RP2040":
+            return CHIP_IDS[pico.chip]
+        if address in (ROSC_STATUS, ROSC_RANDOMBIT) and pico.chip != "RP2040":
             # ACCESSCTRL on an RP2350: firmware that reads it here has not checked the chip
-            raise AssertionError(f"the firmware read 0x{address:08x}, not the ROSC on an {board.chip}")
+            raise AssertionError(f"the firmware read 0x{address:08x}, not the ROSC on an {pico.chip}")
         if address == ROSC_STATUS:
-            return board.rosc_status
+            return pico.rosc_status
         if address == ROSC_RANDOMBIT:
-            return board.rosc_bits() & 1
+            return pico.rosc_bits() & 1
         return 0
 
     def __setitem__(self, address: int, value: int) -> None:
-        board = self.board
-        board.mem_writes.append((address, value))
-        ctrl = WATCHDOG_CTRL.get(board.chip, -1)  # a chip whose registers nobody knows: nothing to hit
+        pico = self.pico
+        pico.mem_writes.append((address, value))
+        ctrl = WATCHDOG_CTRL.get(pico.chip, -1)  # a chip whose registers nobody knows: nothing to hit
         if address == ctrl + CLEAR_ALIAS and value & WATCHDOG_ENABLE:
-            board.wdt_armed = False
+            pico.wdt_armed = False
         elif address == ctrl + SET_ALIAS and value & WATCHDOG_ENABLE:
-            board.wdt_armed = True
-            board.wdt_fed_ns = board.clock_ns()
+            pico.wdt_armed = True
+            pico.wdt_fed_ns = pico.clock_ns()
 
 
-def _bind(cls: type, board: SimBoard) -> type:
-    return type(cls.__name__.replace("Sim", ""), (cls,), {"board": board})
+def _bind(cls: type, pico: SimPico) -> type:
+    return type(cls.__name__.replace("Sim", ""), (cls,), {"pico": pico})
 
 
-def _machine(board: SimBoard) -> types.ModuleType:
-    m: Any = types.ModuleType("machine")
-    m.Pin = _bind(SimPin, board)
-    m.PWM = _bind(SimPWM, board)
-    m.I2C = _bind(SimI2C, board)
-    m.WDT = _bind(SimWDT, board)
-    m.Timer = _bind(SimTimer, board)
-    m.mem32 = _Mem32(board)
-    m.unique_id = lambda: board.uid
-    m.reset_cause = lambda: board.reset_cause
-
+def _machine(pico: SimPico) -> types.ModuleType:
     def reset() -> None:
         raise SimReset()
 
-    m.reset = reset
-    m.PWRON_RESET = PWRON_RESET
-    m.WDT_RESET = WDT_RESET
+    m = types.ModuleType("machine")
+    vars(m).update(Pin=_bind(SimPin, pico), PWM=_bind(SimPWM, pico), I2C=_bind(SimI2C, pico),
+                   WDT=_bind(SimWDT, pico), Timer=_bind(SimTimer, pico), mem32=_Mem32(pico),
+                   unique_id=lambda: pico.uid, reset_cause=lambda: pico.reset_cause, reset=reset,
+                   PWRON_RESET=PWRON_RESET, WDT_RESET=WDT_RESET)
     return m
 
 
-def _micropython(board: SimBoard) -> types.ModuleType:
-    m: Any = types.ModuleType("micropython")
-
+def _micropython(pico: SimPico) -> types.ModuleType:
     def kbd_intr(c: int) -> None:
-        board.kbd_intr = c
+        pico.kbd_intr = c
 
-    m.kbd_intr = kbd_intr
-    m.const = lambda x: x
+    m = types.ModuleType("micropython")
+    vars(m).update(kbd_intr=kbd_intr, const=lambda x: x)
     return m
 
 
-def _sim_os(board: SimBoard) -> types.ModuleType:
-    m: Any = types.ModuleType("os")
-    m.uname = lambda: types.SimpleNamespace(
-        sysname="rp2", nodename="rp2", release="1.27.0", version="v1.27.0 (dicetower twin)", machine=board.machine)
+def _sim_os(pico: SimPico) -> types.ModuleType:
+    m = types.ModuleType("os")
+    vars(m).update(uname=lambda: types.SimpleNamespace(
+        sysname="rp2", nodename="rp2", release="1.27.0", version="v1.27.0 (dicetower twin)", machine=pico.machine))
     return m
 
 
-def _sim_time(board: SimBoard) -> types.ModuleType:
-    m: Any = types.ModuleType("time")
+def _sim_time(pico: SimPico) -> types.ModuleType:
     period = codec.TICKS_PERIOD
-    start = board.clock_ns()
-    # a board's counters do not start at the host's zero: start near the wrap, so every
+    start = pico.clock_ns()
+    # a Pico's counters do not start at the host's zero: start near the wrap, so every
     # twin run crosses it within about a minute and the host's unwrapping is exercised
     base_us = period - 60_000_000
 
     def ticks_us() -> int:
-        return (base_us + (board.clock_ns() - start) // 1000) % period
+        return (base_us + (pico.clock_ns() - start) // 1000) % period
 
     def ticks_ms() -> int:
-        return ((board.clock_ns() - start) // 1_000_000) % period
+        return ((pico.clock_ns() - start) // 1_000_000) % period
 
     def ticks_diff(a: int, b: int) -> int:
         return ((a - b + period // 2) % period) - period // 2
@@ -404,12 +393,8 @@ def _sim_time(board: SimBoard) -> types.ModuleType:
     def ticks_add(a: int, d: int) -> int:
         return (a + d) % period
 
-    m.ticks_us = ticks_us
-    m.ticks_ms = ticks_ms
-    m.ticks_diff = ticks_diff
-    m.ticks_add = ticks_add
-    m.sleep_ms = lambda ms: _time.sleep(ms / 1000)
-    m.sleep_us = lambda us: _time.sleep(us / 1e6)
-    m.sleep = _time.sleep
-    m.time = _time.time
+    m = types.ModuleType("time")
+    vars(m).update(ticks_us=ticks_us, ticks_ms=ticks_ms, ticks_diff=ticks_diff, ticks_add=ticks_add,
+                   sleep_ms=lambda ms: _time.sleep(ms / 1000), sleep_us=lambda us: _time.sleep(us / 1e6),
+                   sleep=_time.sleep, time=_time.time)
     return m
