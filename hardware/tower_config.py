@@ -411,7 +411,7 @@ def _field(cls: type, name: str) -> dataclasses.Field[Any]:
 
 def _gpio(t: _Table) -> str:
     """``[gpio] factory``: TowerConfig's ``gpio_factory``."""
-    factory = _read_field(t, _field(TowerConfig, "gpio_factory"))
+    factory: str = _read_field(t, _field(TowerConfig, "gpio_factory"))  # a "choice" key: a str
     t.done()
     return factory
 

@@ -23,7 +23,7 @@ from hardware.cli.dice_source import RollBook, add_dice_options, add_state_optio
 from hardware.cli.output import out, say
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("systems", help="list the game systems and their parameters")
     p.add_argument("--json", action="store_true", help="machine-readable listing")
     p.set_defaults(func=cmd_systems)

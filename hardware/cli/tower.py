@@ -38,7 +38,7 @@ class _HelpWithBackends(argparse._HelpAction):
         super().__call__(parser, namespace, values, option_string)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("run", help="run the tower on a Raspberry Pi (buttons, LEDs, display)", add_help=False,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-h", "--help", action=_HelpWithBackends, help="show this help message and exit")

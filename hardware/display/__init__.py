@@ -63,6 +63,10 @@ class OpenContext:
     opened: list[Any] = field(default_factory=list)
 
 
+#: How a display kind opens (the targets of :data:`hardware.backends.DISPLAY_KINDS`).
+DisplayOpener = Callable[[DisplayConfig, OpenContext], Display]
+
+
 def open_oled(cfg: DisplayConfig, ctx: OpenContext) -> Display:
     from hardware.display.oled import OledDisplay, open_luma
 

@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from engine.errors import ParameterError
 from hardware import backends
@@ -110,7 +110,7 @@ class _Missing:
     def status(self) -> str:
         return "absent"
 
-    def gather(self):
+    def gather(self) -> NoReturn:
         from hardware.entropy.sources import SourceUnavailable
 
         raise SourceUnavailable(self.name, self._why)

@@ -307,9 +307,13 @@ def kernel_source(*, getrandom: Callable[[int], bytes] | None = None) -> ByteSou
     return ByteSource("kernel", claim("kernel"), read=getrandom or os.getrandom)
 
 
-def hwrng_source(path: str = HWRNG_PATH, *, opener: Opener = _open_nonblocking, **kwargs) -> ByteSource:
-    """The hardware RNG character device (``/dev/hwrng``)."""
-    return ByteSource("hwrng", claim("hwrng"), path=path, opener=opener, explain=_explain_hwrng, **kwargs)
+def hwrng_source(path: str = HWRNG_PATH, *, opener: Opener = _open_nonblocking, timeout_s: float = 5.0,
+                 monotonic: Callable[[], float] = time.monotonic,
+                 wait: Callable[[float], None] = time.sleep) -> ByteSource:
+    """The hardware RNG character device (``/dev/hwrng``); ``timeout_s``, ``monotonic`` and
+    ``wait`` as :class:`ByteSource` takes them (a test's clock)."""
+    return ByteSource("hwrng", claim("hwrng"), path=path, opener=opener, explain=_explain_hwrng,
+                      timeout_s=timeout_s, monotonic=monotonic, wait=wait)
 
 
 class FileSource(ByteSource):
