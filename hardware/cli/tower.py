@@ -421,7 +421,7 @@ def _gpio_hint() -> str:
 def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
     from gpiozero.exc import GPIOZeroError
 
-    from hardware.entropy import ButtonTiming
+    from hardware.entropy.buttons import ButtonTiming
     from hardware.panel_io import PinSetupError
     from hardware.sdnotify import SystemdNotifier
     from hardware.tower import assemble, run_forever, stop_on_signals

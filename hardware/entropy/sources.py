@@ -126,7 +126,7 @@ Opener = Callable[[str], BinaryIO]
 
 def _open_nonblocking(path: str) -> BinaryIO:
     # O_NONBLOCK so that an hwrng without data makes read() return EAGAIN instead of hanging.
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         return os.fdopen(fd, "rb", buffering=0)
     except OSError as exc:  # a directory opens, then fails here: name the path, not the fd
