@@ -13,9 +13,14 @@ greyscale, is one row in :data:`DISPLAY_KINDS` (docs/architecture.md).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from hardware.display import DisplayOpener
+    from hardware.entropy.sources import EntropySource, SourceContext
+    from hardware.speech import Speaker
 
 
 @dataclass(frozen=True)
@@ -47,10 +52,13 @@ class DisplayKind(Backend):
 
 
 B = TypeVar("B", bound=Backend)
+T = TypeVar("T")
 
 
-class Registry(Generic[B]):
-    """The backends of one kind, in the order help texts list them."""
+class Registry(Generic[B, T]):
+    """The backends of one kind, in the order help texts list them. ``B`` is the row's type,
+    ``T`` what every row's target is (an opening function or a class of that kind): the one
+    place the type checker takes on trust, as :meth:`load` imports it by name."""
 
     def __init__(self, kind: str, backends: Iterable[B]) -> None:
         self.kind = kind
@@ -69,7 +77,7 @@ class Registry(Generic[B]):
     def __iter__(self) -> Iterator[B]:
         return iter(self._backends.values())
 
-    def adding(self, *backends: B) -> Registry[B]:
+    def adding(self, *backends: B) -> Registry[B, T]:
         """This registry with more rows after its own (a test's kind, a plug-in's)."""
         return Registry(self.kind, (*self, *backends))
 
@@ -79,19 +87,22 @@ class Registry(Generic[B]):
         except KeyError:
             raise ValueError(f"{self.kind}: one of {', '.join(self.names())}, got {name!r}") from None
 
-    def load(self, name: str) -> Any:
+    def load(self, name: str) -> T:
         """The object the backend's target names (a class or an opening function)."""
         module, _, attribute = self.get(name).target.partition(":")
         if not module:
             raise ValueError(f"{self.kind} {name!r} has nothing to open")
-        return getattr(importlib.import_module(module), attribute)
+        # a registry's row by name: the module is imported only once its backend is chosen
+        target: T = getattr(importlib.import_module(module), attribute)
+        return target
 
     def help(self) -> str:
         """``name (what it is), ...`` for a help text."""
         return ", ".join(f"{b.name} ({b.help})" for b in self)
 
 
-PIN_FACTORIES: Registry[Backend] = Registry("pin factory", (
+#: gpiozero's pin factory classes (gpiozero ships no types: what they make is theirs).
+PIN_FACTORIES: Registry[Backend, Callable[..., Any]] = Registry("pin factory", (
     Backend("auto", "the first that works of lgpio, rpigpio, pigpio, native"),
     Backend("lgpio", "Pi 5 and current Raspberry Pi OS", "gpiozero.pins.lgpio:LGPIOFactory"),
     Backend("rpigpio", "RPi.GPIO, older boards", "gpiozero.pins.rpigpio:RPiGPIOFactory"),
@@ -113,7 +124,7 @@ def oled(name: str, help: str, buses: tuple[str, ...] = DISPLAY_BUSES) -> Displa
     return DisplayKind(name, help, "hardware.display:open_oled", luma=f"luma.oled.device:{name}", buses=buses)
 
 
-DISPLAY_KINDS: Registry[DisplayKind] = Registry("display kind", (
+DISPLAY_KINDS: Registry[DisplayKind, DisplayOpener] = Registry("display kind", (
     oled("ssd1306", "OLED on I2C or SPI (the 0.96-inch module)"),
     oled("sh1106", "1.3-inch OLED on I2C or SPI"),
     oled("sh1107", "1.5-inch OLED on I2C or SPI"),
@@ -154,7 +165,7 @@ class EntropyKind(Backend):
     auto: int | None = None
 
 
-ENTROPY_SOURCES: Registry[EntropyKind] = Registry("entropy source", (
+ENTROPY_SOURCES: Registry[EntropyKind, Callable[[SourceContext], EntropySource]] = Registry("entropy source", (
     # The kernel CSPRNG and a whitened hardware RNG look perfect to any statistic whether or
     # not they are, so half; 1024 random bytes score 3.5 to 5.8, text under 1.6, a counter 0.1.
     EntropyKind("kernel", "the kernel's getrandom", "hardware.entropy.pipeline:kernel_entry",
@@ -183,7 +194,8 @@ def auto_sources() -> tuple[EntropyKind, ...]:
     return tuple(sorted((k for k in ENTROPY_SOURCES if k.auto is not None), key=lambda k: k.auto or 0))
 
 
-SPEAKERS: Registry[Backend] = Registry("speaker", (
+#: Speaker classes: ``(sound, *, log, **options)``, the options each its own (the WAV speaker's directory).
+SPEAKERS: Registry[Backend, Callable[..., Speaker]] = Registry("speaker", (
     Backend("espeak", "eSpeak NG on the sound card", "hardware.speech.espeak:EspeakSpeaker"),
     Backend("log", "a line per sentence in the log, no sound", "hardware.speech.fakes:LogSpeaker"),
     Backend("wav", "eSpeak NG into a WAV file per sentence (sim --out)", "hardware.speech.espeak:WavSpeaker",

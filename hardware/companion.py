@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware_bridge.errors import BridgeError
 from firmware_bridge.link import Link
 from firmware_bridge.pins import open_link
 from hardware import backends
 from hardware.tower_config import TowerConfig
+
+if TYPE_CHECKING:
+    from firmware_bridge.pins import BridgeFactory
 
 #: How long the tower waits for the Pico at start-up before it carries on without it.
 START_TIMEOUT_S = 10.0
@@ -89,6 +92,7 @@ class TwinPins:
 
         self.link, self.twin = open_link("twin", log=log)
         self.timeout = timeout
+        self.factory: BridgeFactory | None = None  # until it is made: close() is called if making it fails
         try:
             self.factory = BridgeFactory(link=self.link, timeout=timeout, log=log)
         except Exception:
@@ -107,8 +111,7 @@ class TwinPins:
             time.sleep(0.001)
 
     def close(self) -> None:
-        factory = getattr(self, "factory", None)
-        if factory is not None:
-            factory.close()
+        if self.factory is not None:
+            self.factory.close()
         self.link.close()
         self.twin.close()

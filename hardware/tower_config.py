@@ -411,7 +411,7 @@ def _field(cls: type, name: str) -> dataclasses.Field[Any]:
 
 def _gpio(t: _Table) -> str:
     """``[gpio] factory``: TowerConfig's ``gpio_factory``."""
-    factory = _read_field(t, _field(TowerConfig, "gpio_factory"))
+    factory: str = _read_field(t, _field(TowerConfig, "gpio_factory"))  # a "choice" key: a str
     t.done()
     return factory
 
@@ -529,8 +529,8 @@ def _sound(t: _Table, parts: dict[str, Any]) -> SoundConfig:
     """``[sound]``: speech (docs/speech.md). The language's phrase table is loaded here, so a
     broken translation stops the tower at start-up with its key named."""
     cfg = read_fields(t, SoundConfig)
-    for name in ("voice", "device"):
-        _check_sound_name(t, name, getattr(cfg, name))
+    for name, value in (("voice", cfg.voice), ("device", cfg.device)):
+        _check_sound_name(t, name, value)
     if cfg.language != SoundConfig.language:
         from engine.speech import SpeechError, table
 

@@ -1,31 +1,32 @@
-"""The engine and firmware_bridge/ (the Pico's host side) ship their types (PEP 561) and are
+"""engine/, hardware/ and firmware_bridge/ (the Pico's host side) ship their types (PEP 561) and are
 held to mypy --strict by ./run-tests."""
 
 from __future__ import annotations
 
+import shlex
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
+STRICT = ("engine", "hardware", "firmware_bridge")
 
 
-def test_the_engine_ships_py_typed_in_its_wheel() -> None:
-    assert (ROOT / "engine" / "py.typed").is_file()
+@pytest.mark.parametrize("package", STRICT)
+def test_the_package_ships_py_typed_in_its_wheel(package: str) -> None:
+    assert (ROOT / package / "py.typed").is_file()
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert "py.typed" in data["tool"]["setuptools"]["package-data"]["engine"]
+    assert "py.typed" in data["tool"]["setuptools"]["package-data"][package]
 
 
-def test_run_tests_checks_the_engine_strictly() -> None:
-    assert "mypy --strict engine/" in (ROOT / "run-tests").read_text(encoding="utf-8")
+def _strict_lines() -> list[list[str]]:
+    lines = (ROOT / "run-tests").read_text(encoding="utf-8").splitlines()
+    return [shlex.split(line, comments=True) for line in lines if "mypy --strict" in line.split("#")[0]]
 
 
-def test_firmware_bridge_ships_py_typed_in_its_wheel() -> None:
-    assert (ROOT / "firmware_bridge" / "py.typed").is_file()
-    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert "py.typed" in data["tool"]["setuptools"]["package-data"]["firmware_bridge"]
-
-
-def test_run_tests_checks_firmware_bridge_strictly() -> None:
-    line = next(line for line in (ROOT / "run-tests").read_text(encoding="utf-8").splitlines()
-                if "mypy --strict" in line)
-    assert "firmware_bridge/" in line.split("#")[0].split()
+def test_run_tests_checks_the_packages_strictly_on_one_line() -> None:
+    strict = _strict_lines()
+    assert len(strict) == 1, "one mypy --strict line, listing the packages"
+    packages = {word.rstrip("/") for word in strict[0] if word.endswith("/")}  # engine/ hardware/ ...
+    assert set(STRICT) <= packages

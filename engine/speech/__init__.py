@@ -163,13 +163,13 @@ def table(language: str) -> Phrases:
     phrases = Phrases(
         language=code,
         voice=str(module.VOICE),
-        decimal=str(getattr(module, "DECIMAL", ".")),
+        decimal=str(module.DECIMAL),
         templates=MappingProxyType(dict(module.TEMPLATES)),
         terms=MappingProxyType(dict(module.TERMS)),
         words=MappingProxyType({k.lower(): v for k, v in module.WORDS.items()}),
         outcomes=MappingProxyType(dict(module.OUTCOMES)),
         systems=MappingProxyType(dict(module.SYSTEMS)),
-        reasons=MappingProxyType(dict(getattr(module, "REASONS", {}))),
+        reasons=MappingProxyType(dict(module.REASONS)),
     )
     check(phrases)
     return phrases

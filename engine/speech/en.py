@@ -192,6 +192,12 @@ WORDS = {
     "atk": "attacker",
 }
 
+#: The engine's reasons a setting cannot roll (its screen text after the parameter's label,
+#: each variable part as {0}, {1} ...), whole, in this language. English is the engine's own
+#: wording, so none here; a translation puts each one it says otherwise than word by word
+#: (``de.py``'s).
+REASONS: dict[str, str] = {}
+
 #: Outcome names (``SystemSpec.outcomes``) as said.
 OUTCOMES = {
     "success": "success",

@@ -102,7 +102,7 @@ class Decision:
 def backoff(attempt: int, rng: random.Random) -> float:
     """The wait before try ``attempt + 1`` (0, 1, 2, ... failed so far), with ±20 % jitter so
     boards do not knock in step."""
-    return min(BACKOFF_MOST_S, BACKOFF_FIRST_S * 2 ** min(attempt, 16)) * rng.uniform(0.8, 1.2)
+    return min(BACKOFF_MOST_S, BACKOFF_FIRST_S * 2.0 ** min(attempt, 16)) * rng.uniform(0.8, 1.2)
 
 
 def retry_after(answer: Answer, now: float) -> float | None:

@@ -99,7 +99,7 @@ class Health:
 
     def retry_wait(self) -> float:
         tries = self.trouble.tries if self.trouble is not None else 1
-        return min(RETRY_MOST_S, RETRY_FIRST_S * 2 ** min(tries - 1, 8))
+        return min(RETRY_MOST_S, RETRY_FIRST_S * 2.0 ** min(tries - 1, 8))
 
     def beat(self) -> None:
         """The writer is alive (it took what waited, or found nothing to take)."""

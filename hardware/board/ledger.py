@@ -367,7 +367,7 @@ class Ledger:
             self.reset_checks(record)
             self.recount(record)
 
-    def _parent_kept(self, record: Record, seq: int, prev: Any) -> bool:
+    def _parent_kept(self, record: Record, seq: int, prev: object) -> bool:
         if seq == 1:
             return prev == GENESIS
         if seq - 1 == self.head_seq and prev == self.head_hash:

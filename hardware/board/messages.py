@@ -340,15 +340,15 @@ def params_view(params: Any, system: Any = None) -> dict[str, str | int | float 
     return out
 
 
-def _scalar(value: Any) -> str | int | float | bool | None:
-    kind = type(value)
-    if value is None or kind is bool or (kind is int and -10**15 < value < 10**15):
+def _scalar(value: object) -> str | int | float | bool | None:
+    # exact types (``type(x) is``): a subclass of int or str from a decoder is no scalar here
+    if value is None or type(value) is bool or (type(value) is int and -10**15 < value < 10**15):
         return value
-    if kind is str:
+    if type(value) is str:
         return clip(value, 40)
-    if kind is float:
+    if type(value) is float:
         return value if math.isfinite(value) and abs(value) < 1e15 else None
-    if kind is list and all(type(v) in (str, int, float) for v in value):
+    if type(value) is list and all(type(v) in (str, int, float) for v in value):
         return text(",".join(str(v) for v in value), 40)
     return text(value, 40)
 

@@ -241,9 +241,11 @@ def embed_chars(e: dict[str, Any]) -> int:
 def _name(body: Body, entry: dict[str, Any]) -> str:
     """The roll as the OLED named it (``#12 a1b2c3d4e5f6a7b8``); a body of an earlier board
     without it, by its place in the log."""
-    shown = body.get("roll") if isinstance(body.get("roll"), dict) else None
-    if shown and isinstance(shown.get("name"), str) and shown.get("number"):
-        return shown["name"]
+    shown = body.get("roll")
+    if isinstance(shown, dict):
+        name = shown.get("name")
+        if isinstance(name, str) and shown.get("number"):
+            return name
     return f"entry {entry.get('seq')} · {str(entry.get('hash', ''))[:FINGERPRINT_HEX]}"
 
 

@@ -224,7 +224,7 @@ def pack(canon: bytes) -> bytes:
 
 
 def unpack(body: bytes, digest: str) -> Entry:
-    entry = json.loads(zlib.decompress(body))
+    entry: Entry = json.loads(zlib.decompress(body))  # stored by pack(): an entry's JSON object
     entry["hash"] = digest
     return entry
 

@@ -43,7 +43,8 @@ class BoardSubscriber:
         self._client.on_connect_fail = self._on_connect_fail
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
-        self._client.reconnect_delay_set(0.2, RECONNECT_MAX_S)
+        # paho annotates whole seconds, but its back-off is plain arithmetic (hardware.network.broker)
+        self._client.reconnect_delay_set(0.2, RECONNECT_MAX_S)  # type: ignore[arg-type]
         self._stop = threading.Event()
         self.connected = threading.Event()
         self.resends = 0

@@ -73,7 +73,8 @@ def create_app(towers: Towers, *, lifespan: Any = None, allow_origins: Sequence[
     async def api_towers(request: Request) -> Response:
         return JSONResponse(towers.summaries())
 
-    def of_one_tower(view: Callable[[Ledger, Request], Any]) -> Callable[[Request], Awaitable[Response]]:
+    def of_one_tower(view: Callable[[Ledger, Request], Awaitable[Response]]
+                     ) -> Callable[[Request], Awaitable[Response]]:
         """An endpoint that answers with ``view(ledger, request)`` of the tower the path names (404 if none)."""
         async def endpoint(request: Request) -> Response:
             ledger = _one(towers, request)

@@ -236,7 +236,9 @@ def _check_utf8(args: list[str]) -> None:
 
 def _unrevealed(exc: BaseException) -> str:
     """The seed of a session whose reveal could not be logged, so its rolls stay checkable."""
-    seed = getattr(exc, "unrevealed", None)
+    from hardware.rolllog import LogError  # loaded already: the error came from there
+
+    seed = exc.unrevealed if isinstance(exc, LogError) else None  # only a roll log's error carries one
     if not seed:
         return ""
     return ("; the session's seed could not be logged either, so `dicetower replay` cannot check its logged "

@@ -7,7 +7,7 @@ import argparse
 from hardware.cli.output import say
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "board",
         help="watch a store's towers over MQTT: verify every roll, serve a live page, overlay and API",

@@ -29,7 +29,7 @@ from engine.errors import ParameterError
 from hardware.cli.output import out, say
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("bridge", help="the Raspberry Pi Pico over USB serial")
     commands = p.add_subparsers(dest="bridge_command", metavar="ACTION")
     commands.required = True

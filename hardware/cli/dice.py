@@ -23,7 +23,7 @@ from hardware.cli.dice_source import RollBook, add_dice_options, add_state_optio
 from hardware.cli.output import out, say
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("systems", help="list the game systems and their parameters")
     p.add_argument("--json", action="store_true", help="machine-readable listing")
     p.set_defaults(func=cmd_systems)
@@ -143,7 +143,7 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
         results = ((book.roll(lambda p: spec.roll(dice, p), params), book.fingerprint) for _ in range(times or 1))
 
     # A mix the player typed goes into the roll: shown in full beside it (docs/fairness.md).
-    mix = getattr(opts, "mix", None) if faces is None else None
+    mix = opts.mix if faces is None else None
     mixed = f' mix "{mix}"' if mix else ""
 
     def as_json(result: Any, fp: Fingerprint | None) -> str:
@@ -197,7 +197,8 @@ def _entered_or_rolled(opts: argparse.Namespace, book: RollBook,
     typed = "faces" if opts.faces is not None else "winners-set" if typed_in(params) else None
     if typed is None:
         return None, book.dice(opts)
-    rolled = [f"--{name}" for name in ("seed", "entropy", "mix") if getattr(opts, name, None) is not None]
+    given = {"seed": opts.seed, "entropy": opts.entropy, "mix": opts.mix}
+    rolled = [f"--{name}" for name, value in given.items() if value is not None]
     if rolled:
         raise ParameterError(typed, f"the dice are either typed in (--{typed}) or rolled ({', '.join(rolled)}), "
                                     "not both")

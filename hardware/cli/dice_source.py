@@ -76,11 +76,10 @@ def make_dice(args: argparse.Namespace, *, log: RollLog | None = None,
               keeper: OpenSessions | None = None) -> SessionDice:
     """The dice source the options ask for (call ``close()`` on it when done: that reveals a
     session it opened). ``keeper`` is the state directory's open session, which it rolls in."""
-    seed = getattr(args, "seed", None)
-    entropy = getattr(args, "entropy", None)
+    seed, entropy = args.seed, args.entropy  # add_dice_options' (every caller's parser has them)
     if seed is not None and entropy is not None:
         raise ParameterError("seed", "--seed gives deterministic dice; it cannot be combined with --entropy")
-    mix = getattr(args, "mix", None)
+    mix = args.mix
     text = check_mix(mix) if mix is not None else None
     return open_dice(entropy or "auto", seed=seed.encode("utf-8") if seed is not None else None, log=log,
                      mix=(lambda: text) if text is not None else None, keeper=keeper)
@@ -116,8 +115,7 @@ class RollBook:
     """
 
     def __init__(self, args: argparse.Namespace, spec: SystemSpec) -> None:
-        state_dir = getattr(args, "state_dir", None)
-        player = getattr(args, "player", None)
+        state_dir, player = args.state_dir, args.player  # add_state_options' (the roll command's)
         if player is not None and state_dir is None:
             raise ParameterError("player", "needs --state-dir DIR, the directory that keeps player state")
         self.spec = spec
@@ -211,7 +209,7 @@ class RollBook:
         command, revealed at its end."""
         keeper = OpenSessions(self.store.directory, owner="command", log=_note) if self.store is not None else None
         if keeper is not None and self.store is not None and self.log is not None \
-                and getattr(args, "entropy", None) is not None:
+                and args.entropy is not None:
             # --entropy seeds a session this command opens; one opened on purpose (session open,
             # the tower) is refused, another command's passing one is rolled in
             with self._locked():

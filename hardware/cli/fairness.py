@@ -25,7 +25,7 @@ MAX_N = 100_000_000
 EXIT_UNFAIR = 1
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("fairness", help="run the statistical battery on the dice pipeline")
     p.add_argument("--n", metavar="N", default=str(DEFAULT_N), help=f"draws per test (default {DEFAULT_N:,})")
     add_dice_options(p)

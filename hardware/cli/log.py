@@ -26,7 +26,7 @@ from hardware.state import LOG_NAME, default_state_dir
 EXIT_BAD_LOG = 1
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("log", help="check and read the roll log (hash chain)")
     actions = p.add_subparsers(dest="log_action", metavar="ACTION")
     actions.required = True

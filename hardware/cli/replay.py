@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # replay is loaded by the command that replays, not at every 
 EXIT_MISMATCH = 1
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("replay", help="recompute logged rolls from the revealed seeds")
     p.add_argument("log", metavar="LOG", help="a roll log (rolls.jsonl) or the state directory holding it")
     p.add_argument("--json", action="store_true", help="print the report as JSON")

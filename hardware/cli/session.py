@@ -37,7 +37,7 @@ from hardware.state import LOG_NAME, check_state_dir, default_state_dir
 EXIT_NO_SESSION = 1
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("session", help="open, seed, show or close the session rolls commit to (commit and reveal)")
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True

@@ -21,7 +21,7 @@ from hardware.daystats import logged_on
 from hardware.state import StateError
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("stats", help="logged rolls against the exact odds, with a chi-square p-value")
     p.add_argument("dir", metavar="DIR", nargs="?",
                    help="the state directory (or a rolls.jsonl); default: the state directory")

@@ -38,7 +38,7 @@ class _HelpWithBackends(argparse._HelpAction):
         super().__call__(parser, namespace, values, option_string)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("run", help="run the tower on a Raspberry Pi (buttons, LEDs, display)", add_help=False,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-h", "--help", action=_HelpWithBackends, help="show this help message and exit")
@@ -421,7 +421,7 @@ def _gpio_hint() -> str:
 def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
     from gpiozero.exc import GPIOZeroError
 
-    from hardware.entropy import ButtonTiming
+    from hardware.entropy.buttons import ButtonTiming
     from hardware.panel_io import PinSetupError
     from hardware.sdnotify import SystemdNotifier
     from hardware.tower import assemble, run_forever, stop_on_signals

@@ -2,8 +2,9 @@
 character display, the terminal, or none, each behind :class:`ResilientDisplay` so that a
 display that fails never stops the tower.
 
-A display is any object with ``show(screen)``, ``clear()`` and ``close()``; one that can tell
-cheaply whether its bus answers again also has ``ping()``.
+A display is any object with ``show(screen)``, ``clear()`` and ``close()`` (:class:`Display`);
+one that can tell cheaply whether its bus answers again also has ``ping()`` (:class:`Pinging`),
+and one that draws pictures keeps the last as ``image`` (:class:`Picturing`).
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ import contextlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, runtime_checkable
 
 from engine.panel.model import Screen
 from hardware import backends
 from hardware.tower_config import DisplayConfig
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 
 class Display(Protocol):
@@ -25,6 +29,21 @@ class Display(Protocol):
     def clear(self) -> None: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class Pinging(Protocol):
+    """A display that can tell cheaply whether its bus answers again (an OLED: one command
+    byte), so a failed one is kept and asked rather than opened afresh at every retry."""
+
+    def ping(self) -> None: ...
+
+
+@runtime_checkable
+class Picturing(Protocol):
+    """A display that draws pictures: ``image`` is the last one sent (None once cleared)."""
+
+    image: Image.Image | None
 
 
 class NullDisplay:
@@ -61,6 +80,10 @@ class OpenContext:
     stream: TextIO | None = None
     link: Any = None
     opened: list[Any] = field(default_factory=list)
+
+
+#: How a display kind opens (the targets of :data:`hardware.backends.DISPLAY_KINDS`).
+DisplayOpener = Callable[[DisplayConfig, OpenContext], Display]
 
 
 def open_oled(cfg: DisplayConfig, ctx: OpenContext) -> Display:
@@ -190,9 +213,8 @@ class ResilientDisplay:
         replugged OLED has lost its settings). Opening only once the bus answers keeps a long
         outage from piling up half-opened devices."""
         old = self.display
-        ping = getattr(old, "ping", None)
-        if callable(ping):
-            ping()
+        if isinstance(old, Pinging):
+            old.ping()
         self.display = None
         if old is not None:
             with contextlib.suppress(Exception):  # the old handle may be half dead
@@ -205,7 +227,7 @@ class ResilientDisplay:
             self.log(f"display: {message}; retrying every {self.retry_ns / 1e9:g} s, the LEDs carry on")
         self.error = message
         self._retry_at = now_ns + self.retry_ns
-        if not callable(getattr(self.display, "ping", None)):
+        if not isinstance(self.display, Pinging):
             broken, self.display = self.display, None
             if broken is not None:
                 with contextlib.suppress(Exception):  # it is already failing

@@ -13,11 +13,13 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Protocol
 
 from engine import fairness
 from engine.dice import sample_subset
 
-__all__ = ["ALPHA", "DICE", "SUBSETS", "Battery", "CheckResult", "plan", "run_battery", "unlikely_failures"]
+__all__ = ["ALPHA", "DICE", "SUBSETS", "Battery", "BatteryDice", "CheckResult", "plan", "run_battery",
+           "unlikely_failures"]
 
 ALPHA = 0.01
 DICE = (4, 6, 8, 10, 12, 20, 100)
@@ -84,8 +86,17 @@ def plan(draws: int) -> tuple[int, int]:
     return units, bits
 
 
+class BatteryDice(Protocol):
+    """What the battery draws from: dice (for the chi-square and sequence tests) that also
+    give raw bytes (for SP 800-22), as :class:`~hardware.entropy.SessionDice` does."""
+
+    def randbelow(self, n: int) -> int: ...
+
+    def random_bytes(self, n: int) -> bytes: ...
+
+
 def run_battery(
-    dice,
+    dice: BatteryDice,
     draws: int,
     *,
     progress: Callable[[int, int, str], None] | None = None,

@@ -220,6 +220,9 @@ class SessionKeeper(Protocol):
     state directory's lock around every call."""
 
     owner: Owner
+    #: the state directory it keeps them in (named in messages; a ``file:`` capture's offsets
+    #: are kept there too)
+    state_dir: Path
 
     def mine(self, stored: StoredSession) -> bool:
         """Whether this keeper's owner opened ``stored``."""

@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from engine.errors import ParameterError
 from hardware import backends
@@ -110,7 +110,7 @@ class _Missing:
     def status(self) -> str:
         return "absent"
 
-    def gather(self):
+    def gather(self) -> NoReturn:
         from hardware.entropy.sources import SourceUnavailable
 
         raise SourceUnavailable(self.name, self._why)
@@ -171,7 +171,7 @@ def open_dice(
         from hardware.entropy.file_offsets import FileOffsets
 
         # how far each file was read is kept beside the log (none without a state directory)
-        where = state_dir if state_dir is not None else getattr(keeper, "state_dir", None)
+        where = state_dir if state_dir is not None else keeper.state_dir if keeper is not None else None
         offsets = FileOffsets(where) if where is not None else None
     chosen: list[EntropySource] = [
         file_source(name[5:], offsets=offsets) if name.startswith("file:")

@@ -20,6 +20,7 @@ import contextlib
 import math
 import threading
 import time
+from collections.abc import Callable
 
 from engine.errors import EntropyError
 from firmware_bridge import noise
@@ -28,6 +29,11 @@ from firmware_bridge.firmware import codec
 from firmware_bridge.link import Hello, Link
 from hardware.entropy.assessment import EntropyAssessor
 from hardware.entropy.sources import CREDIT_CAP_BITS, Contribution, SourceUnavailable, _test_name, condition
+
+#: The credit's 16-bit count as the board reads it. The codec is the board's own MicroPython
+#: module, plain code without annotations (its host-side types are firmware_bridge's): this
+#: names the type of the one function taken from it here.
+PUT_U16: Callable[[int], bytes] = codec.put_u16
 
 #: Raw bytes granted per credit: an estimator window's worth (8192 bits).
 GRANT_BYTES = 1024
@@ -148,7 +154,7 @@ class BridgeSource:
 
     def _grant(self, nbytes: int) -> None:
         try:
-            self.link.request(codec.ENTROPY_CREDIT, codec.put_u16(nbytes) + bytes((CHUNK_BYTES,)))
+            self.link.request(codec.ENTROPY_CREDIT, PUT_U16(nbytes) + bytes((CHUNK_BYTES,)))
         except BridgeError as exc:
             self._unavailable = "unavailable"
             raise SourceUnavailable(self.name, str(exc)) from None

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from engine.errors import EngineError, EntropyError
 from engine.fingerprints import Fingerprint
+from engine.results import RollResult
 from engine.rng import DrbgDice, HmacDrbg
 from engine.seeds import (
     BLOCK_BYTES,
@@ -379,7 +380,8 @@ class SessionDice:
         s.roll_start = s.position
         return entry
 
-    def record(self, result: Any, *, player: int | None = None, **fields: Any) -> dict[str, Any] | None:
+    def record(self, result: RollResult | Mapping[str, Any], *, player: int | None = None,
+               **fields: Any) -> dict[str, Any] | None:
         """Log a roll just made from these dice; rotate the session after ``session_rolls``.
 
         ``result`` is a ``RollResult`` or its dict. The entry holds the generate calls the roll
@@ -405,7 +407,7 @@ class SessionDice:
         if not s.p.logged:  # its session entry is not in the log: neither can its rolls be
             s.roll = s.before_roll = None
             raise LogError("this roll's session could not be written to the roll log: not recorded", "not recorded")
-        data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
+        data = result.to_dict() if isinstance(result, RollResult) else dict(result)
         extra: dict[str, Any] = dict(fields)
         if player is not None:
             extra["player"] = player
@@ -493,7 +495,7 @@ class SessionDice:
                         mine=mine, kept=stored, roll_start=progress.position)
 
     def _keeper_place(self) -> str:
-        return str(getattr(self._keeper, "state_dir", "the state directory"))
+        return str(self._keeper.state_dir) if self._keeper is not None else "the state directory"
 
     def _on_buttons_failed(self, failure: str) -> None:
         from hardware.entropy.buttons import ButtonTiming

@@ -126,7 +126,7 @@ Opener = Callable[[str], BinaryIO]
 
 def _open_nonblocking(path: str) -> BinaryIO:
     # O_NONBLOCK so that an hwrng without data makes read() return EAGAIN instead of hanging.
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         return os.fdopen(fd, "rb", buffering=0)
     except OSError as exc:  # a directory opens, then fails here: name the path, not the fd
@@ -307,9 +307,13 @@ def kernel_source(*, getrandom: Callable[[int], bytes] | None = None) -> ByteSou
     return ByteSource("kernel", claim("kernel"), read=getrandom or os.getrandom)
 
 
-def hwrng_source(path: str = HWRNG_PATH, *, opener: Opener = _open_nonblocking, **kwargs) -> ByteSource:
-    """The hardware RNG character device (``/dev/hwrng``)."""
-    return ByteSource("hwrng", claim("hwrng"), path=path, opener=opener, explain=_explain_hwrng, **kwargs)
+def hwrng_source(path: str = HWRNG_PATH, *, opener: Opener = _open_nonblocking, timeout_s: float = 5.0,
+                 monotonic: Callable[[], float] = time.monotonic,
+                 wait: Callable[[float], None] = time.sleep) -> ByteSource:
+    """The hardware RNG character device (``/dev/hwrng``); ``timeout_s``, ``monotonic`` and
+    ``wait`` as :class:`ByteSource` takes them (a test's clock)."""
+    return ByteSource("hwrng", claim("hwrng"), path=path, opener=opener, explain=_explain_hwrng,
+                      timeout_s=timeout_s, monotonic=monotonic, wait=wait)
 
 
 class FileSource(ByteSource):

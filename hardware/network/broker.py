@@ -9,10 +9,13 @@ from __future__ import annotations
 import os
 import ssl
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from hardware.network import NetworkError
+
+if TYPE_CHECKING:
+    from paho.mqtt.client import Client
 
 #: scheme -> (TLS, default port)
 SCHEMES = {"mqtt": (False, 1883), "mqtts": (True, 8883)}
@@ -105,10 +108,11 @@ class Credentials:
     ca_file: str | None = None
 
 
-def make_client(url: BrokerURL, client_id: str, credentials: Credentials, *, ca_what: str = "ca_file") -> Any:
+def make_client(url: BrokerURL, client_id: str, credentials: Credentials, *, ca_what: str = "ca_file") -> Client:
     """A paho-mqtt client (callback API version 2, MQTT 3.1.1, clean session), not yet connected.
     ``ca_what`` names the CA file's option in messages."""
-    from paho.mqtt.client import CallbackAPIVersion, Client
+    from paho.mqtt.client import Client
+    from paho.mqtt.enums import CallbackAPIVersion  # paho's own home of it (the client module re-exports it)
 
     client = Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True)
     username = credentials.username or url.username
@@ -137,7 +141,7 @@ def make_client(url: BrokerURL, client_id: str, credentials: Credentials, *, ca_
     return client
 
 
-def release(client: Any) -> None:
+def release(client: Client) -> None:
     """Disconnect, stop the network thread and close every socket of a paho client now.
 
     paho keeps a loopback socket pair (to wake its loop) until the client object is garbage

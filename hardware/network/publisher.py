@@ -98,6 +98,7 @@ class Publisher:
         self._ranges: deque[tuple[int, int]] = deque()
         self._wake = threading.Event()
         self._stop = threading.Event()
+        self._close_timeout = CLOSE_TIMEOUT_S  # close() sets its own before it stops the thread
         self._connected = threading.Event()
         self._announce = False
         self._status_sent: dict[str, Any] | None = None
@@ -185,7 +186,7 @@ class Publisher:
             self._step()
             self._wake.wait(self.poll_s)
             self._wake.clear()
-        self._finish(getattr(self, "_close_timeout", CLOSE_TIMEOUT_S))
+        self._finish(self._close_timeout)
 
     def _step(self) -> None:
         self._take_acks()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from engine.fingerprints import Fingerprint
+    from engine.results import RollResult
     from hardware.entropy.session_dice import TableSeeding
 
 __all__ = [
@@ -40,7 +41,8 @@ class Recording(Protocol):
 
     last_fingerprint: Fingerprint | None
 
-    def record(self, result: Any, *, player: int | None = None, **fields: Any) -> dict[str, Any] | None: ...
+    def record(self, result: RollResult | Mapping[str, Any], *, player: int | None = None,
+               **fields: Any) -> dict[str, Any] | None: ...
 
 
 class Committing(Protocol):
@@ -139,7 +141,7 @@ def _offers(dice: object, seam: type) -> Any:
 
 def _members(seam: type) -> tuple[str, ...]:
     """The names a Protocol declares: its methods, properties and annotated attributes."""
-    names = [*vars(seam), *getattr(seam, "__annotations__", {})]
+    names = [*vars(seam), *inspect.get_annotations(seam)]
     return tuple(dict.fromkeys(n for n in names if not n.startswith("_")))
 
 

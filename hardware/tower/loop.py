@@ -1,8 +1,9 @@
 """The tower's loop: button events in, the pure state machine, effects out.
 
-:class:`Tower` composes the parts: a :class:`~hardware.panel_io.PanelIO` (gpiozero devices on
-the pin factory passed in), :class:`~hardware.tower.outputs.Outputs` (LEDs, buzzer, display),
-a :class:`~hardware.tower.recorder.RollRecorder`, a :class:`~hardware.tower.sync.SessionSync`
+:class:`Tower` holds the parts :func:`hardware.tower.assemble` builds: a
+:class:`~hardware.panel_io.PanelIO` (gpiozero devices on the pin factory passed in),
+:class:`~hardware.tower.outputs.Outputs` (LEDs, buzzer, display), a
+:class:`~hardware.tower.recorder.RollRecorder`, a :class:`~hardware.tower.sync.SessionSync`
 and the :class:`~hardware.panel_memory.PanelMemory`. :meth:`Tower.pump` is one pass of the
 loop and never sleeps, so tests and the simulator drive it on a simulated clock;
 :meth:`Tower.run` is the appliance loop, which sleeps until an event arrives or the next
@@ -24,23 +25,21 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Callable
-from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine import systems as engine_systems
 from engine.dice import DiceSource
 from engine.panel import machine
 from engine.panel.model import Button, Effects, Event, EventKind, Screen
-from engine.panel.state import Mode
+from engine.panel.state import Mode, PanelState
 from hardware.display import ResilientDisplay
 from hardware.once import Once
 from hardware.panel_io import Clock, PanelIO
 from hardware.panel_memory import PanelMemory
-from hardware.tower.dice import abilities
+from hardware.tower.dice import Reporting
 from hardware.tower.lock import DirectoryLock
+from hardware.tower.logline import LogLine
 from hardware.tower.outputs import Outputs
 from hardware.tower.recorder import RollRecorder, WatchedDice
 from hardware.tower.sync import SessionSync
@@ -52,8 +51,6 @@ if TYPE_CHECKING:
     from engine.panel.operator import OperatorLock
     from hardware.daystats import DayStats
     from hardware.entropy.buttons import ButtonTiming
-    from hardware.rolllog import LenientLog, RollLog
-    from hardware.speech import Speaker
     from hardware.speech.narrator import Narrator
 
 __all__ = ["IDLE_TICK_NS", "ROLLING_EVENTS", "SAVE_EVERY_NS", "STATUS_EVERY_NS", "WARM_AFTER_NS", "Tower"]
@@ -72,72 +69,63 @@ ROLLING_EVENTS = frozenset({EventKind.PRESS, EventKind.HOLD, EventKind.TURN})
 
 
 class Tower:
-    """One dice tower. Made by :func:`hardware.tower.assemble`; :meth:`pump` (or :meth:`run`),
-    then :meth:`close`.
+    """One dice tower. Made by :func:`hardware.tower.assemble`, which builds, opens and wires
+    every part and hands them in here; :meth:`pump` (or :meth:`run`), then :meth:`close`.
 
-    ``timing`` hears every debounced button edge. ``state_dir`` is the state directory
-    (``kiosk.state_dir``): the panel remembers its settings and player slots there, and rolls
-    under its lock. ``roll_log`` is the log the dice write to (a
-    :class:`~hardware.rolllog.LenientLog` for ``unrecorded = "show"``); ``kept=False`` says
-    there is none (``state_dir = "none"``). ``show`` gets the UNRECORDED lines (standard
-    output). ``log`` gets one line per notable event (it may be swapped later: the parts say
-    things through :attr:`log` as it is then). ``speaker`` says results and pages aloud.
+    The parts: ``dice`` (``timing`` hears every debounced button edge); ``lock``, the state
+    directory's (rolls run under it); ``recorder``, every roll into the roll log before it is
+    shown; ``sessions``, the dice session as the panel knows it; ``memory``, the panel's
+    settings and player slots; ``outputs``, the LEDs, buzzer and display, on ``io``, the
+    claimed pins; ``voice``, speech (None without a speaker); ``day``, today's rolls for the
+    attract screen every ``day_every`` ns (None without a state directory); ``operator``, the
+    kiosk's lock (None when off); ``reporting``, the dice's status line (None: they have
+    none). ``state`` is the panel's state at ``now``, when the tower starts. ``say`` is where
+    the parts say things: :attr:`log` (a test may swap it after start-up).
     """
 
     def __init__(
         self,
         config: TowerConfig,
         *,
-        pin_factory: Any,
-        display: ResilientDisplay,
+        clock: Clock,
         dice: DiceSource,
-        clock: Clock = time.monotonic_ns,
-        timing: ButtonTiming | None = None,
-        state_dir: Path | None = None,
-        roll_log: RollLog | LenientLog | None = None,
-        kept: bool = True,
-        show: Callable[[str], None] | None = None,
-        speaker: Speaker | None = None,
-        log: Callable[[str], None] | None = None,
+        timing: ButtonTiming | None,
+        say: LogLine,
+        lock: DirectoryLock,
+        recorder: RollRecorder,
+        sessions: SessionSync,
+        memory: PanelMemory,
+        outputs: Outputs,
+        io: PanelIO,
+        voice: Narrator | None,
+        day: DayStats | None,
+        day_every: int,
+        operator: OperatorLock | None,
+        reporting: Reporting | None,
+        state: PanelState,
+        now: int,
     ) -> None:
         self.config = config
         self.clock = clock
         self.dice = dice
         self.timing = timing
-        self.log: Callable[[str], None] = log or (lambda message: None)
+        self._line = say
+        self.lock = lock
+        self.recorder = recorder
+        self.sessions = sessions
+        self.memory = memory
+        self.outputs = outputs
+        self.io = io
+        self.voice = voice
+        self._day = day
+        self._day_every = day_every
+        self._operator = operator
+        self._reporting = reporting
+        self.state = state
         self.tick_ns = max(1, round(1e9 / config.kiosk.tick_hz))
         self.steps = 0  # state machine steps taken (ticks included)
         self._warm = False  # the other systems are loaded once the buttons are still (WARM_AFTER_NS)
-        self._operator: OperatorLock | None = _operator_lock(config)
-        able = abilities(dice)
-        self.lock = DirectoryLock(state_dir, log=self._say)
-        self.recorder = RollRecorder(able.recording, roll_log, show_anyway=config.kiosk.unrecorded == "show",
-                                     show=show or (lambda line: None), log=self._say)
-        self.sessions = SessionSync(able, roll_log=roll_log, state_dir=state_dir, kept=kept, lock=self.lock,
-                                    tell=self.step, log=self._say,
-                                    menu_by="staff" if self._operator is not None else "table")
-        self.memory = PanelMemory(state_dir, roll_log=roll_log, log=self._say)
-        self.outputs = Outputs(display)
-        self._reporting = able.reporting
-        self.sessions.reveal_left_open()  # a power cut's session is revealed before anything opens one
-        now = clock()
-        self.state, fx = machine.initial(config.panel, now / 1e9, saved=self.memory.recall_healed())
-        self.voice: Narrator | None = None
         self._voice_problem = ""
-        if speaker is not None:
-            self.voice = _narrator(config, speaker, now, self._say, self.state.settings.speech)
-        self.outputs.first(fx.screen, now)
-        try:
-            self.io = PanelIO(config, pin_factory=pin_factory, clock=clock)
-        except BaseException:
-            self.outputs.abandon()
-            raise
-        self.outputs.claim(self.io)
-        try:
-            self.outputs.apply(replace(fx, screen=None), now)
-        except BaseException:
-            self.io.close()
-            raise
         self._next_tick = now + self.tick_ns
         self._still_since = now  # the last button event
         self._status_at = now
@@ -145,22 +133,25 @@ class Tower:
         self._dirty = False
         self._saved_at = now
         self._closed = False
-        self._day: DayStats | None = None
-        self._day_every = 0
-        if state_dir is not None:
-            from hardware.daystats import DAY_STATS_EVERY_NS, DayStats
-            from hardware.state import LOG_NAME
+        self._day_at = now - day_every  # counted on the first pass
+        self._day_said = Once(say)
 
-            self._day, self._day_every = DayStats(state_dir / LOG_NAME), DAY_STATS_EVERY_NS
-        self._day_at = now - self._day_every  # counted on the first pass
-        self._day_said = Once(self._say)
+    @property
+    def log(self) -> Callable[[str], None]:
+        """Where the tower and its parts say things (one line per notable event)."""
+        return self._line.to
+
+    @log.setter
+    def log(self, to: Callable[[str], None]) -> None:
+        self._line.to = to
+
+    def start(self, now: int) -> None:
+        """The first news for the panel, once the tower is wired (:func:`hardware.tower.
+        assemble`'s last step): the dice's status line, whether speech can be heard, and the
+        session's commitment, which goes up before the first roll."""
         self._update_status(now)
         self._update_voice(now)
-        self.sessions.sync(now)  # the first commitment goes up before the first roll
-
-    def _say(self, line: str) -> None:
-        """A line for the log as it is now (a test may swap :attr:`log` after start-up)."""
-        self.log(line)
+        self.sessions.sync(now)
 
     # --- the loop -------------------------------------------------------------------------------
 
@@ -270,7 +261,7 @@ class Tower:
             self.sessions.sync(now)
         return fx
 
-    def _record(self, rolled: dict[str, Any], state: Any) -> tuple[str | None, str | None]:
+    def _record(self, rolled: dict[str, Any], state: PanelState) -> tuple[str | None, str | None]:
         """The roll into the log (the recorder's work); the memory follows the entry. Returns
         why it is not in the log (None: it is, or the dice keep none) and its LOGGED text."""
         recorded = self.recorder.record(rolled, state)
@@ -432,23 +423,3 @@ def _merged(first: Effects, then: Effects) -> Effects:
         request=first.request or then.request,
         table_seed=first.table_seed or then.table_seed,
     )
-
-
-def _narrator(config: TowerConfig, speaker: Speaker, now: int, log: Callable[[str], None],
-              speaking: bool) -> Narrator:
-    """Speech for a tower with a speaker (loaded only then: start-up without one skips it)."""
-    from engine.speech import table
-    from hardware.speech.narrator import Narrator
-
-    sound = config.sound
-    return Narrator(speaker, table(sound.language), still_ns=round(sound.still_seconds * 1e9), now=now,
-                    speaking=speaking, log=log)
-
-
-def _operator_lock(config: TowerConfig) -> OperatorLock | None:
-    """The kiosk's operator lock (engine.panel.operator), or None when ``kiosk.lock`` is off."""
-    if not config.kiosk.lock:
-        return None
-    from engine.panel.operator import OperatorLock, check_buttons
-
-    return OperatorLock(check_buttons(config.kiosk.operator_buttons))

@@ -8,11 +8,14 @@ UNRECORDED until the panel leaves the result.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.panel.model import Effects, Screen
-from hardware.display import ResilientDisplay
+from hardware.display import Picturing, ResilientDisplay
 from hardware.panel_io import PanelIO
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 __all__ = ["RESULT_SCREENS", "Outputs"]
 
@@ -79,9 +82,10 @@ class Outputs:
         return self.display.screen
 
     @property
-    def frame(self) -> Any:
+    def frame(self) -> Image.Image | None:
         """The last picture sent to an OLED (a PIL image), or None for a text display."""
-        return getattr(self.display.display, "image", None)
+        shown = self.display.display
+        return shown.image if isinstance(shown, Picturing) else None
 
     def close(self) -> None:
         """LEDs off, buzzer quiet, display cleared and closed."""

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
+from engine.dice import DiceSource, sample_subset
 from engine.panel import machine, sessions, slots
 from engine.panel.model import Effects
 from engine.params import typed_in
@@ -131,26 +132,31 @@ class RollRecorder:
         return lenient.failures if lenient is not None else 0
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
 class WatchedDice:
     """The dice as the state machine sees them: a roll log that cannot take a new session's
-    entry is noted (the machine itself would only say "cannot roll" with the whole message)."""
+    entry is noted (the machine itself would only say "cannot roll" with the whole message).
 
-    def __init__(self, dice: Any) -> None:
+    They offer what the engine draws with, and nothing else: ``randbelow`` and ``sample``
+    (:class:`engine.dice.SubsetDice`), the second as :func:`engine.dice.sample_subset` draws
+    from the dice watched (their own ``sample`` if they have one, else die by die)."""
+
+    def __init__(self, dice: DiceSource) -> None:
         self._dice = dice
         self.failed: str | None = None
 
     def randbelow(self, n: int) -> int:
         return int(self._call(self._dice.randbelow, n))
 
-    def __getattr__(self, name: str) -> Any:
-        value = getattr(self._dice, name)
-        if name == "sample" and callable(value):
-            return lambda *args: self._call(value, *args)
-        return value
+    def sample(self, n: int, k: int) -> frozenset[int]:
+        return self._call(sample_subset, self._dice, n, k)
 
-    def _call(self, draw: Callable[..., Any], *args: Any) -> Any:
+    def _call(self, draw: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            return draw(*args)
+            return draw(*args, **kwargs)
         except Exception as exc:
             from hardware.rolllog import LogError  # not before it is needed: start-up time
 

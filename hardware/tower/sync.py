@@ -40,19 +40,20 @@ NOT_KEPT = "seed not kept: no roll log (state_dir none)"
 
 
 class SessionSync:
-    """The dice session as the panel knows it. ``tell(event, now)`` steps the panel with an
-    event (the tower's :meth:`~hardware.tower.loop.Tower.step`); ``kept=False`` says there is
-    no roll log (``state_dir = "none"``), so a reveal is not announced as "in log"."""
+    """The dice session as the panel knows it. :attr:`tell` (``tell(event, now)``) steps the
+    panel with an event: the tower's :meth:`~hardware.tower.loop.Tower.step`, wired by
+    :func:`hardware.tower.assemble` once the tower is made (the sync is made before it, and
+    tells nothing until then). ``kept=False`` says there is no roll log (``state_dir =
+    "none"``), so a reveal is not announced as "in log"."""
 
     def __init__(self, dice: DiceAbilities, *, roll_log: RollLog | LenientLog | None, state_dir: Path | None,
-                 kept: bool, lock: DirectoryLock, tell: Callable[[Event, int], object],
-                 log: Callable[[str], None], menu_by: str = "table") -> None:
+                 kept: bool, lock: DirectoryLock, log: Callable[[str], None], menu_by: str = "table") -> None:
         self.dice = dice
         self.roll_log = roll_log
         self.state_dir = state_dir
         self.kept = kept
         self.lock = lock
-        self.tell = tell
+        self.tell: Callable[[Event, int], object] = _unwired
         self.log = log
         self.session_id: str | None = None  # the session the panel was told about
         self.commitment = ""
@@ -376,6 +377,11 @@ class SessionSync:
         from hardware.entropy.open_sessions import OpenSessions
 
         return OpenSessions(self.state_dir, log=self.log)
+
+
+def _unwired(event: Event, now: int) -> object:
+    """:attr:`SessionSync.tell` until the tower is wired to it: nothing may be told before."""
+    raise RuntimeError(f"the session sync told the panel {event.kind.name} before the tower was assembled")
 
 
 def _detail(exc: Exception) -> str:

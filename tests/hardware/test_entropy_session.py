@@ -13,8 +13,10 @@ from engine.errors import EntropyError, ParameterError
 from engine.rng import DrbgDice
 from engine.seeds import RollStream
 from engine.systems import get
-from hardware.entropy import ButtonTiming, NotEnoughEntropy, SeedMaterial, SourceUnavailable, open_dice, parse_spec
+from hardware.entropy import NotEnoughEntropy, SeedMaterial, open_dice, parse_spec
+from hardware.entropy.buttons import ButtonTiming
 from hardware.entropy.replay import replay_log
+from hardware.entropy.sources import SourceUnavailable
 from hardware.rolllog import RollLog, verify
 from tests.hardware.test_entropy_buttons import STARTUP_BITS_PER_PRESS, human_taps
 from tests.hardware.test_entropy_sources import good_bytes

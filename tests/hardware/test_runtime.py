@@ -203,7 +203,7 @@ def test_holding_mode_opens_the_settings_with_the_entropy_status() -> None:
 
 
 def test_every_debounced_edge_goes_to_the_button_timing() -> None:
-    from hardware.entropy import ButtonTiming
+    from hardware.entropy.buttons import ButtonTiming
 
     timing = ButtonTiming(hold_ns=800 * MS)
     rig = Rig(timing=timing)

@@ -19,7 +19,8 @@ from engine.panel.menu import ITEMS, Item
 from engine.panel.model import Button, Effects, Event, EventKind
 from engine.panel.state import Mode
 from engine.verify import Notes
-from hardware.entropy import ButtonTiming, open_dice
+from hardware.entropy import open_dice
+from hardware.entropy.buttons import ButtonTiming
 from hardware.entropy.replay import replay_log
 from hardware.rolllog import RollLog
 from hardware.tower import SESSION_RETRY_NS

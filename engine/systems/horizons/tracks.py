@@ -77,8 +77,7 @@ class WoundTrack:
             raise ValueError(
                 f"the Minor tier has {MINOR_BASE} to {MINOR_MAX} boxes, got {self.minor_boxes}"
             )
-        for tier in TIERS:
-            marked = getattr(self, tier)
+        for tier, marked in zip(TIERS, self._marks(), strict=True):
             _check_count(f"{tier} boxes marked", marked)
             if marked > self.size(tier):
                 raise ValueError(
@@ -99,8 +98,11 @@ class WoundTrack:
         return (self.minor_boxes, MAJOR_BOXES, CRITICAL_BOXES)[index]
 
     def marked(self, tier: str) -> int:
-        _check_tier(tier)
-        return int(getattr(self, tier))
+        return int(self._marks()[_check_tier(tier)])
+
+    def _marks(self) -> tuple[int, int, int]:
+        """The boxes marked in each tier, in :data:`TIERS`' order."""
+        return (self.minor, self.major, self.critical)
 
     @property
     def incapacitated(self) -> bool:
