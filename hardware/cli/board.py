@@ -1,10 +1,24 @@
-"""``dicetower board``: the store's towers live, verified, on a web page (docs/network.md)."""
+"""``dicetower board``: the store's towers live, verified, on a web page (docs/network.md).
+
+The board's web stack is the ``store`` extra (pyproject.toml), which a tower installs
+without: this module imports none of it, and ``dicetower board`` without it is one line
+naming what to install, exit 2 (a command that cannot start here: docs/roll-log.md).
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 
 from hardware.cli.output import say
+
+#: The top-level modules of the ``store`` extra (pyproject.toml's ``[store]``) that the board
+#: imports itself.
+STORE_MODULES = ("starlette", "uvicorn", "anyio")
+#: A module of ours missing is a bug, not a missing extra.
+OUR_PACKAGES = frozenset({"engine", "hardware", "firmware_bridge"})
+#: What to run to get them: in a clone (the README's quick start), and on an installed tower.
+STORE_HINT = ".venv/bin/pip install -e '.[store]' in a clone, or sudo deploy/install.sh --store on an installed tower"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,14 +54,38 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_board(args: argparse.Namespace) -> int:
+    from hardware.cli import EXIT_UNRECORDED, EXIT_USAGE
+
+    missing = store_missing()
+    if missing:
+        say(_no_store(missing))
+        return EXIT_USAGE
+    try:
+        importlib.import_module("hardware.board.serve")  # the web stack, before any option is read
+    except ModuleNotFoundError as exc:  # the extra is there, but a module it needs is not (a half install)
+        if not exc.name or exc.name.split(".")[0] in OUR_PACKAGES:
+            raise
+        say(_no_store([exc.name]))
+        return EXIT_USAGE
     from hardware.board.record import RecordError
-    from hardware.cli import EXIT_UNRECORDED
 
     try:
         return _board(args)
     except RecordError as exc:  # damaged, full, read-only: the record cannot be used (docs/network.md)
         say(f"dicetower: cannot record: {exc}")
         return EXIT_UNRECORDED
+
+
+def store_missing() -> list[str]:
+    """The store extra's modules this Python cannot import (looked up, not imported)."""
+    from importlib.util import find_spec
+
+    return [name for name in STORE_MODULES if find_spec(name) is None]
+
+
+def _no_store(missing: list[str]) -> str:
+    return (f"dicetower board: the store's board needs the store extra, which is not installed here "
+            f"(no {', '.join(missing)}): {STORE_HINT}")
 
 
 def _board(args: argparse.Namespace) -> int:
