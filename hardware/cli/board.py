@@ -100,7 +100,7 @@ def _board(args: argparse.Namespace) -> int:
     option = {name: _given(getattr(args, name), config.options.get(name)) for name in (
         "mqtt", "listen", "store", "data", "username", "password_file", "ca_file")}
     if not option["mqtt"]:
-        raise BoardError("--mqtt: the broker is needed (--mqtt mqtt://HOST[:PORT], or mqtt in --config's [board])")
+        raise BoardError("--mqtt", "the broker is needed (--mqtt mqtt://HOST[:PORT], or mqtt in --config's [board])")
     url = parse_url(option["mqtt"], what="--mqtt")
     if option["store"] is not None:
         check_id("--store", option["store"])
@@ -112,7 +112,7 @@ def _board(args: argparse.Namespace) -> int:
     webhooks = [*config.webhooks, *(make_webhook(u) for u in args.webhook)]
     names = [h.name for h in webhooks]
     if len({h.ident for h in webhooks}) < len(webhooks):
-        raise BoardError("--webhook: the same URL is given twice; each hook once")
+        raise BoardError("--webhook", "the same URL is given twice; each hook once")
     origins = [*config.allow_origins, *(parse_origin(o) for o in args.allow_origin)]
     app, towers = board_app(url, store=option["store"], data=data, credentials=credentials, log=_stderr,
                             webhooks=webhooks, allow_origins=origins)

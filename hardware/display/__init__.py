@@ -16,7 +16,7 @@ from typing import Any, Protocol, TextIO
 
 from engine.panel.model import Screen
 from hardware import backends
-from hardware.tower_config import DisplayConfig
+from hardware.config.schema import DisplayConfig
 
 
 class Display(Protocol):

@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.dice import DiceSource
+from hardware.config.schema import TowerConfig
 from hardware.display import ResilientDisplay
 from hardware.panel_io import Clock
 from hardware.tower.appliance import run_forever, stop_on_signals
 from hardware.tower.loop import Tower
 from hardware.tower.sync import SESSION_RETRY_NS
-from hardware.tower_config import TowerConfig
 
 if TYPE_CHECKING:
     from hardware.entropy.buttons import ButtonTiming

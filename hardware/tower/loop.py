@@ -35,6 +35,7 @@ from engine.dice import DiceSource
 from engine.panel import machine
 from engine.panel.model import Button, Effects, Event, EventKind, Screen
 from engine.panel.state import Mode
+from hardware.config.schema import TowerConfig
 from hardware.display import ResilientDisplay
 from hardware.once import Once
 from hardware.panel_io import Clock, PanelIO
@@ -44,7 +45,6 @@ from hardware.tower.lock import DirectoryLock
 from hardware.tower.outputs import Outputs
 from hardware.tower.recorder import RollRecorder, WatchedDice
 from hardware.tower.sync import SessionSync
-from hardware.tower_config import TowerConfig
 
 if TYPE_CHECKING:
     # only where a state directory, a speaker or the kiosk's lock is in play: start-up to the

@@ -25,8 +25,8 @@ FAKED = ("apt-get", "apt-cache", "dpkg-query", "groupadd", "useradd", "usermod",
 #: What only looks: a dry run or a run with nothing to do calls nothing else.
 READ_ONLY = re.compile(r"^(dpkg-query -|apt-cache policy |venv-python -c |systemctl is-(enabled|active) )")
 STEPS = ["packages", "groups", "user", "I2C in config.txt", "i2c-dev module", "venv", "dicetower in the venv",
-         "store extra", "GPIO libraries", "documentation", "dicetower on PATH", "config", "service unit", "network drop-in",
-         "phone page ([web])", "udev rules", "systemd"]
+         "store extra", "GPIO libraries", "documentation", "dicetower on PATH", "config", "service unit",
+         "network drop-in", "phone page ([web])", "udev rules", "systemd"]
 #: What the packages step installs on Raspberry Pi OS (its archive has the GPIO packages).
 APT_INSTALL = ("apt-get install -y -qq --no-install-recommends python3-venv i2c-tools espeak-ng python3-lgpio "
                "python3-rpi-lgpio")
