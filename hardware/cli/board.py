@@ -18,7 +18,8 @@ STORE_MODULES = ("starlette", "uvicorn", "anyio")
 #: A module of ours missing is a bug, not a missing extra.
 OUR_PACKAGES = frozenset({"engine", "hardware", "firmware_bridge"})
 #: What to run to get them: in a clone (the README's quick start), and on an installed tower.
-STORE_HINT = ".venv/bin/pip install -e '.[store]' in a clone, or sudo deploy/install.sh --store on an installed tower"
+STORE_HINT = (".venv/bin/pip install -e '.[store]' in a clone, or deploy/install.sh --store (as root) on an "
+              "installed tower")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
