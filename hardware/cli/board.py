@@ -15,6 +15,9 @@ from hardware.cli.output import say
 #: The top-level modules of the ``store`` extra (pyproject.toml's ``[store]``) that the board
 #: imports itself.
 STORE_MODULES = ("starlette", "uvicorn", "anyio")
+#: Modules of the extra that the web stack imports only once it serves (uvicorn's HTTP
+#: protocol): looked up before, so a half install is the same one line, not a traceback later.
+SERVING_MODULES = ("h11",)
 #: A module of ours missing is a bug, not a missing extra.
 OUR_PACKAGES = frozenset({"engine", "hardware", "firmware_bridge"})
 #: What to run to get them: in a clone (the README's quick start), and on an installed tower.
@@ -62,11 +65,16 @@ def cmd_board(args: argparse.Namespace) -> int:
         say(_no_store(missing))
         return EXIT_USAGE
     try:
-        importlib.import_module("hardware.board.serve")  # the web stack, before any option is read
+        for module in ("hardware.board.serve", "uvicorn"):  # the web stack, before any option is read
+            importlib.import_module(module)
     except ModuleNotFoundError as exc:  # the extra is there, but a module it needs is not (a half install)
         if not exc.name or exc.name.split(".")[0] in OUR_PACKAGES:
             raise
         say(_no_store([exc.name]))
+        return EXIT_USAGE
+    late = store_missing(SERVING_MODULES)
+    if late:
+        say(_no_store(late))
         return EXIT_USAGE
     from hardware.board.record import RecordError
 
@@ -77,11 +85,11 @@ def cmd_board(args: argparse.Namespace) -> int:
         return EXIT_UNRECORDED
 
 
-def store_missing() -> list[str]:
+def store_missing(modules: tuple[str, ...] = STORE_MODULES) -> list[str]:
     """The store extra's modules this Python cannot import (looked up, not imported)."""
     from importlib.util import find_spec
 
-    return [name for name in STORE_MODULES if find_spec(name) is None]
+    return [name for name in modules if find_spec(name) is None]
 
 
 def _no_store(missing: list[str]) -> str:

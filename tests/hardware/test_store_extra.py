@@ -109,3 +109,19 @@ def test_the_scan_sees_the_page_server_and_the_board() -> None:
     scanned = _outside_the_board()
     assert ROOT / "hardware" / "web" / "server.py" in scanned and ROOT / "hardware" / "board" / "web.py" not in scanned
     assert any(name.startswith("starlette") for _, name in _imports(ROOT / "hardware" / "board" / "web.py"))
+
+
+@pytest.mark.parametrize("gone", ["h11", "click"])
+def test_a_half_installed_extra_names_the_module_it_lacks(tmp_path, gone: str) -> None:
+    """uvicorn there but a module it needs gone (an interrupted pip): the same one line, naming
+    it; h11 is imported only once uvicorn serves, click when uvicorn is imported."""
+    import shutil
+
+    from bench.bench_install import site_packages
+
+    built = build_venv(tmp_path / "half", ["store"])
+    shutil.rmtree(site_packages(built.venv) / gone)
+    done = dicetower(built.python, tmp_path, "board", "--mqtt", "mqtt://127.0.0.1:1", "--listen", "127.0.0.1:0")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (f"dicetower board: the store's board needs the store extra, which is not installed here "
+                           f"(no {gone}): {STORE_HINT}\n")
