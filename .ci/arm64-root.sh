@@ -11,8 +11,10 @@
 #              again as a Pi 5 with no /dev/gpiochip* (a Pi's /proc/cpuinfo): one line
 #   gpio       the GPIO stack the installer chose imports (lgpio, gpiozero's LGPIOFactory,
 #              RPi.GPIO's API from rpi-lgpio)
-#   roll, odds, sim, replay, verify_rolls
-#              the installed program rolls and shows odds; a scripted panel session sets a
+#   roll, odds, no-store, sim, replay, verify_rolls
+#              the installed program rolls and shows odds; the tower went in without the
+#              store's web stack (no starlette: `dicetower board` says, in one line and
+#              exit 2, what to install); a scripted panel session sets a
 #              table code and rolls; the log passes `dicetower replay` and tools/verify_rolls.py
 #              (run by the root's own python3, as a player's stdlib-only checker)
 #   engine     the engine's tests (tests/engine) under the root's Python
@@ -302,6 +304,21 @@ print("python", sys.version.split()[0], "lgpio", hex(lgpio.LGPIO_PY_VERSION), wh
       "RPi.GPIO", RPi.GPIO.VERSION, where(RPi.GPIO), "gpiozero", m.version("gpiozero"))'
 }
 
+# A tower installs without the store extra (deploy/install.sh without --store): no web stack in
+# its venv, and `dicetower board` says in one line what to install.
+no_store() {
+    local out status=0
+    if in_root -- /opt/dicetower/venv/bin/python -c "import starlette" 2>/dev/null; then
+        echo "the tower's venv has starlette (the store extra) though --store was not given"
+        return 1
+    fi
+    out="$(in_root -- /usr/local/bin/dicetower board --mqtt mqtt://127.0.0.1:1 2>&1)" || status=$?
+    printf '%s\n' "$out"
+    [ "$status" = 2 ] || { echo "exit status $status, not 2"; return 1; }
+    [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] || { echo "not one line"; return 1; }
+    [[ "$out" == "dicetower board: the store's board needs the store extra"* ]] || { echo "not the line about the extra"; return 1; }
+}
+
 STATE=/var/tmp/dicetower-ci-state
 roll_and_odds() {
     in_root -- /usr/local/bin/dicetower roll d6cv --stat 3 --cv 7 --seed arm64 --json &&
@@ -405,6 +422,7 @@ check gpio gpio_imports
 check service service_start
 check service-pi5 service_on_a_pi5
 check roll-odds roll_and_odds
+check no-store no_store
 check sim panel_session
 check replay replay_log
 check verify-rolls verify_rolls

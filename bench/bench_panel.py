@@ -45,7 +45,7 @@ print(json.dumps({"t": time.time()}))
 ROLLED = """
 import time, json, sys
 sys.path.insert(0, %(root)r)
-from hardware.tower_config import loads
+from hardware.config.reader import loads
 from hardware.display import ResilientDisplay, opener
 from hardware.panel_io import open_pin_factory
 from hardware.tower import assemble
@@ -66,7 +66,7 @@ SIM_CYCLE = ("field", "plus", "minus", "plus", "roll", "mode")
 FIRST_FRAME = """
 import time, json, sys
 sys.path.insert(0, %(root)r)
-from hardware.tower_config import loads
+from hardware.config.reader import loads
 from hardware.display import ResilientDisplay, opener
 from hardware.panel_io import open_pin_factory
 from hardware.tower import assemble
@@ -95,10 +95,10 @@ print(json.dumps({"rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss})
 
 def make_tower(clock=None):
     from engine.rng import DrbgDice
+    from hardware.config.reader import loads
     from hardware.panel_io import open_pin_factory
     from hardware.sim import SimClock
     from hardware.tower import assemble
-    from hardware.tower_config import loads
 
     config = loads(CONFIG)
     clock = clock if clock is not None else SimClock()

@@ -89,11 +89,11 @@ def roll_to_audio(rolls: int) -> tuple[dict[str, list[float]], list[str]]:
     to: the sentence handed over, espeak-ng started, its first audio byte; and the press to
     the first audio byte. Also each roll's sentence (for the baseline)."""
     from engine.panel.model import Button
+    from hardware.config.reader import loads
     from hardware.entropy import open_dice
     from hardware.panel_io import open_pin_factory
     from hardware.rolllog import RollLog
     from hardware.tower import assemble
-    from hardware.tower_config import loads
 
     marks: dict[str, list[int]] = {"logged": [], "said": [], "started": [], "audio": []}
     first_audio = threading.Event()
@@ -168,8 +168,8 @@ def _take(n: int, pressed: int, marks: dict[str, list[int]], out: dict[str, list
 def baseline(texts: list[str]) -> list[float]:
     """espeak-ng --stdout started straight from here with each sentence: start to its first
     audio byte, ms."""
+    from hardware.config.schema import SoundConfig
     from hardware.speech import espeak
-    from hardware.tower_config import SoundConfig
 
     out = []
     for text in texts:
@@ -194,10 +194,10 @@ def make_tower_with(text: str, speaking: bool):
 
     def make(clock=None):
         from engine.rng import DrbgDice
+        from hardware.config.reader import loads
         from hardware.panel_io import open_pin_factory
         from hardware.sim import SimClock
         from hardware.tower import assemble
-        from hardware.tower_config import loads
 
         config = loads(text)
         clock = clock if clock is not None else SimClock()

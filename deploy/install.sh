@@ -5,13 +5,15 @@
 # should be, and says "nothing to change" when all is. With --root it prepares an SD card
 # image instead and says what will run at first boot. docs/deploy.md explains each step.
 #
-#   sudo deploy/install.sh [--dry-run] [--root DIR] [--source DIR]
+#   sudo deploy/install.sh [--dry-run] [--root DIR] [--source DIR] [--store]
 #
 #   --dry-run     print every step and what it would run; touch nothing
 #   --root DIR    prepare an image mounted at DIR: write its files, run nothing on this
 #                 machine (no apt-get, venv, pip, systemctl, udevadm); a first-boot unit
 #                 runs this script on the device for the rest (deploy/common.sh)
 #   --source DIR  the dicetower source tree to install (default: the one this script is in)
+#   --store       also the store's board (`dicetower board`): its web stack, the store extra;
+#                 remembered, so later runs (and an image's first boot) keep it
 
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -22,7 +24,8 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --source) [ $# -ge 2 ] || die "--source needs a directory"; SOURCE_DIR="$2"; shift ;;
         --source=*) SOURCE_DIR="${1#--source=}" ;;
-        *) die "unknown option $1 (allowed: --dry-run, --root DIR, --source DIR, --help)" ;;
+        --store) STORE=1 ;;
+        *) die "unknown option $1 (allowed: --dry-run, --root DIR, --source DIR, --store, --help)" ;;
     esac
     shift
 done
@@ -32,6 +35,14 @@ fi
 SOURCE_DIR="$(cd "$SOURCE_DIR" && pwd)"
 need_root_user
 need_image_root
+# --store once is --store from then on (the first boot of an image runs this without options)
+REMEMBERED=""
+if [ -z "$STORE" ] && grep -qsx store "$(at "$EXTRAS_FILE")"; then
+    STORE=1
+    REMEMBERED=" (--store, remembered in $EXTRAS_FILE)"
+fi
+# What pip installs: the source, with the store extra where it is asked for (pyproject.toml)
+TARGET="$SOURCE_DIR${STORE:+[store]}"
 
 echo "dicetower install into $ROOT from $SOURCE_DIR${IMAGE:+ (an image: nothing is run on this machine)}${DRY_RUN:+ (dry run: nothing is changed)}"
 
@@ -191,14 +202,43 @@ digest="$(source_digest)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$digest" ]; then
     ok "this source is installed"
 elif [ -n "$IMAGE" ]; then
-    at_first_boot "pip install $IMAGE_SOURCE_DIR into the venv (needs the network for its dependencies)"
+    at_first_boot "pip install $IMAGE_SOURCE_DIR${STORE:+[store]} into the venv (needs the network for its dependencies)"
 else
     change "install $SOURCE_DIR" "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
         --force-reinstall --no-deps "$SOURCE_DIR"
-    change "install its dependencies" "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-        "$SOURCE_DIR"
+    change "install its dependencies${STORE:+, with the store extra}" "$venv/bin/python" -m pip install --quiet \
+        --disable-pip-version-check "$TARGET"
     [ -n "$DRY_RUN" ] || printf '%s\n' "$digest" >"$stamp"
     RESTART=1
+    DEPS_INSTALLED=1
+fi
+
+remember_store() {
+    mkdir -p "$(dirname "$1")"
+    printf 'store\n' >"$1"
+}
+
+# The store's board (`dicetower board`): its web stack is the store extra, which a tower goes
+# without (docs/deploy.md, "A tower or the store's board").
+step "store extra"
+if [ -z "$STORE" ]; then
+    ok "not asked for: a tower (--store adds the store's board: starlette, uvicorn)"
+else
+    remembered_now=""
+    if ! grep -qsx store "$(at "$EXTRAS_FILE")"; then
+        change --show "echo store > $(at "$EXTRAS_FILE")" "remember --store (later runs and a first boot keep the board)" \
+            remember_store "$(at "$EXTRAS_FILE")"
+        remembered_now=1
+    fi
+    if [ -n "$IMAGE" ] || [ -n "${DEPS_INSTALLED:-}" ]; then
+        # installed (or, in an image, to be installed at first boot) with the dependencies, above
+        [ -n "$remembered_now" ] || ok "with dicetower's dependencies (above)$REMEMBERED"
+    elif venv_has starlette && venv_has uvicorn && venv_has anyio; then
+        ok "the venv imports starlette, uvicorn, anyio$REMEMBERED"
+    else
+        change "install the store extra (starlette, uvicorn)" "$venv/bin/python" -m pip install --quiet \
+            --disable-pip-version-check "$TARGET"
+    fi
 fi
 
 # The GPIO modules the venv cannot import (from the distribution's packages, seen through the

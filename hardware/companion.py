@@ -16,7 +16,7 @@ from firmware_bridge.errors import BridgeError
 from firmware_bridge.link import Link
 from firmware_bridge.pins import open_link
 from hardware import backends
-from hardware.tower_config import TowerConfig
+from hardware.config.schema import TowerConfig
 
 if TYPE_CHECKING:
     from firmware_bridge.pins import BridgeFactory

@@ -22,7 +22,7 @@ from typing import Any
 from engine.errors import DicetowerError
 from engine.panel.model import Button, Event, EventKind, Sound
 from hardware.backends import AUTO_PIN_FACTORIES, PIN_FACTORIES
-from hardware.tower_config import TowerConfig
+from hardware.config.schema import TowerConfig
 
 Clock = Callable[[], int]  # monotonic nanoseconds, like time.monotonic_ns
 

@@ -88,7 +88,7 @@ class PanelMemory:
         except (OSError, ValueError, RecursionError) as exc:
             if not quiet:
                 why = ("it is a symbolic link" if isinstance(exc, OSError) and exc.errno == errno.ELOOP
-                       else str(exc.strerror).removeprefix(f"{self.path} ") if isinstance(exc, FileRefused)
+                       else exc.reason if isinstance(exc, FileRefused)
                        else exc.strerror if isinstance(exc, OSError) and exc.strerror else exc)
                 self.log(f"panel memory {self.path}: {why}; starting fresh")
             return None

@@ -46,12 +46,17 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NONBLOCK
 
 class FileRefused(DicetowerError, OSError):
     """The file is not something to read: not a regular file (or directory), too large,
-    nested too deep, behind a symbolic link."""
+    nested too deep, behind a symbolic link. ``strerror`` names the file and says why;
+    ``reason`` is the why alone (for a message that names the file already)."""
+
+    reason: str = ""
 
 
-def _refused(code: int, message: str, path: str | os.PathLike[str]) -> FileRefused:
-    exc = FileRefused(code, message)
+def _refused(code: int, shown: str | os.PathLike[str], reason: str, path: str | os.PathLike[str]) -> FileRefused:
+    """``strerror`` is "SHOWN REASON" (``shown`` the file as the user knows it)."""
+    exc = FileRefused(code, f"{os.fspath(shown)} {reason}")
     exc.filename = os.fspath(path)
+    exc.reason = reason
     return exc
 
 
@@ -96,9 +101,9 @@ def _open_one_dir(name: str | Path, dir_fd: int | None, shown: str, *, follow: b
         except OSError:
             info = None
         if info is not None and stat.S_ISLNK(info.st_mode):
-            raise _refused(errno.ELOOP, f"{shown} is a symbolic link; directories in the state directory "
+            raise _refused(errno.ELOOP, shown, "is a symbolic link; directories in the state directory "
                            "are never followed through one", shown) from None
-        raise _refused(errno.ENOTDIR, f"{shown} is not a directory", shown) from None
+        raise _refused(errno.ENOTDIR, shown, "is not a directory", shown) from None
 
 
 def list_dir(path: str | os.PathLike[str], *, below: str | os.PathLike[str] | None = None) -> list[str]:
@@ -153,7 +158,7 @@ def open_file(path: str | os.PathLike[str], flags: int = os.O_RDONLY, mode: int 
         if not stat.S_ISREG(info.st_mode):
             what = "a directory" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode) \
                 else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "not a file"
-            raise _refused(errno.EINVAL, f"{path} is {what}, not a regular file", path)
+            raise _refused(errno.EINVAL, path, f"is {what}, not a regular file", path)
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
@@ -169,13 +174,13 @@ def read_capped(path: str | os.PathLike[str], max_bytes: int, *,
     try:
         size = os.fstat(fd).st_size
         if size > max_bytes:
-            raise _refused(errno.EFBIG, f"{path} is {size} bytes, more than the {max_bytes} allowed", path)
+            raise _refused(errno.EFBIG, path, f"is {size} bytes, more than the {max_bytes} allowed", path)
         chunks, total = [], 0
         while chunk := os.read(fd, max_bytes + 1 - total):  # it may grow while being read
             chunks.append(chunk)
             total += len(chunk)
             if total > max_bytes:
-                raise _refused(errno.EFBIG, f"{path} is more than the {max_bytes} bytes allowed", path)
+                raise _refused(errno.EFBIG, path, f"is more than the {max_bytes} bytes allowed", path)
         return b"".join(chunks)
     finally:
         os.close(fd)
@@ -189,7 +194,7 @@ def read_text(path: str | os.PathLike[str], max_bytes: int, *,
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise _refused(errno.EILSEQ, f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line})",
+        raise _refused(errno.EILSEQ, path, f"is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line})",
                        path) from None
 
 
@@ -224,5 +229,4 @@ def check_nesting(text: str, max_depth: int, what: str | os.PathLike[str]) -> No
     """Raise :class:`FileRefused` when ``text`` nests deeper than ``max_depth``."""
     depth = nesting_depth(text)
     if depth > max_depth:
-        raise _refused(errno.EINVAL, f"{what} nests {depth} levels deep, more than the {max_depth} allowed",
-                       what)
+        raise _refused(errno.EINVAL, what, f"nests {depth} levels deep, more than the {max_depth} allowed", what)

@@ -37,10 +37,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from engine.errors import ParameterError
 from engine.panel.model import Button, Screen
 from engine.panel.state import PanelState
+from hardware.config.schema import TowerConfig
 from hardware.display import ResilientDisplay, opener
 from hardware.display.render import to_text_blocks
 from hardware.tower import Tower, assemble, stop_on_signals
-from hardware.tower_config import TowerConfig
 
 if TYPE_CHECKING:
     from hardware.speech.espeak import WavSpeaker

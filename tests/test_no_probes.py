@@ -32,11 +32,12 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("engine/panel/view.py", "getattr(s, name)"): (1, "looks_the_same: PanelState's own fields, by fields()"),
     ("engine/panel/machine.py", "getattr(settings, name)"): (
         1, "_restore: a Settings field named in a fixed tuple, its type against the saved value's"),
-    ("hardware/tower_config.py", "getattr(TowerConfig(), name)"): (
+    ("hardware/config/reader.py", "getattr(TowerConfig(), name)"): (
         1, "_switched: TowerConfig's own default for a section (a default_factory's for [rgb])"),
-    ("hardware/tower_config.py", "getattr(defaults, f.name)"): (1, "_panel: PanelConfig's defaults, by fields()"),
-    ("hardware/tower_config.py", "getattr(t, read)"): (
+    ("hardware/config/reader.py", "getattr(t, read)"): (
         2, "_read_field: the _Table reader a field's config_key names (no default: a wrong name fails)"),
+    ("hardware/config/schema.py", "getattr(menu, name)[end]"): (
+        1, "_menu_bound: a [panel] key's range, the settings menu's constant it names (no default: a wrong name fails)"),
     # --- a field a system's own PanelSpec names (the panel may name no system: tests/test_layering.py)
     ("engine/panel/looks.py", "getattr(result, panel.colour, None)"): (
         1, "outcome_rgb: the result field PanelSpec.colour names (immortal's color)"),

@@ -124,7 +124,13 @@ ONE = "/1"
 
 
 class SpeechError(EngineError, ValueError):
-    """A phrase table is missing or broken; the message names the language and the key."""
+    """A phrase table is missing or broken: ``subject`` names the language (``speech language
+    de``), ``detail`` the key and what is wrong with it."""
+
+    def __init__(self, subject: str, detail: str) -> None:
+        super().__init__(f"{subject}: {detail}")
+        self.subject = subject
+        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -158,7 +164,7 @@ def table(language: str) -> Phrases:
     """The phrase table of ``language`` (a code of :data:`LANGUAGES`), checked whole."""
     code = str(language).strip().lower()
     if code not in LANGUAGES:
-        raise SpeechError(f"speech language: one of {', '.join(LANGUAGES)}, got {language!r}")
+        raise SpeechError("speech language", f"one of {', '.join(LANGUAGES)}, got {language!r}")
     module = importlib.import_module(f"engine.speech.{code}")
     phrases = Phrases(
         language=code,
@@ -182,21 +188,21 @@ def check(phrases: Phrases) -> None:
         given = set(re.findall(r"\{(\d+)\}", english))
         used = set(re.findall(r"\{(\d+)\}", said))
         if not used <= given:
-            raise SpeechError(f"speech language {phrases.language}: reason {english!r} has no part "
-                              f"{{{min(used - given)}}}")
+            raise SpeechError(f"speech language {phrases.language}",
+                              f"reason {english!r} has no part {{{min(used - given)}}}")
     missing = sorted(set(TEMPLATES) - set(phrases.templates))
     extra = sorted({k for k in phrases.templates if k.removesuffix(ONE) not in TEMPLATES})
     if missing or extra:
         what = f"missing {', '.join(missing)}" if missing else f"unknown {', '.join(extra)}"
-        raise SpeechError(f"speech language {phrases.language}: templates {what}")
+        raise SpeechError(f"speech language {phrases.language}", f"templates {what}")
     for key, text in phrases.templates.items():
         try:
             used = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
         except ValueError as exc:
-            raise SpeechError(f"speech language {phrases.language}: template {key}: {exc}") from None
+            raise SpeechError(f"speech language {phrases.language}", f"template {key}: {exc}") from None
         allowed_names = TEMPLATES[key.removesuffix(ONE)]
         unknown = sorted(used - allowed_names)
         if unknown:
             allowed = ", ".join(sorted(allowed_names)) or "none"
-            raise SpeechError(f"speech language {phrases.language}: template {key} uses {{{unknown[0]}}} "
-                              f"(allowed: {allowed})")
+            raise SpeechError(f"speech language {phrases.language}",
+                              f"template {key} uses {{{unknown[0]}}} (allowed: {allowed})")

@@ -17,4 +17,10 @@ __all__ = ["BoardError"]
 
 
 class BoardError(EngineError, ValueError):
-    """A board option cannot be used (listen address, broker URL); the message names it."""
+    """A board option cannot be used (listen address, broker URL, a webhook): ``what`` names it
+    (``--listen``, a config file's table), ``detail`` says what is wrong."""
+
+    def __init__(self, what: str, detail: str) -> None:
+        super().__init__(f"{what}: {detail}")
+        self.what = what
+        self.detail = detail

@@ -20,7 +20,7 @@ webhooks can also live in a TOML file that only the board's user reads::
 Every ``[board]`` key is the option of the same name (``password_file`` is
 ``--password-file``, ``allow_origins = ["https://vtt.example.com"]`` the ``--allow-origin``
 options); an option given on the command line wins, and ``--webhook`` and ``--allow-origin``
-add to those of the file. Unknown keys and wrong types are a :class:`~hardware.tower_config.ConfigError`
+add to those of the file. Unknown keys and wrong types are a :class:`~hardware.config.ConfigError`
 naming the key, one line, exit 2, as in a tower's config.
 """
 
@@ -33,7 +33,9 @@ from typing import Any
 from hardware.board import BoardError
 from hardware.board.serve import parse_origin
 from hardware.board.webhooks import DEFAULT_QUEUE, FORMATS, MAX_BATCH, MAX_QUEUE, SENDS, Webhook, make_webhook
-from hardware.tower_config import MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH, ConfigError, _Table
+from hardware.config import ConfigError
+from hardware.config.reader import MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH
+from hardware.config.table import Table
 
 #: The ``[board]`` keys that are options (``None``: not given).
 OPTIONS = ("mqtt", "listen", "store", "data", "username", "password_file", "ca_file")
@@ -55,7 +57,7 @@ def load(path: str | Path) -> BoardConfig:
 
 
 def from_mapping(data: dict[str, Any], source: str = "config") -> BoardConfig:
-    root = _Table(data, "", source)
+    root = Table(data, "", source)
     board = root.table("board")
     root.done()
     options = {}
@@ -68,16 +70,16 @@ def from_mapping(data: dict[str, Any], source: str = "config") -> BoardConfig:
     board.done()
     if not isinstance(raw, list):
         raise ConfigError("board.webhook", "expected [[board.webhook]] tables (an array of tables)", source)
-    hooks = tuple(_webhook(_Table(item, f"board.webhook[{n}]", source), source) for n, item in enumerate(raw))
+    hooks = tuple(_webhook(Table(item, f"board.webhook[{n}]", source), source) for n, item in enumerate(raw))
     for origin in origins:
         try:
             parse_origin(origin, "allow_origins")
         except BoardError as exc:
-            raise ConfigError("board.allow_origins", str(exc).removeprefix("allow_origins: "), source) from None
+            raise ConfigError("board.allow_origins", exc.detail, source) from None
     return BoardConfig(options, hooks, origins)
 
 
-def _webhook(t: _Table, source: str) -> Webhook:
+def _webhook(t: Table, source: str) -> Webhook:
     url, url_file = t.text("url", ""), t.text("url_file", "")
     if bool(url) == bool(url_file):
         raise t.error("url", "give the webhook's url, or url_file naming a file whose first line is the URL "
@@ -94,7 +96,7 @@ def _webhook(t: _Table, source: str) -> Webhook:
         return make_webhook(url, what=f"{source}: {t.prefix}", format=format_, name=name, send=tuple(send),
                             queue=queue, batch=batch)
     except BoardError as exc:
-        raise ConfigError(t.prefix, str(exc).removeprefix(f"{source}: {t.prefix}: "), source) from None
+        raise ConfigError(t.prefix, exc.detail, source) from None
 
 
 def _read_url(path: str, key: str, source: str) -> str:

@@ -138,7 +138,13 @@ class RecordError(BoardError):
 
 class Unstorable(BoardError):
     """A value a tower sent that no column can hold (an integer past 64 bits): the finding of
-    the message that carried it, never the board's failure."""
+    the message that carried it, never the board's failure. Its message is the finding alone
+    (no option is at fault)."""
+
+    def __init__(self, detail: str) -> None:
+        Exception.__init__(self, detail)
+        self.what = ""
+        self.detail = detail
 
 
 #: SQLite's primary result codes that mean the record itself is in trouble (not a message's
@@ -680,7 +686,7 @@ def unusable(path: Path, exc: BaseException) -> RecordError:
     advice = ("keep it as evidence (move its directory aside) and start the board with an empty --data: it asks "
               "the towers for their logs again (docs/network.md, \"A damaged record\")") if damaged else \
         "free the disk or fix the permissions, then start the board again"
-    return RecordError(f"--data: cannot use the board's record {path}: {why} ({str(exc)[:120]}); {advice}")
+    return RecordError("--data", f"cannot use the board's record {path}: {why} ({str(exc)[:120]}); {advice}")
 
 
 def _json(text: str | None) -> dict[str, Any] | None:
@@ -699,14 +705,14 @@ def _take_lock(directory: Path) -> int:
         directory.mkdir(parents=True, exist_ok=True)
         fd = open_file(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT)  # the one rule: a FIFO there never blocks
     except OSError as exc:
-        raise RecordError(f"--data: cannot use {directory}: {exc.strerror or exc}") from None
+        raise RecordError("--data", f"cannot use {directory}: {exc.strerror or exc}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         os.close(fd)
         if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-            raise BoardError(f"--data: another board is using {directory}; give each board its own --data") from None
-        raise RecordError(f"--data: cannot lock {directory}: {exc.strerror or exc}") from None
+            raise BoardError("--data", f"another board is using {directory}; give each board its own --data") from None
+        raise RecordError("--data", f"cannot lock {directory}: {exc.strerror or exc}") from None
     return fd
 
 

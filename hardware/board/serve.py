@@ -40,7 +40,7 @@ def parse_listen(text: str) -> Listen:
     host, sep, port_text = text.rpartition(":")
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     if not sep or not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        raise BoardError(f"--listen: expected HOST:PORT such as 127.0.0.1:8080 (port 0..65535), got {text!r}")
+        raise BoardError("--listen", f"expected HOST:PORT such as 127.0.0.1:8080 (port 0..65535), got {text!r}")
     return Listen(host, int(port_text))
 
 
@@ -62,11 +62,11 @@ def data_dir(text: str | None, what: str = "--data") -> Path:
     if text is None:
         return default_data_dir()
     if not text.strip():
-        raise BoardError(f"{what}: expected a directory, got {text!r}")
+        raise BoardError(what, f"expected a directory, got {text!r}")
     try:
         return user_path(text, what)
     except PathError as exc:
-        raise BoardError(str(exc)) from None
+        raise BoardError(exc.what, exc.detail) from None
 
 
 def parse_origin(text: str, what: str = "--allow-origin") -> str:
@@ -82,7 +82,7 @@ def parse_origin(text: str, what: str = "--allow-origin") -> str:
         parts = None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.path \
             or parts.query or parts.fragment or parts.username or text != text.strip().rstrip("/"):
-        raise BoardError(f"{what}: expected an origin such as https://vtt.example.com (scheme, host, port; no "
+        raise BoardError(what, f"expected an origin such as https://vtt.example.com (scheme, host, port; no "
                          f"path) or *, got {text!r}")
     return text
 
@@ -92,7 +92,7 @@ def bind(listen: Listen) -> socket.socket:
     try:
         infos = socket.getaddrinfo(listen.host, listen.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
-        raise BoardError(f"--listen: cannot resolve {listen.host!r}: {exc.strerror}") from None
+        raise BoardError("--listen", f"cannot resolve {listen.host!r}: {exc.strerror}") from None
     family, kind, proto, _, address = infos[0]
     sock = socket.socket(family, kind, proto)
     try:
@@ -101,7 +101,7 @@ def bind(listen: Listen) -> socket.socket:
         sock.listen(128)
     except OSError as exc:
         sock.close()
-        raise BoardError(f"--listen: cannot listen on {listen}: {exc.strerror or exc}") from None
+        raise BoardError("--listen", f"cannot listen on {listen}: {exc.strerror or exc}") from None
     sock.set_inheritable(True)
     return sock
 

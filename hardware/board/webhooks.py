@@ -107,50 +107,50 @@ def make_webhook(url: str, *, what: str = "--webhook", format: str = "auto", nam
     """A checked hook, or a :class:`BoardError` naming ``what`` (the option or config key) and
     what is wrong, without repeating the URL."""
     if format not in FORMATS:
-        raise BoardError(f"{what}: format: expected one of {', '.join(FORMATS)}, got {format!r}")
+        raise BoardError(what, f"format: expected one of {', '.join(FORMATS)}, got {format!r}")
     unknown = sorted(set(send) - set(SENDS))
     if unknown or not send:
-        raise BoardError(f"{what}: send: expected a non-empty list of {', '.join(SENDS)}, got "
+        raise BoardError(what, f"send: expected a non-empty list of {', '.join(SENDS)}, got "
                          f"{sorted(send)!r}")
     if not 1 <= queue <= MAX_QUEUE:
-        raise BoardError(f"{what}: queue: expected a whole number from 1 to {MAX_QUEUE}, got {queue}")
+        raise BoardError(what, f"queue: expected a whole number from 1 to {MAX_QUEUE}, got {queue}")
     if not 1 <= batch <= MAX_BATCH:
-        raise BoardError(f"{what}: batch: expected a whole number from 1 to {MAX_BATCH}, got {batch}")
+        raise BoardError(what, f"batch: expected a whole number from 1 to {MAX_BATCH}, got {batch}")
     target = _target(url, what)
     discord = is_discord(url)
     if format == "auto":
         format = "discord" if discord else "json"
     if discord and not target.tls:
-        raise BoardError(f"{what}: a Discord webhook URL must start with https://")
+        raise BoardError(what, "a Discord webhook URL must start with https://")
     if format == "discord":  # Discord answers once the message is saved (else it says 204 even if it was not)
         target = Target(target.tls, target.host, target.port, _with_query(target.path, "wait=true"),
                         target.authorization)
     if name is not None and (not name.strip() or len(name) > MAX_NAME_CHARS or not name.isprintable()):
-        raise BoardError(f"{what}: name: expected 1 to {MAX_NAME_CHARS} printable characters, got {name!r}")
+        raise BoardError(what, f"name: expected 1 to {MAX_NAME_CHARS} printable characters, got {name!r}")
     if batch > 1 and format == "discord":
-        raise BoardError(f"{what}: batch: a Discord hook sends up to 10 rolls a message by itself; batch is for "
+        raise BoardError(what, "batch: a Discord hook sends up to 10 rolls a message by itself; batch is for "
                          "json hooks")
     return Webhook(url, format, name or redact(url), target, frozenset(send), queue, batch)
 
 
 def _target(url: str, what: str) -> Target:
     if not url.isascii() or not url.isprintable() or " " in url:
-        raise BoardError(f"{what}: expected an http:// or https:// URL (printable ASCII, no spaces; "
+        raise BoardError(what, "expected an http:// or https:// URL (printable ASCII, no spaces; "
                          "non-ASCII must be percent-encoded)")
     if len(url) > MAX_URL_CHARS:
-        raise BoardError(f"{what}: a URL of {len(url)} characters, more than the {MAX_URL_CHARS} allowed")
+        raise BoardError(what, f"a URL of {len(url)} characters, more than the {MAX_URL_CHARS} allowed")
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise BoardError(f"{what}: not a URL ({exc}); expected http://HOST[:PORT]/PATH or https://...") from None
+        raise BoardError(what, f"not a URL ({exc}); expected http://HOST[:PORT]/PATH or https://...") from None
     if parts.scheme not in ("http", "https"):
         shown = parts.scheme if parts.scheme.isalnum() and len(parts.scheme) < 20 else "?"
-        raise BoardError(f"{what}: expected an http:// or https:// URL, got one starting with {shown}:")
+        raise BoardError(what, f"expected an http:// or https:// URL, got one starting with {shown}:")
     if not parts.hostname:
-        raise BoardError(f"{what}: no host in the URL ({redact(url)}); expected {parts.scheme}://HOST/PATH")
+        raise BoardError(what, f"no host in the URL ({redact(url)}); expected {parts.scheme}://HOST/PATH")
     if parts.fragment:
-        raise BoardError(f"{what}: a webhook URL has no #fragment ({redact(url)})")
+        raise BoardError(what, f"a webhook URL has no #fragment ({redact(url)})")
     tls = parts.scheme == "https"
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     auth = None

@@ -1,10 +1,28 @@
-"""``dicetower board``: the store's towers live, verified, on a web page (docs/network.md)."""
+"""``dicetower board``: the store's towers live, verified, on a web page (docs/network.md).
+
+The board's web stack is the ``store`` extra (pyproject.toml), which a tower installs
+without: this module imports none of it, and ``dicetower board`` without it is one line
+naming what to install, exit 2 (a command that cannot start here: docs/roll-log.md).
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 
 from hardware.cli.output import say
+
+#: The top-level modules of the ``store`` extra (pyproject.toml's ``[store]``) that the board
+#: imports itself.
+STORE_MODULES = ("starlette", "uvicorn", "anyio")
+#: Modules of the extra that the web stack imports only once it serves (uvicorn's HTTP
+#: protocol): looked up before, so a half install is the same one line, not a traceback later.
+SERVING_MODULES = ("h11",)
+#: A module of ours missing is a bug, not a missing extra.
+OUR_PACKAGES = frozenset({"engine", "hardware", "firmware_bridge"})
+#: What to run to get them: in a clone (the README's quick start), and on an installed tower.
+STORE_HINT = (".venv/bin/pip install -e '.[store]' in a clone, or deploy/install.sh --store (as root) on an "
+              "installed tower")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,14 +58,43 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_board(args: argparse.Namespace) -> int:
+    from hardware.cli import EXIT_UNRECORDED, EXIT_USAGE
+
+    missing = store_missing()
+    if missing:
+        say(_no_store(missing))
+        return EXIT_USAGE
+    try:
+        for module in ("hardware.board.serve", "uvicorn"):  # the web stack, before any option is read
+            importlib.import_module(module)
+    except ModuleNotFoundError as exc:  # the extra is there, but a module it needs is not (a half install)
+        if not exc.name or exc.name.split(".")[0] in OUR_PACKAGES:
+            raise
+        say(_no_store([exc.name]))
+        return EXIT_USAGE
+    late = store_missing(SERVING_MODULES)
+    if late:
+        say(_no_store(late))
+        return EXIT_USAGE
     from hardware.board.record import RecordError
-    from hardware.cli import EXIT_UNRECORDED
 
     try:
         return _board(args)
     except RecordError as exc:  # damaged, full, read-only: the record cannot be used (docs/network.md)
         say(f"dicetower: cannot record: {exc}")
         return EXIT_UNRECORDED
+
+
+def store_missing(modules: tuple[str, ...] = STORE_MODULES) -> list[str]:
+    """The store extra's modules this Python cannot import (looked up, not imported)."""
+    from importlib.util import find_spec
+
+    return [name for name in modules if find_spec(name) is None]
+
+
+def _no_store(missing: list[str]) -> str:
+    return (f"dicetower board: the store's board needs the store extra, which is not installed here "
+            f"(no {', '.join(missing)}): {STORE_HINT}")
 
 
 def _board(args: argparse.Namespace) -> int:
@@ -62,7 +109,7 @@ def _board(args: argparse.Namespace) -> int:
     option = {name: _given(getattr(args, name), config.options.get(name)) for name in (
         "mqtt", "listen", "store", "data", "username", "password_file", "ca_file")}
     if not option["mqtt"]:
-        raise BoardError("--mqtt: the broker is needed (--mqtt mqtt://HOST[:PORT], or mqtt in --config's [board])")
+        raise BoardError("--mqtt", "the broker is needed (--mqtt mqtt://HOST[:PORT], or mqtt in --config's [board])")
     url = parse_url(option["mqtt"], what="--mqtt")
     if option["store"] is not None:
         check_id("--store", option["store"])
@@ -74,7 +121,7 @@ def _board(args: argparse.Namespace) -> int:
     webhooks = [*config.webhooks, *(make_webhook(u) for u in args.webhook)]
     names = [h.name for h in webhooks]
     if len({h.ident for h in webhooks}) < len(webhooks):
-        raise BoardError("--webhook: the same URL is given twice; each hook once")
+        raise BoardError("--webhook", "the same URL is given twice; each hook once")
     origins = [*config.allow_origins, *(parse_origin(o) for o in args.allow_origin)]
     app, towers = board_app(url, store=option["store"], data=data, credentials=credentials, log=_stderr,
                             webhooks=webhooks, allow_origins=origins)

@@ -25,7 +25,8 @@ from typing import Any
 from engine.errors import EngineError, ParameterError
 from engine.params import whole_number
 from hardware.cli import output
-from hardware.tower_config import STATE_DIR_NONE, TowerConfig, load
+from hardware.config.reader import load
+from hardware.config.schema import STATE_DIR_NONE, TowerConfig
 
 
 class _HelpWithBackends(argparse._HelpAction):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO, runtime_checkable
 
 from engine.panel.model import Screen
 from hardware import backends
-from hardware.tower_config import DisplayConfig
+from hardware.config.schema import DisplayConfig
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -9,8 +9,8 @@ from engine.errors import DicetowerError
 from engine.panel.model import Screen
 from hardware import backends
 from hardware.backends import DisplayKind
+from hardware.config.schema import DisplayConfig
 from hardware.display.render import Renderer
-from hardware.tower_config import DisplayConfig
 
 
 def luma_class(kind: DisplayKind) -> Any:

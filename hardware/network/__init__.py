@@ -14,4 +14,10 @@ __all__ = ["NetworkError"]
 
 
 class NetworkError(EngineError, ValueError):
-    """A broker URL, an id or a credentials file cannot be used; the message names it."""
+    """A broker URL, an id or a credentials file cannot be used: ``what`` names it (the option
+    or config key, ``--mqtt``, ``store``), ``detail`` says what is wrong."""
+
+    def __init__(self, what: str, detail: str) -> None:
+        super().__init__(f"{what}: {detail}")
+        self.what = what
+        self.detail = detail

@@ -48,13 +48,13 @@ def parse_url(text: str, *, what: str = "mqtt") -> BrokerURL:
         parts = urlsplit(text)
         port = parts.port
     except ValueError as exc:
-        raise NetworkError(f"{what}: {exc}: expected {allowed}, got {text!r}") from None
+        raise NetworkError(what, f"{exc}: expected {allowed}, got {text!r}") from None
     if parts.scheme not in SCHEMES:
-        raise NetworkError(f"{what}: expected {allowed}, got {text!r}")
+        raise NetworkError(what, f"expected {allowed}, got {text!r}")
     if not parts.hostname:
-        raise NetworkError(f"{what}: no host in {text!r}: expected {allowed}")
+        raise NetworkError(what, f"no host in {text!r}: expected {allowed}")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise NetworkError(f"{what}: expected {allowed} with nothing after the port, got {text!r}")
+        raise NetworkError(what, f"expected {allowed} with nothing after the port, got {text!r}")
     tls, default_port = SCHEMES[parts.scheme]
     return BrokerURL(
         host=parts.hostname, port=port or default_port, tls=tls,
@@ -74,7 +74,7 @@ def read_password(path: str, *, what: str = "password_file") -> str:
     text = _read_small(path, MAX_PASSWORD_BYTES, what)
     lines = text.splitlines()
     if not lines or not lines[0]:
-        raise NetworkError(f"{what}: {path} is empty; put the broker password on its first line")
+        raise NetworkError(what, f"{path} is empty; put the broker password on its first line")
     return lines[0]
 
 
@@ -89,13 +89,13 @@ def _read_small(path: str, max_bytes: int, what: str) -> str:
     try:
         return read_text(user_path(path, what), max_bytes)
     except PathError as exc:
-        raise NetworkError(str(exc)) from None
+        raise NetworkError(exc.what, exc.detail) from None
     except FileRefused as exc:
-        raise NetworkError(f"{what}: {exc.strerror}") from None
+        raise NetworkError(what, str(exc.strerror)) from None
     except OSError as exc:
         why = ("it is a symbolic link; name the file it points to" if exc.errno == errno.ELOOP
                else exc.strerror or exc)
-        raise NetworkError(f"{what}: cannot read {path}: {why}") from None
+        raise NetworkError(what, f"cannot read {path}: {why}") from None
 
 
 @dataclass(frozen=True)
@@ -120,14 +120,14 @@ def make_client(url: BrokerURL, client_id: str, credentials: Credentials, *, ca_
     if username:
         client.username_pw_set(username, password)
     if credentials.ca_file and not url.tls:  # given for a reason: a plain connection would ignore it
-        raise NetworkError(f"{ca_what}: mqtt:// does not use TLS, so a CA file does nothing there; use "
+        raise NetworkError(ca_what, "mqtt:// does not use TLS, so a CA file does nothing there; use "
                            f"mqtts://HOST:8883 for a broker with a certificate, or leave {ca_what} out")
     if url.tls:
         ca_file = credentials.ca_file
         try:
             if ca_file:  # read by the one rule, then handed to TLS as text
                 if not os.path.lexists(ca_file) and not ca_file.startswith("~"):
-                    raise NetworkError(f"{ca_what}: no such file {ca_file}")
+                    raise NetworkError(ca_what, f"no such file {ca_file}")
                 cadata = _read_small(ca_file, MAX_CA_BYTES, ca_what)
                 client.tls_set_context(ssl.create_default_context(cadata=cadata))
             else:
@@ -135,7 +135,7 @@ def make_client(url: BrokerURL, client_id: str, credentials: Credentials, *, ca_
         except (ssl.SSLError, OSError, ValueError) as exc:
             if isinstance(exc, NetworkError):
                 raise
-            raise NetworkError(f"{ca_what}: cannot use {ca_file}: {exc}") from None
+            raise NetworkError(ca_what, f"cannot use {ca_file}: {exc}") from None
     # paho annotates whole seconds, but its back-off is plain arithmetic: 0.2 s works (a broker restart)
     client.reconnect_delay_set(RECONNECT_MIN_S, RECONNECT_MAX_S)  # type: ignore[arg-type]
     return client

@@ -329,7 +329,7 @@ def _range(path: Path, first: int, last: int) -> Iterator[dict[str, Any]]:
 def publishing(config: Any, *, log: Callable[[str], None] | None = None) -> Iterator[Publisher | None]:
     """A started :class:`Publisher` for a tower config's ``[network]`` (None when it is off),
     closed (bounded wait for the broker) when the block ends. ``config`` is a
-    :class:`hardware.tower_config.TowerConfig`, already checked."""
+    :class:`hardware.config.schema.TowerConfig`, already checked."""
     publisher = publisher_for(config, log=log)
     if publisher is None:
         yield None

@@ -27,8 +27,7 @@ def check_id(what: str, value: str) -> str:
     """``value`` if it is a usable store/tower id, else a :class:`NetworkError` naming it."""
     if not isinstance(value, str) or not ID_PATTERN.fullmatch(value):
         raise NetworkError(
-            f"{what}: expected 1 to 64 letters, digits, '_', '-' or '.' (starting with a letter or digit), "
-            f"got {value!r}"
+            what, f"expected 1 to 64 letters, digits, '_', '-' or '.' (starting with a letter or digit), got {value!r}"
         )
     return value
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from hardware.backends import SPEAKERS
-from hardware.tower_config import SoundConfig
+from hardware.config.schema import SoundConfig
 
 
 class Speaker(Protocol):

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from hardware.tower_config import SoundConfig
+from hardware.config.schema import SoundConfig
 
 PROGRAM = "espeak-ng"
 #: Where Linux lists its sound cards (ALSA); "--- no soundcards ---" when there are none.

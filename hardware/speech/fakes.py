@@ -8,8 +8,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import NamedTuple
 
+from hardware.config.schema import SoundConfig
 from hardware.speech import Speaker
-from hardware.tower_config import SoundConfig
 
 #: Sentences :class:`Heard` keeps between two takes at most.
 HEARD_MOST = 1000

@@ -30,7 +30,7 @@ from hardware.tower.loop import Tower
 from hardware.tower.outputs import Outputs
 from hardware.tower.recorder import RollRecorder
 from hardware.tower.sync import SessionSync
-from hardware.tower_config import TowerConfig
+from hardware.config.schema import TowerConfig
 
 if TYPE_CHECKING:
     # only where a state directory, a speaker or the kiosk's lock is in play: start-up to the

@@ -33,6 +33,7 @@ from engine.dice import DiceSource
 from engine.panel import machine
 from engine.panel.model import Button, Effects, Event, EventKind, Screen
 from engine.panel.state import Mode, PanelState
+from hardware.config.schema import TowerConfig
 from hardware.display import ResilientDisplay
 from hardware.once import Once
 from hardware.panel_io import Clock, PanelIO
@@ -43,7 +44,6 @@ from hardware.tower.logline import LogLine
 from hardware.tower.outputs import Outputs
 from hardware.tower.recorder import RollRecorder, WatchedDice
 from hardware.tower.sync import SessionSync
-from hardware.tower_config import TowerConfig
 
 if TYPE_CHECKING:
     # only where a state directory, a speaker or the kiosk's lock is in play: start-up to the

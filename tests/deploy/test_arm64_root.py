@@ -22,8 +22,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / ".ci" / "arm64-root.sh"
 #: The checks of the script, in its order (docs/deploy.md, "What CI proves").
-CHECKS = ("uname", "image", "first-boot", "gpio", "service", "service-pi5", "roll-odds", "sim", "replay",
-          "verify-rolls", "engine")
+CHECKS = ("uname", "image", "first-boot", "gpio", "service", "service-pi5", "roll-odds", "no-store", "sim",
+          "replay", "verify-rolls", "engine")
 #: Longest wait for a report: a cold debootstrap, the install and the engine's tests under
 #: emulation on a busy 2-core machine (the script itself takes ~6 minutes warm, ~9 cold).
 WAIT_S = 40 * 60

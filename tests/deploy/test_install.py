@@ -25,8 +25,8 @@ FAKED = ("apt-get", "apt-cache", "dpkg-query", "groupadd", "useradd", "usermod",
 #: What only looks: a dry run or a run with nothing to do calls nothing else.
 READ_ONLY = re.compile(r"^(dpkg-query -|apt-cache policy |venv-python -c |systemctl is-(enabled|active) )")
 STEPS = ["packages", "groups", "user", "I2C in config.txt", "i2c-dev module", "venv", "dicetower in the venv",
-         "GPIO libraries", "documentation", "dicetower on PATH", "config", "service unit", "network drop-in",
-         "phone page ([web])", "udev rules", "systemd"]
+         "store extra", "GPIO libraries", "documentation", "dicetower on PATH", "config", "service unit",
+         "network drop-in", "phone page ([web])", "udev rules", "systemd"]
 #: What the packages step installs on Raspberry Pi OS (its archive has the GPIO packages).
 APT_INSTALL = ("apt-get install -y -qq --no-install-recommends python3-venv i2c-tools espeak-ng python3-lgpio "
                "python3-rpi-lgpio")
@@ -149,6 +149,9 @@ def test_install_into_a_root(system) -> None:
     assert APT_INSTALL in calls
     assert f"python3 -m venv --system-site-packages {root}/opt/dicetower/venv" in calls
     assert f"venv-python -m pip install --quiet --disable-pip-version-check {REPO}" in calls
+    assert not any("[store]" in c for c in calls)  # a tower: no store extra
+    assert "ok      store extra: not asked for: a tower" in done.stdout
+    assert not (root / "opt/dicetower/extras").exists()
     assert not any(c.startswith("groupadd") for c in calls)  # Raspberry Pi OS has the groups
     assert calls[-3:] == ["systemctl daemon-reload", "systemctl is-enabled --quiet dicetower.service",
                           "systemctl enable --now dicetower.service"]
@@ -370,7 +373,7 @@ def test_uninstalling_from_an_image_runs_nothing_here(system) -> None:
 
 
 def test_help_shows_every_option(system) -> None:
-    for script, options in (("install.sh", ("--dry-run", "--root DIR", "--source DIR")),
+    for script, options in (("install.sh", ("--dry-run", "--root DIR", "--source DIR", "--store")),
                             ("uninstall.sh", ("--dry-run", "--root DIR", "--purge"))):
         done = system.run(script, "--help")
         assert done.returncode == 0 and done.stdout.startswith(("Install", "Remove")), done.stdout
@@ -448,3 +451,76 @@ def test_where_systemd_is_not_running_the_unit_is_enabled_for_the_next_boot(syst
     again = system.install()
     assert "ok      systemd: dicetower.service enabled (systemd is not running here: it starts at boot)" in again.stdout
     assert again.stdout.splitlines()[-1] == "nothing to change: dicetower is already installed"
+
+
+# --- the store's board (--store): the store extra, only where it is asked for -------------------
+
+STORE_PIP = f"venv-python -m pip install --quiet --disable-pip-version-check {REPO}[store]"
+
+
+def no_store_modules(system: FakeSystem) -> None:
+    """The venv imports no starlette, uvicorn or anyio until the store extra is installed."""
+    system.state.mkdir(exist_ok=True)
+    (system.state / "no-module").write_text("starlette\nuvicorn\nanyio\n")
+
+
+def test_store_on_a_fresh_install_comes_with_the_dependencies_and_is_remembered(system) -> None:
+    no_store_modules(system)
+    done = system.install("--store")
+    assert done.returncode == 0, done.stderr
+    calls = system.calls()
+    assert STORE_PIP in calls and f"venv-python -m pip install --quiet --disable-pip-version-check {REPO}" not in calls
+    assert steps_in(done.stdout) == STEPS
+    assert "change  store extra: remember --store" in done.stdout
+    assert (system.root / "opt/dicetower/extras").read_text() == "store\n"
+    # later runs, without the option, keep the board: nothing to change, and a new source keeps the extra
+    again = system.install()
+    assert again.stdout.splitlines()[-1] == "nothing to change: dicetower is already installed", again.stdout
+    assert ("ok      store extra: the venv imports starlette, uvicorn, anyio (--store, remembered in "
+            "/opt/dicetower/extras)") in again.stdout
+    (system.root / "opt/dicetower/venv/.dicetower-source").write_text("an older source\n")
+    start = len(system.calls())
+    assert system.install().returncode == 0
+    assert STORE_PIP in system.calls_since(start)
+
+
+def test_store_added_to_an_installed_tower_installs_only_the_extra(system) -> None:
+    no_store_modules(system)
+    assert system.install().returncode == 0
+    start = len(system.calls())
+    done = system.install("--store")
+    assert done.returncode == 0, done.stderr
+    assert [c for c in system.calls_since(start) if " pip " in c] == [STORE_PIP]
+    assert "change  store extra: install the store extra (starlette, uvicorn)" in done.stdout
+    assert "done: 2 change(s); dicetower is installed" in done.stdout  # remembered, installed; no restart
+    again = system.install("--store")
+    assert again.stdout.splitlines()[-1] == "nothing to change: dicetower is already installed", again.stdout
+
+
+def test_a_dry_run_with_store_says_it_and_touches_nothing(system) -> None:
+    assert system.install().returncode == 0
+    no_store_modules(system)
+    tree, start = system.tree(), len(system.calls())
+    dry = system.install("--store", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert system.tree() == tree and all(READ_ONLY.match(c) for c in system.calls_since(start))
+    assert "would   store extra: remember --store" in dry.stdout and f"$ {REPO}" not in dry.stdout
+    assert f"          $ {system.root}/opt/dicetower/venv/bin/python -m pip install --quiet " \
+           f"--disable-pip-version-check {REPO}\\[store\\]" in dry.stdout
+    assert dry.stdout.splitlines()[-1] == "dry run: 2 change(s) would be made; nothing was touched"
+
+
+def test_an_image_with_store_installs_the_extra_at_first_boot(system) -> None:
+    before = system.tree()
+    no_store_modules(system)
+    done = system.install("--store", image=True)
+    assert done.returncode == 0, done.stderr
+    assert "  - pip install /opt/dicetower/src[store] into the venv" in done.stdout
+    assert (system.root / "opt/dicetower/extras").read_text() == "store\n"
+    start = len(system.calls())
+    src = system.root / "opt/dicetower/src"
+    first = system.run("install.sh", "--source", str(src), scripts=src / "deploy")  # the unit's ExecStart
+    assert first.returncode == 0, first.stderr
+    assert f"venv-python -m pip install --quiet --disable-pip-version-check {src}[store]" in system.calls_since(start)
+    assert system.run("uninstall.sh", "--purge").returncode == 0
+    assert system.tree() == before  # the remembered extra goes with /opt/dicetower

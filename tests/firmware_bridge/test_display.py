@@ -7,8 +7,8 @@ from PIL import Image, ImageDraw
 from firmware_bridge.display import BridgeOled, changed_spans, pages_of
 from firmware_bridge.link import Link, State
 from firmware_bridge.twin import Twin
+from hardware.config.schema import DisplayConfig
 from hardware.display import opener
-from hardware.tower_config import DisplayConfig
 from tests.firmware_bridge.polling import wait_for
 
 

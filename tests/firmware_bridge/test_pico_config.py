@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hardware.tower_config import ConfigError, from_mapping
+from hardware.config import ConfigError
+from hardware.config.reader import from_mapping
 
 
 def _bridge(**tables) -> dict:

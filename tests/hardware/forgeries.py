@@ -195,12 +195,12 @@ def _panel_night(state: Path, rolls: int = 12) -> list[str]:
     """An honest night on the tower (the simulated panel, its roll log in ``state``, entropy
     from the kernel): the table sets its code at the session's first ROLL, then rolls; the
     tower reveals at shutdown. Returns the fingerprints the OLED showed, in order."""
-    from hardware import tower_config as cfg
     from hardware.cli.tower import _dice, keep
+    from hardware.config import reader
     from hardware.sim import Simulator, parse_script
 
-    config = cfg.loads(f'[kiosk]\nstate_dir = "{state}"\n[entropy]\nsource = "kernel"\n'
-                       '[panel]\nsystems = ["d6cv"]\nanimation_seconds = 0\n')
+    config = reader.loads(f'[kiosk]\nstate_dir = "{state}"\n[entropy]\nsource = "kernel"\n'
+                          '[panel]\nsystems = ["d6cv"]\nanimation_seconds = 0\n')
     kept = keep(config)
     sim = Simulator(config, dice=_dice(config, None, kept=kept), **kept.tower_options())
     try:

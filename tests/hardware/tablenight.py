@@ -78,13 +78,13 @@ class Table:
         self.screens: list[dict[str, Any]] = []
 
     def start(self) -> Table:
-        from hardware import tower_config as cfg
         from hardware.cli.tower import _dice, keep
+        from hardware.config import reader
         from hardware.sim import Simulator
 
         systems = ", ".join(f'"{s}"' for s in self.systems)
-        config = cfg.loads(f'[kiosk]\nstate_dir = "{self.state}"\n[entropy]\nsource = "kernel"\n'
-                           f'[panel]\nsystems = [{systems}]\nanimation_seconds = 0\n')
+        config = reader.loads(f'[kiosk]\nstate_dir = "{self.state}"\n[entropy]\nsource = "kernel"\n'
+                              f'[panel]\nsystems = [{systems}]\nanimation_seconds = 0\n')
         kept = keep(config)
         self.sim = Simulator(config, dice=_dice(config, None, kept=kept), **kept.tower_options())
         return self

@@ -20,7 +20,7 @@ from hardware.board import BoardError, posts
 from hardware.board.boardconf import from_mapping, load
 from hardware.board.delivery import Answer, HookQueue, Streaks, backoff, decide, pause_after, retry_after
 from hardware.board.webhooks import is_discord, make_webhook, redact
-from hardware.tower_config import ConfigError
+from hardware.config import ConfigError
 
 PUNCTUATION = set(string.punctuation)
 ENTRY = {"seq": 12, "hash": "ab" * 32, "prev": "cd" * 32, "kind": "roll", "time": "2026-12-02T20:15:03.120Z",

@@ -114,8 +114,8 @@ def test_run_with_a_busy_pin_is_one_line_naming_the_key(tmp_path, capsys) -> Non
     from gpiozero import LED
 
     from hardware.cli.tower import run_tower
+    from hardware.config.reader import loads
     from hardware.panel_io import open_pin_factory
-    from hardware.tower_config import loads
 
     config = loads('[display]\nkind = "dummy"\n[entropy]\nsource = "kernel"\nbutton_timing = false\n')
     factory = open_pin_factory("mock")

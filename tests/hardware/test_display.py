@@ -9,7 +9,7 @@ import pytest
 import serial
 
 from engine.panel.model import Screen
-from hardware import tower_config as cfg
+from hardware.config import reader
 from hardware.display import NullDisplay, ResilientDisplay, opener
 from hardware.display.serial_text import SerialTextDisplay, frame_rows, to_ascii
 from hardware.display.terminal import TerminalDisplay
@@ -100,7 +100,7 @@ def test_a_serial_port_opened_by_url_and_closed_clears_it() -> None:
 
 
 def test_the_tower_drives_a_serial_display() -> None:
-    config = cfg.loads('[display]\nkind = "serial"\nserial_port = "/dev/ttyUSB0"\n')
+    config = reader.loads('[display]\nkind = "serial"\nserial_port = "/dev/ttyUSB0"\n')
     port = loop()
     clock = SimClock()
     factory = open_pin_factory("mock")
@@ -159,7 +159,7 @@ class Panel:
         self.opened = 0
         self.devices: list = []
         self.messages: list[str] = []
-        config = cfg.loads('[display]\nretry_seconds = 2.0\n')
+        config = reader.loads('[display]\nretry_seconds = 2.0\n')
 
         def open_display():
             from hardware.display.oled import OledDisplay
@@ -241,7 +241,7 @@ def test_a_replugged_oled_is_set_up_again_on_the_same_luma_device(monkeypatch) -
         return buses[-1]
 
     monkeypatch.setattr(luma_serial, "i2c", i2c)
-    display = ResilientDisplay(opener(cfg.load().display), retry_seconds=1.0)
+    display = ResilientDisplay(opener(reader.load().display), retry_seconds=1.0)
     display.show(SETUP, 0)
     first = display.display.device
     assert display.ok and len(buses) == 1
@@ -284,7 +284,7 @@ def test_a_missing_oled_retried_for_an_hour_makes_no_luma_devices(monkeypatch) -
 
     monkeypatch.setattr(luma_serial, "i2c", i2c)
     monkeypatch.setattr(atexit, "register", register)
-    display = ResilientDisplay(opener(cfg.load().display), retry_seconds=2.0)
+    display = ResilientDisplay(opener(reader.load().display), retry_seconds=2.0)
     display.show(SETUP, 0)
     for second in range(2, 3600, 2):
         display.poll(second * 1_000_000_000)
@@ -298,7 +298,7 @@ def test_an_spi_oled_without_rpi_gpio_is_a_display_failure_not_a_crash(monkeypat
 
     monkeypatch.setitem(sys.modules, "RPi", None)  # not installed (a Pi 5 with lgpio alone)
     messages: list[str] = []
-    display = ResilientDisplay(opener(cfg.loads('[display]\nbus = "spi"\n').display), log=messages.append)
+    display = ResilientDisplay(opener(reader.loads('[display]\nbus = "spi"\n').display), log=messages.append)
     display.show(SETUP, 0)
     assert not display.ok and "RPi.GPIO" in display.error
     assert len(messages) == 1 and "the LEDs carry on" in messages[0]

@@ -10,8 +10,9 @@ import pytest
 
 from engine.panel.model import Screen
 from hardware import backends
-from hardware import tower_config as cfg
 from hardware.cli import main
+from hardware.config import ConfigError, reader, schema
+from hardware.config.pins import pin_uses, reserved_pins
 
 # luma's ssd1306-family drivers read pixels with Image.getdata, which Pillow has deprecated
 pytestmark = pytest.mark.filterwarnings("ignore:Image.Image.getdata:DeprecationWarning")
@@ -58,8 +59,8 @@ def buses(monkeypatch) -> list[RecordingBus]:
 
 
 def test_a_kind_without_a_row_is_refused_not_opened_as_another() -> None:
-    with pytest.raises(cfg.ConfigError, match=r"display\.kind: expected one of ssd1306, .*got 'ssd1316'"):
-        cfg.loads('[display]\nkind = "ssd1316"\n')
+    with pytest.raises(ConfigError, match=r"display\.kind: expected one of ssd1306, .*got 'ssd1316'"):
+        reader.loads('[display]\nkind = "ssd1316"\n')
 
 
 def test_one_row_makes_a_new_oled_a_display_kind(with_ssd1316, buses) -> None:
@@ -67,7 +68,7 @@ def test_one_row_makes_a_new_oled_a_display_kind(with_ssd1316, buses) -> None:
 
     from hardware.display import ResilientDisplay, opener
 
-    config = cfg.loads('[display]\nkind = "ssd1316"\nwidth = 128\nheight = 32\n')
+    config = reader.loads('[display]\nkind = "ssd1316"\nwidth = 128\nheight = 32\n')
     display = ResilientDisplay(opener(config.display), retry_seconds=1.0)
     try:
         display.show(SCREEN, 0)
@@ -81,13 +82,13 @@ def test_one_row_makes_a_new_oled_a_display_kind(with_ssd1316, buses) -> None:
 
 def test_the_new_row_s_sizes_and_buses_are_checked(with_ssd1316) -> None:
     """The sizes are luma's (ssd1316's driver is ssd1306's), asked of the class."""
-    with pytest.raises(cfg.ConfigError, match=r"display\.height: ssd1316 modules are 64x32, 64x48, 128x32, "
+    with pytest.raises(ConfigError, match=r"display\.height: ssd1316 modules are 64x32, 64x48, 128x32, "
                                               r"128x64 pixels, got 128x128"):
-        cfg.loads('[display]\nkind = "ssd1316"\nheight = 128\n')
-    spi = cfg.loads('[display]\nkind = "ssd1316"\nbus = "spi"\nwidth = 128\nheight = 32\nspi_reset = 25\n'
-                    '[leds]\nroll = false\n')
-    assert spi.pin_uses()["display.spi_dc"] == 4 and spi.pin_uses()["display.spi_reset"] == 25
-    assert 8 in spi.reserved_pins()  # SPI CE0: the bus is the kind's, so are its pins
+        reader.loads('[display]\nkind = "ssd1316"\nheight = 128\n')
+    spi = reader.loads('[display]\nkind = "ssd1316"\nbus = "spi"\nwidth = 128\nheight = 32\nspi_reset = 25\n'
+                       '[leds]\nroll = false\n')
+    assert pin_uses(spi)["display.spi_dc"] == 4 and pin_uses(spi)["display.spi_reset"] == 25
+    assert 8 in reserved_pins(spi)  # SPI CE0: the bus is the kind's, so are its pins
 
 
 def test_the_new_row_is_in_run_help(with_ssd1316, capsys) -> None:
@@ -104,7 +105,7 @@ def test_a_shipped_ssd1309_is_opened_as_an_ssd1309(buses) -> None:
 
     from hardware.display.oled import open_luma
 
-    device = open_luma(cfg.loads('[display]\nkind = "ssd1309"\n').display)
+    device = open_luma(reader.loads('[display]\nkind = "ssd1309"\n').display)
     assert type(device) is ssd1309
 
 
@@ -129,9 +130,9 @@ def test_every_luma_row_names_a_luma_class_and_luma_s_sizes_are_what_it_takes(ki
     for width, height in {(w, h) for w, h in luma_facts_grid() if (w, h) not in sizes}:
         with pytest.raises(DeviceDisplayModeError):
             make(noop(), width=width, height=height)
-        with pytest.raises(cfg.ConfigError, match=rf"display\.(width|height): {kind.name} modules are "):
-            cfg.loads(f'[display]\nkind = "{kind.name}"\nbus = "{bus}"\nwidth = {width}\nheight = {height}\n'
-                      '[leds]\nroll = false\n')
+        with pytest.raises(ConfigError, match=rf"display\.(width|height): {kind.name} modules are "):
+            reader.loads(f'[display]\nkind = "{kind.name}"\nbus = "{bus}"\nwidth = {width}\nheight = {height}\n'
+                         '[leds]\nroll = false\n')
     assert set(kind.buses) <= set(backends.DISPLAY_BUSES)
 
 
@@ -148,8 +149,8 @@ def test_a_greyscale_oled_draws_its_frames_converted_to_its_mode(buses, monkeypa
     from hardware.display import ResilientDisplay, opener
 
     monkeypatch.setattr(luma_serial_module(), "spi", lambda **kwargs: buses.append(RecordingBus()) or buses[-1])
-    config = cfg.loads('[display]\nkind = "ssd1322"\nbus = "spi"\nwidth = 256\nheight = 64\n'
-                       '[leds]\nroll = false\n')
+    config = reader.loads('[display]\nkind = "ssd1322"\nbus = "spi"\nwidth = 256\nheight = 64\n'
+                          '[leds]\nroll = false\n')
     display = ResilientDisplay(opener(config.display), retry_seconds=1.0)
     try:
         display.show(SCREEN, 0)
@@ -210,5 +211,5 @@ def test_asking_luma_for_sizes_keeps_no_device_alive(monkeypatch) -> None:
 def test_the_shipped_display_which_the_config_check_does_not_probe_is_one_luma_takes() -> None:
     from hardware.display import luma_facts
 
-    shipped = cfg.DisplayConfig()
+    shipped = schema.DisplayConfig()
     assert luma_facts.takes(backends.DISPLAY_KINDS.get(shipped.kind), shipped.width, shipped.height)

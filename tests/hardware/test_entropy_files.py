@@ -137,15 +137,15 @@ def test_damaged_offsets_are_one_line_and_no_file_is_read(tmp_path, content) -> 
 def test_the_tower_reads_its_capture_on_across_starts_and_shows_when_it_is_exhausted(tmp_path) -> None:
     """``[entropy] source = "file:PATH"``: each start opens its session from the capture's next
     bytes; once it is exhausted, the panel says so, naming the file, and nothing is rolled."""
-    from hardware import tower_config as cfg
     from hardware.cli.tower import _dice, keep
+    from hardware.config import reader
     from hardware.sim import Simulator, parse_script
 
     capture = tmp_path / "capture.bin"
     capture.write_bytes(good_bytes(2 * 1024))
     state = tmp_path / "state"
-    config = cfg.loads(f'[kiosk]\nstate_dir = "{state}"\n[entropy]\nsource = "file:{capture}"\n'
-                       '[panel]\nsystems = ["d6cv"]\nanimation_seconds = 0\n')
+    config = reader.loads(f'[kiosk]\nstate_dir = "{state}"\n[entropy]\nsource = "file:{capture}"\n'
+                          '[panel]\nsystems = ["d6cv"]\nanimation_seconds = 0\n')
     screens: list[dict[str, object]] = []
     for _ in range(3):
         kept = keep(config)

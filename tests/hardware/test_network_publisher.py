@@ -280,7 +280,8 @@ def network_config(tmp_path: Path, url: str, **extra: str) -> str:
     ('[network]\nbroker = "mqtt://h"\n', "network.broker: unknown key"),
 ])
 def test_network_config_errors_name_the_key(toml, message):
-    from hardware.tower_config import ConfigError, loads
+    from hardware.config import ConfigError
+    from hardware.config.reader import loads
 
     with pytest.raises(ConfigError, match="network") as err:
         loads(toml)
@@ -302,10 +303,10 @@ def test_sim_with_a_network_config_publishes_and_says_offline_at_the_end(broker,
 
 def test_tower_with_session_dice_publishes_its_rolls(broker, collector, tmp_path):
     """A simulated tower whose rolls go to the roll log, with the publisher as ``run`` opens it."""
+    from hardware.config.reader import loads
     from hardware.entropy import open_dice
     from hardware.network.publisher import publishing
     from hardware.sim import Simulator, parse_script
-    from hardware.tower_config import loads
 
     config = loads(network_config(tmp_path, broker.url))
     (tmp_path / "state").mkdir()
@@ -327,8 +328,8 @@ def test_tower_with_session_dice_publishes_its_rolls(broker, collector, tmp_path
 
 
 def test_a_missing_password_file_is_one_line(tmp_path):
+    from hardware.config.reader import loads
     from hardware.network.publisher import publisher_for
-    from hardware.tower_config import loads
 
     config = loads(network_config(tmp_path, "mqtt://127.0.0.1:1", password_file=str(tmp_path / "nope")))
     with pytest.raises(NetworkError, match=r"network.password_file: cannot read .*nope"):

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.panel.model import Button, Event, EventKind, Sound
-from hardware import tower_config as cfg
+from hardware.config import reader, schema
 from hardware.panel_io import Debouncer, InputQueue, NoGpioError, PanelIO, PinSetupError, open_pin_factory
 
 MS = 1_000_000
@@ -169,7 +169,7 @@ def test_the_queue_never_holds_more_than_a_few_events_per_button(edges) -> None:
 
 @pytest.fixture
 def panel():
-    config = cfg.loads('[buttons]\nroll = 4\n[encoder]\nenabled = true\n[display]\nkind = "dummy"\n')
+    config = reader.loads('[buttons]\nroll = 4\n[encoder]\nenabled = true\n[display]\nkind = "dummy"\n')
     clock = Clock()
     factory = open_pin_factory("mock")
     io = PanelIO(config, pin_factory=factory, clock=clock)
@@ -226,7 +226,7 @@ def test_the_encoder_turns_into_steps(panel) -> None:
 
 
 def test_an_active_buzzer_and_no_rgb() -> None:
-    config = cfg.loads('[buzzer]\nkind = "active"\n[rgb]\nenabled = false\n')
+    config = reader.loads('[buzzer]\nkind = "active"\n[rgb]\nenabled = false\n')
     factory = open_pin_factory("mock")
     io = PanelIO(config, pin_factory=factory, clock=Clock())
     try:
@@ -242,7 +242,7 @@ def test_an_active_buzzer_and_no_rgb() -> None:
 def test_pins_are_released_on_close() -> None:
     from gpiozero import LED
 
-    config = dataclasses.replace(cfg.load(), display=cfg.DisplayConfig(kind="dummy"))
+    config = dataclasses.replace(reader.load(), display=schema.DisplayConfig(kind="dummy"))
     factory = open_pin_factory("mock")
     PanelIO(config, pin_factory=factory, clock=Clock()).close()
     freed = []
@@ -260,7 +260,7 @@ def test_a_busy_pin_names_its_key_and_releases_the_pins_already_taken(busy: int,
     close(), which hid the real error and left the pins taken before it claimed."""
     from gpiozero import LED
 
-    config = dataclasses.replace(cfg.load(), display=cfg.DisplayConfig(kind="dummy"))
+    config = dataclasses.replace(reader.load(), display=schema.DisplayConfig(kind="dummy"))
     factory = open_pin_factory("mock")
     other = LED(busy, pin_factory=factory)
     with pytest.raises(PinSetupError) as err:

@@ -21,8 +21,8 @@ import pytest
 
 from engine.panel.model import Button
 from engine.panel.state import Mode
-from hardware import tower_config as cfg
 from hardware.cli import main
+from hardware.config import reader
 from hardware.entropy import open_dice
 from hardware.entropy.open_sessions import OpenSessions
 from hardware.rolllog import RollLog
@@ -117,13 +117,13 @@ def test_the_game_masters_hand_is_logged_entered_outside_the_session(tmp_path) -
 DRIVER = """
 import os, signal, sys
 from pathlib import Path
-from hardware import tower_config as cfg
+from hardware.config import reader
 from hardware import state as state_files
 from hardware.cli.tower import _dice, keep
 from hardware.sim import Simulator, parse_script
 
 config_path, script, start, kill_at = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-config = cfg.load(config_path)
+config = reader.load(config_path)
 kept = keep(config)
 sim = Simulator(config, dice=_dice(config, None, kept=kept), **kept.tower_options())
 recorded = 0
@@ -186,7 +186,7 @@ def test_a_card_that_fills_part_way_through_a_flow_leaves_a_log_that_checks(flow
     then the card has room again and the flow goes on; the log checks clean."""
     state = tmp_path / "state"
     state.mkdir()
-    config = cfg.loads(f'[kiosk]\nstate_dir = "{state}"\n[entropy]\nsource = "kernel"\n')
+    config = reader.loads(f'[kiosk]\nstate_dir = "{state}"\n[entropy]\nsource = "kernel"\n')
     seam = FullDisk(10**6)
     log = RollLog(state / LOG_NAME, write=seam, fsync=False)
     sim = Simulator(config, dice=open_dice("kernel", log=log, keeper=OpenSessions(state)), memory=state,

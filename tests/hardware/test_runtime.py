@@ -14,7 +14,7 @@ import pytest
 from engine.panel import machine
 from engine.panel.model import Button, Event, EventKind
 from engine.panel.state import Mode
-from hardware import tower_config as cfg
+from hardware.config import reader
 from hardware.display import ResilientDisplay, opener
 from hardware.panel_io import open_pin_factory
 from hardware.sim import SimClock
@@ -45,7 +45,7 @@ class Rig:
     def __init__(self, text: str = CONFIG, *, dice=None, timing=None, memory=None, log=None, roll_log=None) -> None:
         from luma.core.device import dummy
 
-        self.config = cfg.loads(text)
+        self.config = reader.loads(text)
         self.clock = SimClock()
         self.factory = open_pin_factory("mock")
         self.device = dummy(width=128, height=64, mode="1")
@@ -320,7 +320,7 @@ def test_a_pin_that_is_busy_leaves_the_display_dark(tmp_path) -> None:
 
     from hardware.panel_io import PinSetupError
 
-    config = cfg.loads(CONFIG)
+    config = reader.loads(CONFIG)
     factory = open_pin_factory("mock")
     other = LED(PINS[Button.ROLL], pin_factory=factory)
     device = dummy(width=128, height=64, mode="1")

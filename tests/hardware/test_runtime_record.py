@@ -18,9 +18,9 @@ import pytest
 
 from engine.panel.model import Button
 from engine.panel.state import Mode
-from hardware import tower_config as cfg
 from hardware.cli import EXIT_UNRECORDED, main
 from hardware.cli.tower import Kept, keep
+from hardware.config import reader
 from hardware.entropy import open_dice
 from hardware.rolllog import LenientLog, RollLog, read_entries, verify
 from hardware.sim import Simulator
@@ -38,7 +38,7 @@ def logged_rolls(path: Path) -> list[dict]:
 
 def make(tmp_path: Path, *, allow: int, show: bool = False, text: str = CONFIG):
     """A simulator whose roll log takes ``allow`` writes, then fails like a full card."""
-    config = cfg.loads(text + ("[kiosk]\nunrecorded = \"show\"\n" if show else ""))
+    config = reader.loads(text + ("[kiosk]\nunrecorded = \"show\"\n" if show else ""))
     seam = FullDisk(allow)
     log = RollLog(tmp_path / "rolls.jsonl", write=seam, fsync=False)
     roll_log = LenientLog(log) if show else log
@@ -139,7 +139,7 @@ def test_unrecorded_show_marks_every_such_result(tmp_path) -> None:
 def test_state_dir_none_never_says_in_log(tmp_path) -> None:
     from tests.hardware.test_runtime_session import reveal_from_menu
 
-    config = cfg.loads(CONFIG + '[kiosk]\nstate_dir = "none"\n')
+    config = reader.loads(CONFIG + '[kiosk]\nstate_dir = "none"\n')
     kept = keep(config)
     assert kept == Kept()
     sim = Simulator(config, dice=open_dice(seed=b"none", log=kept.roll_log), **kept.tower_options())
@@ -154,7 +154,7 @@ def test_state_dir_none_never_says_in_log(tmp_path) -> None:
 
 
 def test_the_default_state_dir_is_the_xdg_one_and_state_directory_under_systemd(tmp_path, monkeypatch) -> None:
-    config = cfg.loads(CONFIG)
+    config = reader.loads(CONFIG)
     assert keep(config).state_dir == Path(os.environ["XDG_STATE_HOME"]) / "dicetower"
     monkeypatch.setenv("STATE_DIRECTORY", str(tmp_path / "svc"))
     assert keep(config).state_dir == tmp_path / "svc"
@@ -280,7 +280,7 @@ def test_the_panel_memory_is_a_cache_of_the_log(tmp_path) -> None:
     kill between the two (here: the memory put back to before the roll) is healed from the
     log at the next start."""
     text = CONFIG.replace('systems = ["d6cv"]', 'systems = ["fingers"]')
-    config = cfg.loads(text)
+    config = reader.loads(text)
     log = RollLog(tmp_path / "rolls.jsonl", fsync=False)
 
     def start() -> Simulator:

@@ -11,8 +11,8 @@ from PIL import Image
 
 from engine.errors import ParameterError
 from engine.panel.model import Button
-from hardware import tower_config as cfg
 from hardware.cli import main
+from hardware.config import reader
 from hardware.sim import Action, Simulator, parse_script, split_keys
 from tests.support import seeded_dice
 
@@ -34,7 +34,7 @@ def test_script_mistakes_name_the_option_and_the_item(text: str) -> None:
 
 
 def sim(seed: bytes = b"sim", text: str = "") -> Simulator:
-    return Simulator(cfg.loads(text), dice=seeded_dice(seed))
+    return Simulator(reader.loads(text), dice=seeded_dice(seed))
 
 
 def test_a_script_runs_on_the_simulated_clock() -> None:
@@ -408,7 +408,7 @@ def test_at_80x24_the_session_view_after_a_reveal_is_read_whole() -> None:
     from hardware.entropy import open_dice
     from hardware.sim import Interactive
 
-    s = Simulator(cfg.load(), dice=open_dice(seed=b"reveal"))  # dice with sessions, like sim --seed
+    s = Simulator(reader.load(), dice=open_dice(seed=b"reveal"))  # dice with sessions, like sim --seed
     try:
         ui = Interactive(s, stdout=io.BytesIO(), colour=False, size=(80, 24))
         s.run_script(parse_script("hold:mode:1 field field field field field field roll roll"))  # reveal seed

@@ -21,8 +21,8 @@ import pytest
 
 from engine.panel import pages as rows
 from engine.systems import SYSTEM_IDS, get
-from hardware import tower_config as cfg
 from hardware.cli.tower import keep
+from hardware.config import reader
 from hardware.entropy import open_dice
 from hardware.sim import SimClock, Simulator, parse_script
 from tests.engine.panel.words import check_lines
@@ -45,7 +45,7 @@ def _labels(system: str) -> set[str]:
 
 def run_flow(script: Path, state: Path, seed: bytes) -> list[dict]:
     """A flow script as ``sim --seed SEED --state-dir STATE --script`` runs it."""
-    config = cfg.load()
+    config = reader.load()
     clock = SimClock()
     kept = keep(dataclasses.replace(config, kiosk=dataclasses.replace(config.kiosk, state_dir=str(state))),
                 clock=clock)

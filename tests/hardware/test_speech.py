@@ -14,13 +14,13 @@ import pytest
 
 from engine.panel.menu import ITEMS, Item
 from engine.panel.model import Button
-from hardware import tower_config as cfg
+from hardware.config import ConfigError, reader, schema
+from hardware.config.schema import SoundConfig
 from hardware.entropy import open_dice
 from hardware.rolllog import LenientLog, RollLog, read_entries
 from hardware.sim import Simulator, parse_script
 from hardware.speech import open_speaker
 from hardware.speech.fakes import LogSpeaker, RecordingSpeaker
-from hardware.tower_config import ConfigError, SoundConfig
 from tests.hardware.test_record_first import FullDisk
 
 CONFIG = ('[display]\nkind = "dummy"\n[panel]\nanimation_seconds = 0\nsystems = ["infinity", "fingers"]\n'
@@ -35,7 +35,7 @@ def make(text: str = SPEAK, *, speaker: RecordingSpeaker | None = None, table_se
     dice = options.pop("dice", None) or open_dice(seed=b"speech")
     if table_seed is not None:
         dice.set_table_seed(table_seed, source="panel")  # as the table typed it on the keys
-    sim = Simulator(cfg.loads(text), dice=dice, speaker=speaker if speaker is not None else RecordingSpeaker(),
+    sim = Simulator(reader.loads(text), dice=dice, speaker=speaker if speaker is not None else RecordingSpeaker(),
                     **options)
     if table_seed is not None:  # the table answered the session's question before these tests begin
         from engine.panel.state import evolve
@@ -351,7 +351,7 @@ def test_the_log_speaker_writes_each_sentence_to_the_log() -> None:
     lines: list[str] = []
     speaker = open_speaker(SoundConfig(speaker="log"), log=lines.append)
     assert isinstance(speaker, LogSpeaker)
-    sim = Simulator(cfg.loads(SPEAK), dice=open_dice(seed=b"speech"), speaker=speaker)
+    sim = Simulator(reader.loads(SPEAK), dice=open_dice(seed=b"speech"), speaker=speaker)
     try:
         sim.advance(1.1)
     finally:
@@ -363,12 +363,12 @@ def test_the_log_speaker_writes_each_sentence_to_the_log() -> None:
 
 
 def test_the_sound_table() -> None:
-    config = cfg.loads('[sound]\nspeak = true\nlanguage = "de"\nvoice = "de+f3"\nrate = 150\nvolume = 80\n'
-                       'device = "plughw:CARD=Headphones,DEV=0"\nstill_seconds = 1.5\nspeaker = "log"\n')
+    config = reader.loads('[sound]\nspeak = true\nlanguage = "de"\nvoice = "de+f3"\nrate = 150\nvolume = 80\n'
+                          'device = "plughw:CARD=Headphones,DEV=0"\nstill_seconds = 1.5\nspeaker = "log"\n')
     assert config.sound == SoundConfig(speak=True, speaker="log", language="de", voice="de+f3", rate=150, volume=80,
                                        device="plughw:CARD=Headphones,DEV=0", still_seconds=1.5)
     assert config.panel.speak is True
-    assert cfg.loads("").sound == SoundConfig() and cfg.loads("").panel.speak is False
+    assert reader.loads("").sound == SoundConfig() and reader.loads("").panel.speak is False
 
 
 @pytest.mark.parametrize(("text", "key", "message"), [
@@ -384,11 +384,11 @@ def test_the_sound_table() -> None:
 ])
 def test_a_bad_sound_key_is_one_line_naming_it(text: str, key: str, message: str) -> None:
     with pytest.raises(ConfigError) as caught:
-        cfg.loads(text)
+        reader.loads(text)
     assert caught.value.key == key and message in str(caught.value)
 
 
 def test_the_default_config_documents_the_sound_table() -> None:
-    text = Path(cfg.DEFAULT_TOML).read_text(encoding="utf-8")
+    text = Path(schema.DEFAULT_TOML).read_text(encoding="utf-8")
     assert "[sound]" in text
-    assert cfg.loads(text).sound == SoundConfig()
+    assert reader.loads(text).sound == SoundConfig()

@@ -19,9 +19,9 @@ import pytest
 
 from engine.speech import LANGUAGES
 from hardware.cli import main
+from hardware.config.schema import SoundConfig
 from hardware.speech import espeak, open_speaker
 from hardware.speech.espeak import EspeakSpeaker, WavSpeaker
-from hardware.tower_config import SoundConfig
 from tests.engine.speech.corpus import sentences
 from tests.support import require_command
 

@@ -32,8 +32,8 @@ from engine.panel.view import setup_notes
 from engine.speech import LANGUAGES, table
 from engine.speech import words as said
 from engine.systems import SYSTEM_IDS
-from hardware import tower_config as cfg
 from hardware.cli.tower import keep
+from hardware.config import reader
 from hardware.entropy import open_dice
 from hardware.sim import SimClock, Simulator, parse_script
 from hardware.speech.fakes import RecordingSpeaker
@@ -69,7 +69,7 @@ def walk(script: str, language: str, state: Path) -> list[Step]:
     --script`` plays it, with speech on in ``language`` (a speaker that only keeps the
     sentences)."""
     path, seed = SCRIPTS[script]
-    config = cfg.load()
+    config = reader.load()
     config = dataclasses.replace(config, sound=dataclasses.replace(config.sound, speak=True, language=language),
                                  panel=dataclasses.replace(config.panel, speak=True))
     clock = SimClock()

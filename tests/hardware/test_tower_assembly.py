@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.panel.model import Event, EventKind
-from hardware import tower_config as cfg
+from hardware.config import reader as cfg
 from hardware.display import ResilientDisplay, opener
 from hardware.entropy import open_dice
 from hardware.panel_io import open_pin_factory
