@@ -37,7 +37,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("hardware/config/reader.py", "getattr(t, read)"): (
         2, "_read_field: the _Table reader a field's config_key names (no default: a wrong name fails)"),
     ("hardware/config/schema.py", "getattr(menu, name)[end]"): (
-        1, "_menu_bound: a [panel] key's range, the settings menu's constant it names (no default: a wrong name fails)"),
+        1, "_menu_bound: a [panel] key's range, the settings menu's constant it names (a wrong name fails)"),
     # --- a field a system's own PanelSpec names (the panel may name no system: tests/test_layering.py)
     ("engine/panel/looks.py", "getattr(result, panel.colour, None)"): (
         1, "outcome_rgb: the result field PanelSpec.colour names (immortal's color)"),

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from engine.dice import DiceSource
 from engine.panel import machine
 from engine.panel.model import Effects
+from hardware.config.schema import TowerConfig
 from hardware.display import ResilientDisplay
 from hardware.panel_io import Clock, PanelIO
 from hardware.panel_memory import PanelMemory
@@ -30,7 +31,6 @@ from hardware.tower.loop import Tower
 from hardware.tower.outputs import Outputs
 from hardware.tower.recorder import RollRecorder
 from hardware.tower.sync import SessionSync
-from hardware.config.schema import TowerConfig
 
 if TYPE_CHECKING:
     # only where a state directory, a speaker or the kiosk's lock is in play: start-up to the
