@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.errors import ParameterError
+from engine.panel.model import Button
 from engine.panel.options import PanelConfig
 from hardware import backends
 from hardware.config import ConfigError
@@ -147,8 +148,6 @@ def read_fields(t: Table, cls: type[T], *, keys: Mapping[str, KeySpec] | None = 
 
 def _read_field(t: Table, f: dataclasses.Field[Any], spec: KeySpec | None = None) -> Any:
     """One field's value from its key (or, for ``pins``, from one key per button)."""
-    from engine.panel.model import Button
-
     meta = f.metadata if spec is None else spec
     read, name, per = meta["read"], meta["name"] or f.name, meta["per"]
     default: Any = f.default
