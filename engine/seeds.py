@@ -69,24 +69,30 @@ ROLL_KINDS = ("rolled", "entered", "test")
 
 class TableSeedError(EngineError, ValueError):
     """A table seed that cannot be set: not printable text, empty, too long, or too late (the
-    session has a roll or a table seed already)."""
+    session has a roll or a table seed already). Its text is ``table seed: DETAIL``;
+    ``detail`` alone is for a caller that names the seed its own way (``--table-seed``, the
+    panel's screen)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"table seed: {detail}")
+        self.detail = detail
 
 
 def check_table_seed(text: object) -> str:
     """``text`` if it is a table seed (1 to 64 printable ASCII characters, no space at either
     end, so what the players noted is exactly what is logged); else :class:`TableSeedError`."""
     if not isinstance(text, str):
-        raise TableSeedError(f"table seed: expected text, got {type(text).__name__}")
+        raise TableSeedError(f"expected text, got {type(text).__name__}")
     if not text.strip():
-        raise TableSeedError("table seed: empty; give 1 to 64 printable ASCII characters, e.g. 417302")
+        raise TableSeedError("empty; give 1 to 64 printable ASCII characters, e.g. 417302")
     if len(text) > TABLE_SEED_MAX:
-        raise TableSeedError(f"table seed: {len(text)} characters; at most {TABLE_SEED_MAX}")
+        raise TableSeedError(f"{len(text)} characters; at most {TABLE_SEED_MAX}")
     bad = next((c for c in text if not " " <= c <= "~"), None)
     if bad is not None:
-        raise TableSeedError(f"table seed: {bad!r} is not printable ASCII (letters, digits, punctuation, "
+        raise TableSeedError(f"{bad!r} is not printable ASCII (letters, digits, punctuation, "
                              "inner spaces)")
     if text != text.strip(" "):
-        raise TableSeedError(f"table seed: {text!r} starts or ends with a space")
+        raise TableSeedError(f"{text!r} starts or ends with a space")
     return text
 
 

@@ -70,7 +70,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     try:
         seeds = [check_table_seed(text) for text in args.table_seed]
     except TableSeedError as exc:
-        raise ParameterError("table-seed", str(exc).removeprefix("table seed: ")) from None
+        raise ParameterError("table-seed", exc.detail) from None
     entered = whole_number("allow-entered", args.allow_entered, 0, 1_000_000)
     command_line = whole_number("allow-command-line", args.allow_command_line, 0, 1_000_000)
     try:

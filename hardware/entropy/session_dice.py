@@ -354,17 +354,17 @@ class SessionDice:
         s = self._starting()
         short = f"#{s.id[:8]}"
         if s.p.table_seed is not None:
-            raise TableSeedError(f"table seed: session {short} has its table seed already ({s.p.table_seed!r}); "
+            raise TableSeedError(f"session {short} has its table seed already ({s.p.table_seed!r}); "
                                  "reveal the session to start a new one with another")
         if s.rolls or s.position:
-            raise TableSeedError(f"table seed: session {short} has {s.rolls} roll(s) already; a table seed comes "
+            raise TableSeedError(f"session {short} has {s.rolls} roll(s) already; a table seed comes "
                                  "before the session's first roll (reveal it to start a new one)")
         if self._log is not None:
             from hardware.entropy.codes import code_holder
 
             holder = code_holder(self._log.path, text)
             if holder is not None:
-                raise TableSeedError(f"table seed: {text} was the code of session #{holder.session[:8]}; one code, "
+                raise TableSeedError(f"{text} was the code of session #{holder.session[:8]}; one code, "
                                      "one session: choose a new code for this session")
         if source not in TABLE_SEED_SOURCES:
             raise ValueError(f"source must be one of {', '.join(TABLE_SEED_SOURCES)}, got {source!r}")

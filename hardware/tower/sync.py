@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.panel import sessions
 from engine.panel.model import Event, EventKind
+from engine.seeds import TableSeedError
 from hardware.once import Once
 from hardware.tower.dice import DiceAbilities
 from hardware.tower.lock import DirectoryLock
@@ -166,7 +167,7 @@ class SessionSync:
                 problem = sessions.seed_not_logged(f"roll log: {why or exc}")
             except Exception as exc:  # refused (too late, set already, the session changed): said on screen
                 self.log(f"table seed: {exc}")
-                problem = sessions.seed_refused(str(exc).removeprefix("table seed: "))
+                problem = sessions.seed_refused(exc.detail if isinstance(exc, TableSeedError) else str(exc))
             else:
                 digest = str(entry.get("hash", ""))[:8]
                 # a session without a roll log (the simulator's sandbox) has no entry to name
