@@ -1,8 +1,58 @@
-"""The engine's exceptions: one base, each also a matching builtin so callers may catch either.
+"""The project's exceptions: one root, one base per package, each also a matching builtin so
+callers may catch either.
 
-:class:`DicetowerError` is the root of every exception the project raises on purpose (engine,
-hardware, firmware_bridge): it lives here because the engine is the one package every other
-one may import. ``tests/test_exceptions.py`` holds every exception class to it."""
+:class:`DicetowerError` is the root of every exception the project raises on purpose: it lives
+here because the engine is the one package every other one may import. Under it, each package
+has its base: the engine's :class:`EngineError`, ``hardware.errors.HardwareError`` and
+``firmware_bridge.errors.BridgeError``. The whole map, with the other class each one also
+derives from in brackets (``tests/test_exceptions.py`` holds this drawing equal to the classes
+it finds)::
+
+    DicetowerError
+    ├── EngineError
+    │   ├── EntropyError (RuntimeError)
+    │   │   └── ReseedRequired
+    │   ├── ParameterError (ValueError)
+    │   │   └── FacesError
+    │   ├── SpeechError (ValueError)
+    │   ├── TableSeedError (ValueError)
+    │   └── UnknownSystemError (LookupError)
+    ├── HardwareError
+    │   ├── BoardError (ValueError)
+    │   │   ├── RecordError
+    │   │   └── Unstorable
+    │   ├── ConfigError (ValueError)
+    │   ├── DisplayFrameError (OSError)
+    │   ├── FileRefused (OSError)
+    │   ├── LockError
+    │   ├── LogError
+    │   │   └── SessionSyncError
+    │   ├── NetworkError (ValueError)
+    │   ├── NoGpioError (RuntimeError)
+    │   ├── NotEnoughEntropy (EntropyError)
+    │   ├── OffsetError
+    │   ├── OutputError (OSError)
+    │   ├── PageError (OSError)
+    │   ├── PathError (ValueError)
+    │   ├── PinSetupError (RuntimeError)
+    │   ├── Rejected (ValueError)
+    │   ├── SessionBusy (RuntimeError)
+    │   ├── SessionFileError
+    │   │   ├── DamagedFile
+    │   │   └── SessionWriteError (LogError)
+    │   ├── SourceUnavailable (EntropyError)
+    │   ├── StateError
+    │   │   └── StateWriteError
+    │   └── UsageError
+    └── BridgeError (ConnectionError)
+        ├── BadReply
+        ├── BridgeTimeout
+        ├── MicroPythonFailed
+        ├── MicroPythonUnavailable
+        ├── PicoRefused
+        ├── SafeMode
+        └── VersionMismatch
+"""
 
 from __future__ import annotations
 
@@ -44,8 +94,8 @@ def escape_controls(text: str) -> str:
 class DicetowerError(Exception):
     """The root of every exception dicetower raises on purpose: ``except DicetowerError``
     catches what the project says went wrong, and nothing it did not mean to raise. Each
-    package's base derives from it (the engine's :class:`EngineError`, the bridge's
-    ``BridgeError``), also inheriting the builtin that matches."""
+    package's base derives from it (the map is in this module's docstring), also inheriting
+    the builtin that matches."""
 
 
 class EngineError(DicetowerError):

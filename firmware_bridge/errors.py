@@ -3,11 +3,15 @@ handles a failing device (a display retried later) handles a failing bridge the 
 
 from __future__ import annotations
 
-from engine.errors import EngineError
+from engine.errors import DicetowerError, clip
 
 
-class BridgeError(EngineError, ConnectionError):
-    """The Pico cannot be used: not found, unplugged, refused, not answering."""
+class BridgeError(DicetowerError, ConnectionError):
+    """The Pico cannot be used: not found, unplugged, refused, not answering. Its text is
+    clipped (:func:`engine.errors.clip`): it may quote what the Pico sent."""
+
+    def __str__(self) -> str:
+        return clip(super().__str__())
 
 
 class BridgeTimeout(BridgeError):

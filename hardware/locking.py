@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from engine.errors import EngineError
+from hardware.errors import HardwareError
 
 __all__ = ["LOCK_NAME", "LockError", "state_lock"]
 
@@ -25,7 +25,7 @@ __all__ = ["LOCK_NAME", "LockError", "state_lock"]
 LOCK_NAME = ".lock"
 
 
-class LockError(EngineError):
+class LockError(HardwareError):
     """The state directory's lock file cannot be opened (a symlink, no permission, no room)."""
 
 

@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import DicetowerError
 from engine.panel.model import Button, Event, EventKind, Sound
 from hardware.backends import AUTO_PIN_FACTORIES, PIN_FACTORIES
 from hardware.config.schema import TowerConfig
+from hardware.errors import HardwareError
 
 Clock = Callable[[], int]  # monotonic nanoseconds, like time.monotonic_ns
 
@@ -30,11 +30,11 @@ Clock = Callable[[], int]  # monotonic nanoseconds, like time.monotonic_ns
 MAX_TURN = 50
 
 
-class NoGpioError(DicetowerError, RuntimeError):
+class NoGpioError(HardwareError, RuntimeError):
     """No GPIO pin factory works on this machine (not a Pi, or no backend installed)."""
 
 
-class PinSetupError(DicetowerError, RuntimeError):
+class PinSetupError(HardwareError, RuntimeError):
     """A configured pin could not be set up (in use by another program, no permission, ...);
     the message names the config key and the BCM pin, e.g. ``buttons.roll (BCM 26): GPIO busy``."""
 

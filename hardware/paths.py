@@ -13,7 +13,8 @@ import os
 import pwd
 from pathlib import Path
 
-from engine.errors import EngineError, ParameterError
+from engine.errors import ParameterError
+from hardware.errors import HardwareError
 
 __all__ = ["MAX_PATH_CHARS", "PathError", "home_directory", "option_path", "user_path"]
 
@@ -21,7 +22,7 @@ __all__ = ["MAX_PATH_CHARS", "PathError", "home_directory", "option_path", "user
 MAX_PATH_CHARS = 4096
 
 
-class PathError(EngineError, ValueError):
+class PathError(HardwareError, ValueError):
     """A path that cannot name a file: the message names the option (``what``) and what is
     wrong (``detail``)."""
 

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.chain import GENESIS, StoredEntry, canonical, chain_problem, entry_hash, parse_line
-from engine.errors import EngineError
+from hardware.errors import HardwareError
 from hardware.safefile import FileRefused, open_file
 from hardware.state import fsync_dir
 
@@ -60,7 +60,7 @@ ROTATE_BYTES = 64 << 20
 _CHUNK = 1 << 16
 
 
-class LogError(EngineError):
+class LogError(HardwareError):
     """The roll log cannot be read or appended to (a symbolic link, I/O error, full card).
 
     ``unrevealed`` is set when a session's reveal is what failed: its seed, so the caller can

@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from engine.errors import DicetowerError
+from hardware.errors import HardwareError
 
 __all__ = [
     "FileRefused", "check_nesting", "list_dir", "load_json", "nesting_depth", "open_dir", "open_file",
@@ -44,7 +44,7 @@ _TOKENS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]')
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NONBLOCK
 
 
-class FileRefused(DicetowerError, OSError):
+class FileRefused(HardwareError, OSError):
     """The file is not something to read: not a regular file (or directory), too large,
     nested too deep, behind a symbolic link. ``strerror`` names the file and says why;
     ``reason`` is the why alone (for a message that names the file already)."""

@@ -23,9 +23,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from engine.errors import EngineError, ParameterError
+from engine.errors import ParameterError
 from engine.params import whole_number
 from engine.systems.panel import value_at
+from hardware.errors import HardwareError
 
 __all__ = [
     "LOG_NAME",
@@ -64,7 +65,7 @@ def carried_value(result: Mapping[str, Any], field_path: str) -> Any:
     return value_at(result, field_path)
 
 
-class StateError(EngineError):
+class StateError(HardwareError):
     """A state file cannot be read or written; the message names the file."""
 
 

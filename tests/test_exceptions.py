@@ -62,3 +62,45 @@ def test_the_ones_that_were_outside_keep_their_builtins() -> None:
     assert issubclass(FileRefused, OSError) and issubclass(OutputError, OSError)
     assert not issubclass(UsageError, EngineError)  # a usage mistake is not the engine's
     assert issubclass(EngineError, DicetowerError)
+
+
+def _drawn_map() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """engine.errors' drawing: each class's name -> (its parent's, the other bases in brackets)."""
+    import engine.errors
+
+    doc = engine.errors.__doc__ or ""
+    lines = [line[4:] for line in doc.split("::\n\n", 1)[1].splitlines() if line.startswith("    ")]
+    drawn: dict[str, tuple[str, tuple[str, ...]]] = {}
+    stack: list[str] = []
+    for line in lines:
+        text = line.lstrip("│├└─ ")
+        depth = (len(line) - len(text)) // 4
+        name, _, extra = text.partition(" (")
+        others = tuple(e.strip() for e in extra.rstrip(")").split(",")) if extra else ()
+        del stack[depth:]
+        drawn[name] = (stack[-1] if stack else "Exception", others)
+        stack.append(name)
+    return drawn
+
+
+def test_the_map_in_engine_errors_is_every_class_and_its_bases() -> None:
+    """One exception map, drawn in one docstring, true: every class the walk finds is in it
+    under its first base, with its other bases in brackets, and nothing else is."""
+    found = {cls.__name__: (cls.__bases__[0].__name__, tuple(b.__name__ for b in cls.__bases__[1:]))
+             for name, cls in _exception_classes().items() if name not in OUTSIDE}
+    assert len(found) == len({n for n in _exception_classes() if n not in OUTSIDE})  # names are unique
+    drawn = _drawn_map()
+    wrong = {n: (drawn.get(n), found.get(n)) for n in set(drawn) | set(found) if drawn.get(n) != found.get(n)}
+    assert not wrong, f"engine/errors.py's map (drawn, real): {wrong}"
+
+
+def test_each_package_has_one_base() -> None:
+    from firmware_bridge.errors import BridgeError
+    from hardware.errors import HardwareError
+
+    bases = {"engine": EngineError, "hardware": HardwareError, "firmware_bridge": BridgeError}
+    for name, cls in _exception_classes().items():
+        if name in OUTSIDE or cls in (DicetowerError, *bases.values()):
+            continue
+        package = name.split(".")[0]
+        assert issubclass(cls, bases[package]), f"{name} is not under {bases[package].__name__}"

@@ -11,12 +11,12 @@ and serves a web page, an OBS overlay and a JSON API (Starlette on uvicorn).
 
 from __future__ import annotations
 
-from engine.errors import EngineError
+from hardware.errors import HardwareError
 
 __all__ = ["BoardError"]
 
 
-class BoardError(EngineError, ValueError):
+class BoardError(HardwareError, ValueError):
     """A board option cannot be used (listen address, broker URL, a webhook): ``what`` names it
     (``--listen``, a config file's table), ``detail`` says what is wrong."""
 

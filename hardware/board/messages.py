@@ -20,8 +20,8 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-from engine.errors import DicetowerError
 from engine.fingerprints import fingerprint_line
+from hardware.errors import HardwareError
 from hardware.rolllog import MAX_LINE_BYTES
 from hardware.safefile import nesting_depth
 from hardware.state import MAX_PLAYER
@@ -52,7 +52,7 @@ Entry = dict[str, Any]
 _HEX = re.compile(r"[0-9a-f]{64}")
 
 
-class Rejected(DicetowerError, ValueError):
+class Rejected(HardwareError, ValueError):
     """A message the board cannot use; the text says what was wrong (one line), ``seq`` the
     seq the finding is about where the text does not start with it."""
 

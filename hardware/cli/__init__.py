@@ -32,8 +32,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from engine.errors import DicetowerError, EngineError, EntropyError, clip
+from engine.errors import EngineError, EntropyError, clip
 from hardware.cli.output import OutputError, finish, out, say
+from hardware.errors import HardwareError
 
 #: Subcommand modules, in the order ``dicetower --help`` lists them, and the commands each
 #: registers: a command loads its own module only (start-up: docs/architecture.md).
@@ -57,7 +58,7 @@ EXIT_OUTPUT = 5
 EXIT_INTERRUPTED = 130
 
 
-class UsageError(DicetowerError):
+class UsageError(HardwareError):
     """A command-line mistake found by argparse; printed as one line, exit 2."""
 
     def __init__(self, message: str) -> None:
@@ -211,15 +212,23 @@ def _run(args_list: list[str]) -> int:
         return _fail(f"dicetower: {doing}{exc}{_unrevealed(exc)}", EXIT_UNRECORDED)
     except EngineError as exc:
         return _fail(f"dicetower: error: {exc}", EXIT_USAGE)
+    except HardwareError as exc:
+        if isinstance(exc, OSError):  # a refused file: said as any OS error is
+            return _os_failed(exc)
+        return _fail(f"dicetower: error: {exc}", EXIT_USAGE)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except OSError as exc:
-        if exc.filename is None and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EBADF):
-            return _output_failed(exc)  # files are opened with their names: this is the output
-        return _fail(f"dicetower: error: {exc.filename or ''}{': ' if exc.filename else ''}"
-                     f"{exc.strerror or exc}", EXIT_USAGE)
+        return _os_failed(exc)
     except RecursionError:
         return _fail("dicetower: error: input nested too deeply", EXIT_USAGE)
+
+
+def _os_failed(exc: OSError) -> int:
+    if exc.filename is None and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EBADF):
+        return _output_failed(exc)  # files are opened with their names: this is the output
+    return _fail(f"dicetower: error: {exc.filename or ''}{': ' if exc.filename else ''}"
+                 f"{exc.strerror or exc}", EXIT_USAGE)
 
 
 def _check_utf8(args: list[str]) -> None:

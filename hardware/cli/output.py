@@ -18,12 +18,13 @@ from __future__ import annotations
 import errno
 import sys
 
-from engine.errors import DicetowerError, escape_controls
+from engine.errors import escape_controls
+from hardware.errors import HardwareError
 
 __all__ = ["OutputError", "escape_controls", "finish", "out", "say"]
 
 
-class OutputError(DicetowerError, OSError):
+class OutputError(HardwareError, OSError):
     """Standard output cannot be written (closed, full, an I/O error)."""
 
 

@@ -27,6 +27,7 @@ from engine.params import whole_number
 from hardware.cli import output
 from hardware.config.reader import load
 from hardware.config.schema import STATE_DIR_NONE, TowerConfig
+from hardware.errors import HardwareError
 
 
 class _HelpWithBackends(argparse._HelpAction):
@@ -114,7 +115,7 @@ def keep(config: TowerConfig, *, clock: Any = None, option: str | None = None) -
         state_dir.mkdir(parents=True, exist_ok=True)
         with state_lock(state_dir):  # which also removes what a killed writer left
             pass
-    except (OSError, EngineError) as exc:
+    except (OSError, EngineError, HardwareError) as exc:
         # an unattended tower still starts: the panel forgets between runs and the roll
         # log (which the dice sessions need) says on the display why it cannot roll
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc

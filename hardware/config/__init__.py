@@ -20,12 +20,12 @@ bus) are a :class:`ConfigError` naming the key, which the command line prints as
 
 from __future__ import annotations
 
-from engine.errors import EngineError
+from hardware.errors import HardwareError
 
 __all__ = ["ConfigError"]
 
 
-class ConfigError(EngineError, ValueError):
+class ConfigError(HardwareError, ValueError):
     """A config key is unknown or its value is not allowed; ``key`` is dotted (``buttons.roll``),
     ``detail`` what is wrong, ``source`` the file."""
 

@@ -11,6 +11,7 @@ from hardware import backends
 from hardware.backends import DisplayKind
 from hardware.config.schema import DisplayConfig
 from hardware.display.render import Renderer
+from hardware.errors import HardwareError
 
 
 def luma_class(kind: DisplayKind) -> Any:
@@ -75,7 +76,7 @@ def _open_bus(cfg: DisplayConfig) -> Any:
 RENDER_MODE = "1"
 
 
-class DisplayFrameError(DicetowerError, OSError):
+class DisplayFrameError(HardwareError, OSError):
     """luma refused a frame (an assertion on its mode or size, or any other error of the
     driver's): an OSError, so that :class:`hardware.display.ResilientDisplay` treats it as
     a failing display (logged once, retried) and the tower carries on."""

@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from engine.errors import DicetowerError
+from hardware.errors import HardwareError
 
 __all__ = ["OFFSETS_FILE", "FileOffsets", "OffsetError"]
 
@@ -37,7 +37,7 @@ _MAX_DEPTH = 4
 HEAD_BYTES = 64
 
 
-class OffsetError(DicetowerError):
+class OffsetError(HardwareError):
     """The offsets cannot be read or written (the message names the file and why)."""
 
 

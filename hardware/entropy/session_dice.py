@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from engine.errors import EngineError, EntropyError
+from engine.errors import EntropyError
 from engine.fingerprints import Fingerprint
 from engine.results import RollResult
 from engine.rng import DrbgDice, HmacDrbg
@@ -49,6 +49,7 @@ from engine.seeds import (
     check_table_seed,
 )
 from hardware.entropy.progress import Progress
+from hardware.errors import HardwareError
 from hardware.rolllog import LenientLog, LogError, RollLog
 
 if TYPE_CHECKING:
@@ -98,11 +99,11 @@ class TableSeeding(Protocol):
     def set_table_seed(self, text: str, *, source: str = "command-line") -> dict[str, Any]: ...
 
 
-class NotEnoughEntropy(EntropyError):
+class NotEnoughEntropy(HardwareError, EntropyError):
     """The healthy sources could not credit 256 bits together (e.g. too few button presses)."""
 
 
-class SessionBusy(EngineError, RuntimeError):
+class SessionBusy(HardwareError, RuntimeError):
     """The state directory's open session is one these dice may not roll in (a ``--seed``
     test session beside a random one, or the other way round): one session at a time."""
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import EngineError
 from engine.seeds import SeedMaterial
+from hardware.errors import HardwareError
 from hardware.rolllog import LogError
 from hardware.state import atomic_write_bytes
 
@@ -47,7 +47,7 @@ _MAX_DEPTH = 8  # {"drbg": {...}, "owner": {...}} nests 2 deep
 OWNER_KINDS = ("tower", "open", "command")
 
 
-class SessionFileError(EngineError):
+class SessionFileError(HardwareError):
     """A session file cannot be used: damaged, too large or too deep, not a regular file, behind
     a symbolic link (a person must look at it; exit 2 on the command line)."""
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 from engine.errors import EntropyError
 from engine.health import HealthMonitor
 from hardware.entropy.assessment import EntropyAssessor
+from hardware.errors import HardwareError
 
 if TYPE_CHECKING:
     from hardware.entropy.buttons import ButtonTiming
@@ -74,7 +75,7 @@ HWRNG_UDEV_RULE = 'KERNEL=="hwrng", GROUP="dicetower", MODE="0640"'
 BYTE_WINDOW = 1024
 
 
-class SourceUnavailable(EntropyError):
+class SourceUnavailable(HardwareError, EntropyError):
     """The source cannot be read at all (missing device, no permission, no data).
 
     Unlike a failed health test this is not sticky: ``auto`` skips the source and tries it

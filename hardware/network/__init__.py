@@ -8,12 +8,12 @@ after an outage or a reboot. Rolling never waits for the network.
 
 from __future__ import annotations
 
-from engine.errors import EngineError
+from hardware.errors import HardwareError
 
 __all__ = ["NetworkError"]
 
 
-class NetworkError(EngineError, ValueError):
+class NetworkError(HardwareError, ValueError):
     """A broker URL, an id or a credentials file cannot be used: ``what`` names it (the option
     or config key, ``--mqtt``, ``store``), ``detail`` says what is wrong."""
 

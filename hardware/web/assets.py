@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import engine
-from engine.errors import EngineError
+from hardware.errors import HardwareError
 
 __all__ = ["PAGE_FILES", "PYODIDE_FILES", "PageAssets", "PageError", "find_pyodide"]
 
@@ -34,7 +34,7 @@ SEARCHED = ("$DICETOWER_PYODIDE", "<checkout>/.pyodide", "/opt/dicetower/pyodide
 _ZIP_TIME = (2026, 1, 1, 0, 0, 0)
 
 
-class PageError(EngineError, OSError):
+class PageError(HardwareError, OSError):
     """What the page needs is missing (Pyodide not installed, a file unreadable): one line
     saying how to install it."""
 
