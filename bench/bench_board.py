@@ -244,7 +244,7 @@ def browser_available() -> bool:
 
 def entry_times(work: Path, names: list[str]) -> dict[tuple[str, int], float]:
     """(store/tower, seq) -> when the roll was logged, from the towers' logs."""
-    from hardware.rolllog import read_entries
+    from hardware.files.rolllog import read_entries
 
     out = {}
     for n in names:
@@ -306,7 +306,7 @@ def api(host: str, port: int, path: str) -> Any:
 
 def log_head(path: Path) -> tuple[int, dict[str, Any] | None]:
     """(entries, last entry) of a roll log."""
-    from hardware.rolllog import read_entries
+    from hardware.files.rolllog import read_entries
 
     entries = [s.entry for s in read_entries(path) if s.entry is not None and s.complete]
     return len(entries), (entries[-1] if entries else None)
@@ -538,7 +538,7 @@ def _report(f: dict[str, Any], out: Any) -> None:
 def _generate(root: str, names: list[str], entries: int, session_rolls: int) -> None:
     """Roll each tower in ``names`` until its log holds at least ``entries`` entries (worker)."""
     from bench.sim_towers import SimTower
-    from hardware.rolllog import read_entries
+    from hardware.files.rolllog import read_entries
 
     for name in names:
         path = Path(root) / name
@@ -572,7 +572,7 @@ def honest_logs(cache: Path, towers: int, entries: int, *, session_rolls: int = 
 
 def _interleaved(logs: list[Path], limit: int) -> Any:
     """(tower, entry) from every log in turn, like towers rolling side by side, ``limit`` in all."""
-    from hardware.rolllog import read_entries
+    from hardware.files.rolllog import read_entries
 
     streams = [(p.parent.name, (s.entry for s in read_entries(p) if s.entry is not None)) for p in logs]
     sent = 0

@@ -26,7 +26,7 @@ SHOW = "import sys\nfrom hardware.cli import main\nmain(['log', 'show', sys.argv
 #: What ``log show --last N`` did before: the last N entries held, parsed, then printed.
 ENTRIES = (
     "import sys\nfrom collections import deque\nfrom hardware.cli.log import describe\n"
-    "from hardware.rolllog import read_entries\n"
+    "from hardware.files.rolllog import read_entries\n"
     "for stored in deque(read_entries(sys.argv[1]), maxlen=int(sys.argv[2])):\n"
     "    sys.stdout.write(describe(stored) + '\\n')\n"
 )

@@ -47,7 +47,7 @@ import time, json, sys
 sys.path.insert(0, %(root)r)
 from hardware.config.reader import loads
 from hardware.display import ResilientDisplay, opener
-from hardware.panel_io import open_pin_factory
+from hardware.panel.io import open_pin_factory
 from hardware.tower import assemble
 from engine.panel.model import Button
 from engine.rng import DrbgDice
@@ -68,7 +68,7 @@ import time, json, sys
 sys.path.insert(0, %(root)r)
 from hardware.config.reader import loads
 from hardware.display import ResilientDisplay, opener
-from hardware.panel_io import open_pin_factory
+from hardware.panel.io import open_pin_factory
 from hardware.tower import assemble
 from engine.rng import DrbgDice
 config = loads(%(config)r)
@@ -95,9 +95,9 @@ print(json.dumps({"rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss})
 
 def make_tower(clock=None):
     from engine.rng import DrbgDice
+    from hardware.cli.sim import SimClock
     from hardware.config.reader import loads
-    from hardware.panel_io import open_pin_factory
-    from hardware.sim import SimClock
+    from hardware.panel.io import open_pin_factory
     from hardware.tower import assemble
 
     config = loads(CONFIG)

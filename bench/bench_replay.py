@@ -27,9 +27,9 @@ sys.path.insert(0, str(REPO))
 
 from engine.verify import Notes  # noqa: E402
 from hardware.cli import main  # noqa: E402
-from hardware.entropy.codes import code_holder  # noqa: E402
 from hardware.entropy.replay import replay_log  # noqa: E402
-from hardware.rolllog import chain_files  # noqa: E402
+from hardware.files.rolllog import chain_files  # noqa: E402
+from hardware.session.codes import code_holder  # noqa: E402
 
 
 def quiet(*argv: str) -> int:

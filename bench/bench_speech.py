@@ -91,8 +91,8 @@ def roll_to_audio(rolls: int) -> tuple[dict[str, list[float]], list[str]]:
     from engine.panel.model import Button
     from hardware.config.reader import loads
     from hardware.entropy import open_dice
-    from hardware.panel_io import open_pin_factory
-    from hardware.rolllog import RollLog
+    from hardware.files.rolllog import RollLog
+    from hardware.panel.io import open_pin_factory
     from hardware.tower import assemble
 
     marks: dict[str, list[int]] = {"logged": [], "said": [], "started": [], "audio": []}
@@ -194,9 +194,9 @@ def make_tower_with(text: str, speaking: bool):
 
     def make(clock=None):
         from engine.rng import DrbgDice
+        from hardware.cli.sim import SimClock
         from hardware.config.reader import loads
-        from hardware.panel_io import open_pin_factory
-        from hardware.sim import SimClock
+        from hardware.panel.io import open_pin_factory
         from hardware.tower import assemble
 
         config = loads(text)

@@ -12,11 +12,11 @@ from typing import Any
 
 from engine.systems import get
 from hardware.entropy import open_dice
-from hardware.entropy.open_sessions import OpenSessions
+from hardware.files.rolllog import RollLog
 from hardware.network.broker import Credentials, parse_url
 from hardware.network.cursor import CURSOR_NAME
 from hardware.network.publisher import Publisher
-from hardware.rolllog import RollLog
+from hardware.session.open_sessions import OpenSessions
 
 #: The settings the simulated players cycle through: every system, one setting each.
 SETTINGS: tuple[tuple[str, dict[str, Any]], ...] = (

@@ -1,7 +1,7 @@
 """The roll log's hash chain, as pure data: what an entry's hash is, how a line is read, and
 whether an entry follows the one before it (docs/fairness.md, "The roll log").
 
-Reading files is :mod:`hardware.rolllog`'s; this is what every checker shares, so
+Reading files is :mod:`hardware.files.rolllog`'s; this is what every checker shares, so
 ``dicetower log verify``, ``replay``, the board and the phone page hold a log to one rule.
 """
 
@@ -31,7 +31,7 @@ def canonical(entry: dict[str, Any]) -> bytes:
 @dataclass(frozen=True)
 class StoredEntry:
     """One line of a log: its 1-based number in the whole chain (all rotated files), raw bytes
-    (at most :data:`hardware.rolllog.MAX_LINE_BYTES`), parsed entry (or None), and whether it is complete (ends
+    (at most :data:`hardware.files.rolllog.MAX_LINE_BYTES`), parsed entry (or None), and whether it is complete (ends
     in a newline, or is a whole entry that only lacks it)."""
 
     line_no: int
@@ -43,7 +43,7 @@ class StoredEntry:
 def parse_line(raw: bytes) -> dict[str, Any] | None:
     """The JSON object on one line of a log, or None: not an object, not JSON, not UTF-8, or
     nested past the parser's recursion limit (the depth cap of a log line; lines are at most
-    1 MiB: :data:`hardware.rolllog.MAX_LINE_BYTES`)."""
+    1 MiB: :data:`hardware.files.rolllog.MAX_LINE_BYTES`)."""
     if not raw or not raw.lstrip().startswith(b"{"):
         return None
     try:

@@ -107,8 +107,8 @@ PIN_FACTORIES: Registry[Backend, Callable[..., Any]] = Registry("pin factory", (
     Backend("lgpio", "Pi 5 and current Raspberry Pi OS", "gpiozero.pins.lgpio:LGPIOFactory"),
     Backend("rpigpio", "RPi.GPIO, older boards", "gpiozero.pins.rpigpio:RPiGPIOFactory"),
     Backend("pigpio", "the pigpio daemon", "gpiozero.pins.pigpio:PiGPIOFactory"),
-    Backend("native", "gpiozero's pure-Python fallback", "hardware.panel_io:native_factory"),
-    Backend("mock", "gpiozero's mock pins", "hardware.panel_io:mock_factory"),
+    Backend("native", "gpiozero's pure-Python fallback", "hardware.panel.io:native_factory"),
+    Backend("mock", "gpiozero's mock pins", "hardware.panel.io:mock_factory"),
     Backend("bridge", "the Pico's GP pins (the bridge)", "firmware_bridge.pins:BridgeFactory", bridge=True),
 ))
 #: What ``auto`` tries, in order.

@@ -55,8 +55,8 @@ def test_every_exception_derives_from_the_root() -> None:
 def test_the_ones_that_were_outside_keep_their_builtins() -> None:
     from hardware.cli import UsageError
     from hardware.cli.output import OutputError
-    from hardware.panel_io import NoGpioError, PinSetupError
-    from hardware.safefile import FileRefused
+    from hardware.files.safefile import FileRefused
+    from hardware.panel.io import NoGpioError, PinSetupError
 
     assert issubclass(NoGpioError, RuntimeError) and issubclass(PinSetupError, RuntimeError)
     assert issubclass(FileRefused, OSError) and issubclass(OutputError, OSError)

@@ -144,3 +144,10 @@ def test_the_engine_check_catches_a_panel_naming_a_system() -> None:
     own = ROOT / "engine" / "systems" / "fingers" / "odds.py"
     assert _own_system(own) == "fingers"
     assert [_system_named(m) for _, m in _full_imports(own, "from .rules import links\n")] == ["fingers", "fingers"]
+
+
+def test_hardware_keeps_only_its_shared_modules_at_the_top() -> None:
+    """hardware/'s folders say what they hold (docs/architecture.md, "Layers"): a new module
+    goes into the folder of what it does; only what every folder uses stays at the top."""
+    top = sorted(p.name for p in (ROOT / "hardware").glob("*.py"))
+    assert top == ["__init__.py", "__main__.py", "backends.py", "errors.py", "once.py"]

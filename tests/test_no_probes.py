@@ -36,7 +36,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
         1, "_switched: TowerConfig's own default for a section (a default_factory's for [rgb])"),
     ("hardware/config/reader.py", "getattr(t, read)"): (
         2, "_read_field: the _Table reader a field's config_key names (no default: a wrong name fails)"),
-    ("hardware/config/schema.py", "getattr(menu, name)[end]"): (
+    ("hardware/config/schema.py", "getattr(menu, name)"): (
         1, "_menu_bound: a [panel] key's range, the settings menu's constant it names (a wrong name fails)"),
     # --- a field a system's own PanelSpec names (the panel may name no system: tests/test_layering.py)
     ("engine/panel/looks.py", "getattr(result, panel.colour, None)"): (
@@ -60,9 +60,9 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     # --- other people's code: attributes that exist only in some versions or some cases
     ("hardware/board/record.py", "getattr(exc, 'sqlite_errorcode', None)"): (
         1, "record_trouble: sqlite3 sets sqlite_errorcode only on errors SQLite itself raised"),
-    ("hardware/panel_io.py", "getattr(dev, '_hold_thread', None)"): (
+    ("hardware/panel/io.py", "getattr(dev, '_hold_thread', None)"): (
         1, "PanelIO.close: gpiozero's private hold thread, woken early so closing takes one wait, not five"),
-    ("hardware/qr.py", "getattr(encoder, 'encode', None)"): (
+    ("hardware/display/qr.py", "getattr(encoder, 'encode', None)"): (
         1, "_encoder: segno's encoder module as laid out in this segno, else the whole package"),
     ("hardware/fonts/__init__.py", "getattr(font, '_load_pilfont_data', None)"): (
         1, "Pillow's private .pil reader, where this Pillow has it (else the font is drawn another way)"),

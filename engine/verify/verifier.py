@@ -12,7 +12,7 @@ Every problem carries a stable code (:data:`CODES`) that ``tools/verify_rolls.py
 phone page print the same way, so "the same first problem" can be checked over the forgery
 corpus. What it checks (docs/fairness.md, "Verify it yourself"):
 
-- the hash chain (:func:`hardware.rolllog.chain_problem`);
+- the hash chain (:func:`hardware.files.rolllog.chain_problem`);
 - one session at a time, and one table seed per session: a ``session`` entry while another is
   unrevealed, a roll, table seed or reveal naming any session but the open one, and a table
   seed text that an earlier session carried already are problems;

@@ -100,7 +100,7 @@ def _webhook(t: Table, source: str) -> Webhook:
 
 
 def _read_url(path: str, key: str, source: str) -> str:
-    from hardware.safefile import FileRefused, read_capped
+    from hardware.files.safefile import FileRefused, read_capped
 
     try:
         data = read_capped(Path(path).expanduser(), URL_FILE_BYTES)
@@ -117,7 +117,7 @@ def _read_url(path: str, key: str, source: str) -> str:
 def _read_toml(path: Path, source: str) -> dict[str, Any]:
     import tomllib
 
-    from hardware.safefile import FileRefused, check_nesting, read_capped
+    from hardware.files.safefile import FileRefused, check_nesting, read_capped
 
     try:
         data = read_capped(path, MAX_CONFIG_BYTES)

@@ -40,7 +40,7 @@ from hardware.board.messages import (
 from hardware.board.record import Record, TowerRow, canonical, session_column
 from hardware.board.stats import Stats
 from hardware.board.verdict import Counts
-from hardware.rolllog import GENESIS
+from hardware.files.rolllog import GENESIS
 
 #: Rolls a card shows.
 LAST_ROLLS = 8

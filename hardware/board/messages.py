@@ -22,9 +22,9 @@ from typing import Any, TypeGuard
 
 from engine.fingerprints import fingerprint_line
 from hardware.errors import HardwareError
-from hardware.rolllog import MAX_LINE_BYTES
-from hardware.safefile import nesting_depth
-from hardware.state import MAX_PLAYER
+from hardware.files.rolllog import MAX_LINE_BYTES
+from hardware.files.safefile import nesting_depth
+from hardware.files.state import MAX_PLAYER
 
 #: A log message is an entry (at most what the roll log holds on one line) and a small envelope.
 MAX_MESSAGE_BYTES = MAX_LINE_BYTES + 4096
@@ -197,7 +197,7 @@ _OPT_LIST = (lambda v: v is None or isinstance(v, list), "a list or null")
 _DICE = (lambda v: isinstance(v, list) and all(whole(d) for d in v), "a list of whole numbers")
 _OPT_NUMBER = (lambda v: v is None or (isinstance(v, int | float) and not isinstance(v, bool)), "a number or null")
 _OPT_BOOL = (lambda v: v is None or isinstance(v, bool), "true, false or null")
-#: A tower logs its player slot, 1 to hardware.state.MAX_PLAYER, or null.
+#: A tower logs its player slot, 1 to hardware.files.state.MAX_PLAYER, or null.
 _PLAYER = (lambda v: v is None or (whole(v) and 1 <= v <= MAX_PLAYER), f"a player from 1 to {MAX_PLAYER} or null")
 
 _COMMON = (("time", _STR, False), ("session", _OPT_STR, False))

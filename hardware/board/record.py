@@ -50,8 +50,8 @@ from typing import Any
 
 from engine.errors import clip
 from hardware.board import BoardError
-from hardware.rolllog import GENESIS
-from hardware.safefile import open_file
+from hardware.files.rolllog import GENESIS
+from hardware.files.safefile import open_file
 
 DB_NAME = "board.sqlite3"
 LOCK_NAME = "board.lock"
@@ -219,7 +219,7 @@ class _Connection(sqlite3.Connection):
 
 def canonical(entry: Entry) -> bytes:
     """The bytes an entry's hash is computed over: its canonical JSON without ``hash`` (as
-    :func:`hardware.rolllog.entry_hash` makes them; a test holds the two together)."""
+    :func:`hardware.files.rolllog.entry_hash` makes them; a test holds the two together)."""
     return json.dumps({k: v for k, v in entry.items() if k != "hash"}, sort_keys=True, separators=(",", ":"),
                       ensure_ascii=True).encode("ascii")
 

@@ -48,16 +48,16 @@ def default_data_dir() -> Path:
     """The board's record when ``--data`` is not given: ``board/`` in the default state
     directory, the same place a tower keeps its state ($DICETOWER_STATE_DIR, $STATE_DIRECTORY
     under systemd, else the XDG state directory)."""
-    from hardware.state import default_state_dir
+    from hardware.files.state import default_state_dir
 
     return default_state_dir() / "board"
 
 
 def data_dir(text: str | None, what: str = "--data") -> Path:
     """``--data DIR`` (or ``[board] data``: ``what`` names it) read as every path a person
-    types is (:func:`hardware.paths.user_path`: ``~`` and ``~user`` expanded, NUL, an
+    types is (:func:`hardware.files.paths.user_path`: ``~`` and ``~user`` expanded, NUL, an
     over-long path and a missing user refused, one line), or the default."""
-    from hardware.paths import PathError, user_path
+    from hardware.files.paths import PathError, user_path
 
     if text is None:
         return default_data_dir()

@@ -15,7 +15,7 @@ Every problem ends in one line on stderr and a documented exit status, never a t
 
 Everything a command prints goes through :func:`hardware.cli.output.out` (and its lines on
 stderr through :func:`~hardware.cli.output.say`); every path a person typed through
-:func:`hardware.paths.user_path`.
+:func:`hardware.files.paths.user_path`.
 
 Subcommand modules are listed in :data:`COMMANDS`; each has ``register(subparsers)`` which
 adds its parser and sets ``func(args) -> int``. (docs/roll-log.md lists the statuses too.)
@@ -189,9 +189,9 @@ def _hold_closed_std_fds() -> None:
 
 
 def _run(args_list: list[str]) -> int:
-    from hardware.locking import LockError
-    from hardware.rolllog import LogError
-    from hardware.state import StateWriteError
+    from hardware.files.locking import LockError
+    from hardware.files.rolllog import LogError
+    from hardware.files.state import StateWriteError
 
     args: argparse.Namespace | None = None
     try:
@@ -245,7 +245,7 @@ def _check_utf8(args: list[str]) -> None:
 
 def _unrevealed(exc: BaseException) -> str:
     """The seed of a session whose reveal could not be logged, so its rolls stay checkable."""
-    from hardware.rolllog import LogError  # loaded already: the error came from there
+    from hardware.files.rolllog import LogError  # loaded already: the error came from there
 
     seed = exc.unrevealed if isinstance(exc, LogError) else None  # only a roll log's error carries one
     if not seed:

@@ -23,10 +23,9 @@ from engine.systems import SystemSpec
 from hardware import backends
 from hardware.cli.output import say
 from hardware.entropy import SessionDice, open_dice
-from hardware.entropy.open_sessions import OpenSessions
-from hardware.locking import state_lock
-from hardware.rolllog import LogError, RollLog
-from hardware.state import (
+from hardware.files.locking import state_lock
+from hardware.files.rolllog import LogError, RollLog
+from hardware.files.state import (
     PlayerState,
     StateError,
     StateStore,
@@ -36,6 +35,7 @@ from hardware.state import (
     check_player,
     check_state_dir,
 )
+from hardware.session.open_sessions import OpenSessions
 
 
 def add_dice_options(parser: argparse.ArgumentParser) -> None:
@@ -100,14 +100,14 @@ def check_mix(text: str) -> bytes:
 class RollBook:
     """The bookkeeping of one ``roll`` command: roll log, player state, the dice's session.
 
-    Each roll is one step under the state directory's lock (:func:`hardware.locking.
+    Each roll is one step under the state directory's lock (:func:`hardware.files.locking.
     state_lock`), taken for that roll and let go after it, so a tower (or another command)
     sharing the directory waits at most one roll: the player file is brought up to date with
     the log, the state is read, the dice follow the log and roll in the directory's open
     session, the entry (with the player's state after the roll) is appended and fsynced, the
     state file saved. Only then does the caller print the result, so nothing is shown that is
     not in the log, and two writers on one player never lose an update. Parameters the
-    player's state carries (:func:`hardware.state.carried`) and that were not given on the
+    player's state carries (:func:`hardware.files.state.carried`) and that were not given on the
     command line are re-read from the state before every roll of ``--times``.
 
     Typed-in faces (``--faces``) are all rolled first and checked (too many faces, a face out
@@ -307,7 +307,7 @@ class RollBook:
     def close(self) -> None:
         """Reveal this command's own session (into the log, if any); a session it joined stays
         open. If the reveal cannot be written, its seed is kept in :attr:`unrevealed` and
-        :class:`~hardware.rolllog.LogError` raised."""
+        :class:`~hardware.files.rolllog.LogError` raised."""
         dice, self._dice = self._dice, None
         if dice is None:
             return

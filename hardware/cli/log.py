@@ -20,8 +20,8 @@ from typing import Any
 from engine.errors import ParameterError
 from engine.params import whole_number
 from hardware.cli.output import out, say
-from hardware.rolllog import StoredEntry, chain_files, last_lines, read_entries, verify
-from hardware.state import LOG_NAME, default_state_dir
+from hardware.files.rolllog import StoredEntry, chain_files, last_lines, read_entries, verify
+from hardware.files.state import LOG_NAME, default_state_dir
 
 EXIT_BAD_LOG = 1
 
@@ -59,14 +59,14 @@ def log_path(args: argparse.Namespace) -> Path:
 
 def find_log(value: str | None, option: str, *, directory: bool = False) -> Path:
     """The roll log a command names: a state directory (its ``rolls.jsonl``) or a log file,
-    ``value`` read by :func:`hardware.paths.user_path` (None: the default state directory,
+    ``value`` read by :func:`hardware.files.paths.user_path` (None: the default state directory,
     named in messages by where it came from: ``$DICETOWER_STATE_DIR``, ...). A log that is not
     there at all is a :class:`ParameterError` naming ``option`` (exit 2); one that is there but
     cannot be read, or a directory that cannot be listed, is the reader's
-    :class:`~hardware.rolllog.LogError` (exit 4), so a FIFO or a link planted as
+    :class:`~hardware.files.rolllog.LogError` (exit 4), so a FIFO or a link planted as
     ``rolls.jsonl`` is refused, never read."""
-    from hardware.paths import option_path
-    from hardware.rolllog import read_error
+    from hardware.files.paths import option_path
+    from hardware.files.rolllog import read_error
 
     if value is not None and not value.strip():
         raise ParameterError(option, f"is empty ({value!r}); name a directory or a log file")
@@ -116,7 +116,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     """Every entry, or the last N: a ring of N line offsets, never N entries, is kept
-    (:func:`hardware.rolllog.last_lines`), so ``--last 1000000`` on a Pi stays small."""
+    (:func:`hardware.files.rolllog.last_lines`), so ``--last 1000000`` on a Pi stays small."""
     last = whole_number("last", args.last, 1, 10_000_000) if args.last is not None else None
     path = log_path(args)
     entries: Iterable[StoredEntry] = read_entries(path) if last is None else last_lines(path, last)

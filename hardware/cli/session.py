@@ -27,12 +27,12 @@ from engine.fingerprints import SHORT_DIGITS, reveal_card
 from engine.seeds import check_table_seed
 from hardware.cli.dice_source import add_dice_options
 from hardware.cli.output import out, say
+from hardware.display.qr import terminal_qr, terminal_qr_text
 from hardware.entropy import SessionDice, open_dice
-from hardware.entropy.open_sessions import Joined, OpenSessions
-from hardware.locking import state_lock
-from hardware.qr import terminal_qr, terminal_qr_text
-from hardware.rolllog import RollLog
-from hardware.state import LOG_NAME, check_state_dir, default_state_dir
+from hardware.files.locking import state_lock
+from hardware.files.rolllog import RollLog
+from hardware.files.state import LOG_NAME, check_state_dir, default_state_dir
+from hardware.session.open_sessions import Joined, OpenSessions
 
 EXIT_NO_SESSION = 1
 

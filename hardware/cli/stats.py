@@ -17,8 +17,8 @@ from typing import Any
 
 from engine.stats import SystemReport, Tally, counted_result, excluded_kind
 from hardware.cli.output import out
-from hardware.daystats import logged_on
-from hardware.state import StateError
+from hardware.files.state import StateError
+from hardware.tower.daystats import logged_on
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,7 +39,7 @@ def log_path(given: str | None) -> Path:
 
 def entries(path: Path) -> Iterator[dict[str, Any]]:
     """The log's entries (lines that are not one are skipped: `log verify` reports them)."""
-    from hardware.rolllog import read_entries
+    from hardware.files.rolllog import read_entries
 
     try:
         for stored in read_entries(path):

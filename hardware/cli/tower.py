@@ -81,12 +81,12 @@ class Kept:
         """Where the tower keeps its open sessions' seeds against a power cut (None: nowhere)."""
         if self.state_dir is None or self.roll_log is None:
             return None
-        from hardware.entropy.open_sessions import OpenSessions
+        from hardware.session.open_sessions import OpenSessions
 
         return OpenSessions(self.state_dir, log=_stderr)
 
     def tower_options(self, show: Any = None) -> dict[str, Any]:
-        """The :class:`hardware.sim.Simulator` keyword arguments for this (``memory``: the state
+        """The :class:`hardware.cli.sim.Simulator` keyword arguments for this (``memory``: the state
         directory)."""
         return {"memory": self.state_dir, "roll_log": self.roll_log, "kept": self.state_dir is not None,
                 "show": show}
@@ -101,10 +101,10 @@ def keep(config: TowerConfig, *, clock: Any = None, option: str | None = None) -
     ``option`` (``state-dir``: ``sim --state-dir DIR``, typed by someone at a terminal) names
     where the directory came from, and one that cannot be made is then that option's error
     (exit 2) instead: a scripted run would otherwise exit 0 with every screen unrecorded."""
-    from hardware.locking import state_lock
-    from hardware.paths import user_path
-    from hardware.rolllog import LenientLog, RollLog
-    from hardware.state import LOG_NAME, default_state_dir
+    from hardware.files.locking import state_lock
+    from hardware.files.paths import user_path
+    from hardware.files.rolllog import LenientLog, RollLog
+    from hardware.files.state import LOG_NAME, default_state_dir
 
     text = config.kiosk.state_dir
     if text.strip().lower() == STATE_DIR_NONE:
@@ -202,7 +202,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     scripted_run = args.press is not None or args.script is not None
     clock = None
     if args.seed is not None and scripted_run:
-        from hardware.sim import SimClock
+        from hardware.cli.sim import SimClock
 
         clock = SimClock()  # the same script, the same log: its entries timed by the simulated clock
     if args.state_dir is not None:
@@ -230,12 +230,12 @@ MAX_SCRIPT_BYTES = 1 << 20
 
 
 def _read_script(name: str) -> str:
-    """The ``--script`` file, read by the one rule (:mod:`hardware.safefile`): ``/dev/zero``, a
+    """The ``--script`` file, read by the one rule (:mod:`hardware.files.safefile`): ``/dev/zero``, a
     FIFO or a link is refused in one line, never read for ever or waited on."""
     import errno
 
-    from hardware.paths import option_path
-    from hardware.safefile import FileRefused, read_text
+    from hardware.files.paths import option_path
+    from hardware.files.safefile import FileRefused, read_text
 
     path = option_path(name, "script")
     try:
@@ -255,10 +255,10 @@ def scripted(config: TowerConfig, script_text: str, *, option: str, seed: str | 
              scale: int, as_json: bool, kept: Kept | None = None, bridge: bool = False, clock: Any = None) -> int:
     import json
 
-    from hardware.sim import Simulator, describe_step, parse_script
+    from hardware.cli.sim import Simulator, describe_step, parse_script
 
     actions = parse_script(script_text, option=option)
-    from hardware.paths import option_path
+    from hardware.files.paths import option_path
 
     out_dir = option_path(out, "out") if out is not None else None
     if out_dir is not None:
@@ -330,7 +330,7 @@ def is_a_raspberry_pi(model: Path = BOARD_MODEL, cpuinfo: Path = CPUINFO) -> boo
 def _twin_pins(bridge: bool) -> Any:
     if not bridge:
         return None
-    from hardware.companion import TwinPins
+    from hardware.panel.pico import TwinPins
 
     return TwinPins(log=_stderr)
 
@@ -342,7 +342,7 @@ def interactive(config: TowerConfig, *, seed: str | None, kept: Kept | None = No
         # Screen-control codes into a file or a pipe help nobody: one line instead.
         raise UsageError("dicetower sim: error: the interactive simulator needs a terminal "
                          f"(stdin and stdout are not one); {SCRIPTED_HINT}")
-    from hardware.sim import Interactive, Simulator, real_clock
+    from hardware.cli.sim import Interactive, Simulator, real_clock
 
     kept = kept or Kept()
     with _publishing(config, log=None), _serving(config, kept, log=None):
@@ -368,7 +368,7 @@ def _backends_help() -> str:
 
 def cmd_run(args: argparse.Namespace) -> int:
     config = load(args.config)
-    from hardware.companion import open_bridge
+    from hardware.panel.pico import open_bridge
 
     bridge = open_bridge(config, log=_stderr)
     try:
@@ -385,7 +385,7 @@ EXIT_CANNOT_START = 2
 
 def _run(config: TowerConfig, bridge: Any) -> int:
     from hardware.backends import PIN_FACTORIES
-    from hardware.panel_io import NoGpioError, open_pin_factory
+    from hardware.panel.io import NoGpioError, open_pin_factory
 
     if bridge is not None and PIN_FACTORIES.get(config.gpio_factory).bridge:
         bridge.wait_for_pico()  # up to START_TIMEOUT_S; then one line, and the tower carries on
@@ -424,9 +424,9 @@ def run_tower(config: TowerConfig, factory: Any, *, bridge: Any = None) -> int:
     from gpiozero.exc import GPIOZeroError
 
     from hardware.entropy.buttons import ButtonTiming
-    from hardware.panel_io import PinSetupError
-    from hardware.sdnotify import SystemdNotifier
+    from hardware.panel.io import PinSetupError
     from hardware.tower import assemble, run_forever, stop_on_signals
+    from hardware.tower.sdnotify import SystemdNotifier
 
     timing = ButtonTiming(hold_ns=round(config.buttons.hold_seconds * 1e9)) if config.entropy.button_timing else None
     kept = keep(config)

@@ -61,15 +61,15 @@ def load(path: str | Path | None = None) -> TowerConfig:
         return from_mapping({}, source="defaults")
     import errno
 
-    from hardware.paths import PathError, user_path
-    from hardware.safefile import FileRefused, read_capped
+    from hardware.files.paths import PathError, user_path
+    from hardware.files.safefile import FileRefused, read_capped
 
     try:
         p = user_path(path, "--config") if isinstance(path, str) else Path(path)
     except PathError as exc:
         raise ConfigError("file", exc.detail, source=str(path)) from None
     try:
-        # by the one rule (hardware.safefile): /dev/zero, a FIFO or a link is refused, not read
+        # by the one rule (hardware.files.safefile): /dev/zero, a FIFO or a link is refused, not read
         data = read_capped(p, MAX_CONFIG_BYTES)
     except FileRefused as exc:
         raise ConfigError("file", exc.reason, source=str(p)) from None  # the line starts with the path
@@ -90,7 +90,7 @@ def load(path: str | Path | None = None) -> TowerConfig:
 def loads(text: str, source: str = "config") -> TowerConfig:
     import tomllib  # only when there is a file to read: start-up without one skips it
 
-    from hardware.safefile import FileRefused, check_nesting
+    from hardware.files.safefile import FileRefused, check_nesting
 
     try:
         check_nesting(text, MAX_CONFIG_DEPTH, "the config")  # tomllib recurses: no RecursionError

@@ -99,9 +99,9 @@ class Table:
 
     def path(self, name: str, default: str, *, special: tuple[str, ...] = ()) -> str:
         """A path (kept as written; "" and ``special`` words pass as they are): checked now by
-        :func:`hardware.paths.user_path`, so a NUL or a ``~user`` with no such user stops the
+        :func:`hardware.files.paths.user_path`, so a NUL or a ``~user`` with no such user stops the
         tower at start-up with the key named."""
-        from hardware.paths import PathError, user_path
+        from hardware.files.paths import PathError, user_path
 
         value = self.text(name, default)
         if value and value.strip().lower() not in special:

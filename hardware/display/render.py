@@ -133,7 +133,7 @@ class Renderer:
     def _qr_view(self, draw: ImageDraw, screen: Screen) -> bool:
         """The QR code of ``screen.qr`` on the left, ``screen.beside`` on the right; False (and
         nothing drawn) when the code is too large for the square."""
-        from hardware.qr import qr_matrix
+        from hardware.display.qr import qr_matrix
 
         modules = qr_matrix(screen.qr)
         scale = qr_scale(len(modules))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from engine.seeds import RollStream, SeedMaterial, TableSeedError
 from hardware.entropy.pipeline import open_dice, parse_spec
-from hardware.entropy.session_dice import MIN_CREDIT_BITS, NotEnoughEntropy, SessionDice, TableSeeding
+from hardware.session.dice import MIN_CREDIT_BITS, NotEnoughEntropy, SessionDice, TableSeeding
 
 __all__ = [
     "MIN_CREDIT_BITS",

@@ -6,7 +6,7 @@ again would repeat entropy a witness may already know (``reused-entropy``). So t
 directory keeps, for each such file (by its resolved path), the offset up to which it has been
 read, and the first bytes of it (a fingerprint: the same capture copied under another name is
 refused too). Every read starts at the kept offset, and the new offset is written atomically
-(:func:`hardware.state.atomic_write_json`) *before* the bytes read are used: a stop between
+(:func:`hardware.files.state.atomic_write_json`) *before* the bytes read are used: a stop between
 the two wastes bytes, it never uses them twice. A file that has too few bytes left for a
 session, that is shorter than what was read of it (replaced by another), or that starts like
 one read already is a one-line error naming it, and no roll. Written under the state
@@ -52,7 +52,7 @@ class FileOffsets:
         return f"FileOffsets({str(self.path)!r})"
 
     def _load(self) -> dict[str, Any]:
-        from hardware.safefile import FileRefused, load_json
+        from hardware.files.safefile import FileRefused, load_json
 
         try:
             data = load_json(self.path, _MAX_BYTES, _MAX_DEPTH, below=self.state_dir)
@@ -104,8 +104,8 @@ class FileOffsets:
         return data
 
     def _save(self, files: dict[str, Any]) -> None:
-        from hardware.safefile import FileRefused
-        from hardware.state import atomic_write_json
+        from hardware.files.safefile import FileRefused
+        from hardware.files.state import atomic_write_json
 
         try:
             atomic_write_json(self.path, {"version": _VERSION, "files": files}, below=self.state_dir)

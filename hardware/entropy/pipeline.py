@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, NoReturn
 
 from engine.errors import ParameterError
 from hardware import backends
-from hardware.entropy.session_dice import SESSION_ROLLS, SessionDice
+from hardware.session.dice import SESSION_ROLLS, SessionDice
 
 if TYPE_CHECKING:
     # the sources (and their health tests and estimators) are imported where they are opened:
     # a ``--seed`` session needs none of them (start-up, docs/architecture.md)
     from hardware.entropy.buttons import ButtonTiming
-    from hardware.entropy.open_sessions import SessionKeeper
     from hardware.entropy.sources import EntropySource, SourceContext
-    from hardware.rolllog import RollLog
+    from hardware.files.rolllog import RollLog
+    from hardware.session.open_sessions import SessionKeeper
 
 __all__ = ["open_dice", "parse_spec"]
 
@@ -87,8 +87,8 @@ def parse_spec(spec: str) -> tuple[str, ...]:
 
 
 def _file_path(text: str) -> Path:
-    """The path of a ``file:PATH`` source, read by :func:`hardware.paths.user_path` (``~``, NUL)."""
-    from hardware.paths import PathError, user_path
+    """The path of a ``file:PATH`` source, read by :func:`hardware.files.paths.user_path` (``~``, NUL)."""
+    from hardware.files.paths import PathError, user_path
 
     try:
         return user_path(text, "file:")
@@ -139,7 +139,7 @@ def open_dice(
     as the Pico (``bridge``). ``mix`` gives each roll's mix (the command line's
     ``--mix``; default none). Nothing is read until the first roll or ``commitment``.
     ``keeper`` is the state directory's record of its one open session
-    (:class:`~hardware.entropy.open_sessions.OpenSessions`): the dice roll in the session open
+    (:class:`~hardware.session.open_sessions.OpenSessions`): the dice roll in the session open
     there, whoever opened it, and keep the ones they open. ``hwrng_path`` defaults to
     :data:`~hardware.entropy.sources.HWRNG_PATH`. ``state_dir`` (default: the keeper's) keeps
     how far each ``file:PATH`` has been read (:mod:`hardware.entropy.file_offsets`); without

@@ -12,7 +12,7 @@ from pathlib import Path
 from engine.chain import StoredEntry
 from engine.fingerprints import Noted
 from engine.verify import Notes, ReplayReport, Verifier
-from hardware.rolllog import read_entries
+from hardware.files.rolllog import read_entries
 
 __all__ = ["replay_entries", "replay_log"]
 

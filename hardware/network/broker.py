@@ -70,7 +70,7 @@ MAX_CA_BYTES = 1 << 20
 
 def read_password(path: str, *, what: str = "password_file") -> str:
     """The first line of a password file (the rest of the config may be world-readable),
-    read by the one rule (:mod:`hardware.safefile`: no link followed, no FIFO waited on)."""
+    read by the one rule (:mod:`hardware.files.safefile`: no link followed, no FIFO waited on)."""
     text = _read_small(path, MAX_PASSWORD_BYTES, what)
     lines = text.splitlines()
     if not lines or not lines[0]:
@@ -83,8 +83,8 @@ def _read_small(path: str, max_bytes: int, what: str) -> str:
     naming ``what`` when it cannot be used."""
     import errno
 
-    from hardware.paths import PathError, user_path
-    from hardware.safefile import FileRefused, read_text
+    from hardware.files.paths import PathError, user_path
+    from hardware.files.safefile import FileRefused, read_text
 
     try:
         return read_text(user_path(path, what), max_bytes)

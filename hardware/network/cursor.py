@@ -1,6 +1,6 @@
 """The publisher's cursor: the last roll-log entry the broker acknowledged.
 
-A small JSON file written atomically (``hardware.state.atomic_write_json``), so a power cut
+A small JSON file written atomically (``hardware.files.state.atomic_write_json``), so a power cut
 leaves the old cursor or the new one. A cursor behind the truth only means a few entries are
 published twice, which consumers drop by seq and hash; it is never ahead of what was
 acknowledged.
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from hardware.rolllog import GENESIS
-from hardware.state import atomic_write_json
+from hardware.files.rolllog import GENESIS
+from hardware.files.state import atomic_write_json
 
 #: File name of the cursor inside the state directory.
 CURSOR_NAME = "mqtt-cursor.json"
@@ -36,7 +36,7 @@ def load_cursor(path: Path, store: str, tower: str) -> tuple[Cursor, str]:
     """The cursor at ``path`` and a note for the log ("" when all is well). A missing,
     unreadable or damaged file, or one written for another store or tower id, starts from the
     beginning of the log: publishing too much is harmless, too little is not."""
-    from hardware.safefile import load_json
+    from hardware.files.safefile import load_json
 
     fresh = Cursor(store, tower)
     try:  # by the one rule: a FIFO, /dev/zero or deep nesting planted here is refused

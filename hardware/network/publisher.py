@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from hardware.files.rolllog import LogError, read_entries
 from hardware.network import topics
 from hardware.network.broker import KEEPALIVE_S, BrokerURL, Credentials, make_client, release
 from hardware.network.cursor import Cursor, load_cursor, save_cursor
 from hardware.network.status import HEARTBEAT_S, OFFLINE, ONLINE, LogSummary
 from hardware.network.tail import LogTail
 from hardware.once import Once
-from hardware.rolllog import LogError, read_entries
 
 #: Unacknowledged entries at most (paho's own in-flight limit is set to match).
 WINDOW = 32
@@ -352,14 +352,14 @@ def login_name(store: str, tower: str) -> str:
 
 def publisher_for(config: Any, *, log: Callable[[str], None] | None = None) -> Publisher | None:
     """The publisher a tower config asks for, or None when ``[network]`` is off."""
+    from hardware.files.state import LOG_NAME
     from hardware.network.broker import parse_url, read_password
     from hardware.network.cursor import CURSOR_NAME
-    from hardware.state import LOG_NAME
 
     net = config.network
     if not net.enabled:
         return None
-    from hardware.paths import user_path
+    from hardware.files.paths import user_path
 
     state_dir = user_path(config.kiosk.state_dir, "kiosk.state_dir")
     password = read_password(net.password_file, what="network.password_file") if net.password_file else None

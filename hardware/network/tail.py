@@ -2,7 +2,7 @@
 
 The steady state reads the current file from a byte offset (a roll costs one ``stat`` and one
 short read, not a re-read of the log). Anything older than the current file's first entry
-(after a rotation or at start-up) comes from :func:`hardware.rolllog.read_entries`,
+(after a rotation or at start-up) comes from :func:`hardware.files.rolllog.read_entries`,
 which walks the rotated files in chain order. Lines that are not entries (damage the log
 bridged with a ``recovered`` entry) are skipped; a torn last line waits until it is whole.
 """
@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from hardware.rolllog import GENESIS, MAX_LINE_BYTES, LogError, parse_line, read_entries
-from hardware.safefile import open_file
+from hardware.files.rolllog import GENESIS, MAX_LINE_BYTES, LogError, parse_line, read_entries
+from hardware.files.safefile import open_file
 
 Entry = dict[str, Any]
 

@@ -8,14 +8,14 @@
 - :mod:`~hardware.tower.sync`: the dice session as the panel knows it (commitment, table
   seed, reveals, what other writers logged);
 - :mod:`~hardware.tower.outputs`: LEDs, buzzer and display;
-- :mod:`hardware.panel_memory` (beside the state store): the panel's settings and slots;
+- :mod:`hardware.panel.memory` (beside the state store): the panel's settings and slots;
 - :mod:`~hardware.tower.lock`: the state directory's lock as the tower takes it;
 - :mod:`~hardware.tower.logline`: where the parts say things (the tower's log as it is now);
 - :mod:`~hardware.tower.dice`: the typed seams of what the tower asks of its dice;
 - :mod:`~hardware.tower.appliance`: running as a service until a signal.
 
 :func:`assemble` is the one way to build a tower: ``dicetower run``, the simulator
-(:class:`hardware.sim.Simulator`) and the tests all use it.
+(:class:`hardware.cli.sim.Simulator`) and the tests all use it.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hardware.sdnotify import Notifier
     from hardware.tower.loop import Tower
+    from hardware.tower.sdnotify import Notifier
 
 __all__ = ["run_forever", "stop_on_signals"]
 

@@ -22,8 +22,8 @@ from engine.panel import machine
 from engine.panel.model import Effects
 from hardware.config.schema import TowerConfig
 from hardware.display import ResilientDisplay
-from hardware.panel_io import Clock, PanelIO
-from hardware.panel_memory import PanelMemory
+from hardware.panel.io import Clock, PanelIO
+from hardware.panel.memory import PanelMemory
 from hardware.tower.dice import abilities
 from hardware.tower.lock import DirectoryLock
 from hardware.tower.logline import LogLine
@@ -37,11 +37,11 @@ if TYPE_CHECKING:
     # first frame does without them (docs/architecture.md)
     from engine.panel.operator import OperatorLock
     from firmware_bridge.link import Link
-    from hardware.daystats import DayStats
     from hardware.entropy.buttons import ButtonTiming
-    from hardware.rolllog import LenientLog, RollLog
+    from hardware.files.rolllog import LenientLog, RollLog
     from hardware.speech import Speaker
     from hardware.speech.narrator import Narrator
+    from hardware.tower.daystats import DayStats
 
 __all__ = ["assemble", "open_display", "start_panel"]
 
@@ -147,8 +147,8 @@ def _day_stats(state_dir: Path | None) -> tuple[DayStats | None, int]:
     counted again (ns); none without a state directory."""
     if state_dir is None:
         return None, 0
-    from hardware.daystats import DAY_STATS_EVERY_NS, DayStats
-    from hardware.state import LOG_NAME
+    from hardware.files.state import LOG_NAME
+    from hardware.tower.daystats import DAY_STATS_EVERY_NS, DayStats
 
     return DayStats(state_dir / LOG_NAME), DAY_STATS_EVERY_NS
 

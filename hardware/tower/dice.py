@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from engine.fingerprints import Fingerprint
     from engine.results import RollResult
-    from hardware.entropy.session_dice import TableSeeding
+    from hardware.session.dice import TableSeeding
 
 __all__ = [
     "Closing",
@@ -117,7 +117,7 @@ def abilities(dice: object) -> DiceAbilities:
     committing = _offers(dice, Committing)
     seeding = None
     if committing is not None:  # a table seed is a session's: dice without sessions take none
-        from hardware.entropy.session_dice import TableSeeding  # loaded already: sessions come from there
+        from hardware.session.dice import TableSeeding  # loaded already: sessions come from there
 
         seeding = _offers(dice, TableSeeding)
     return DiceAbilities(

@@ -30,7 +30,7 @@ class DirectoryLock:
     def __call__(self) -> contextlib.AbstractContextManager[None]:
         if self.state_dir is None:
             return contextlib.nullcontext()
-        from hardware.locking import LockError, state_lock
+        from hardware.files.locking import LockError, state_lock
 
         try:
             lock = state_lock(self.state_dir, clean=False)  # cleaned once at start (hardware.cli.tower.keep)

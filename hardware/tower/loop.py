@@ -1,10 +1,10 @@
 """The tower's loop: button events in, the pure state machine, effects out.
 
 :class:`Tower` holds the parts :func:`hardware.tower.assemble` builds: a
-:class:`~hardware.panel_io.PanelIO` (gpiozero devices on the pin factory passed in),
+:class:`~hardware.panel.io.PanelIO` (gpiozero devices on the pin factory passed in),
 :class:`~hardware.tower.outputs.Outputs` (LEDs, buzzer, display), a
 :class:`~hardware.tower.recorder.RollRecorder`, a :class:`~hardware.tower.sync.SessionSync`
-and the :class:`~hardware.panel_memory.PanelMemory`. :meth:`Tower.pump` is one pass of the
+and the :class:`~hardware.panel.memory.PanelMemory`. :meth:`Tower.pump` is one pass of the
 loop and never sleeps, so tests and the simulator drive it on a simulated clock;
 :meth:`Tower.run` is the appliance loop, which sleeps until an event arrives or the next
 tick, bounce settle, note or display retry is due. It ticks at ``kiosk.tick_hz`` while a roll
@@ -36,8 +36,8 @@ from engine.panel.state import Mode, PanelState
 from hardware.config.schema import TowerConfig
 from hardware.display import ResilientDisplay
 from hardware.once import Once
-from hardware.panel_io import Clock, PanelIO
-from hardware.panel_memory import PanelMemory
+from hardware.panel.io import Clock, PanelIO
+from hardware.panel.memory import PanelMemory
 from hardware.tower.dice import Reporting
 from hardware.tower.lock import DirectoryLock
 from hardware.tower.logline import LogLine
@@ -49,9 +49,9 @@ if TYPE_CHECKING:
     # only where a state directory, a speaker or the kiosk's lock is in play: start-up to the
     # first frame does without them (docs/architecture.md)
     from engine.panel.operator import OperatorLock
-    from hardware.daystats import DayStats
     from hardware.entropy.buttons import ButtonTiming
     from hardware.speech.narrator import Narrator
+    from hardware.tower.daystats import DayStats
 
 __all__ = ["IDLE_TICK_NS", "ROLLING_EVENTS", "SAVE_EVERY_NS", "STATUS_EVERY_NS", "WARM_AFTER_NS", "Tower"]
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from engine.panel.model import Effects, Screen
 from hardware.display import Picturing, ResilientDisplay
-from hardware.panel_io import PanelIO
+from hardware.panel.io import PanelIO
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -22,7 +22,7 @@ from engine.params import typed_in
 
 if TYPE_CHECKING:
     from engine.panel.state import PanelState
-    from hardware.rolllog import LenientLog, RollLog
+    from hardware.files.rolllog import LenientLog, RollLog
     from hardware.tower.dice import Recording
 
 __all__ = ["Recorded", "RollRecorder", "WatchedDice", "short_reason"]
@@ -123,7 +123,7 @@ class RollRecorder:
         """The roll log when it swallows failed appends (``unrecorded = "show"``)."""
         if self.roll_log is None:
             return None
-        from hardware.rolllog import LenientLog  # loaded already: the log was made from it
+        from hardware.files.rolllog import LenientLog  # loaded already: the log was made from it
 
         return self.roll_log if isinstance(self.roll_log, LenientLog) else None
 
@@ -158,7 +158,7 @@ class WatchedDice:
         try:
             return draw(*args, **kwargs)
         except Exception as exc:
-            from hardware.rolllog import LogError  # not before it is needed: start-up time
+            from hardware.files.rolllog import LogError  # not before it is needed: start-up time
 
             if isinstance(exc, LogError):
                 self.failed = exc.reason
@@ -172,7 +172,7 @@ def short_reason(exc: Exception) -> str:
 
     if isinstance(exc, (EntropyError, ParameterError)) and exc.detail:
         return exc.detail
-    from hardware.rolllog import LogError  # not before it is needed: start-up time
+    from hardware.files.rolllog import LogError  # not before it is needed: start-up time
 
     if isinstance(exc, LogError) and exc.reason:
         return exc.reason

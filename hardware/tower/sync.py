@@ -28,8 +28,8 @@ from hardware.tower.dice import DiceAbilities
 from hardware.tower.lock import DirectoryLock
 
 if TYPE_CHECKING:
-    from hardware.entropy.open_sessions import OpenSessions
-    from hardware.rolllog import LenientLog, RollLog
+    from hardware.files.rolllog import LenientLog, RollLog
+    from hardware.session.open_sessions import OpenSessions
 
 __all__ = ["NOT_KEPT", "SESSION_RETRY_NS", "SessionSync"]
 
@@ -142,7 +142,7 @@ class SessionSync:
         seeded or revealed meanwhile), then tell the panel what the log holds: the seed (a
         SESSION event) or why it is not set (a LOGGED event: "cannot record" when the log
         could not take it)."""
-        from hardware.rolllog import LenientLog, LogError
+        from hardware.files.rolllog import LenientLog, LogError
 
         commitment, text = asked
         dice = self.dice.seeding
@@ -259,7 +259,7 @@ class SessionSync:
         file could not be trusted (docs/fairness.md, "Cached facts"). Returns their ids."""
         if self._damage_seq is None or self.roll_log is None or self.state_dir is None:
             return set()
-        from hardware.entropy.open_sessions import damaged_since
+        from hardware.session.open_sessions import damaged_since
 
         try:
             found, self._damage_seq = damaged_since(self.roll_log.path, self._damage_seq)
@@ -278,19 +278,19 @@ class SessionSync:
         return told
 
     def reveal_left_open(self) -> None:
-        """Reveal the sessions a stopped tower left open (hardware.entropy.open_sessions), so
+        """Reveal the sessions a stopped tower left open (hardware.session.open_sessions), so
         the rolls they made stay checkable, and end as damaged those whose kept file cannot be
         trusted (the panel is told at the first sync). Trouble is logged; the files stay for
         next time."""
         if self.roll_log is not None and self.state_dir is not None and self._damage_seq is None:
-            from hardware.entropy.open_sessions import log_head
+            from hardware.session.open_sessions import log_head
 
             with contextlib.suppress(Exception):  # an unreadable log: nothing is told, the next roll says why
                 self._damage_seq = log_head(self.roll_log.path)
         kept = self._open_sessions()
         if kept is None or not kept.left_open() or self.roll_log is None or self.state_dir is None:
             return
-        from hardware.locking import state_lock
+        from hardware.files.locking import state_lock
 
         current = self.dice.committing.session_id if self.dice.committing is not None else None
         try:
@@ -353,7 +353,7 @@ class SessionSync:
             return own
         if self.roll_log is None:
             return None
-        from hardware.rolllog import last_entry
+        from hardware.files.rolllog import last_entry
 
         try:
             return last_entry(self.roll_log.path, "reveal", where=lambda e: e.get("session") == sid)
@@ -375,7 +375,7 @@ class SessionSync:
         """The state directory's record of open sessions (None when nothing is kept)."""
         if self.state_dir is None or self.roll_log is None:
             return None
-        from hardware.entropy.open_sessions import OpenSessions
+        from hardware.session.open_sessions import OpenSessions
 
         return OpenSessions(self.state_dir, log=self.log)
 
@@ -389,7 +389,7 @@ def _detail(exc: Exception) -> str:
     """Why no session opens: an entropy source's (or a parameter's) message without its
     prefix, else the whole message (a roll log's, which names the file)."""
     from engine.errors import EntropyError, ParameterError
-    from hardware.rolllog import LogError
+    from hardware.files.rolllog import LogError
 
     if isinstance(exc, (EntropyError, ParameterError)) and exc.detail:
         return exc.detail

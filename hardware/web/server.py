@@ -103,8 +103,8 @@ class PageServer:
     # --- the log ------------------------------------------------------------------------------
 
     def log_files(self) -> list[Path]:
-        from hardware.rolllog import chain_files
-        from hardware.state import LOG_NAME
+        from hardware.files.rolllog import chain_files
+        from hardware.files.state import LOG_NAME
 
         return [p for p in chain_files(self.state_dir / LOG_NAME) if p.is_file()]
 
@@ -118,7 +118,7 @@ class PageServer:
     def lines_after(self, count: int) -> Iterator[tuple[int, bytes]]:
         """Every whole line of the chain after the first ``count``, numbered from 1, then the
         ones appended while the stream is open (until the server stops)."""
-        from hardware.state import LOG_NAME
+        from hardware.files.state import LOG_NAME
 
         current = self.state_dir / LOG_NAME
         number, seen = 0, b""

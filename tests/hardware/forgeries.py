@@ -46,7 +46,7 @@ from typing import Any
 from engine.fingerprints import FINGERPRINT_HEX
 from engine.seeds import RollStream, SeedMaterial
 from engine.systems import get
-from hardware.rolllog import GENESIS, entry_hash
+from hardware.files.rolllog import GENESIS, entry_hash
 
 Entries = list[dict[str, Any]]
 TABLE_SEED = "417302"
@@ -195,9 +195,9 @@ def _panel_night(state: Path, rolls: int = 12) -> list[str]:
     """An honest night on the tower (the simulated panel, its roll log in ``state``, entropy
     from the kernel): the table sets its code at the session's first ROLL, then rolls; the
     tower reveals at shutdown. Returns the fingerprints the OLED showed, in order."""
+    from hardware.cli.sim import Simulator, parse_script
     from hardware.cli.tower import _dice, keep
     from hardware.config import reader
-    from hardware.sim import Simulator, parse_script
 
     config = reader.loads(f'[kiosk]\nstate_dir = "{state}"\n[entropy]\nsource = "kernel"\n'
                           '[panel]\nsystems = ["d6cv"]\nanimation_seconds = 0\n')

@@ -359,7 +359,7 @@ def lock_is_free(state: Path) -> bool:
 def check_after(outcome: Outcome, paths: Paths, expected: set[int]) -> None:
     """The suite's promises: ended, a documented status, one line on an error, no traceback,
     no lock held, and the log (rotated part untouched) still verifies."""
-    from hardware.rolllog import verify
+    from hardware.files.rolllog import verify
 
     if outcome.code is None:
         outcome.problems.append(f"hung (killed after {HANG_GUARD_S:g} s)")

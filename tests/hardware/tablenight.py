@@ -78,9 +78,9 @@ class Table:
         self.screens: list[dict[str, Any]] = []
 
     def start(self) -> Table:
+        from hardware.cli.sim import Simulator
         from hardware.cli.tower import _dice, keep
         from hardware.config import reader
-        from hardware.sim import Simulator
 
         systems = ", ".join(f'"{s}"' for s in self.systems)
         config = reader.loads(f'[kiosk]\nstate_dir = "{self.state}"\n[entropy]\nsource = "kernel"\n'
@@ -91,7 +91,7 @@ class Table:
 
     def press(self, script: str) -> list[dict[str, Any]]:
         """Run ``script`` on the panel; note what the table saw."""
-        from hardware.sim import parse_script
+        from hardware.cli.sim import parse_script
 
         steps = self.sim.run_script(parse_script(script))
         self.screens += [s["screen"] for s in steps]

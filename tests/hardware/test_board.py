@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from bench.sim_towers import SimTower
+from hardware.files.rolllog import entry_hash, read_entries
 from hardware.network.topics import log_message
-from hardware.rolllog import entry_hash, read_entries
 from tests.hardware.netparts import Collector, running_board, sim_towers, wait_for
 
 STORE = "shop1"

@@ -215,7 +215,7 @@ STATUS_FIELDS = ["state", "seq", "rolls", "head", "system", "params", "session",
 
 def hostile_logs() -> dict[str, list[dict]]:
     """One tower per (field, value): a session entry and a roll, one field hostile, hashed."""
-    from hardware.rolllog import entry_hash
+    from hardware.files.rolllog import entry_hash
 
     base_session = {"kind": "session", "session": "0123456789abcdef", "commitment": "ab" * 32,
                     "time": "2026-12-01T20:00:00.000Z"}
@@ -362,7 +362,7 @@ def test_no_card_is_green_while_the_board_is_not_verifying(tmp_path, browser):
 
 
 def hashed(entries: list[dict]) -> list[dict]:
-    from hardware.rolllog import entry_hash
+    from hardware.files.rolllog import entry_hash
 
     out, prev = [], "0" * 64
     for seq, e in enumerate(entries, start=1):

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from bench.sim_towers import SimTower
 from hardware.board.verdict import check_tower
-from hardware.rolllog import GENESIS, entry_hash
-from hardware.state import MAX_PLAYER
+from hardware.files.rolllog import GENESIS, entry_hash
+from hardware.files.state import MAX_PLAYER
 from tests.hardware import netparts
 from tests.hardware.forgeries import read, rehash
 from tests.hardware.netparts import Collector, finish, running_board, running_broker, sim_towers, wait_for
@@ -258,7 +258,7 @@ def test_a_board_started_empty_beside_a_longer_log_catches_up_and_takes_the_find
 
 
 def test_a_roll_whose_player_is_10_to_the_40_is_a_finding_and_stops_nobody(board, towers, raw, tmp_path):
-    """A tower logs its player slot, 1 to hardware.state.MAX_PLAYER (99): a roll with player
+    """A tower logs its player slot, 1 to hardware.files.state.MAX_PLAYER (99): a roll with player
     10**40 (its hash valid) is the rogue tower's finding; the honest tower verifies."""
     honest = towers("table1", session_rolls=3)
     honest.roll()

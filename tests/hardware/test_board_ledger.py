@@ -15,8 +15,8 @@ from hardware.board import ledger as ledger_module
 from hardware.board import towers as towers_module
 from hardware.board.stats import Stats, outcome_odds
 from hardware.board.towers import ASK_AGAIN_S, STALL_S, Towers
+from hardware.files.rolllog import RollLog, entry_hash, read_entries
 from hardware.network.topics import log_message
-from hardware.rolllog import RollLog, entry_hash, read_entries
 from tests.hardware.netparts import wait_for
 
 

@@ -11,8 +11,8 @@ import pytest
 from bench.sim_towers import SimTower
 from hardware.board import BoardError
 from hardware.board.towers import Towers
+from hardware.files.rolllog import read_entries
 from hardware.network.topics import log_message
-from hardware.rolllog import read_entries
 from tests.hardware.netparts import Collector, running_board, wait_for
 
 STORE = "shop1"

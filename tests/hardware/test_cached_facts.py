@@ -29,7 +29,7 @@ import pytest
 
 from engine.fingerprints import reveal_card
 from hardware.cli import main
-from hardware.entropy.open_sessions import OPEN_SESSIONS_DIR
+from hardware.session.open_sessions import OPEN_SESSIONS_DIR
 from tests.hardware.tablenight import MENU_REVEAL, Noted, Table
 from tests.hardware.test_board_verdict import board_verdict
 
@@ -382,8 +382,8 @@ REPO = Path(__file__).resolve().parents[2]
 #: order a roll in a joined session goes in).
 KILLED_AT = """
 import os, signal, sys
-from hardware.entropy import session_file
-from hardware.rolllog import RollLog
+from hardware.session import file as session_file
+from hardware.files.rolllog import RollLog
 
 def die(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
@@ -447,7 +447,7 @@ def test_a_full_card_after_the_roll_is_logged_and_before_its_cache_is_written_lo
     import errno
     import os
 
-    from hardware.entropy import session_file
+    from hardware.session import file as session_file
 
     state = tmp_path / "night"
     opened(state, rolls=1)
@@ -470,7 +470,7 @@ def test_a_full_card_after_the_roll_is_logged_and_before_its_cache_is_written_lo
 def test_a_full_card_after_the_file_is_kept_and_before_the_session_is_logged_loses_nothing(tmp_path,
                                                                                            monkeypatch) -> None:
     from hardware.cli import EXIT_UNRECORDED
-    from hardware.rolllog import RollLog
+    from hardware.files.rolllog import RollLog
     from tests.hardware.test_record_first import FullDisk
 
     state = tmp_path / "night"

@@ -85,7 +85,7 @@ def test_a_state_directory_that_cannot_be_listed_is_exit_4_and_never_cannot_reco
 
 
 def test_session_show_only_reads_so_never_says_cannot_record(monkeypatch, tmp_path) -> None:
-    from hardware.rolllog import LogError
+    from hardware.files.rolllog import LogError
 
     def unreadable(*args, **kwargs):
         raise LogError(f"the roll log {tmp_path}/rolls.jsonl: Permission denied")

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from hardware.cli import EXIT_USAGE, main
-from hardware.rolllog import RollLog
+from hardware.files.rolllog import RollLog
 
 FINGERS = ["roll", "fingers", "--winners", "1", "--guess", "1"]
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from hardware.cli import main
-from hardware.entropy import session_file
-from hardware.entropy.open_sessions import OPEN_SESSIONS_DIR
 from hardware.entropy.replay import replay_log
+from hardware.session import file as session_file
+from hardware.session.open_sessions import OPEN_SESSIONS_DIR
 
 D6CV = ["roll", "d6cv", "--stat", "3", "--cv", "7"]
 
@@ -189,7 +189,7 @@ def test_show_reads_an_earlier_versions_session_json_where_it_is(tmp_path, capsy
 
 def test_show_takes_no_lock(tmp_path, capsys) -> None:
     """A writer holding the lock (a long --times run, the tower mid-roll) never makes ``show`` wait."""
-    from hardware.locking import state_lock
+    from hardware.files.locking import state_lock
     from tests.hardware.planted import cli
 
     run(capsys, "session", "open", str(tmp_path))

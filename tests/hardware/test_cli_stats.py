@@ -11,7 +11,7 @@ import pytest
 import engine
 from engine.stats import Tally
 from hardware.cli import main
-from hardware.rolllog import RollLog
+from hardware.files.rolllog import RollLog
 
 
 @pytest.fixture

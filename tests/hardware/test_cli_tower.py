@@ -40,7 +40,7 @@ def test_run_without_gpio_as_a_service_fails_in_one_line_instead_of_a_simulator(
     once: the unit looked finished, Restart=on-failure did nothing, and the journal got the
     simulator's escape codes. Only a terminal gets the simulator now."""
     import hardware.cli.tower as tower
-    import hardware.panel_io as panel_io
+    import hardware.panel.io as panel_io
     from hardware.cli import main
 
     def no_gpio(name: str = "auto"):
@@ -115,7 +115,7 @@ def test_run_with_a_busy_pin_is_one_line_naming_the_key(tmp_path, capsys) -> Non
 
     from hardware.cli.tower import run_tower
     from hardware.config.reader import loads
-    from hardware.panel_io import open_pin_factory
+    from hardware.panel.io import open_pin_factory
 
     config = loads('[display]\nkind = "dummy"\n[entropy]\nsource = "kernel"\nbutton_timing = false\n')
     factory = open_pin_factory("mock")

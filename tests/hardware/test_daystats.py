@@ -1,4 +1,4 @@
-"""hardware.daystats: today's rolls counted from a real roll log as it grows, the same as
+"""hardware.tower.daystats: today's rolls counted from a real roll log as it grows, the same as
 ``dicetower stats --today``; a long history is skipped by bisection; a line being written waits."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from datetime import UTC, date, datetime, timedelta
 import engine
 from engine.panel import attract
 from hardware.cli.stats import tally
-from hardware.daystats import DayStats, start_of_day
-from hardware.rolllog import RollLog
+from hardware.files.rolllog import RollLog
+from hardware.tower.daystats import DayStats, start_of_day
 
 RESULT = engine.roll("d6cv", stat=5, cv=7, faces=[4])  # a success
 MISS = engine.roll("d6cv", stat=5, cv=7, faces=[1])

@@ -9,12 +9,12 @@ import pytest
 import serial
 
 from engine.panel.model import Screen
+from hardware.cli.sim import SimClock
 from hardware.config import reader
 from hardware.display import NullDisplay, ResilientDisplay, opener
 from hardware.display.serial_text import SerialTextDisplay, frame_rows, to_ascii
 from hardware.display.terminal import TerminalDisplay
-from hardware.panel_io import open_pin_factory
-from hardware.sim import SimClock
+from hardware.panel.io import open_pin_factory
 from hardware.tower import assemble
 from tests.support import seeded_dice
 

@@ -106,7 +106,7 @@ def test_the_offset_is_kept_before_the_bytes_are_used(tmp_path, monkeypatch) -> 
     import errno
     import os
 
-    from hardware import state as state_module
+    from hardware.files import state as state_module
 
     capture = tmp_path / "capture.bin"
     capture.write_bytes(good_bytes(4096))
@@ -137,9 +137,9 @@ def test_damaged_offsets_are_one_line_and_no_file_is_read(tmp_path, content) -> 
 def test_the_tower_reads_its_capture_on_across_starts_and_shows_when_it_is_exhausted(tmp_path) -> None:
     """``[entropy] source = "file:PATH"``: each start opens its session from the capture's next
     bytes; once it is exhausted, the panel says so, naming the file, and nothing is rolled."""
+    from hardware.cli.sim import Simulator, parse_script
     from hardware.cli.tower import _dice, keep
     from hardware.config import reader
-    from hardware.sim import Simulator, parse_script
 
     capture = tmp_path / "capture.bin"
     capture.write_bytes(good_bytes(2 * 1024))

@@ -17,7 +17,7 @@ from hardware.entropy import NotEnoughEntropy, SeedMaterial, open_dice, parse_sp
 from hardware.entropy.buttons import ButtonTiming
 from hardware.entropy.replay import replay_log
 from hardware.entropy.sources import SourceUnavailable
-from hardware.rolllog import RollLog, verify
+from hardware.files.rolllog import RollLog, verify
 from tests.hardware.test_entropy_buttons import STARTUP_BITS_PER_PRESS, human_taps
 from tests.hardware.test_entropy_sources import good_bytes
 

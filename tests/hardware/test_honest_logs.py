@@ -20,9 +20,9 @@ import pytest
 from engine.panel.model import Button
 from hardware.cli import EXIT_UNRECORDED, main
 from hardware.entropy import open_dice
-from hardware.entropy.open_sessions import OpenSessions
-from hardware.rolllog import LenientLog, RollLog
-from hardware.state import LOG_NAME
+from hardware.files.rolllog import LenientLog, RollLog
+from hardware.files.state import LOG_NAME
+from hardware.session.open_sessions import OpenSessions
 from tests.hardware.test_record_first import FullDisk, full_disk  # noqa: F401  # the full-card fixture
 from tests.hardware.test_runtime import Rig
 

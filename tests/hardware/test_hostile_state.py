@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from hardware.cli import main
-from hardware.rolllog import RollLog, last_lines, read_entries, verify
+from hardware.files.rolllog import RollLog, last_lines, read_entries, verify
 from tests.hardware.planted import REPO, cli, lock_is_free
 
 FINGERS = ["roll", "fingers", "--guess", "2", "--json"]
@@ -37,7 +37,7 @@ def one_line(err: str) -> str:
 
 
 def _full(monkeypatch) -> None:
-    import hardware.entropy.session_file as session_file
+    import hardware.session.file as session_file
 
     def full(path, data, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -201,8 +201,8 @@ def test_a_killed_rolls_session_temp_file_is_removed_by_any_command_taking_the_l
 def test_a_times_run_cleans_once_though_it_takes_the_lock_for_every_roll(tmp_path, capsys, monkeypatch) -> None:
     """Each roll of --times is its own turn under the lock (the tower waits one roll at most);
     only the first turn lists the folders for a killed writer's temp files."""
-    import hardware.locking as locking
-    import hardware.state as state
+    import hardware.files.locking as locking
+    import hardware.files.state as state
 
     taken, cleaned = [], []
     real_lock, real_clean = locking.state_lock, state.clean_temp
@@ -303,7 +303,7 @@ def test_run_with_a_bridge_pico_that_does_not_answer_carries_on(tmp_path) -> Non
 
 def test_the_template_lock_helper_sees_a_held_lock(tmp_path) -> None:
     """lock_is_free (used by the fault suite) is not trivially true."""
-    from hardware.locking import state_lock
+    from hardware.files.locking import state_lock
 
     with state_lock(tmp_path):
         assert not lock_is_free(tmp_path)

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from hardware.locking import LOCK_NAME, LockError, state_lock
+from hardware.files.locking import LOCK_NAME, LockError, state_lock
 
 
 def test_excludes_another_thread(tmp_path):
@@ -43,7 +43,7 @@ def test_excludes_another_thread(tmp_path):
 
 def test_excludes_another_process(tmp_path):
     code = (
-        "import sys; from hardware.locking import state_lock\n"
+        "import sys; from hardware.files.locking import state_lock\n"
         "with state_lock(sys.argv[1]):\n"
         "    print('locked', flush=True); sys.stdin.readline()\n"
     )

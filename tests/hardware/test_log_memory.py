@@ -4,7 +4,7 @@ reading as the baseline). bench/bench_roll_log.py does the same on a 1 GiB log."
 
 from __future__ import annotations
 
-from hardware.rolllog import verify
+from hardware.files.rolllog import verify
 from tests.hardware.logfiles import peak_rss_mib, write_log
 
 LOG_MIB = 64

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from bench.sim_towers import SimTower
+from hardware.files.rolllog import read_entries
 from hardware.network.broker import Credentials
-from hardware.rolllog import read_entries
 from tests.hardware.netparts import Mosquitto, free_port, running_board, wait_for
 from tests.support import require_command
 

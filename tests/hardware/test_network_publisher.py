@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from hardware.files.rolllog import RollLog, read_entries
 from hardware.network import NetworkError
 from hardware.network.broker import Credentials, parse_url
 from hardware.network.cursor import CURSOR_NAME, load_cursor
 from hardware.network.publisher import Publisher
-from hardware.rolllog import RollLog, read_entries
 from tests.hardware.netparts import Collector, wait_for
 from tests.support import require_command
 
@@ -303,10 +303,10 @@ def test_sim_with_a_network_config_publishes_and_says_offline_at_the_end(broker,
 
 def test_tower_with_session_dice_publishes_its_rolls(broker, collector, tmp_path):
     """A simulated tower whose rolls go to the roll log, with the publisher as ``run`` opens it."""
+    from hardware.cli.sim import Simulator, parse_script
     from hardware.config.reader import loads
     from hardware.entropy import open_dice
     from hardware.network.publisher import publishing
-    from hardware.sim import Simulator, parse_script
 
     config = loads(network_config(tmp_path, broker.url))
     (tmp_path / "state").mkdir()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 
+from hardware.files.rolllog import RollLog
 from hardware.network.tail import LogTail
-from hardware.rolllog import RollLog
 
 
 def seqs(entries):

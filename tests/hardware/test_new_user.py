@@ -13,7 +13,7 @@ import pytest
 import engine
 from engine.errors import ParameterError
 from hardware.cli import main
-from hardware.state import StateError, StateStore
+from hardware.files.state import StateError, StateStore
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from hardware.entropy import open_dice
-from hardware.entropy.open_sessions import OPEN_SESSIONS_DIR, OpenSessions
 from hardware.entropy.replay import replay_log
-from hardware.rolllog import LenientLog, RollLog
-from hardware.state import LOG_NAME
+from hardware.files.rolllog import LenientLog, RollLog
+from hardware.files.state import LOG_NAME
+from hardware.session.open_sessions import OPEN_SESSIONS_DIR, OpenSessions
 from tests.hardware.test_runtime import Rig
 
 
@@ -205,8 +205,8 @@ def test_the_log_read_backwards_is_never_waited_on_or_followed(tmp_path, plant) 
     a link to another log follow it: each is refused in one LogError before anything is read."""
     import os
 
-    from hardware.entropy.open_sessions import log_head
-    from hardware.rolllog import LogError
+    from hardware.files.rolllog import LogError
+    from hardware.session.open_sessions import log_head
 
     other = tmp_path / "other"
     other.mkdir()
@@ -223,8 +223,8 @@ def test_the_log_read_backwards_is_never_waited_on_or_followed(tmp_path, plant) 
 
 
 def test_an_over_long_line_read_backwards_is_skipped_and_the_entries_around_it_found(tmp_path) -> None:
-    from hardware.entropy.open_sessions import _backwards
-    from hardware.rolllog import MAX_LINE_BYTES
+    from hardware.files.rolllog import MAX_LINE_BYTES
+    from hardware.session.open_sessions import _backwards
 
     path = tmp_path / LOG_NAME
     log = RollLog(path, fsync=False)

@@ -62,7 +62,7 @@ def test_a_closed_stdout_never_hands_its_number_to_the_roll_log(tmp_path) -> Non
     run = [sys.executable, "-m", "hardware", "roll", "d6cv", "--cv", "4", "--seed", "s", "--state-dir", str(state)]
     done = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *run], cwd=REPO, capture_output=True, timeout=120)
     assert done.returncode == 5
-    from hardware.rolllog import verify
+    from hardware.files.rolllog import verify
 
     assert verify(state / "rolls.jsonl").ok
 

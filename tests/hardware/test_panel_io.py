@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from engine.panel.model import Button, Event, EventKind, Sound
 from hardware.config import pins, reader, schema
-from hardware.panel_io import Debouncer, InputQueue, NoGpioError, PanelIO, PinSetupError, open_pin_factory
+from hardware.panel.io import Debouncer, InputQueue, NoGpioError, PanelIO, PinSetupError, open_pin_factory
 
 MS = 1_000_000
 BOUNCE = 20 * MS

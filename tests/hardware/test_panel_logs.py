@@ -22,12 +22,12 @@ import pytest
 from engine.panel.model import Button
 from engine.panel.state import Mode
 from hardware.cli import main
+from hardware.cli.sim import Simulator, parse_script
 from hardware.config import reader
 from hardware.entropy import open_dice
-from hardware.entropy.open_sessions import OpenSessions
-from hardware.rolllog import RollLog
-from hardware.sim import Simulator, parse_script
-from hardware.state import LOG_NAME
+from hardware.files.rolllog import RollLog
+from hardware.files.state import LOG_NAME
+from hardware.session.open_sessions import OpenSessions
 from tests.hardware.test_honest_logs import both_clean, cli, entries
 from tests.hardware.test_record_first import FullDisk
 from tests.hardware.test_runtime import Rig
@@ -118,9 +118,9 @@ DRIVER = """
 import os, signal, sys
 from pathlib import Path
 from hardware.config import reader
-from hardware import state as state_files
+from hardware.files import state as state_files
 from hardware.cli.tower import _dice, keep
-from hardware.sim import Simulator, parse_script
+from hardware.cli.sim import Simulator, parse_script
 
 config_path, script, start, kill_at = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 config = reader.load(config_path)

@@ -1,4 +1,4 @@
-"""Paths a person typed: one function (hardware.paths.user_path) for every option and config key.
+"""Paths a person typed: one function (hardware.files.paths.user_path) for every option and config key.
 Whatever the string (NUL, ``~user``, 100 KB, newlines), the answer is a path or one line naming
 the option, and every command that takes a path ends with one line and status 2, never a
 traceback."""
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hardware.paths import MAX_PATH_CHARS, PathError, home_directory, user_path
+from hardware.files.paths import MAX_PATH_CHARS, PathError, home_directory, user_path
 
 #: Characters that make a path interesting: NUL, ~, /, newline and other controls, non-ASCII.
 _ODD = st.sampled_from(["\0", "~", "/", "\n", "\r", "\t", "\x1b", " ", ".", "é", "\u2028", "a", "Z", "-"])

@@ -11,7 +11,7 @@ import segno
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hardware import qr
+from hardware.display import qr
 
 REPO = Path(__file__).resolve().parents[2]
 HEX = "0123456789abcdef"
@@ -40,7 +40,7 @@ def test_without_the_encoder_alone_the_whole_package_draws_the_same(monkeypatch)
 
 
 def test_drawing_a_code_loads_no_file_writer_modules():
-    probe = ("import sys; from hardware.qr import qr_matrix; qr_matrix('ab' * 32); "
+    probe = ("import sys; from hardware.display.qr import qr_matrix; qr_matrix('ab' * 32); "
              "print(sorted(m for m in ('segno', 'segno.writers', 'xml.sax', 'urllib.request', 'http.client') "
              "if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True)

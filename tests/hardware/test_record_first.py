@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from hardware.cli import EXIT_OUTPUT, EXIT_UNRECORDED, EXIT_USAGE, main
-from hardware.rolllog import RollLog, read_entries, verify
+from hardware.files.rolllog import RollLog, read_entries, verify
 
 FINGERS = ["roll", "fingers", "--winners", "0", "--guess", "1"]
 REPO = Path(__file__).resolve().parents[2]
@@ -361,8 +361,8 @@ def test_kill_9_at_random_points_loses_nothing(tmp_path) -> None:
     import signal
     import time
 
-    from hardware.rolllog import last_entry
-    from hardware.state import StateStore
+    from hardware.files.rolllog import last_entry
+    from hardware.files.state import StateStore
 
     rng = random.Random(9)
     printed: list[dict] = []

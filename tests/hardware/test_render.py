@@ -245,8 +245,8 @@ def test_scale2x_smooths_a_diagonal() -> None:
 
 
 def test_a_session_screen_shows_its_commitment_as_a_qr_code(renderer: Renderer) -> None:
+    from hardware.display.qr import qr_matrix
     from hardware.display.render import QR_BOX, QR_SCALE
-    from hardware.qr import qr_matrix
 
     screen = SCREENS["session-qr"]
     commitment = "".join(screen.lines[:4])
@@ -273,8 +273,8 @@ def read_qr(image, size: int, scale: int) -> list[list[bool]]:
 def test_the_reveal_screen_draws_the_four_facts_as_session_close_codes_them(seed, renderer: Renderer) -> None:
     """The reveal's QR code is the text of engine.fingerprints.reveal_card, the one
     `dicetower session close` codes: 49 to 57 modules at 1 pixel each, quiet zone lit."""
+    from hardware.display.qr import qr_matrix
     from hardware.display.render import QR_BOX, qr_scale
-    from hardware.qr import qr_matrix
 
     screen = screens.card(Card(COMMITMENT, seed, 1000, HEAD), 1.0)
     assert screen.qr == reveal_card(COMMITMENT, seed, 1000, HEAD)

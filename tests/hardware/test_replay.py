@@ -13,7 +13,7 @@ import pytest
 
 from hardware.cli import main
 from hardware.entropy.replay import replay_log
-from hardware.rolllog import GENESIS, entry_hash
+from hardware.files.rolllog import GENESIS, entry_hash
 
 SETTINGS = {
     "infinity": ["--rating", "8", "--cr", "difficult"],

@@ -13,7 +13,7 @@ import pytest
 
 from hardware.cli import main
 from hardware.entropy.replay import replay_log
-from hardware.rolllog import verify
+from hardware.files.rolllog import verify
 from tests.hardware import forgeries
 
 

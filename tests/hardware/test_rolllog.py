@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hardware.cli import main
-from hardware.rolllog import GENESIS, LogError, RollLog, entry_hash, verify
+from hardware.files.rolllog import GENESIS, LogError, RollLog, entry_hash, verify
 
 
 def clock():
@@ -153,7 +153,7 @@ def test_a_new_log_creates_its_directory(tmp_path) -> None:
 #: In a child process, so that the limit cannot touch pytest's own files.
 _FULL_CARD = """
 import json, resource, sys
-from hardware.rolllog import LogError, RollLog
+from hardware.files.rolllog import LogError, RollLog
 path, torn = sys.argv[1], sys.argv[2] == "torn"
 log = RollLog(path)
 for i in range(3):

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from hardware.rolllog import (
+from hardware.files.rolllog import (
     MAX_LINE_BYTES,
     LogError,
     RollLog,

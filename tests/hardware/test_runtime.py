@@ -14,10 +14,10 @@ import pytest
 from engine.panel import machine
 from engine.panel.model import Button, Event, EventKind
 from engine.panel.state import Mode
+from hardware.cli.sim import SimClock
 from hardware.config import reader
 from hardware.display import ResilientDisplay, opener
-from hardware.panel_io import open_pin_factory
-from hardware.sim import SimClock
+from hardware.panel.io import open_pin_factory
 from hardware.tower import assemble, run_forever, stop_on_signals
 from tests.support import seeded_dice
 
@@ -223,7 +223,7 @@ def test_every_debounced_edge_goes_to_the_button_timing() -> None:
 
 def test_rolls_go_to_the_roll_log(tmp_path) -> None:
     from hardware.entropy import open_dice
-    from hardware.rolllog import RollLog, verify
+    from hardware.files.rolllog import RollLog, verify
 
     log = RollLog(tmp_path / "rolls.jsonl")
     rig = Rig(dice=open_dice(seed=b"log", log=log))
@@ -268,7 +268,7 @@ def test_a_roll_log_that_cannot_be_written_refuses_rolls_says_why_once_and_never
     """A state directory that cannot be made (a read-only card, a file in its place) made ROLL
     raise a bare OSError out of the dice, and the tower stopped; nor did the log hear of it."""
     from hardware.entropy import open_dice
-    from hardware.rolllog import RollLog
+    from hardware.files.rolllog import RollLog
 
     (tmp_path / "card").write_text("a file where the state directory should be")
     messages: list[str] = []
@@ -318,7 +318,7 @@ def test_a_pin_that_is_busy_leaves_the_display_dark(tmp_path) -> None:
     from gpiozero import LED
     from luma.core.device import dummy
 
-    from hardware.panel_io import PinSetupError
+    from hardware.panel.io import PinSetupError
 
     config = reader.loads(CONFIG)
     factory = open_pin_factory("mock")

@@ -10,8 +10,8 @@ import pytest
 import engine
 from engine.panel.model import Button
 from engine.panel.state import Mode
-from hardware.daystats import DAY_STATS_EVERY_NS
-from hardware.rolllog import RollLog
+from hardware.files.rolllog import RollLog
+from hardware.tower.daystats import DAY_STATS_EVERY_NS
 from tests.hardware.test_runtime import CONFIG, Rig
 from tests.support import seeded_dice
 

@@ -19,11 +19,11 @@ import pytest
 from engine.panel.model import Button
 from engine.panel.state import Mode
 from hardware.cli import EXIT_UNRECORDED, main
+from hardware.cli.sim import Simulator
 from hardware.cli.tower import Kept, keep
 from hardware.config import reader
 from hardware.entropy import open_dice
-from hardware.rolllog import LenientLog, RollLog, read_entries, verify
-from hardware.sim import Simulator
+from hardware.files.rolllog import LenientLog, RollLog, read_entries, verify
 from tests.hardware.test_record_first import FullDisk
 
 CONFIG = '[display]\nkind = "dummy"\n[panel]\nanimation_seconds = 0.4\nsystems = ["d6cv"]\n'

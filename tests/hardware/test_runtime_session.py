@@ -22,7 +22,7 @@ from engine.verify import Notes
 from hardware.entropy import open_dice
 from hardware.entropy.buttons import ButtonTiming
 from hardware.entropy.replay import replay_log
-from hardware.rolllog import RollLog
+from hardware.files.rolllog import RollLog
 from hardware.tower import SESSION_RETRY_NS
 from tests.hardware.test_runtime import CONFIG, MS, Rig
 from tests.support import seeded_dice

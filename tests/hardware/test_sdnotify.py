@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from hardware.sdnotify import SystemdNotifier, socket_address, watchdog_interval_ns
+from hardware.tower.sdnotify import SystemdNotifier, socket_address, watchdog_interval_ns
 
 
 class Manager:

@@ -12,8 +12,8 @@ from PIL import Image
 from engine.errors import ParameterError
 from engine.panel.model import Button
 from hardware.cli import main
+from hardware.cli.sim import Action, Simulator, parse_script, split_keys
 from hardware.config import reader
-from hardware.sim import Action, Simulator, parse_script, split_keys
 from tests.support import seeded_dice
 
 
@@ -244,7 +244,7 @@ def test_the_readme_screenshots_show_every_system_and_are_up_to_date(tmp_path) -
 
 
 def interactive():
-    from hardware.sim import Interactive
+    from hardware.cli.sim import Interactive
 
     s = sim()
     return s, Interactive(s, stdout=io.BytesIO(), colour=False, size=(140, 45))
@@ -310,7 +310,7 @@ def test_the_key_that_lets_go_of_a_hold_does_nothing_else(release: str) -> None:
 
 
 def test_the_legend_says_the_releasing_key_only_lets_go() -> None:
-    from hardware.sim import LAYOUTS, LEGEND, SHORT_HELP
+    from hardware.cli.sim import LAYOUTS, LEGEND, SHORT_HELP
 
     assert "only lets go" in LEGEND and "only lets go" in SHORT_HELP
     for layout in LAYOUTS:
@@ -319,7 +319,7 @@ def test_the_legend_says_the_releasing_key_only_lets_go() -> None:
 
 
 def test_a_narrow_terminal_draws_quarter_blocks() -> None:
-    from hardware.sim import Interactive
+    from hardware.cli.sim import Interactive
 
     s = sim()
     try:
@@ -338,7 +338,7 @@ def visible(line: str) -> str:
 
 @pytest.mark.parametrize(("cols", "rows"), [(80, 24), (66, 22), (100, 30)])
 def test_an_80x24_terminal_gets_the_compact_layout_and_every_line_fits(cols, rows) -> None:
-    from hardware.sim import Interactive
+    from hardware.cli.sim import Interactive
 
     s = sim()
     try:
@@ -358,7 +358,7 @@ def test_an_80x24_terminal_gets_the_compact_layout_and_every_line_fits(cols, row
 
 @pytest.mark.parametrize(("cols", "rows"), [(80, 21), (65, 40), (40, 10)])
 def test_a_smaller_terminal_is_told_what_the_simulator_needs(cols, rows) -> None:
-    from hardware.sim import Interactive
+    from hardware.cli.sim import Interactive
 
     s = sim()
     try:
@@ -374,7 +374,7 @@ def test_a_smaller_terminal_is_told_what_the_simulator_needs(cols, rows) -> None
 def test_braille_keeps_every_pixel() -> None:
     from PIL import Image
 
-    from hardware.sim import to_braille
+    from hardware.cli.sim import to_braille
 
     image = Image.new("1", (4, 8))
     for xy in ((0, 0), (1, 3), (2, 4), (3, 7)):
@@ -383,7 +383,7 @@ def test_braille_keeps_every_pixel() -> None:
 
 
 def test_the_screen_line_keeps_the_title_and_the_selected_field_in_view() -> None:
-    from hardware.sim import screen_lines
+    from hardware.cli.sim import screen_lines
 
     lines = ["infinity  28%", " rating 8", " cr 10 difficult", " declaration no", " retry no",
              ">modifier 0"]
@@ -405,8 +405,8 @@ def test_the_screen_line_keeps_the_title_and_the_selected_field_in_view() -> Non
 def test_at_80x24_the_session_view_after_a_reveal_is_read_whole() -> None:
     """docs/fairness.md step 3: the screen shows "seed revealed: in log" and the new
     commitment; at 80x24 the simulator's text under the frame holds all of it."""
+    from hardware.cli.sim import Interactive
     from hardware.entropy import open_dice
-    from hardware.sim import Interactive
 
     s = Simulator(reader.load(), dice=open_dice(seed=b"reveal"))  # dice with sessions, like sim --seed
     try:

@@ -21,10 +21,10 @@ import pytest
 
 from engine.panel import pages as rows
 from engine.systems import SYSTEM_IDS, get
+from hardware.cli.sim import SimClock, Simulator, parse_script
 from hardware.cli.tower import keep
 from hardware.config import reader
 from hardware.entropy import open_dice
-from hardware.sim import SimClock, Simulator, parse_script
 from tests.engine.panel.words import check_lines
 
 FLOWS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "flows"

@@ -132,7 +132,7 @@ def test_a_smaller_terminal_says_what_it_needs_and_redraws_when_enlarged() -> No
 
 
 def test_run_without_gpio_says_so_in_one_line_and_starts_the_simulator() -> None:
-    from hardware.panel_io import NoGpioError, open_pin_factory
+    from hardware.panel.io import NoGpioError, open_pin_factory
 
     try:
         open_pin_factory("auto").close()

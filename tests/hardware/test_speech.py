@@ -14,11 +14,11 @@ import pytest
 
 from engine.panel.menu import ITEMS, Item
 from engine.panel.model import Button
+from hardware.cli.sim import Simulator, parse_script
 from hardware.config import ConfigError, reader, schema
 from hardware.config.schema import SoundConfig
 from hardware.entropy import open_dice
-from hardware.rolllog import LenientLog, RollLog, read_entries
-from hardware.sim import Simulator, parse_script
+from hardware.files.rolllog import LenientLog, RollLog, read_entries
 from hardware.speech import open_speaker
 from hardware.speech.fakes import LogSpeaker, RecordingSpeaker
 from tests.hardware.test_record_first import FullDisk

@@ -32,10 +32,10 @@ from engine.panel.view import setup_notes
 from engine.speech import LANGUAGES, table
 from engine.speech import words as said
 from engine.systems import SYSTEM_IDS
+from hardware.cli.sim import SimClock, Simulator, parse_script
 from hardware.cli.tower import keep
 from hardware.config import reader
 from hardware.entropy import open_dice
-from hardware.sim import SimClock, Simulator, parse_script
 from hardware.speech.fakes import RecordingSpeaker
 from tests.hardware.speech_facts import NONE, Facts, facts, missing, untranslated
 

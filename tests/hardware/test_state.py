@@ -8,11 +8,11 @@ import os
 
 import pytest
 
-import hardware.state as state_mod
+import hardware.files.state as state_mod
 from engine.errors import ParameterError
 from hardware.cli import main
-from hardware.rolllog import verify
-from hardware.state import PlayerState, StateError, StateStore, atomic_write_bytes
+from hardware.files.rolllog import verify
+from hardware.files.state import PlayerState, StateError, StateStore, atomic_write_bytes
 
 FINGERS = ["roll", "fingers", "--choices", "5", "--winners", "1", "--json"]
 

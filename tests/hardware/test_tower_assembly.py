@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from engine.panel.model import Event, EventKind
+from hardware.cli.sim import SimClock
 from hardware.config import reader as cfg
 from hardware.display import ResilientDisplay, opener
 from hardware.entropy import open_dice
-from hardware.panel_io import open_pin_factory
-from hardware.sim import SimClock
+from hardware.panel.io import open_pin_factory
 from hardware.tower import assemble
 from hardware.tower.dice import abilities
 from hardware.tower.lock import DirectoryLock

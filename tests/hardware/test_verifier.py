@@ -11,7 +11,7 @@ import pytest
 
 from engine.verify import Verifier
 from hardware.entropy.replay import replay_log
-from hardware.rolllog import StoredEntry, read_entries
+from hardware.files.rolllog import StoredEntry, read_entries
 from tests.hardware import forgeries
 from tests.hardware.test_replay_forgeries import cases, honest, logged  # noqa: F401  # the corpus fixtures
 

@@ -19,7 +19,7 @@ call exactly where the previous one ended (:class:`~engine.seeds.RollStream`), s
 replay recomputes every roll and notices any that was skipped, dropped or drawn again. Button
 timing is entropy for the *next* session (:class:`~hardware.entropy.buttons.ButtonTiming`).
 
-With a ``keeper`` (a state directory's :class:`~hardware.entropy.open_sessions.OpenSessions`)
+With a ``keeper`` (a state directory's :class:`~hardware.session.open_sessions.OpenSessions`)
 the dice roll in the state directory's one open session, whoever opened it, bringing it up to
 date from the log before each roll (:meth:`SessionDice.follow`); the caller holds the state
 directory's lock around each roll, table seed and reveal.
@@ -48,16 +48,16 @@ from engine.seeds import (
     TableSeedError,
     check_table_seed,
 )
-from hardware.entropy.progress import Progress
 from hardware.errors import HardwareError
-from hardware.rolllog import LenientLog, LogError, RollLog
+from hardware.files.rolllog import LenientLog, LogError, RollLog
+from hardware.session.progress import Progress
 
 if TYPE_CHECKING:
     # the sources are imported where a session gathers from them: ``--seed`` dice need none
     from hardware.entropy.buttons import ButtonTiming
-    from hardware.entropy.open_sessions import SessionKeeper
-    from hardware.entropy.session_file import StoredSession
     from hardware.entropy.sources import Contribution, EntropySource
+    from hardware.session.file import StoredSession
+    from hardware.session.open_sessions import SessionKeeper
 
 __all__ = [
     "MIN_CREDIT_BITS", "ROLL_KINDS", "SESSION_ROLLS", "STREAM_VERSION", "NotEnoughEntropy", "SessionBusy",
@@ -158,7 +158,7 @@ class SessionDice:
     roll, reveal and failure entries. ``mix`` gives each roll's mix (the command line's
     ``--mix``; by default none). ``buttons`` is the panel's timing (a source whose failure
     ends the sessions it seeded). ``keeper`` is the state directory's record of its open
-    session (:mod:`hardware.entropy.open_sessions`): the dice join the session open there,
+    session (:mod:`hardware.session.open_sessions`): the dice join the session open there,
     keep the ones they open (before their first roll) and follow what other writers log.
     Call :meth:`record` after each roll and :meth:`close` at the end (it reveals a session
     these dice opened).
@@ -361,7 +361,7 @@ class SessionDice:
             raise TableSeedError(f"session {short} has {s.rolls} roll(s) already; a table seed comes "
                                  "before the session's first roll (reveal it to start a new one)")
         if self._log is not None:
-            from hardware.entropy.codes import code_holder
+            from hardware.session.codes import code_holder
 
             holder = code_holder(self._log.path, text)
             if holder is not None:
@@ -702,7 +702,7 @@ class SessionDice:
 
 def _stored(s: _Session) -> StoredSession:
     """``s`` as a state directory keeps it: mid-roll, the DRBG as it stood at the roll's start."""
-    from hardware.entropy.session_file import Owner, StoredSession
+    from hardware.session.file import Owner, StoredSession
 
     key, v, counter = s.before_roll if s.roll is not None and s.before_roll else s.stream.drbg.export_state()
     owner = s.kept.owner if s.kept is not None else Owner()

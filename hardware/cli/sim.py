@@ -147,7 +147,7 @@ class Simulator:
         self.config = sim_config(config)
         self.log = log
         self.clock = clock if clock is not None else SimClock()
-        # ``pins``: other simulated pins (the bridge's firmware twin, hardware.companion.TwinPins)
+        # ``pins``: other simulated pins (the bridge's firmware twin, hardware.panel.pico.TwinPins)
         self.pins = pins
         self.factory = pins.factory if pins is not None else MockFactory(pin_class=MockPWMPin)
         d = self.config.display

@@ -1,6 +1,6 @@
 """The panel's memory: its settings and player slots in ``STATE_DIR/panel.json``.
 
-Beside the state store (:mod:`hardware.state`, which writes it atomically), and a cache of
+Beside the state store (:mod:`hardware.files.state`, which writes it atomically), and a cache of
 the roll log, never its rival: the memory names the last log entry it reflects
 (``log_seq``), and a memory older than the log's last panel roll (a kill between the roll's
 append and the save) takes that roll's player slot from the log at start-up. A memory that
@@ -19,7 +19,7 @@ from hardware.once import Once
 
 if TYPE_CHECKING:
     from engine.panel.state import PanelState
-    from hardware.rolllog import LenientLog, RollLog
+    from hardware.files.rolllog import LenientLog, RollLog
 
 __all__ = ["MAX_MEMORY_BYTES", "MAX_MEMORY_DEPTH", "PANEL_STATE", "PanelMemory"]
 
@@ -55,7 +55,7 @@ class PanelMemory:
         self.log_seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else 0
         if saved is None or self.roll_log is None:
             return saved
-        from hardware.rolllog import last_entry
+        from hardware.files.rolllog import last_entry
 
         try:
             last = last_entry(self.roll_log.path, "roll", where=lambda e: e.get("source") == "panel")
@@ -79,7 +79,7 @@ class PanelMemory:
             return None
         import errno
 
-        from hardware.safefile import FileRefused, load_json
+        from hardware.files.safefile import FileRefused, load_json
 
         try:
             data = load_json(self.path, MAX_MEMORY_BYTES, MAX_MEMORY_DEPTH)
@@ -106,7 +106,7 @@ class PanelMemory:
             return
         import json
 
-        from hardware.state import atomic_write_json
+        from hardware.files.state import atomic_write_json
 
         snapshot = {**machine.snapshot(state), "log_seq": self.log_seq}
         try:

@@ -19,7 +19,7 @@ import json
 import os
 from dataclasses import dataclass
 
-from hardware.rolllog import entries_mentioning
+from hardware.files.rolllog import entries_mentioning
 
 __all__ = ["CodeHolder", "code_holder"]
 

@@ -33,14 +33,14 @@ class LockError(HardwareError):
 def state_lock(directory: str | os.PathLike[str], *, clean: bool = True) -> Iterator[None]:
     """Hold the exclusive lock of ``directory`` (created if missing) for the ``with`` block.
 
-    The lock file is opened by the one rule (:func:`hardware.safefile.open_file`: a FIFO,
+    The lock file is opened by the one rule (:func:`hardware.files.safefile.open_file`: a FIFO,
     a symbolic link or a directory there is refused, never waited on). Once it is held, the
-    temp files a killed writer left are removed (:func:`hardware.state.clean_temp`): every
+    temp files a killed writer left are removed (:func:`hardware.files.state.clean_temp`): every
     command that takes the lock cleans up after the one that died holding it. A process that
     takes the lock again and again (the tower at each roll) passes ``clean=False`` after its
     first time: a directory listing per roll buys nothing."""
-    from hardware.safefile import FileRefused, open_file
-    from hardware.state import clean_temp
+    from hardware.files.safefile import FileRefused, open_file
+    from hardware.files.state import clean_temp
 
     path = Path(directory) / LOCK_NAME
     try:

@@ -4,15 +4,15 @@ Every session opened in a state directory (by the tower, by ``dicetower session 
 a ``roll`` command for itself) is written here *before* its ``session`` entry goes into the
 roll log, and removed once its ``reveal`` entry is in the log. The file holds the seed
 material (as secret as the seed: mode 0600, written atomically; read and written by the one
-rule of :mod:`hardware.safefile`: no link followed, no FIFO waited on, size and depth capped),
+rule of :mod:`hardware.files.safefile`: no link followed, no FIFO waited on, size and depth capped),
 who opened it (:class:`Owner`), and a cache of where the session stands: the DRBG's working
 state, the roll count and the table seed as of log entry ``log_seq``. The log is the truth:
 only the seed (which must hash to the commitment the log holds) and the owner are ever taken
 from the file; whoever rolls in the session next re-derives everything else from the seed and
-the log (:mod:`hardware.entropy.open_sessions`), so a writer killed between its append and
+the log (:mod:`hardware.session.open_sessions`), so a writer killed between its append and
 anything else, or a damaged or edited cache, leaves nothing behind that changes a number the
 table is shown. A file that cannot be trusted at all ends its session as damaged. Written only under
-:func:`hardware.locking.state_lock`, which the caller holds; read under it too, but by
+:func:`hardware.files.locking.state_lock`, which the caller holds; read under it too, but by
 ``session show``, which writes nothing (a file is replaced atomically: it is read whole).
 
 Version 1 files (``DIR/session.json`` of earlier versions) are still read: their cache is
@@ -31,8 +31,8 @@ from typing import Any
 
 from engine.seeds import SeedMaterial
 from hardware.errors import HardwareError
-from hardware.rolllog import LogError
-from hardware.state import atomic_write_bytes
+from hardware.files.rolllog import LogError
+from hardware.files.state import atomic_write_bytes
 
 __all__ = ["OWNER_KINDS", "SESSION_FILE", "DamagedFile", "Owner", "SessionFileError", "SessionWriteError",
            "StoredSession", "load_file", "owner_of", "read_raw", "remove_file", "save_file", "seed_of", "set_aside"]
@@ -56,14 +56,14 @@ class SessionWriteError(SessionFileError, LogError):
     """A session file cannot be written or removed (a full card, a read-only or removed state
     directory). The one error for it: a session whose seed cannot be kept is not opened, so
     like a roll log that cannot be written it means nothing can be recorded (a
-    :class:`~hardware.rolllog.LogError`: exit 4, "cannot record"; the tower's "cannot record")."""
+    :class:`~hardware.files.rolllog.LogError`: exit 4, "cannot record"; the tower's "cannot record")."""
 
 
 @dataclass(frozen=True)
 class Owner:
     """Who opened a session: its kind, process id, the boot it ran in, and a token of the one
     object (a tower run, a command) that opened it. Another writer tells from this whether
-    the opener is still there (see :mod:`hardware.entropy.open_sessions`)."""
+    the opener is still there (see :mod:`hardware.session.open_sessions`)."""
 
     kind: str = "open"
     pid: int = 0
@@ -151,7 +151,7 @@ class DamagedFile(SessionFileError):
     """A session file whose bytes are not a session file's: not JSON, not UTF-8, too large,
     nested too deep, not an object. Unlike a link or a FIFO in its place (which a person put
     there, and can take away), nothing can be put back: the session it held is ended as
-    damaged (:mod:`hardware.entropy.open_sessions`). ``why`` says what is wrong, in a few words."""
+    damaged (:mod:`hardware.session.open_sessions`). ``why`` says what is wrong, in a few words."""
 
     def __init__(self, message: str, why: str) -> None:
         super().__init__(message)
@@ -163,7 +163,7 @@ def read_raw(path: Path, *, below: str | os.PathLike[str] | None = None) -> dict
     rule. Bytes that are not a JSON object (damage) are :class:`DamagedFile`; a file that
     cannot be read at all (a link, a FIFO, a directory, no permission, an I/O error) is
     :class:`SessionFileError`: a person must look at it."""
-    from hardware.safefile import FileRefused, load_json
+    from hardware.files.safefile import FileRefused, load_json
 
     try:
         data = load_json(path, _MAX_BYTES, _MAX_DEPTH, below=below)
@@ -210,7 +210,7 @@ def owner_of(data: dict[str, Any]) -> Owner | str:
 def set_aside(path: Path, *, below: str | os.PathLike[str] | None = None) -> Path:
     """Rename a damaged session file to ``ID.json.damaged`` beside it (no longer read as a
     session, kept for a person to look at) and make it durable; returns the new path."""
-    from hardware.safefile import FileRefused, open_dir
+    from hardware.files.safefile import FileRefused, open_dir
 
     aside = path.with_name(path.name + ".damaged")
     try:
@@ -235,9 +235,9 @@ def set_aside(path: Path, *, below: str | os.PathLike[str] | None = None) -> Pat
 
 def load_file(path: Path, *, below: str | os.PathLike[str] | None = None) -> StoredSession | None:
     """The session kept in ``path``, or None when there is no such file. Read by the one rule
-    (:mod:`hardware.safefile`: no link followed, no FIFO waited on, size and depth capped);
+    (:mod:`hardware.files.safefile`: no link followed, no FIFO waited on, size and depth capped);
     ``below`` is the state directory when ``path`` is in a folder of it (``open-sessions/``)."""
-    from hardware.safefile import FileRefused, load_json
+    from hardware.files.safefile import FileRefused, load_json
 
     try:
         data = load_json(path, _MAX_BYTES, _MAX_DEPTH, below=below)
@@ -259,7 +259,7 @@ def load_file(path: Path, *, below: str | os.PathLike[str] | None = None) -> Sto
 def save_file(path: Path, stored: StoredSession, *, below: str | os.PathLike[str] | None = None) -> None:
     """Write ``path`` atomically, mode 0600 (the temp file is created 0600). A file that cannot
     be written (full, read-only, removed) is :class:`SessionWriteError`."""
-    from hardware.safefile import FileRefused
+    from hardware.files.safefile import FileRefused
 
     try:
         atomic_write_bytes(path, (json.dumps(stored.to_json(), indent=1, sort_keys=True) + "\n").encode("ascii"),
@@ -277,7 +277,7 @@ def save_file(path: Path, stored: StoredSession, *, below: str | os.PathLike[str
 def remove_file(path: Path, *, below: str | os.PathLike[str] | None = None) -> None:
     """Remove ``path`` (gone already is fine; a link is removed, not followed) and make the
     removal durable."""
-    from hardware.safefile import FileRefused, open_dir
+    from hardware.files.safefile import FileRefused, open_dir
 
     try:
         dir_fd = open_dir(path.parent, below=below)

@@ -87,7 +87,7 @@ class DayStats:
         return out
 
     def _read(self, day: date) -> None:
-        from hardware.safefile import open_file
+        from hardware.files.safefile import open_file
 
         try:
             fd = open_file(self.path)  # a FIFO or a link planted there is refused, never waited on
@@ -111,7 +111,7 @@ class DayStats:
                     self._count(raw, day)
 
     def _count(self, raw: bytes, day: date) -> None:
-        from hardware.rolllog import MAX_LINE_BYTES, parse_line
+        from hardware.files.rolllog import MAX_LINE_BYTES, parse_line
 
         entry = parse_line(raw) if len(raw) <= MAX_LINE_BYTES else None
         if entry is None or not logged_on(entry, day):
@@ -124,7 +124,7 @@ class DayStats:
 def start_of_day(f: Any, size: int, day: date) -> int:
     """The offset of a line at or before the first entry logged on ``day`` or later, found by
     bisection (entries are appended in time order)."""
-    from hardware.rolllog import MAX_LINE_BYTES, parse_line
+    from hardware.files.rolllog import MAX_LINE_BYTES, parse_line
 
     lo, hi = 0, size
     while hi - lo > 4096:

@@ -41,8 +41,8 @@ from typing import Any
 
 from engine.chain import GENESIS, StoredEntry, canonical, chain_problem, entry_hash, parse_line
 from hardware.errors import HardwareError
-from hardware.safefile import FileRefused, open_file
-from hardware.state import fsync_dir
+from hardware.files.safefile import FileRefused, open_file
+from hardware.files.state import fsync_dir
 
 __all__ = [
     "GENESIS", "MAX_LINE_BYTES", "ROTATE_BYTES", "LenientLog", "LogError", "LogProblem", "LogReport", "RollLog",
@@ -99,7 +99,7 @@ def read_error(exc: OSError, path: Path) -> LogError:
 
 
 def open_regular(path: Path, flags: int, mode: int = 0o644) -> int:
-    """A file of the log, opened by the one rule (:func:`hardware.safefile.open_file`: no link
+    """A file of the log, opened by the one rule (:func:`hardware.files.safefile.open_file`: no link
     followed, no blocking, a regular file). Raises OSError (ELOOP for a symlink)."""
     return open_file(path, flags, mode)
 

@@ -8,7 +8,7 @@ the table seed's generate call, a ``roll`` entry moves the DRBG past the generat
 used (with its mix, without drawing its dice), a ``reveal`` (or ``session_damaged``) entry
 ends the session. Nothing a writer keeps in a file or in memory can therefore get ahead of,
 or behind, the log: a kept file's progress is never read back, it is replayed from the seed
-through the session's entries (:mod:`hardware.entropy.open_sessions`).
+through the session's entries (:mod:`hardware.session.open_sessions`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.seeds import RollStream, SeedMaterial
-from hardware.rolllog import LogError
+from hardware.files.rolllog import LogError
 
 if TYPE_CHECKING:
     # a session kept in a state directory only: start-up without one does without it
-    from hardware.entropy.session_file import StoredSession
+    from hardware.session.file import StoredSession
 
 __all__ = ["Progress", "SessionSyncError"]
 
@@ -93,7 +93,7 @@ class Progress:
 
     def stored(self, template: StoredSession) -> StoredSession:
         """``template`` (the session's kept file) with this progress as its cache."""
-        from hardware.entropy.session_file import StoredSession
+        from hardware.session.file import StoredSession
 
         key, v, counter = self.stream.drbg.export_state()
         return StoredSession(self.material, key, v, counter, self.rolls, template.opened_ns, template.block_bytes,

@@ -18,7 +18,7 @@ state directory, whoever opened it, and open a new one only when none is open:
   kept file is a cache: only its seed (which must hash to the commitment its ``session``
   entry holds) and who opened it are taken from it; its DRBG, roll count, table seed and
   every other fact are re-derived from the seed and the session's logged entries
-  (:class:`~hardware.entropy.progress.Progress`, :meth:`OpenSessions._check`), and a cache
+  (:class:`~hardware.session.progress.Progress`, :meth:`OpenSessions._check`), and a cache
   the log contradicts is rewritten from the log. A file that cannot be trusted at all (its
   seed unusable, its bytes damaged, gone) ends its session as damaged: a ``reveal`` with
   reason ``damaged`` when its seed is still good, else a ``session_damaged`` entry.
@@ -26,7 +26,7 @@ state directory, whoever opened it, and open a new one only when none is open:
   log's tail, read backwards; nothing when nothing was appended), so a roll another writer
   made in between, a table seed set by ``dicetower session seed`` and a reveal by ``session
   close`` are all taken into account.
-- Every file here is read and written by the one rule of :mod:`hardware.safefile` (the folder
+- Every file here is read and written by the one rule of :mod:`hardware.files.safefile` (the folder
   and its files never followed through a link, no FIFO waited on, sizes and depths capped),
   the log too. A kept file that cannot be opened as one (a link, a FIFO) is left for a
   person; if it is the only file of the session the log holds open, writers stop rather than
@@ -47,11 +47,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.seeds import BLOCK_BYTES, SeedMaterial
-from hardware.entropy import session_file
-from hardware.entropy.progress import Progress, SessionSyncError
-from hardware.entropy.session_file import DamagedFile, Owner, SessionFileError, SessionWriteError, StoredSession
-from hardware.rolllog import MAX_LINE_BYTES, LogError, chain_files, entry_hash, open_regular, read_error
-from hardware.safefile import list_dir
+from hardware.files.rolllog import MAX_LINE_BYTES, LogError, chain_files, entry_hash, open_regular, read_error
+from hardware.files.safefile import list_dir
+from hardware.session import file as session_file
+from hardware.session.file import DamagedFile, Owner, SessionFileError, SessionWriteError, StoredSession
+from hardware.session.progress import Progress, SessionSyncError
 
 __all__ = ["ENDINGS", "OPEN_SESSIONS_DIR", "Damaged", "Joined", "News", "OpenSessions", "SessionKeeper",
            "damaged_since", "log_head"]
@@ -215,7 +215,7 @@ class Joined:
 
 
 class SessionKeeper(Protocol):
-    """Where :class:`~hardware.entropy.session_dice.SessionDice` keeps its sessions and learns what
+    """Where :class:`~hardware.session.dice.SessionDice` keeps its sessions and learns what
     other writers did to them (a state directory; :class:`OpenSessions`). The caller holds the
     state directory's lock around every call."""
 
@@ -292,7 +292,7 @@ class OpenSessions:
     def __init__(self, state_dir: str | os.PathLike[str], *, owner: str = "tower",
                  log: Callable[[str], None] | None = None) -> None:
         self.state_dir = Path(state_dir)
-        self.directory = self.state_dir / OPEN_SESSIONS_DIR  # never followed through a link (hardware.safefile)
+        self.directory = self.state_dir / OPEN_SESSIONS_DIR  # never followed through a link (hardware.files.safefile)
         self.log_path = self.state_dir / "rolls.jsonl"
         self.owner = Owner(owner, os.getpid(), _boot_id(), secrets.token_hex(8))
         self._say = log or (lambda message: None)
@@ -321,9 +321,9 @@ class OpenSessions:
         owner: a session that takes over from a ``session open`` one stays open like it);
         returns it as kept. A session whose seed cannot be kept is not opened: if this process
         stopped, its logged rolls could never be revealed. A full or read-only card is
-        :class:`~hardware.entropy.session_file.SessionWriteError` (a ``LogError``: cannot
+        :class:`~hardware.session.file.SessionWriteError` (a ``LogError``: cannot
         record, exit 4); an ``open-sessions`` that is not a directory of ours (a link, a file)
-        is :class:`~hardware.entropy.session_file.SessionFileError` (exit 2: a person moves it)."""
+        is :class:`~hardware.session.file.SessionFileError` (exit 2: a person moves it)."""
         owner = self.owner if kind is None else replace(self.owner, kind=kind)
         kept = replace(stored, owner=owner)
         try:
@@ -538,7 +538,7 @@ class OpenSessions:
         the session still open, up to date with the log (its file rewritten from the log if
         its cache said otherwise), or None. When none is, but the log holds a session open
         whose file cannot be read at all (a link, a FIFO), that file is
-        :class:`~hardware.entropy.session_file.SessionFileError`: a session opened now would
+        :class:`~hardware.session.file.SessionFileError`: a session opened now would
         stand beside it in the log, for ever, though a person could still put the file back.
         A session the log holds open that has no file at all is ended as damaged."""
         joined: Joined | None = None
@@ -666,7 +666,7 @@ class OpenSessions:
             self._log(f"session {kept.sid}: revealed, but {exc}")
 
     def _set_aside(self, kept: _Kept) -> str:
-        """Set a damaged file aside (see :func:`~hardware.entropy.session_file.set_aside`);
+        """Set a damaged file aside (see :func:`~hardware.session.file.set_aside`);
         returns where it went, said as a clause ("" when there was none)."""
         if not os.path.lexists(kept.path):
             return ""
@@ -770,7 +770,7 @@ def log_head(path: str | os.PathLike[str]) -> int:
 def _backwards(path: Path) -> Iterator[dict[str, Any]]:
     """The log's whole entries, last first (the current file, then the rotated ones); lines
     that are not whole entries (a torn tail, damage) are skipped. Reads a chunk at a time;
-    each file is opened by the one rule (:func:`hardware.rolllog.open_regular`: a FIFO or a
+    each file is opened by the one rule (:func:`hardware.files.rolllog.open_regular`: a FIFO or a
     link at ``rolls.jsonl`` is refused, never waited on or followed)."""
     try:
         files = chain_files(path)

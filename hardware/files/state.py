@@ -77,8 +77,8 @@ class StateWriteError(StateError):
 def default_state_dir() -> Path:
     """``$DICETOWER_STATE_DIR``, else systemd's ``$STATE_DIRECTORY`` (the service's
     ``StateDirectory=``; the first one if it lists several), else ``$XDG_STATE_HOME/dicetower``,
-    else ``~/.local/state/dicetower``. Each goes through :func:`hardware.paths.user_path`."""
-    from hardware.paths import home_directory, user_path
+    else ``~/.local/state/dicetower``. Each goes through :func:`hardware.files.paths.user_path`."""
+    from hardware.files.paths import home_directory, user_path
 
     env = os.environ.get("DICETOWER_STATE_DIR")
     if env:
@@ -108,11 +108,11 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *,
     Temp file (``.NAME.XXXXXXXX.tmp``, mode 0600) in the same directory (``os.replace`` is
     atomic only within one file system), write, flush, fsync, replace, fsync the directory.
     On any error the temp file is removed and the old file is untouched. The directory is
-    opened as :func:`hardware.safefile.open_dir` opens it: with ``below`` (the state
+    opened as :func:`hardware.files.safefile.open_dir` opens it: with ``below`` (the state
     directory) no directory after it is followed through a symbolic link, and missing ones are
     made (0700); without it the parent is the user's and is made if missing.
     """
-    from hardware.safefile import open_dir
+    from hardware.files.safefile import open_dir
 
     path = Path(path)
     dir_fd = open_dir(path.parent, below=below, create=True)
@@ -201,7 +201,7 @@ HEAL_WINDOW_BYTES = 1 << 20
 
 def check_state_dir(text: str, option: str = "state-dir") -> Path:
     """A state directory named on the command line or in the config; "" is not one."""
-    from hardware.paths import option_path
+    from hardware.files.paths import option_path
 
     if not text.strip():
         raise ParameterError(option, f"is empty ({text!r}); name a directory")
@@ -213,7 +213,7 @@ class StateStore:
 
     The player files are a cache of the log (each roll entry carries ``player_state``, the
     player's state after the roll, and each file its ``log_seq``). Writers hold
-    :func:`hardware.locking.state_lock` around load -> roll -> append -> save, so only the last
+    :func:`hardware.files.locking.state_lock` around load -> roll -> append -> save, so only the last
     roll in the log can be missing from its player's file (a kill between the append and the
     save): :meth:`heal`, called first under the lock, writes it.
     """
@@ -235,7 +235,7 @@ class StateStore:
 
     def load(self, player: int) -> PlayerState:
         """The player's state; a fresh one if the player has none yet."""
-        from hardware.safefile import FileRefused, load_json
+        from hardware.files.safefile import FileRefused, load_json
 
         path = self.player_path(player)
         try:
@@ -271,7 +271,7 @@ class StateStore:
     def check_writable(self, player: int) -> None:
         """Raise :class:`StateError` now if the player's file could not be saved (a read-only
         or missing ``players/``), so a roll is refused before anything is appended."""
-        from hardware.safefile import FileRefused, open_dir
+        from hardware.files.safefile import FileRefused, open_dir
 
         folder = self.player_path(player).parent
         try:
@@ -293,7 +293,7 @@ class StateStore:
         """Bring the player file of the log's last roll up to date with it, if it is behind
         (a kill between the roll's append and its state save). Call it under the state lock,
         before anything else. Returns the state written, or None when nothing was behind."""
-        from hardware.rolllog import last_entry
+        from hardware.files.rolllog import last_entry
 
         last = last_entry(self.log_path, "roll", max_bytes=HEAL_WINDOW_BYTES)
         if last is None or last.get("source") == "panel" or not isinstance(last.get("player_state"), dict):
@@ -319,7 +319,7 @@ UNLOCKED_TEMP_AGE_S = 60.0
 def clean_temp(directory: str | os.PathLike[str]) -> list[Path]:
     """Remove temporary files a killed writer left (``.NAME.XXXXXXXX.tmp``) in the state
     directory, ``players/`` and ``open-sessions/``; called under the state lock, by every
-    command that takes it (:func:`hardware.locking.state_lock`). Player files, open sessions
+    command that takes it (:func:`hardware.files.locking.state_lock`). Player files, open sessions
     (every writer keeps, refreshes and forgets them under the lock) and an earlier version's
     ``session.json`` are written only under the lock, so their temp files are always a killed
     writer's; the others (panel memory, MQTT cursor) may be written without it, so theirs are
@@ -327,7 +327,7 @@ def clean_temp(directory: str | os.PathLike[str]) -> list[Path]:
     not looked into. Returns what was removed."""
     import time
 
-    from hardware.safefile import open_dir
+    from hardware.files.safefile import open_dir
 
     top = Path(directory)
     removed = []
