@@ -105,7 +105,7 @@ class Registry(Generic[B, T]):
 PIN_FACTORIES: Registry[Backend, Callable[..., Any]] = Registry("pin factory", (
     Backend("auto", "the first that works of lgpio, rpigpio, pigpio, native"),
     Backend("lgpio", "Pi 5 and current Raspberry Pi OS", "gpiozero.pins.lgpio:LGPIOFactory"),
-    Backend("rpigpio", "RPi.GPIO, older boards", "gpiozero.pins.rpigpio:RPiGPIOFactory"),
+    Backend("rpigpio", "RPi.GPIO, older Pis", "gpiozero.pins.rpigpio:RPiGPIOFactory"),
     Backend("pigpio", "the pigpio daemon", "gpiozero.pins.pigpio:PiGPIOFactory"),
     Backend("native", "gpiozero's pure-Python fallback", "hardware.panel.io:native_factory"),
     Backend("mock", "gpiozero's mock pins", "hardware.panel.io:mock_factory"),

@@ -303,8 +303,8 @@ def _speaker(config: TowerConfig, *, wav_dir: Path | None = None, log: Any = _st
 SCRIPTED_HINT = ("run it scripted instead: dicetower sim --press mode,field,plus,roll "
                  "(or --script FILE; see docs/simulator.md)")
 
-#: Where Linux names the board; a Raspberry Pi says so here.
-BOARD_MODEL = Path("/proc/device-tree/model")
+#: Where Linux names the machine it runs on; a Raspberry Pi says so here.
+DEVICE_TREE_MODEL = Path("/proc/device-tree/model")
 #: Where a Raspberry Pi's kernel names it too (``Model : Raspberry Pi 5 Model B Rev 1.0``), for
 #: a root without the device tree (a container or a chroot on a Pi).
 CPUINFO = Path("/proc/cpuinfo")
@@ -315,7 +315,7 @@ def has_terminal() -> bool:
     return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
 
 
-def is_a_raspberry_pi(model: Path = BOARD_MODEL, cpuinfo: Path = CPUINFO) -> bool:
+def is_a_raspberry_pi(model: Path = DEVICE_TREE_MODEL, cpuinfo: Path = CPUINFO) -> bool:
     try:
         return b"Raspberry Pi" in model.read_bytes()
     except OSError:

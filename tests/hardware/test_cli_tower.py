@@ -80,7 +80,7 @@ def test_tower_on_a_laptop_without_a_terminal_says_how_to_run_the_simulator_scri
         "(or --script FILE; see docs/simulator.md)\n")
 
 
-def test_the_board_is_a_pi_only_when_its_model_says_so(tmp_path) -> None:
+def test_the_machine_is_a_pi_only_when_its_model_says_so(tmp_path) -> None:
     from hardware.cli.tower import is_a_raspberry_pi
 
     model, cpuinfo = tmp_path / "model", tmp_path / "cpuinfo"
