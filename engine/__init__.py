@@ -15,10 +15,9 @@ from typing import Any
 from engine.dice import DiceSource, FacesDice, default_dice
 from engine.errors import EngineError, EntropyError, FacesError, ParameterError, UnknownSystemError
 from engine.results import RollResult
-from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
+from engine.systems import SystemSpec, all_systems, get, ids, installed
 
 __all__ = [
-    "SYSTEM_IDS",
     "DiceSource",
     "EngineError",
     "EntropyError",
@@ -28,6 +27,8 @@ __all__ = [
     "UnknownSystemError",
     "all_systems",
     "get",
+    "ids",
+    "installed",
     "odds",
     "roll",
     "roll_result",

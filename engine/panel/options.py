@@ -8,26 +8,26 @@ Fixed for a run (the config file feeds it); what the players change at the table
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from engine import systems as installed_systems
 from engine.errors import ParameterError
-from engine.systems import SYSTEM_IDS
 
 
 @dataclass(frozen=True)
 class PanelConfig:
     """Panel options; times are seconds.
 
-    ``systems`` are the enabled systems in MODE order. ``animation_seconds`` is the starting
-    roll-animation length (0 = off; players change it in the settings menu).
-    ``result_hold_seconds`` is how long a result stays before the setup screen returns
-    (0 = until a press). ``idle_seconds`` without a press starts the attract screen, which
+    ``systems`` are the enabled systems in MODE order (every installed one when not given).
+    ``animation_seconds`` is the starting roll-animation length (0 = off; players change it in
+    the settings menu). ``result_hold_seconds`` is how long a result stays before the setup
+    screen returns (0 = until a press). ``idle_seconds`` without a press starts the attract screen, which
     moves every ``attract_step_seconds``. ``start_karma`` is the karma a fresh or reset
     player slot starts with (changeable in settings). ``speak`` starts with speech on (the
     settings menu's "speech" switch; the config's ``[sound] speak``).
     """
 
-    systems: tuple[str, ...] = SYSTEM_IDS
+    systems: tuple[str, ...] = field(default_factory=installed_systems.ids)
     hold_repeat_delay: float = 0.4
     animation_seconds: float = 0.8
     animation_frame_seconds: float = 0.1
@@ -46,11 +46,12 @@ class PanelConfig:
         systems = tuple(str(s).strip().lower() for s in self.systems)
         object.__setattr__(self, "systems", systems)
         if not systems:
-            raise ParameterError("systems", f"enable at least one of {', '.join(SYSTEM_IDS)}", flag=False)
+            raise ParameterError("systems", f"enable at least one of {', '.join(installed_systems.ids())}",
+                                 flag=False)
         for s in systems:
-            if s not in SYSTEM_IDS:
-                raise ParameterError("systems", f"unknown system {s!r}; choose from {', '.join(SYSTEM_IDS)}",
-                                     flag=False)
+            if not installed_systems.installed(s):
+                raise ParameterError("systems", f"unknown system {s!r}; choose from "
+                                                f"{', '.join(installed_systems.ids())}", flag=False)
         if len(set(systems)) != len(systems):
             raise ParameterError("systems", f"each system once, got {', '.join(systems)}", flag=False)
         _positive("hold_repeat_delay", self.hold_repeat_delay)

@@ -17,7 +17,7 @@ from engine.dice import DiceSource, FacesDice
 from engine.errors import ParameterError
 from engine.fingerprints import Fingerprint
 from engine.params import Param, typed_in, whole_number
-from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
+from engine.systems import SystemSpec, all_systems, get, ids
 from hardware.cli import Parser, UsageError
 from hardware.cli.dice_source import RollBook, add_dice_options, add_state_options
 from hardware.cli.output import out, say
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         # Only "roll --help" reaches this: after SYSTEM, --help goes to the system's parser.
         p.add_argument("-h", "--help", action=_SystemsHelp, nargs=0,
                        help="list the systems and how to see each one's parameters")
-        p.add_argument("system", nargs="?", metavar="SYSTEM", help="one of " + ", ".join(SYSTEM_IDS))
+        p.add_argument("system", nargs="?", metavar="SYSTEM", help="a system's id (dicetower systems lists them)")
         p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
         p.set_defaults(func=func, subcommand=name)
 
@@ -57,13 +57,14 @@ class _SystemsHelp(argparse.Action):
 
         command = parser.prog.split()[-1]
         lines = [parser.format_usage().rstrip(), "", f"{parser.description}.", "", "systems:"]
-        for spec in all_systems():
+        systems = all_systems()
+        for spec in systems:
             lines += textwrap.wrap(spec.summary, 78, initial_indent=f"  {spec.id:<10}",
                                    subsequent_indent=" " * 12)
         lines += [
             "",
             f"Each system's parameters: dicetower {command} SYSTEM --help",
-            f"  (e.g. dicetower {command} {SYSTEM_IDS[0]} --help);",
+            f"  (e.g. dicetower {command} {systems[0].id} --help);",
             "all of them: dicetower systems (--json for programs).",
         ]
         out("\n".join(lines))
@@ -110,7 +111,7 @@ def _show(value: Any) -> str:
 def _parse(args: argparse.Namespace) -> tuple[SystemSpec, argparse.Namespace, dict[str, Any]]:
     if args.system is None:
         command = args.subcommand
-        raise UsageError(f"dicetower {command}: error: name a system: {', '.join(SYSTEM_IDS)} "
+        raise UsageError(f"dicetower {command}: error: name a system: {', '.join(ids())} "
                          f"(dicetower {command} --help)")
     spec = get(args.system)
     parser = _system_parser(args.subcommand, spec)

@@ -235,6 +235,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="d6cv",
+    order=30,
     panel=PANEL,
     title="d6 vs Challenge Value",
     summary="d6 + stat + skill + modifier must beat the CV; 6 critical success, 1 critical "

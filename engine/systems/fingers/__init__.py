@@ -298,6 +298,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="fingers",
+    order=50,
     panel=PANEL,
     title="Fingers (k of n)",
     summary="guess one of n fingers, k of them win; karma 0-5 earned on failures and spent "

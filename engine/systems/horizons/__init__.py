@@ -410,6 +410,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="horizons",
+    order=20,
     panel=PANEL,
     title="Infinite Horizons",
     summary="pool of 1 + Trait + Skill d10s, 7+ succeeds, 10s explode; opposed rolls, "

@@ -289,6 +289,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="immortal",
+    order=40,
     panel=PANEL,
     title="Immortal",
     summary="colour-coded d10 + attribute (+ skill) >= target number; hostiles, primary bonus",

@@ -421,6 +421,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="infinity",
+    order=10,
     panel=PANEL,
     title="Infinity",
     summary="hot/cold 2d10 + rating vs Challenge Rating; Success Ratings, Doubles, Coordination, Volleys",
