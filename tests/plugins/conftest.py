@@ -36,16 +36,18 @@ def coin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return install(COIN, tmp_path_factory.mktemp("coin") / "site")
 
 
-def with_plugin(site: Path, env: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of a dicetower process that sees the plug-in in ``site``."""
+def with_plugin(site: Path | None, env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a dicetower process that sees the plug-in in ``site`` (None: only
+    what is installed)."""
     out = dict(os.environ if env is None else env)
-    out["PYTHONPATH"] = os.pathsep.join([str(site), *filter(None, [out.get("PYTHONPATH")])])
+    if site is not None:
+        out["PYTHONPATH"] = os.pathsep.join([str(site), *filter(None, [out.get("PYTHONPATH")])])
     return out
 
 
-def dicetower(site: Path, args: Sequence[str], cwd: Path, *, stdin: str | None = None,
+def dicetower(site: Path | None, args: Sequence[str], cwd: Path, *, stdin: str | None = None,
               env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """The installed ``dicetower`` command, run with the plug-in on its path."""
+    """The installed ``dicetower`` command, run with the plug-in in ``site`` on its path."""
     command = Path(sys.executable).with_name("dicetower")
     return subprocess.run([str(command), *args], cwd=cwd, env=with_plugin(site, env), input=stdin,
                           capture_output=True, text=True, timeout=timeout, check=False)

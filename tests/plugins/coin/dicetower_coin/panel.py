@@ -13,7 +13,7 @@ def _headline(data: Mapping[str, Any]) -> str:
 
 
 def _versus(data: Mapping[str, Any]) -> Versus:
-    return Versus(data["total"], data["needed"], "needed")
+    return Versus(data["total"], data["needed"], "heads")  # said by its label: "3 against need 2"
 
 
 def _details(data: Mapping[str, Any]) -> list[str]:
