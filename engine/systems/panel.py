@@ -120,6 +120,48 @@ def phrase(key: str, **values: Any) -> Phrase:
     return Phrase(key, values)
 
 
+@dataclass(frozen=True)
+class Phrasebook:
+    """How a system is said in one language: what it adds to that language's phrase table
+    (engine.speech). ``name`` is the id as said where it is not a word (``d 6 C V``; "": as
+    written); ``templates`` its result lines' phrases, each key ``ID.NAME`` (``/1`` after it:
+    the variant for a count of one); ``terms`` what a :class:`Versus` was against where its
+    label would not do; ``words`` its screen words (labels, values, abbreviations) said
+    otherwise, matched without regard to case; ``outcomes`` its outcome names beyond success
+    and failure; ``reasons`` its English reasons a setting cannot roll, translated whole (each
+    variable part ``{0}``, ``{1}``)."""
+
+    name: str = ""
+    templates: Mapping[str, str] = field(default_factory=dict)
+    terms: Mapping[str, str] = field(default_factory=dict)
+    words: Mapping[str, str] = field(default_factory=dict)
+    outcomes: Mapping[str, str] = field(default_factory=dict)
+    reasons: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("templates", "terms", "outcomes", "reasons"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        object.__setattr__(self, "words", MappingProxyType({k.lower(): v for k, v in self.words.items()}))
+
+
+@dataclass(frozen=True)
+class Speech:
+    """Everything a system says, in every language it speaks: ``names`` are the names each of
+    its templates may use (``ID.NAME`` -> names; checked when a table loads), ``languages`` its
+    :class:`Phrasebook` by language code. A language it lacks is said with its English one."""
+
+    names: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    languages: Mapping[str, Phrasebook] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", MappingProxyType({k: frozenset(v) for k, v in self.names.items()}))
+        object.__setattr__(self, "languages", MappingProxyType(dict(self.languages)))
+
+    def book(self, language: str) -> Phrasebook:
+        """Its phrasebook in ``language``, else its English one, else an empty one."""
+        return self.languages.get(language) or self.languages.get("en") or Phrasebook()
+
+
 #: A :class:`Line`'s ``said`` for a line the result's first sentence already says (the
 #: outcome) or that is said with the line before it (a make-up packed onto two lines).
 SAID_ELSEWHERE = Phrase("")
@@ -202,6 +244,8 @@ class PanelSpec:
     details: Callable[[Mapping[str, Any]], list[str]] = _no_lines
     #: a group roll revealed one participant per ROLL: (who, their lines) each, in turn
     turns: Callable[[Mapping[str, Any]], list[tuple[str, list[str]]]] = lambda data: []
+    #: how it is said, in each language (engine.speech merges it into the phrase tables)
+    speech: Speech = field(default_factory=Speech)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))

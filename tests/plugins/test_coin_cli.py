@@ -100,6 +100,8 @@ def test_the_panel_plays_the_coin_and_says_it(coin_site: Path, tmp_path: Path) -
         assert sum(step["leds"]) == heads  # the heads light that many LEDs
         said = " ".join(s["text"] for s in step["said"])
         assert said.startswith(f"coin: {'success' if heads >= 2 else 'failure'}, {heads} against need 2"), said
+        fell = ["heads" if c == "H" else "tails" for c in screen["lines"][3].removeprefix("coins ").split()]
+        assert f"coins {', '.join(fell[:-1])} and {fell[-1]}." in said  # the plug-in's own phrase
 
 
 def test_replay_checks_the_coins_night_with_the_players_notes(coin_site: Path, tmp_path: Path) -> None:

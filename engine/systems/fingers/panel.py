@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.systems.fingers.rules import MAX_CHAIN, MAX_CHOICES, MAX_KARMA, MIN_CHOICES, links
+from engine.systems.fingers.speech import SPEECH
 from engine.systems.panel import Carried, Flow, Line, ListShape, PanelSpec, Part, numbers, outcome_line, phrase
 
 
@@ -54,6 +55,7 @@ def _chain_text(v: tuple[int, ...]) -> str:
 
 
 PANEL = PanelSpec(
+    speech=SPEECH,
     advanced=("multi_spend",),
     sides=5,
     labels={"multi_spend": "multi spend", "long_term": "long term", "max_tests": "max tests",

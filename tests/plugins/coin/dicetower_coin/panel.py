@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.systems.panel import PanelSpec, Versus, numbers, outcome_line
+from dicetower_coin.rules import HEADS
+from dicetower_coin.speech import SPEECH
+from engine.systems.panel import Line, PanelSpec, Versus, outcome_line, phrase
 
 
 def _headline(data: Mapping[str, Any]) -> str:
@@ -17,10 +19,14 @@ def _versus(data: Mapping[str, Any]) -> Versus:
 
 
 def _details(data: Mapping[str, Any]) -> list[str]:
-    return [outcome_line(data), numbers("coins", data["dice"])]
+    """The outcome, then the coins as they fell: ``coins H T H``, said "coins heads, tails and heads"."""
+    sides = tuple("heads" if face == HEADS else "tails" for face in data["dice"])
+    shown = " ".join(side[0].upper() for side in sides)
+    return [outcome_line(data), Line(f"coins {shown}", phrase("coin.flips", faces=sides, n=len(sides)))]
 
 
 PANEL = PanelSpec(
+    speech=SPEECH,
     sides=2,
     labels={"heads": "need"},
     headline=_headline,
