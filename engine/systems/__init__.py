@@ -99,6 +99,11 @@ class SystemSpec:
         them again (what bench/bench_odds.py times as a cold call)."""
         self._odds.clear()
 
+    def typed_in(self, params: Mapping[str, Any]) -> bool:
+        """Whether a roll of these parameters (a roll's ``params``) is typed in: a parameter
+        marked ``entered`` is given, so its outcome was not drawn."""
+        return any(params.get(p.name) for p in self.derived("entered params", _entered))
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:
@@ -127,6 +132,19 @@ class SystemSpec:
             out["panel_items"] = {"most": most, "fixed": shape.fixed is not None,
                                   "parts": [_describe_part(part) for part in shape.parts]}
         return out
+
+
+def _entered(spec: SystemSpec) -> tuple[Param, ...]:
+    return tuple(p for p in spec.params if p.entered)
+
+
+def typed_in(result: Mapping[str, Any]) -> bool:
+    """Whether a logged result (its JSON: ``system`` and ``params``) was typed in, by its
+    system's ``entered`` parameters (False for a system not installed: nothing to type in)."""
+    system, params = result.get("system"), result.get("params")
+    if not isinstance(system, str) or not isinstance(params, Mapping) or not installed(system):
+        return False
+    return get(system).typed_in(params)
 
 
 def _params_by_name(spec: SystemSpec) -> dict[str, Param]:

@@ -16,7 +16,7 @@ from typing import Any
 from engine.dice import DiceSource, FacesDice
 from engine.errors import ParameterError
 from engine.fingerprints import Fingerprint
-from engine.params import Param, typed_in, whole_number
+from engine.params import Param, whole_number
 from engine.systems import SystemSpec, all_systems, get, ids
 from hardware.cli import Parser, UsageError
 from hardware.cli.dice_source import RollBook, add_dice_options, add_state_options
@@ -133,7 +133,7 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
     times = whole_number("times", opts.times, 1, 10_000_000) if opts.times is not None else None
     if opts.summary and times is None:
         raise ParameterError("summary", "needs --times N")
-    faces, dice = _entered_or_rolled(opts, book, params)
+    faces, dice = _entered_or_rolled(opts, book, spec, params)
     # Every result is printed only after the book has recorded it (appended, fsynced), with
     # where it is in the log (its roll number in the session and the start of its entry hash).
     if faces is not None:
@@ -188,14 +188,16 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
     return 0
 
 
-def _entered_or_rolled(opts: argparse.Namespace, book: RollBook,
+def _entered_or_rolled(opts: argparse.Namespace, book: RollBook, spec: SystemSpec,
                        params: dict[str, Any]) -> tuple[FacesDice | None, DiceSource]:
-    """Typed-in dice (``--faces``; ``--winners-set`` draws none) or the tower's dice.
+    """Typed-in dice (``--faces``; a system's ``entered`` parameter, fingers' ``--winners-set``,
+    draws none) or the tower's dice.
 
     A typed-in roll is logged as ``entered``: nothing about it can be verified, so it takes
     no part in a session and may not be mixed with the options of rolled dice.
     """
-    typed = "faces" if opts.faces is not None else "winners-set" if typed_in(params) else None
+    given = next((p.cli_name for p in spec.params if p.entered and params.get(p.name)), None)
+    typed = "faces" if opts.faces is not None else given
     if typed is None:
         return None, book.dice(opts)
     rolled = [f"--{name}" for name in ("seed", "entropy", "mix") if getattr(opts, name, None) is not None]
@@ -203,16 +205,20 @@ def _entered_or_rolled(opts: argparse.Namespace, book: RollBook,
         raise ParameterError(typed, f"the dice are either typed in (--{typed}) or rolled ({', '.join(rolled)}), "
                                     "not both")
     if opts.faces is None:
-        return None, _TypedIn()
+        return None, _TypedIn(typed)
     faces = FacesDice.parse(opts.faces)
     return faces, faces
 
 
 class _TypedIn:
-    """The dice of a roll whose outcome is typed in (``--winners-set``): it draws nothing."""
+    """The dice of a roll whose outcome is typed in (by parameter ``name``, fingers'
+    ``winners-set``): it draws nothing."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def randbelow(self, n: int) -> int:
-        raise ParameterError("winners-set", f"this roll would still draw a number below {n}; give every hand")
+        raise ParameterError(self.name, f"this roll would still draw a number below {n}; give every hand")
 
 
 def cmd_odds(args: argparse.Namespace) -> int:

@@ -12,12 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hardware.tablenight import Table, code_presses
-from tests.plugins.conftest import dicetower
-
-CODE = "31425512"
-#: MODE from infinity's setup to the coin's: past the shipped five (the coin's order is 60).
-TO_COIN = "mode " * 5
+from tests.plugins.install import Night, dicetower
 
 
 def test_systems_lists_the_coin_with_its_parameters(coin_site: Path, tmp_path: Path) -> None:
@@ -68,27 +63,8 @@ def test_odds_are_the_binomial_tail(coin_site: Path, tmp_path: Path, coins: int,
         Fraction(comb(coins, k), 2 ** coins) for k in range(coins + 1)]
 
 
-def _table_night(site: Path, tmp_path: Path) -> tuple[Path, Table, list[dict]]:
-    """The coin on the simulated panel (kernel entropy, speech on): the table sets its code,
-    rolls twice and quits (the tower reveals); what the players noted, from the screens."""
-    state = tmp_path / "state"
-    config = tmp_path / "tower.toml"
-    config.write_text('[entropy]\nsource = "kernel"\n[sound]\nspeak = true\n[panel]\nanimation_seconds = 0\n')
-    script = tmp_path / "night.txt"
-    script.write_text(f"{TO_COIN}\n{code_presses(CODE)}\nplus\nroll\nroll\n")
-    done = dicetower(site, ["sim", "--config", str(config), "--state-dir", str(state), "--script", str(script),
-                            "--json"], tmp_path)
-    assert done.returncode == 0, done.stderr
-    steps = json.loads(done.stdout)
-    table = Table(state, ("coin",))
-    for step in steps:
-        table._note(step["screen"])
-    table.noted.codes.append(CODE)
-    return state, table, steps
-
-
-def test_the_panel_plays_the_coin_and_says_it(coin_site: Path, tmp_path: Path) -> None:
-    _, table, steps = _table_night(coin_site, tmp_path)
+def test_the_panel_plays_the_coin_and_says_it(coin_night: Night) -> None:
+    table, steps = coin_night.table, coin_night.steps
     setups = [s for s in steps if s["screen"]["kind"] == "setup" and s["screen"]["title"].startswith("coin")]
     assert setups and setups[0]["screen"]["lines"][1:3] == [">coins 3", " need 2"]
     results = [s for s in steps if s["screen"]["kind"] == "result"]
@@ -104,9 +80,9 @@ def test_the_panel_plays_the_coin_and_says_it(coin_site: Path, tmp_path: Path) -
         assert f"coins {', '.join(fell[:-1])} and {fell[-1]}." in said  # the plug-in's own phrase
 
 
-def test_replay_checks_the_coins_night_with_the_players_notes(coin_site: Path, tmp_path: Path) -> None:
-    state, table, _ = _table_night(coin_site, tmp_path)
-    notes = [*table.noted.args(), "--count", "2"]
+def test_replay_checks_the_coins_night_with_the_players_notes(coin_site: Path, coin_night: Night,
+                                                              tmp_path: Path) -> None:
+    state, notes = coin_night.state, coin_night.notes
     done = dicetower(coin_site, ["replay", str(state / "rolls.jsonl"), *notes], tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[-1] == "result: all match"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.plugins.conftest import dicetower
+from tests.plugins.install import dicetower
 
 
 def test_the_installed_plugin_carries_its_entry_point(coin_site: Path) -> None:
