@@ -213,7 +213,8 @@ def _rolls_agree(spec: Any, rules: Any, dice: Any) -> list[str]:
                 out.append(f"{RULES_FILE} redraws {raw or 'the defaults'} otherwise: {differs}")
             line = f"{spec.id} {spec.panel.headline(data)}"
             if rules.screen_line(data) != spec.panel.headline(data):
-                out.append(f"{RULES_FILE} screen_line gives {rules.screen_line(data)!r} where the screen shows {line!r}")
+                out.append(f"{RULES_FILE} screen_line gives {rules.screen_line(data)!r} where the screen shows "
+                           f"{line!r}")
             if json.loads(json.dumps(to_jsonable(spec.resolve(data["params"])))) != data["params"]:
                 out.append(f"the params of a roll of {raw or 'the defaults'} do not resolve to themselves")
             if not spec.describe(result):
