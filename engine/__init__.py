@@ -1,5 +1,6 @@
-"""dicetower's pure core: the rules of five game systems, exact odds, randomness maths and the
-panel state machine. No I/O and no hardware: dice, time and entropy are passed in.
+"""dicetower's pure core: the rules of the game systems (five shipped, more as plug-ins), exact
+odds, randomness maths and the panel state machine. No I/O and no hardware: dice, time and
+entropy are passed in.
 
 The library says the same as the command line::
 

@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from engine.errors import EngineError, ParameterError
 from engine.panel.model import Button
@@ -419,7 +419,9 @@ def _gpio(t: _Table) -> str:
 def _switched(t: _Table, cls: type[T], name: str) -> T | None:
     """A part with an ``enabled`` key (``[rgb]``, ``[encoder]``), None when it is off; its
     other keys are still allowed. Whether it is on by default is TowerConfig's default."""
-    if t.boolean("enabled", getattr(TowerConfig(), name) is not None):
+    declared = next(f for f in dataclasses.fields(TowerConfig) if f.name == name)
+    default = declared.default_factory() if declared.default_factory is not dataclasses.MISSING else declared.default
+    if t.boolean("enabled", default is not None):
         return read_fields(t, cls)
     t.ignore(*_keys(cls))
     t.done()
@@ -577,14 +579,19 @@ _NOT_PANEL_KEYS = frozenset({"speak", "page_url"})  # [sound] speak; [web]'s add
 def _panel(t: _Table) -> PanelConfig:
     """``[panel]`` keys are :class:`PanelConfig`'s fields; its own checks name the key
     (:attr:`ParameterError.key`)."""
-    defaults = PanelConfig()
-    known = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(PanelConfig)
-             if f.name not in _NOT_PANEL_KEYS}
+    # the defaults as declared: PanelConfig() itself would list the installed systems, which
+    # imports each one (their order is on their specs); a config naming its systems imports
+    # only the first at start
+    known = {f.name: f.default for f in dataclasses.fields(PanelConfig)
+             if f.name not in _NOT_PANEL_KEYS and f.name != "systems"}
     bounds = _panel_bounds()
     values: dict[str, Any] = {}
+    systems = t.string_list("systems", None)
+    if systems is not None:
+        values["systems"] = systems
     for name, default in known.items():
         if name == "systems":
-            values[name] = t.string_list(name, default)
+            continue
         elif isinstance(default, bool):
             values[name] = t.boolean(name, default)
         elif isinstance(default, int):
@@ -600,7 +607,7 @@ def _panel(t: _Table) -> PanelConfig:
     try:
         return PanelConfig(**values)
     except ParameterError as exc:
-        if exc.key in known:
+        if exc.key in known or exc.key == "systems":
             raise ConfigError(f"panel.{exc.key}", exc.detail, t.source) from None
         raise ConfigError("panel", str(exc), t.source) from None
     except ValueError as exc:
@@ -785,10 +792,16 @@ class _Table:
             raise self.error(name, f"expected one of {', '.join(choices)}, got {value!r}")
         return value
 
-    def string_list(self, name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    @overload
+    def string_list(self, name: str, default: tuple[str, ...]) -> tuple[str, ...]: ...
+
+    @overload
+    def string_list(self, name: str, default: None) -> tuple[str, ...] | None: ...
+
+    def string_list(self, name: str, default: tuple[str, ...] | None) -> tuple[str, ...] | None:
         value = self._get(name)
         if value is _MISSING:
-            return tuple(default)
+            return None if default is None else tuple(default)
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise self.error(name, f"expected a list of strings, got {_show(value)}")
         return tuple(value)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import importlib
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
+from types import MappingProxyType, ModuleType
 
 from engine import systems
 from engine.errors import EngineError
@@ -117,13 +117,24 @@ class Phrases:
         return text.replace(".", self.decimal)
 
 
-def table(language: str) -> Phrases:
-    """The phrase table of ``language`` (a code of :data:`LANGUAGES`) with every installed
-    system's phrasebook in it, checked whole."""
+def _module(language: str) -> ModuleType:
     code = str(language).strip().lower()
     if code not in LANGUAGES:
         raise SpeechError(f"speech language: one of {', '.join(LANGUAGES)}, got {language!r}")
-    module = importlib.import_module(f"engine.speech.{code}")
+    return importlib.import_module(f"engine.speech.{code}")
+
+
+def voice(language: str) -> str:
+    """eSpeak NG's voice for ``language`` (its table's ``VOICE``), without loading any system."""
+    return str(_module(language).VOICE)
+
+
+def table(language: str, chosen: Iterable[str] | None = None) -> Phrases:
+    """The phrase table of ``language`` (a code of :data:`LANGUAGES`) with the phrasebooks of
+    the ``chosen`` systems (ids; None: every installed system) in it, checked whole. Each system named
+    is imported: a tower passes the ones it enables."""
+    module = _module(language)
+    code = module.__name__.rsplit(".", 1)[-1]
     parts: dict[str, dict[str, str]] = {
         "templates": dict(module.TEMPLATES),
         "terms": dict(getattr(module, "TERMS", {})),
@@ -133,7 +144,8 @@ def table(language: str) -> Phrases:
         "reasons": dict(getattr(module, "REASONS", {})),
     }
     names = dict(TEMPLATES)
-    for spec in systems.all_systems():
+    specs = systems.all_systems() if chosen is None else tuple(systems.get(s) for s in chosen)
+    for spec in specs:
         merge(parts, names, spec.id, spec.panel.speech, code)
     phrases = Phrases(
         language=code,

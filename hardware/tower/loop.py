@@ -441,8 +441,9 @@ def _narrator(config: TowerConfig, speaker: Speaker, now: int, log: Callable[[st
     from hardware.speech.narrator import Narrator
 
     sound = config.sound
-    return Narrator(speaker, table(sound.language), still_ns=round(sound.still_seconds * 1e9), now=now,
-                    speaking=speaking, log=log)
+    # the enabled systems' phrasebooks: a tower with a speaker imports those systems at start
+    return Narrator(speaker, table(sound.language, config.panel.systems), still_ns=round(sound.still_seconds * 1e9),
+                    now=now, speaking=speaking, log=log)
 
 
 def _operator_lock(config: TowerConfig) -> OperatorLock | None:
