@@ -589,8 +589,11 @@ def _panel(t: _Table) -> PanelConfig:
     systems = t.string_list("systems", None)
     if systems is not None:
         values["systems"] = systems
+    starts = _starts(t, systems)
+    if starts:
+        values["starts"] = starts
     for name, default in known.items():
-        if name == "systems":
+        if name in ("systems", "starts"):
             continue
         elif isinstance(default, bool):
             values[name] = t.boolean(name, default)
@@ -614,14 +617,41 @@ def _panel(t: _Table) -> PanelConfig:
         raise ConfigError("panel", str(exc), t.source) from None
 
 
+def _starts(t: _Table, systems: tuple[str, ...] | None) -> tuple[tuple[str, int], ...]:
+    """``[panel] start_PARAM = N`` keys: the start value of a system's carried parameter
+    (:class:`engine.systems.panel.Start`, fingers' ``start_karma``), within the range the
+    settings menu would give it. Only a config with such a key imports the systems to find it
+    (the enabled ones, or every installed one when the config names none)."""
+    keys = sorted(k for k in t.data if isinstance(k, str) and k.startswith("start_"))
+    if not keys:
+        return ()
+    from engine.systems import all_systems, get
+
+    specs = all_systems() if systems is None else tuple(get(s) for s in systems if _installed(s))
+    offered = {start.key: start for spec in specs for start in spec.panel.starts}
+    out = []
+    for key in keys:
+        start = offered.get(key)
+        if start is None:
+            allowed = ", ".join(sorted(offered)) or "none: no enabled system has a start value"
+            raise t.error(key, f"unknown key (a system's start value: {allowed})")
+        out.append((start.param, t.integer(key, start.default, start.lo, start.hi)))
+    return tuple(out)
+
+
+def _installed(system: str) -> bool:
+    from engine.systems import installed
+
+    return installed(system)
+
+
 def _panel_bounds() -> dict[str, tuple[float, float]]:
     """Panel keys whose range the settings menu fixes: a value outside it would be clamped
     without a word (``start_karma = 9`` starting players at 5), so the config refuses it."""
-    from engine.panel.menu import ANIMATION_RANGE, BRIGHTNESS_RANGE, KARMA_RANGE
+    from engine.panel.menu import ANIMATION_RANGE, BRIGHTNESS_RANGE
 
     return {
         "players": (1, 9),
-        "start_karma": (KARMA_RANGE[0], KARMA_RANGE[1]),
         "animation_seconds": (ANIMATION_RANGE[0] / 10, ANIMATION_RANGE[1] / 10),
         "brightness": (BRIGHTNESS_RANGE[0] / 100, BRIGHTNESS_RANGE[1] / 100),
     }

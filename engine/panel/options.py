@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from engine import systems as installed_systems
 from engine.errors import ParameterError
+from engine.systems.panel import Start
 
 
 @dataclass(frozen=True)
@@ -21,10 +22,12 @@ class PanelConfig:
     ``systems`` are the enabled systems in MODE order (every installed one when not given).
     ``animation_seconds`` is the starting roll-animation length (0 = off; players change it in
     the settings menu). ``result_hold_seconds`` is how long a result stays before the setup
-    screen returns (0 = until a press). ``idle_seconds`` without a press starts the attract screen, which
-    moves every ``attract_step_seconds``. ``start_karma`` is the karma a fresh or reset
-    player slot starts with (changeable in settings). ``speak`` starts with speech on (the
-    settings menu's "speech" switch; the config's ``[sound] speak``).
+    screen returns (0 = until a press). ``idle_seconds`` without a press starts the attract
+    screen, which moves every ``attract_step_seconds``. ``starts`` are the start values a
+    fresh or reset player slot begins with (``(param, value)`` pairs: fingers' karma, the
+    config's ``start_karma``; changeable in the settings menu, :func:`offered_starts`).
+    ``speak`` starts with speech on (the settings menu's "speech" switch; the config's
+    ``[sound] speak``).
     """
 
     systems: tuple[str, ...] = field(default_factory=installed_systems.ids)
@@ -35,7 +38,7 @@ class PanelConfig:
     idle_seconds: float = 300.0
     attract_step_seconds: float = 2.0
     players: int = 4
-    start_karma: int = 0
+    starts: tuple[tuple[str, int], ...] = ()
     brightness: float = 1.0
     speak: bool = False
     #: the phone page's address ("" when the tower serves none: ``[web]``); with one, the
@@ -62,10 +65,23 @@ class PanelConfig:
         _at_least_zero("result_hold_seconds", self.result_hold_seconds)
         if isinstance(self.players, bool) or not isinstance(self.players, int) or not 1 <= self.players <= 9:
             raise ParameterError("players", f"a whole number from 1 to 9, got {self.players!r}", flag=False)
-        if isinstance(self.start_karma, bool) or not isinstance(self.start_karma, int) or self.start_karma < 0:
-            raise ParameterError("start_karma", f"a whole number of at least 0, got {self.start_karma!r}", flag=False)
+        object.__setattr__(self, "starts", tuple(sorted((str(k), v) for k, v in dict(self.starts).items())))
+        for name, value in self.starts:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ParameterError(f"start_{name}", f"a whole number of at least 0, got {value!r}", flag=False)
         if not 0.0 < float(self.brightness) <= 1.0:
             raise ParameterError("brightness", f"a number above 0 up to 1, got {self.brightness!r}", flag=False)
+
+
+def offered_starts(config: PanelConfig) -> tuple[Start, ...]:
+    """The start values the settings menu offers: each enabled system's (one per parameter, the
+    first system's where two share one), in MODE order. Imports every enabled system: the
+    menu asks only once it is opened."""
+    found: dict[str, Start] = {}
+    for system in config.systems:
+        for start in installed_systems.get(system).panel.starts:
+            found.setdefault(start.param, start)
+    return tuple(found.values())
 
 
 def _positive(name: str, value: float) -> None:

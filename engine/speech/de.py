@@ -202,7 +202,6 @@ WORDS = {
     "reveal seed": "Seed aufdecken",
     "seed revealed": "Seed aufgedeckt",
     "in log": "im Protokoll",
-    "start karma": "Start-Karma",
     "cannot roll": "kein Wurf möglich",
     "cannot record": "kann nicht aufzeichnen",
     "roll not shown": "Wurf nicht gezeigt",

@@ -29,7 +29,6 @@ from engine.fingerprints import FINGERPRINT_HEX
 from engine.panel import pages
 from engine.panel import sessions as session_text
 from engine.panel import tableseed as seeding
-from engine.panel.menu import ITEMS
 from engine.panel.state import Mode, PanelState
 from engine.panel.view import page_title, player_line, row_text, setting_value, setup_notes, table_seed_line
 from engine.results import RollResult
@@ -236,8 +235,9 @@ def settings(s: PanelState, table: Phrases, full: bool = False) -> str:
     item = spoken(str(s.item), table)
     armed = table.say("settings_armed", item=item) if s.armed is s.item else ""
     if full:
-        start = s.item_index % len(ITEMS)
-        rows = [_setting_row(s, it, table) for it in (*ITEMS[start:], *ITEMS[:start])]
+        offered = s.menu_items
+        start = s.item_index % len(offered)
+        rows = [_setting_row(s, it, table) for it in (*offered[start:], *offered[:start])]
         if armed:
             rows[0] = armed
         parts = [table.say("settings_full", rows=", ".join(rows))]

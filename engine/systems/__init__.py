@@ -111,14 +111,19 @@ class SystemSpec:
         raise KeyError(name)
 
     def describe_spec(self) -> dict[str, Any]:
-        """The system as ``dicetower systems --json`` lists it."""
-        return {
+        """The system as ``dicetower systems --json`` lists it (``starts``: what a fresh player
+        slot starts with, the settings menu's item and the config's ``[panel]`` key)."""
+        out: dict[str, Any] = {
             "id": self.id,
             "title": self.title,
             "summary": self.summary,
             "outcomes": list(self.outcomes),
             "params": [self._describe_param(p) for p in self.params],
         }
+        if self.panel.starts:
+            out["starts"] = [{"param": s.param, "min": s.lo, "max": s.hi, "default": s.default, "item": str(s),
+                              "config": f"panel.{s.key}"} for s in self.panel.starts]
+        return out
 
     def _describe_param(self, p: Param) -> dict[str, Any]:
         """A parameter with its panel route (``field`` or ``flow:NAME``) and screen label; a

@@ -81,6 +81,30 @@ class Carried:
 
 
 @dataclass(frozen=True)
+class Start:
+    """What a fresh or reset player slot starts with for parameter ``param`` (one the slot
+    supplies, in :attr:`PanelSpec.player`): the settings menu's item ``start PARAM`` sets it
+    within ``lo..hi``, the config's ``[panel] start_PARAM`` at power-on; ``default`` before
+    either does (fingers' karma: 0 to 5, from 0)."""
+
+    param: str
+    lo: int
+    hi: int
+    default: int = 0
+
+    def __str__(self) -> str:
+        return f"start {self.param.replace('_', ' ')}"  # the menu's label
+
+    @property
+    def key(self) -> str:
+        """The config's key: ``start_PARAM``."""
+        return f"start_{self.param}"
+
+    def clamp(self, value: int) -> int:
+        return min(self.hi, max(self.lo, value))
+
+
+@dataclass(frozen=True)
 class Lock:
     """A result flag kept per numbered slot: when result field ``flag`` is true, the value of
     panel row ``key`` (a skill slot) is locked for the player; the next roll passes
@@ -215,6 +239,7 @@ class PanelSpec:
     carried: tuple[Carried, ...] = ()
     locks: tuple[Lock, ...] = ()
     player: tuple[str, ...] = ()  # parameters the player slot supplies (karma)
+    starts: tuple[Start, ...] = ()  # what a fresh slot starts with for them, set in the settings menu
     omit: Mapping[str, str] = field(default_factory=dict)  # param -> left out while this is set
     needs: Mapping[str, str] = field(default_factory=dict)  # param -> passed only while this is set
     #: a parameter whose every value's chance the first page shows when they differ (immortal's

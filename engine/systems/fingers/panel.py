@@ -11,7 +11,18 @@ from typing import Any
 
 from engine.systems.fingers.rules import MAX_CHAIN, MAX_CHOICES, MAX_KARMA, MIN_CHOICES, links
 from engine.systems.fingers.speech import SPEECH
-from engine.systems.panel import Carried, Flow, Line, ListShape, PanelSpec, Part, numbers, outcome_line, phrase
+from engine.systems.panel import (
+    Carried,
+    Flow,
+    Line,
+    ListShape,
+    PanelSpec,
+    Part,
+    Start,
+    numbers,
+    outcome_line,
+    phrase,
+)
 
 
 def _headline(data: Mapping[str, Any]) -> str:
@@ -85,6 +96,8 @@ PANEL = PanelSpec(
     needs={"max_tests": "long_term"},
     carried=(Carried("karma", "karma_after"),),
     player=("karma",),
+    # "a number from 0 to 5": what a fresh or reset slot starts with (the settings menu's item)
+    starts=(Start("karma", 0, MAX_KARMA),),
     guess="guess",
     hand="winners",
     hidden=_hidden,

@@ -27,6 +27,7 @@ SPEECH = Speech(
                 "fingers.test": "Probe {n}, {challenge}: Gewinner {winners}, gewählt {guess}, {verdict}",
             },
             words={
+                "start karma": "Start-Karma",
                 "multi spend": "mehrfach einsetzen",
                 "long term": "langfristig",
                 "max tests": "höchstens Proben",

@@ -18,6 +18,7 @@ from engine.panel import pages as rows
 from engine.panel import tableseed as seeding
 from engine.panel.machine import PanelConfig, initial, step
 from engine.panel.model import Button, Event, EventKind
+from engine.panel.options import offered_starts
 from engine.panel.state import Mode, PanelState
 from engine.panel.view import render
 from engine.systems import SystemSpec, get, ids
@@ -76,7 +77,7 @@ _configs = st.builds(
     result_hold_seconds=st.sampled_from([0.0, 3.0]),
     idle_seconds=st.sampled_from([40.0, 300.0]),
     players=st.integers(1, 3),
-    start_karma=st.integers(0, 3),
+    starts=st.integers(0, 3).map(lambda k: (("karma", k),)),
 )
 
 
@@ -96,8 +97,8 @@ def _may_draw(before: PanelState, event: Event) -> bool:
 def _check_state(s: PanelState) -> None:
     cfg = s.config
     assert 0 <= s.system_index < len(cfg.systems)
-    assert 0 <= s.item_index < len(menu.ITEMS)
-    assert menu.valid(s.settings, cfg.players)
+    assert 0 <= s.item_index < len(s.menu_items)
+    assert menu.valid(s.settings, cfg.players, offered_starts(cfg))
     assert len(s.players) == cfg.players
     assert s.page in rows.pages(s.spec)
     assert 0 <= s.field_index < len(s.rows())
