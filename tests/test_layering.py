@@ -107,7 +107,7 @@ def _own_system(path: Path) -> str | None:
 def test_no_engine_module_names_a_system_but_its_own(path: Path) -> None:
     # The panel (and every shared engine module) reaches a system only through the registry
     # (engine.systems.get) and its SystemSpec/PanelSpec; a system imports the shared modules
-    # and itself, never another system (docs/architecture.md, "Adding a system").
+    # and itself, never another system (docs/architecture.md, "Writing a system plug-in").
     rel = str(path.relative_to(ROOT))
     own = _own_system(path)
     bad = [

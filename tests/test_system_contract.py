@@ -17,6 +17,15 @@ from tests.contract import ROOT, every_system, report, shipped_problems
 from tests.plugins.install import COIN, install, with_plugin
 
 
+#: What the contract tells a copy of the coin with four pieces taken out: every one of them.
+BROKEN_COIN = [
+    "SystemSpec.title is empty",
+    "parameter heads has no help",
+    "no phrasebook in de (PanelSpec.speech.languages)",
+    "no rules module dicetower_coin/verify_rules.py for tools/verify_rolls.py",
+]
+
+
 def _contract(site: Path | None, cwd: Path) -> dict[str, list[str]]:
     """``python -m tests.contract`` in a process that sees the plug-in in ``site``."""
     env = with_plugin(site)
@@ -52,12 +61,7 @@ def test_a_plugin_missing_pieces_is_told_every_one(tmp_path: Path) -> None:
     (package / "__init__.py").write_text(init.replace('title="Coin"', 'title=""').replace(
         '"heads needed for a success"', '""'))
     found = _contract(install(broken, tmp_path / "site"), tmp_path)
-    assert found["coin"] == [
-        "SystemSpec.title is empty",
-        "parameter heads has no help",
-        "no phrasebook in de (PanelSpec.speech.languages)",
-        "no rules module dicetower_coin/verify_rules.py for tools/verify_rolls.py",
-    ], found["coin"]
+    assert found["coin"] == BROKEN_COIN, found["coin"]
     assert report({k: v for k, v in found.items() if k != "coin"}) == ""  # the shipped five are untouched
 
 

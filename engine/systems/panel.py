@@ -5,8 +5,8 @@ parameters FIELD offers on the first page and which on the "advanced" page, whic
 in a multi-step flow (:class:`Flow`) and how a list parameter's items are edited
 (:class:`ListShape`), what a player slot carries from roll to roll (:class:`Carried`), and
 how a result reads on the 128x64 screen (``headline`` and ``details``). The panel
-(``engine/panel``) reads only this, so a new system is its own package plus one registry
-line (docs/architecture.md, "Adding a system").
+(``engine/panel``) reads only this, so a new system is its own package plus one entry point
+(docs/architecture.md, "Writing a system plug-in").
 
 Every parameter has a route: ``field`` (a row FIELD reaches) or ``flow:NAME``; a test holds
 the registry to it.
