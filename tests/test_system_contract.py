@@ -16,7 +16,6 @@ from engine.systems import ids, registry
 from tests.contract import ROOT, every_system, report, shipped_problems
 from tests.plugins.install import COIN, install, with_plugin
 
-
 #: What the contract tells a copy of the coin with four pieces taken out: every one of them.
 BROKEN_COIN = [
     "SystemSpec.title is empty",
