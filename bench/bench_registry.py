@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python", default=sys.executable)
     opts = ap.parse_args(argv)
     times: dict[str, list[float]] = {name: [] for name in FIGURES}
-    for name, statement in FIGURES.items():
+    for statement in FIGURES.values():
         once(opts.python, statement)  # bytecode caches warm
     for _ in range(opts.runs):
         for name, statement in FIGURES.items():
