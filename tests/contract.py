@@ -118,6 +118,12 @@ def problems(system: str, earlier: Mapping[str, dict[str, str]] | None = None) -
             out.append(f"SystemSpec.outcomes {spec.outcomes} lacks success or failure")
         if isinstance(spec.order, bool) or not isinstance(spec.order, int):
             out.append(f"SystemSpec.order {spec.order!r} is not a whole number")
+        declared = entry.declared_order()
+        if declared is None:
+            out.append(f"{entry.module} declares no ORDER line (ORDER = {spec.order}: its place in MODE's order, "
+                       "read without importing it)")
+        elif declared != spec.order:
+            out.append(f"{entry.module} declares ORDER = {declared}, its SystemSpec.order is {spec.order}")
         out += [f"parameter {p.name} has no help" for p in spec.params if not p.help.strip()]
         out += [f"parameter {p.name} has no panel route (a field or a flow)" for p in spec.params
                 if p.panel and not spec.panel.route(p)]

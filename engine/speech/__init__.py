@@ -163,6 +163,27 @@ def table(language: str, chosen: Iterable[str] | None = None) -> Phrases:
     return phrases
 
 
+@dataclass
+class Tables:
+    """One language's phrase tables for a tower, each made once: the generic table with the
+    phrasebooks of the systems named (:func:`table`), for the few sets a panel's screens ask
+    for (engine.speech.words.tables_of). A tower with a speaker so imports no system for its
+    speech that its panel has not imported already (the first frame needs only the first)."""
+
+    language: str
+    systems: tuple[str, ...]
+    _made: dict[tuple[str, ...], Phrases] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        _module(self.language)  # a bad language fails here, at start-up
+
+    def of(self, chosen: tuple[str, ...]) -> Phrases:
+        made = self._made.get(chosen)
+        if made is None:
+            made = self._made[chosen] = table(self.language, chosen)
+        return made
+
+
 def merge(parts: dict[str, dict[str, str]], names: dict[str, frozenset[str]], system: str, speech: Speech,
           language: str) -> None:
     """One system's phrasebook in ``language`` (its English one if it has none) into the

@@ -32,7 +32,7 @@ from engine.panel import tableseed as seeding
 from engine.panel.state import Mode, PanelState
 from engine.panel.view import page_title, player_line, row_text, setting_value, setup_notes, table_seed_line
 from engine.results import RollResult
-from engine.speech import Phrases
+from engine.speech import Phrases, Tables
 from engine.systems.panel import SAID_ELSEWHERE, Phrase, said_of
 
 #: Screens said at once, as they come up; the others wait for the buttons to be still.
@@ -79,6 +79,18 @@ def moment(s: PanelState) -> Hashable | None:
     if s.mode is Mode.SESSION:
         return (s.mode, s.commitment, s.revealed, s.session_why, s.note)
     return (s.mode, id(s.result), s.shown_at, s.turn, s.fingerprint)
+
+
+def table_of(s: PanelState, tables: Tables) -> Phrases:
+    """The phrase table for what ``s`` shows: the generic words with the current system's
+    phrasebook (and the result's system, if another), or, in the settings menu, every enabled
+    system's (the menu shows their start values, and the menu has imported them)."""
+    if s.mode is Mode.SETTINGS:
+        return tables.of(tables.systems)
+    chosen: tuple[str, ...] = (s.system_id,)
+    if s.result is not None and s.result.system != s.system_id:
+        chosen += (s.result.system,)
+    return tables.of(chosen)
 
 
 def utterance(s: PanelState, table: Phrases, *, full: bool = False) -> str | None:

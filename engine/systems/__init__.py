@@ -54,7 +54,8 @@ class SystemSpec:
     describe: Callable[[RollResult], list[str]]
     check: Callable[[dict[str, Any], frozenset[str]], None] | None = None
     panel: PanelSpec = field(default_factory=PanelSpec)  # how the button panel offers and shows it
-    #: where it stands in MODE's order and every listing: by (order, id), lowest first
+    #: where it stands in MODE's order and every listing: by (order, id), lowest first; its
+    #: module declares the same number as ``ORDER = N`` so that listing imports no system
     order: int = LAST
     # values computed from the spec alone, and recent odds (see derived, known_odds); not
     # copied by dataclasses.replace, so a changed spec starts with an empty one
@@ -187,11 +188,14 @@ def installed(system_id: str) -> bool:
 
 
 def all_systems() -> tuple[SystemSpec, ...]:
-    """Every installed system in listing (and MODE) order: by ``order``, then id. Imports
-    each one: a spec holds its own order."""
-    return tuple(sorted((get(s) for s in registry.installed()), key=lambda spec: (spec.order, spec.id)))
+    """Every installed system in listing (and MODE) order (:func:`ids`), each imported."""
+    return tuple(get(s) for s in ids())
 
 
 def ids() -> tuple[str, ...]:
-    """The installed systems' ids in listing order (imports each: see :func:`all_systems`)."""
-    return tuple(spec.id for spec in all_systems())
+    """The installed systems' ids in listing order: by order, then id. A system's order is the
+    ``ORDER`` its module declares (read without importing it), else its spec's (imported)."""
+    found = registry.installed()
+    orders = {key: entry.declared_order() for key, entry in found.items()}
+    ranked = {key: order if order is not None else get(key).order for key, order in orders.items()}
+    return tuple(sorted(found, key=lambda key: (ranked[key], key)))

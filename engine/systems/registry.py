@@ -7,7 +7,9 @@ as gpiozero finds its pin factories. Reading the group costs one scan of the ins
 distributions' metadata (bench/bench_registry.py), so it is read on the first call and kept
 for the process, as ``import`` keeps a module: the installed program does not change while it
 runs. Nothing is imported here; a system's module is imported when it is first asked for
-(:func:`load`).
+(:meth:`Installed.load`), and its place in MODE's order is read from its source's ``ORDER``
+line without running it (:meth:`Installed.declared_order`), so listing the ids in order
+imports no system.
 
 Installed metadata is part of the program, as the modules are, so the engine reads it itself
 (docs/architecture.md, "Finding the systems"): the engine stays usable as a library and under
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -43,6 +46,11 @@ class SystemPluginError(EngineError, ImportError):
     the distribution, so the one to fix or uninstall is plain."""
 
 
+#: How a system's module declares its place in MODE's order without being imported: a line
+#: ``ORDER = 60`` at its top level (the same number as its ``SystemSpec.order``).
+ORDER_LINE = re.compile(r"^ORDER\s*(?::\s*int\s*)?=\s*(-?\d{1,9})\s*(?:#.*)?$", re.MULTILINE)
+
+
 @dataclass(frozen=True)
 class Installed:
     """One registered system, not yet imported: its id, ``module:attribute`` and the
@@ -52,6 +60,21 @@ class Installed:
     module: str
     attribute: str
     distribution: str
+
+    def declared_order(self) -> int | None:
+        """The ``ORDER`` its module's source declares (:data:`ORDER_LINE`), read through the
+        import system's loader without running the module; None when there is none to read
+        (no such line, no source): the order is then the spec's, which imports it."""
+        from importlib.abc import InspectLoader  # imported by importlib.metadata already
+
+        try:
+            found = importlib.util.find_spec(self.module)
+            loader = found.loader if found is not None else None
+            source = loader.get_source(self.module) if isinstance(loader, InspectLoader) else None
+        except (ImportError, ValueError, OSError):
+            return None
+        match = ORDER_LINE.search(source) if isinstance(source, str) else None
+        return int(match[1]) if match else None
 
     def load(self) -> Any:
         """The object the entry point names (imported on first use; ``import`` keeps it)."""

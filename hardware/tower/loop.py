@@ -437,12 +437,11 @@ def _merged(first: Effects, then: Effects) -> Effects:
 def _narrator(config: TowerConfig, speaker: Speaker, now: int, log: Callable[[str], None],
               speaking: bool) -> Narrator:
     """Speech for a tower with a speaker (loaded only then: start-up without one skips it)."""
-    from engine.speech import table
+    from engine.speech import Tables
     from hardware.speech.narrator import Narrator
 
     sound = config.sound
-    # the enabled systems' phrasebooks: a tower with a speaker imports those systems at start
-    return Narrator(speaker, table(sound.language, config.panel.systems), still_ns=round(sound.still_seconds * 1e9),
+    return Narrator(speaker, Tables(sound.language, config.panel.systems), still_ns=round(sound.still_seconds * 1e9),
                     now=now, speaking=speaking, log=log)
 
 

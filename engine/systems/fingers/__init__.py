@@ -34,6 +34,9 @@ from engine.systems.fingers.rules import (
     parse_finger,
 )
 
+#: Its place in MODE's order and every listing (SystemSpec.order), read without importing it.
+ORDER = 50
+
 MAX_TESTS = 100
 
 PARAMS: tuple[Param, ...] = (
@@ -298,7 +301,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="fingers",
-    order=50,
+    order=ORDER,
     panel=PANEL,
     title="Fingers (k of n)",
     summary="guess one of n fingers, k of them win; karma 0-5 earned on failures and spent "
