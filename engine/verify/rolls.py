@@ -71,7 +71,7 @@ def _check_label(label: Any, kind: str) -> str | None:
         return f"roll kind {label!r} is not one of {', '.join(ROLL_KINDS)}"
     if label == kind:
         return None
-    why = {"test": " (the session's seed is a --seed test seed)", "entered": " (its winners were typed in)"}
+    why = {"test": " (the session's seed is a --seed test seed)", "entered": " (its outcome was typed in)"}
     return f"labelled {label} but it is {kind}{why.get(kind, '')}"
 
 
