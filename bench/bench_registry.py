@@ -10,10 +10,13 @@ same run:
 - ``discover``: ``importlib.metadata.entry_points(group="dicetower_systems")`` with its import
   (the scan of every installed distribution's metadata: engine/systems/registry.py).
 - ``one``: ``engine.get("infinity")``: discovery, then the one system's import (``dicetower
-  roll infinity``, a replay of infinity rolls, the panel's first frame with a config naming
-  its systems).
-- ``every``: ``engine.ids()``: discovery, then every installed system imported to order them
-  (``dicetower systems``, a panel whose config names none).
+  roll infinity``, a replay of infinity rolls, the panel's first frame).
+- ``order``: ``engine.ids()``: discovery and every system's ``ORDER`` line read from its
+  source, no system imported (MODE's order at a tower's start).
+- ``every``: ``engine.all_systems()``: every installed system imported (``dicetower systems``).
+- ``gpiozero``, ``gpiozero+discover``: the same scan in a process that imported gpiozero first,
+  as a tower does (gpiozero imports ``importlib.metadata`` to find its pin factories): what
+  discovery adds on a tower.
 
     .venv/bin/python bench/bench_registry.py [--runs 9] [--python PY]
 """
@@ -33,7 +36,11 @@ FIGURES = {
     "direct": "import engine.systems.infinity",
     "discover": "from importlib import metadata; metadata.entry_points(group='dicetower_systems')",
     "one": "import engine; engine.get('infinity')",
-    "every": "import engine; engine.ids()",
+    "order": "import engine; engine.ids()",
+    "every": "import engine; engine.all_systems()",
+    "gpiozero": "import gpiozero",
+    "gpiozero+discover": "import gpiozero; from importlib import metadata; "
+                         "metadata.entry_points(group='dicetower_systems')",
 }
 
 _PROBE = """
@@ -62,11 +69,11 @@ def main(argv: list[str] | None = None) -> int:
         for name, statement in FIGURES.items():
             times[name].append(once(opts.python, statement))
     base = statistics.median(times["direct"])
-    print(f"{'figure':<10}{'median ms':>11}{'low':>8}{'high':>8}{'ratio':>8}   ({opts.runs} runs, Python "
+    print(f"{'figure':<18}{'median ms':>11}{'low':>8}{'high':>8}{'ratio':>8}   ({opts.runs} runs, Python "
           f"{sys.version.split()[0]})")
     for name, got in times.items():
         mid = statistics.median(got)
-        print(f"{name:<10}{mid:>11.1f}{min(got):>8.1f}{max(got):>8.1f}{mid / base:>8.2f}")
+        print(f"{name:<18}{mid:>11.1f}{min(got):>8.1f}{max(got):>8.1f}{mid / base:>8.2f}")
     return 0
 
 
