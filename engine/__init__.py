@@ -1,5 +1,6 @@
-"""dicetower's pure core: the rules of five game systems, exact odds, randomness maths and the
-panel state machine. No I/O and no hardware: dice, time and entropy are passed in.
+"""dicetower's pure core: the rules of the game systems (five shipped, more as plug-ins), exact
+odds, randomness maths and the panel state machine. No I/O and no hardware: dice, time and
+entropy are passed in.
 
 The library says the same as the command line::
 
@@ -15,10 +16,9 @@ from typing import Any
 from engine.dice import DiceSource, FacesDice, default_dice
 from engine.errors import EngineError, EntropyError, FacesError, ParameterError, UnknownSystemError
 from engine.results import RollResult
-from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
+from engine.systems import SystemSpec, all_systems, get, ids, installed
 
 __all__ = [
-    "SYSTEM_IDS",
     "DiceSource",
     "EngineError",
     "EntropyError",
@@ -28,6 +28,8 @@ __all__ = [
     "UnknownSystemError",
     "all_systems",
     "get",
+    "ids",
+    "installed",
     "odds",
     "roll",
     "roll_result",

@@ -133,7 +133,11 @@ class UnknownSystemError(EngineError, LookupError):
     """No system by that id."""
 
     def __init__(self, name: str, known: tuple[str, ...]) -> None:
-        super().__init__(f"unknown system {name!r}; choose one of: {', '.join(known)}")
+        if known:
+            super().__init__(f"unknown system {name!r}; choose one of: {', '.join(known)}")
+        else:  # a checkout run without installing it: no entry points, no systems
+            super().__init__(f"unknown system {name!r}: no game system is installed (none in the "
+                             "dicetower_systems entry-point group; install dicetower: pip install .)")
         self.name = name
 
 

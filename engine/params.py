@@ -23,19 +23,9 @@ REQUIRED: Any = type("Required", (), {"__repr__": lambda self: "REQUIRED"})()
 #: also takes "1_0" and full-width or other Unicode digits ("８"), which no one means.
 _WHOLE = re.compile(r"[+-]?[0-9]+")
 
-#: Parameters that, when given, make a roll's outcome typed in rather than drawn (fingers'
-#: fixed hand): such a roll is logged as ``entered``, outside any dice session, by the command
-#: line and the tower alike, and checkers derive the kind from them (docs/fairness.md).
-ENTERED_PARAMS = ("winners_set",)
 
 _TRUE = {"1", "true", "yes", "on", "y"}
 _FALSE = {"0", "false", "no", "off", "n"}
-
-
-def typed_in(params: Mapping[str, Any]) -> bool:
-    """Whether a roll of these parameters (a roll's ``params``) is typed in: its outcome was
-    given, not drawn (see :data:`ENTERED_PARAMS`)."""
-    return any(params.get(name) for name in ENTERED_PARAMS)
 
 
 @dataclass(frozen=True)
@@ -49,7 +39,10 @@ class Param:
     most ``max_items`` long.
 
     ``panel`` says whether the button panel offers the parameter (the panel needs a range and
-    a step; lists and free text stay on the command line).
+    a step; lists and free text stay on the command line). ``entered``: given, it makes the
+    roll's outcome typed in rather than drawn (fingers' fixed hand): such a roll is logged as
+    ``entered``, outside any dice session, and the checkers derive the kind from it
+    (:meth:`engine.systems.SystemSpec.typed_in`, docs/fairness.md rule 13).
     """
 
     name: str
@@ -65,6 +58,7 @@ class Param:
     item_help: str = ""
     max_items: int | None = None
     panel: bool = True
+    entered: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "names", MappingProxyType(dict(self.names)))

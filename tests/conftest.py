@@ -34,6 +34,23 @@ def forgery_cases(forgery_honest):
     return forgeries.corpus(forgery_honest)
 
 
+@pytest.fixture(scope="session")
+def coin_site(tmp_path_factory):
+    """A folder holding the installed coin plug-in (tests/plugins/coin: its package and its
+    .dist-info), for a dicetower process given it on its PYTHONPATH."""
+    from tests.plugins.install import COIN, install
+
+    return install(COIN, tmp_path_factory.mktemp("coin") / "site")
+
+
+@pytest.fixture(scope="session")
+def coin_night(coin_site, tmp_path_factory):
+    """A table's night with the coin on the simulated tower (tests.plugins.install.Night)."""
+    from tests.plugins.install import coin_night
+
+    return coin_night(coin_site, tmp_path_factory.mktemp("coin-night"))
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The arm64 roots' checks last: they wait for .ci/arm64-root.sh, which ./run-tests started
     in the background, and a worker waiting on them early would run nothing else meanwhile."""

@@ -56,7 +56,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.systems import SYSTEM_IDS, get
+from engine.systems import get, ids
 from hardware.cli import UsageError, build_parser
 from hardware.cli.dice import _system_parser
 
@@ -262,12 +262,12 @@ def names_problem(args: list[str]) -> str | None:
 
 def _system_options(command: str, args: list[str]) -> set[str]:
     """A roll's or odds' options: the named system's, or every system's for ``SYSTEM``."""
-    named = [a for a in args if a in SYSTEM_IDS]
-    systems = named[:1] or list(SYSTEM_IDS)
+    named = [a for a in args if a in ids()]
+    systems = named[:1] or list(ids())
     out: set[str] = set()
     for system in systems:
         out |= _options(_system_parser(command, get(system)))
-    return out | set(SYSTEM_IDS)
+    return out | set(ids())
 
 
 def parse_problem(args: list[str]) -> str | None:

@@ -107,7 +107,7 @@ def _own_system(path: Path) -> str | None:
 def test_no_engine_module_names_a_system_but_its_own(path: Path) -> None:
     # The panel (and every shared engine module) reaches a system only through the registry
     # (engine.systems.get) and its SystemSpec/PanelSpec; a system imports the shared modules
-    # and itself, never another system (docs/architecture.md, "Adding a system").
+    # and itself, never another system (docs/architecture.md, "Writing a system plug-in").
     rel = str(path.relative_to(ROOT))
     own = _own_system(path)
     bad = [
@@ -127,9 +127,9 @@ def test_engine_imports_no_outer_layer_at_any_depth(path: Path) -> None:
 
 
 def test_the_system_packages_are_the_registry() -> None:
-    from engine.systems import SYSTEM_IDS
+    from engine.systems import ids
 
-    assert sorted(SYSTEM_IDS) == SYSTEM_PACKAGES
+    assert sorted(ids()) == SYSTEM_PACKAGES
     assert any(_own_system(p) for p in _py_files("engine"))  # the scan sees inside the packages
 
 

@@ -32,8 +32,6 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("engine/panel/view.py", "getattr(s, name)"): (1, "looks_the_same: PanelState's own fields, by fields()"),
     ("engine/panel/machine.py", "getattr(settings, name)"): (
         1, "_restore: a Settings field named in a fixed tuple, its type against the saved value's"),
-    ("hardware/config/reader.py", "getattr(TowerConfig(), name)"): (
-        1, "_switched: TowerConfig's own default for a section (a default_factory's for [rgb])"),
     ("hardware/config/reader.py", "getattr(t, read)"): (
         2, "_read_field: the _Table reader a field's config_key names (no default: a wrong name fails)"),
     ("hardware/config/schema.py", "getattr(menu, name)"): (

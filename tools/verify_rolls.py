@@ -3,7 +3,7 @@
 
     python3 verify_rolls.py rolls.jsonl [--expect NOTE]... [--table-seed CODE]... [--card TEXT]...
                             [--all-revealed] [--allow-mix TEXT]... [--allow-entered N]
-                            [--allow-command-line N] [--count N]
+                            [--allow-command-line N] [--count N] [--rules PATH]...
 
 Standard library only, no dicetower code: written from the "Verify it yourself" section of
 docs/fairness.md, so a player can read both and trust neither the tower nor its program.
@@ -32,6 +32,14 @@ horizons' Stability), and prints each result you noted with the first line of it
 screen as the tower drew it from the log (compare it with your photo: a setting eased in the
 log reads otherwise).
 
+What is a game system's own (how its roll is drawn from the bytes, which parameters type a
+roll in, what a player carries, its screen's first line) is in that system's rules module, a
+standard-library file of its own: `--rules PATH` names one (repeatable; a plug-in system ships
+its own), and in a dicetower checkout the shipped systems' are found beside this tool
+(engine/systems/ID/verify_rules.py). It prints the path and sha256 of each rules module a roll
+of the log used: compare them with the ones published for the system. A rules module may
+import nothing but the standard library; one that does is refused.
+
 Prints one line per problem, `entry N: CODE: what` (the codes are docs/fairness.md's "Problem
 codes", the same as `dicetower replay`'s), and a summary; exit status 0 when everything checks
 out, 1 when something does not, 2 for a usage mistake or an unreadable file (a log is opened
@@ -47,6 +55,7 @@ rolls sessions ended early would have made next (`dicetower replay`'s `early-end
 from __future__ import annotations
 
 import argparse
+import ast
 import errno
 import hashlib
 import hmac
@@ -55,6 +64,7 @@ import os
 import re
 import stat
 import sys
+import types
 
 SEED_MAGIC = b"dicetower-seed-v1\n"
 TEST_PERSONALIZATION = b"dicetower/from_seed/v1"
@@ -156,58 +166,92 @@ def mix_ok(mix: bytes) -> bool:
     return len(mix) <= 256 and all(0x20 <= b <= 0x7E for b in mix)
 
 
-def redraw(roll: RollBytes, result: dict) -> str | None:
-    """Draw the roll's dice again; None if they match the logged ones."""
+class Rules:
+    """One system's rules module (``--rules PATH``): ``SYSTEM`` (its id), ``redraw(roll,
+    result)`` (None when the bytes give the logged draws, else what differs), ``screen_line(result)``
+    (the result screen's first line after the id), ``ENTERED`` (parameters that type a roll in)
+    and ``CARRIED`` ((state name, result field) a player keeps). Loaded from its path after its
+    imports are checked to be the standard library's; ``sha256`` is the file's."""
+
+    def __init__(self, path: str) -> None:
+        with open(path, "rb") as f:
+            data = f.read()
+        self.path, self.sha256 = path, hashlib.sha256(data).hexdigest()
+        try:
+            tree = ast.parse(data, filename=path)
+        except (SyntaxError, ValueError) as exc:
+            raise RulesError(f"{path} is not Python: {exc}") from None
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or "."] if isinstance(node, ast.ImportFrom) and node.module != "__future__" else []
+            outside = [n for n in names if n.split(".")[0] not in sys.stdlib_module_names or
+                       (isinstance(node, ast.ImportFrom) and node.level)]
+            if outside:
+                raise RulesError(f"{path} imports {outside[0]}: a rules module uses the standard library only")
+        module = types.ModuleType(f"verify_rules_{self.sha256[:16]}")
+        module.__file__ = path
+        try:
+            exec(compile(tree, path, "exec"), module.__dict__)
+        except Exception as exc:  # the module's own code failed: say which file
+            raise RulesError(f"{path} does not load: {type(exc).__name__}: {exc}") from None
+        system, redraw, screen = (getattr(module, n, None) for n in ("SYSTEM", "redraw", "screen_line"))
+        if not isinstance(system, str) or not callable(redraw) or not callable(screen):
+            raise RulesError(f"{path} is not a rules module: it needs SYSTEM (a system id), redraw(roll, result) "
+                             "and screen_line(result)")
+        self.system, self.redraw, self.screen_line = system, redraw, screen
+        self.entered = tuple(str(n) for n in getattr(module, "ENTERED", ()))
+        self.carried = tuple((str(a), str(b)) for a, b in getattr(module, "CARRIED", ()))
+        self.used = False
+
+    def typed_in(self, params: object) -> bool:
+        """Whether a roll of these parameters was typed in (rule 13)."""
+        return isinstance(params, dict) and any(params.get(name) for name in self.entered)
+
+
+class RulesError(ValueError):
+    """A rules module that cannot be used (unreadable, not one, importing beyond the standard library)."""
+
+
+def shipped_rules() -> list[str]:
+    """The shipped systems' rules modules, found beside this tool in a dicetower checkout
+    (tools/../engine/systems/ID/verify_rules.py); none when it is run on its own."""
+    systems = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "engine", "systems")
+    try:
+        names = sorted(os.listdir(systems))
+    except OSError:
+        return []
+    found = [os.path.join(systems, n, "verify_rules.py") for n in names]
+    return [os.path.normpath(p) for p in found if os.path.isfile(p)]
+
+
+def load_rules(paths: list[str], given: list[str]) -> dict[str, Rules]:
+    """Every rules module by system: the shipped ones, then those given (a given one replaces a
+    shipped one of the same system; two given for one system are a mistake)."""
+    out: dict[str, Rules] = {}
+    named: dict[str, str] = {}
+    for path in [*paths, *given]:
+        rules = Rules(path)
+        if path in given and rules.system in named:
+            raise RulesError(f"--rules {path} and --rules {named[rules.system]} are both rules of {rules.system!r}")
+        if path in given:
+            named[rules.system] = path
+        out[rules.system] = rules
+    return out
+
+
+def redraw(roll: RollBytes, result: dict, rules: dict[str, Rules]) -> str | None:
+    """Draw the roll again by its system's rules; None if the draws match the logged ones."""
     system = result.get("system")
-    how = REDRAW.get(system) if isinstance(system, str) else None
+    how = rules.get(system) if isinstance(system, str) else None
     if how is None:
-        return f"unknown system {system!r}"
-    return how(roll, result)
+        return f"unknown system {system!r}: no rules module for it (name the system's with --rules PATH)"
+    how.used = True
+    return how.redraw(roll, result)
 
 
-def dice_of(sides: int):
-    """A system whose result is its dice, each drawn as 1..sides in the logged order."""
-
-    def again(roll: RollBytes, result: dict) -> str | None:
-        drawn = [roll.below(sides) + 1 for _ in result.get("dice", [])]
-        if drawn != result.get("dice"):
-            return f"dice logged {result.get('dice')}, the seed gives {drawn}"
-        return None
-
-    return again
-
-
-def hands(roll: RollBytes, result: dict) -> str | None:
-    """fingers: each test's winning fingers, a partial Fisher-Yates draw of k of n (a hand
-    typed in with winners_set draws nothing: rule 13 makes the roll entered)."""
-    if (result.get("params") or {}).get("winners_set"):
-        return None
-    for test in result.get("tests", []):
-        if test.get("automatic"):
-            continue
-        n, k = test["choices"], test["winning"]
-        pool = list(range(1, n + 1))
-        for i in range(k):
-            j = i + roll.below(n - i)
-            pool[i], pool[j] = pool[j], pool[i]
-        if sorted(pool[:k]) != sorted(test["winners"]):
-            return f"test {test.get('number')}: winners logged {test['winners']}, the seed gives {sorted(pool[:k])}"
-    return None
-
-
-#: How each system's roll is drawn again from its bytes: one entry per system (a new system
-#: adds its line here; tests/engine/systems/test_system_contract.py holds every system to it).
-REDRAW = {
-    "infinity": dice_of(10),
-    "horizons": dice_of(10),
-    "immortal": dice_of(10),
-    "d6cv": dice_of(6),
-    "fingers": hands,
-}
-
-
-def kind_of(result: dict, personalization: bytes) -> str:
-    if (result.get("params") or {}).get("winners_set"):
+def kind_of(result: dict, personalization: bytes, rules: dict[str, Rules]) -> str:
+    how = rules.get(result.get("system")) if isinstance(result.get("system"), str) else None
+    if how is not None and how.typed_in(result.get("params")):
         return "entered"
     return "test" if personalization == TEST_PERSONALIZATION else "rolled"
 
@@ -262,9 +306,6 @@ def blocks(entropy: bytes) -> list[bytes]:
 
 
 NOTED_KINDS = ("session", "table_seed", "roll", "reveal")
-#: What a player carries from roll to roll, per system: (the state's name, the result field that
-#: gives it after a roll; a dotted path reads inside an object). docs/fairness.md, rule 17.
-CARRIED = {"fingers": (("karma", "karma_after"),), "horizons": (("stability", "stability_after.marked"),)}
 
 
 def field_at(result: dict, path: str) -> object:
@@ -274,32 +315,18 @@ def field_at(result: dict, path: str) -> object:
     return value
 
 
-def screen_line(result: dict) -> str:
-    """The result screen's first line as the tower draws it (docs/fairness.md, rule 18)."""
+def screen_line(result: dict, rules: dict[str, Rules]) -> str:
+    """The result screen's first line as the tower draws it (docs/fairness.md, rule 18), by
+    its system's rules module ("" without one, or for a result it cannot read)."""
     system = result.get("system")
-    try:
-        if system == "infinity":
-            said = f"{result['total']} vs {result['difficulty']}"
-        elif system == "horizons":
-            against = result.get("opponent_successes")
-            said = f"{result['successes']} vs {against if isinstance(against, int) else result['params']['need']}"
-        elif system == "d6cv":
-            checks = result.get("checks") or []
-            if isinstance(result.get("opponent_total"), int):
-                said = f"{result['total']} vs {result['opponent_total']}"
-            elif len(checks) > 1:
-                said = f"{sum(1 for c in checks if c['success'])}/{len(checks)} checks"
-            else:
-                said = f"{result['total']} vs {result['cv']}"
-        elif system == "immortal":
-            said = f"{'auto' if result.get('total') is None else result['total']} vs {result['tn']}"
-        elif system == "fingers":
-            said = f"{result['tests'][-1]['winning']} of {result['tests'][-1]['choices']}"
-        else:
-            return ""
-    except (KeyError, IndexError, TypeError):
+    how = rules.get(system) if isinstance(system, str) else None
+    if how is None:
         return ""
-    return f"{system} {said}"
+    try:
+        said = how.screen_line(result)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        return ""
+    return f"{system} {said}" if isinstance(said, str) else ""
 
 
 def numbers(found: list[int]) -> str:
@@ -327,7 +354,8 @@ def parse_note(text: str) -> tuple[str, int | None] | None:
 class Checker:
     def __init__(self, notes: list[tuple[str, int | None]], table_seeds: list[str], allow_mix: list[str],
                  allow_entered: int, allow_command_line: int = 0, cards: list[tuple] | None = None,
-                 count: int | None = None) -> None:
+                 count: int | None = None, rules: dict[str, Rules] | None = None) -> None:
+        self.rules = rules if rules is not None else {}
         self.problems: list[tuple[int, str, str]] = []
         self.open: dict[str, dict] = {}
         self.left: dict[str, dict] = {}
@@ -440,7 +468,8 @@ class Checker:
             return
         system = result.get("system")
         logged = state.get(system) if isinstance(state.get(system), dict) else {}
-        for name, path in CARRIED.get(system, ()):
+        how = self.rules.get(system) if isinstance(system, str) else None
+        for name, path in how.carried if how is not None else ():
             gives = field_at(result, path)
             if gives is not None and logged.get(name) != gives:
                 self.problem(line, "player-state", f"player {player}'s {system} {name} after this roll is logged as "
@@ -501,7 +530,8 @@ class Checker:
             return
         number = len(s["rolls"]) + 1
         result = e.get("result") if isinstance(e.get("result"), dict) else {}
-        if isinstance(result.get("params"), dict) and result["params"].get("winners_set"):
+        how = self.rules.get(result.get("system")) if isinstance(result.get("system"), str) else None
+        if how is not None and how.typed_in(result.get("params")):
             self.problem(line, "roll-kind", f"roll #{number} of session {e.get('session')} is typed in inside a "
                                             "session: typed-in rolls are logged outside every session")
         if e.get("source") == "panel":
@@ -571,13 +601,13 @@ class Checker:
                 return
             code = "roll-mismatch"
             try:
-                problem = redraw(RollBytes(drbg, bytes.fromhex(e["mix"]), s["block"]), result)
+                problem = redraw(RollBytes(drbg, bytes.fromhex(e["mix"]), s["block"]), result, self.rules)
             except (ValueError, TypeError, KeyError) as exc:
                 problem = f"the roll cannot be redrawn ({exc})"
             if problem is None and e.get("end") != drbg.calls:
                 code = "continuity"
                 problem = f"roll used generate calls up to {drbg.calls}, the log says {e.get('end')}"
-            kind = kind_of(result, pers)
+            kind = kind_of(result, pers, self.rules)
             if problem is None and e.get("roll_kind") != kind:
                 code, problem = "roll-kind", f"labelled {e.get('roll_kind')} but it is {kind}"
             if problem is not None:
@@ -760,7 +790,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--card", metavar="TEXT", action="append", default=[])
     parser.add_argument("--count", metavar="N", type=int, default=None)
     parser.add_argument("--all-revealed", action="store_true")
+    parser.add_argument("--rules", metavar="PATH", action="append", default=[],
+                        help="a system's rules module (a plug-in's verify_rules.py); repeatable")
     args = parser.parse_args(argv[1:])
+    try:
+        rules = load_rules(shipped_rules(), args.rules)
+    except (OSError, RulesError) as exc:
+        why = f"cannot read {exc.filename}: {exc.strerror}" if isinstance(exc, OSError) else str(exc)
+        print(f"verify_rolls: --rules: {why}", file=sys.stderr)
+        return 2
     notes = [parse_note(p) for p in args.expect]
     bad = [p for p, n in zip(args.expect, notes, strict=True) if n is None]
     if bad:
@@ -796,7 +834,7 @@ def main(argv: list[str]) -> int:
     if len(files) > 1:
         print(f"reading {len(files)} files as one log: {', '.join(os.path.basename(f) for f in files)}")
     checker = Checker([n for n in notes if n is not None], args.table_seed, args.allow_mix, args.allow_entered,
-                      args.allow_command_line, [c for c in cards if c is not None], args.count)
+                      args.allow_command_line, [c for c in cards if c is not None], args.count, rules)
     if args.count is not None and not checker.player:
         print("verify_rolls: --count counts the rolls of your night: give it with what you noted (--expect, "
               "--table-seed or --card)", file=sys.stderr)
@@ -820,12 +858,14 @@ def main(argv: list[str]) -> int:
         for number, e in checker.noted_rolls:
             result = e.get("result") if isinstance(e.get("result"), dict) else {}
             dice = " ".join(str(d) for d in result.get("dice") or []) or "-"
-            shown = screen_line(result)
+            shown = screen_line(result, rules)
             print(f"  {f'roll #{number}' if number else 'typed-in roll'} {str(e.get('hash'))[:16]}: "
                   + (f'"{shown}": ' if shown else "") + f"{result.get('system')} {result.get('outcome')}, dice {dice}")
     for sid, line, rolls, why in checker.damaged:
         print(f"session {sid} ended as damaged (entry {line}): {why}; its {rolls} roll(s) cannot be checked (no seed "
               "is known)")
+    for how in sorted((r for r in rules.values() if r.used), key=lambda r: r.system):
+        print(f"rules {how.system}: {how.path} sha256 {how.sha256}")
     open_rolls = sum(len(s["rolls"]) for s in checker.open.values())
     c = checker.counts
     print(f"{len(lines)} entries; verified {c['rolled']} rolled, {c['entered']} entered (not checkable), "

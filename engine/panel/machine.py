@@ -58,7 +58,7 @@ def initial(config: PanelConfig, now: float, *, saved: Mapping[str, Any] | None 
     for the first one only); their ids were checked by :class:`PanelConfig`."""
     now = float(now) if _finite(now) else 0.0
     settings = menu.from_config(config.players, config.brightness, config.animation_seconds,
-                                config.start_karma, config.speak)
+                                dict(config.starts), config.speak)
     state = PanelState(
         config=config, now=now, settings=settings,
         players=tuple(slots.PlayerSlot() for _ in range(config.players)),
@@ -125,7 +125,7 @@ def snapshot(state: PanelState) -> dict[str, Any]:
             "player": state.settings.player,
             "brightness": state.settings.brightness,
             "animation": state.settings.animation,
-            "start_karma": state.settings.start_karma,
+            "starts": dict(state.settings.starts),
             "speech": state.settings.speech,
         },
         "values": {sid: dict(v) for sid, v in state.values.items()},
@@ -362,7 +362,7 @@ def _settings_press(s: PanelState, button: Button, out: _Out) -> PanelState:
     if button is Button.MODE:
         return evolve(s, mode=Mode.SETUP, armed=None, note="", mode_tap_from=None)
     if button is Button.FIELD:
-        return evolve(s, item_index=(s.item_index + 1) % len(menu.ITEMS), armed=None, note="",
+        return evolve(s, item_index=(s.item_index + 1) % len(s.menu_items), armed=None, note="",
                       field_tap_from=(Mode.SETTINGS, s.item_index))
     if button in (Button.MINUS, Button.PLUS):
         return _adjust_setting(s, -1 if button is Button.MINUS else 1, out)
@@ -713,13 +713,14 @@ def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
     settings = s.settings
     raw_settings = saved.get("settings")
     if isinstance(raw_settings, Mapping):
-        for name in ("player", "brightness", "animation", "start_karma", "speech"):
+        for name in ("player", "brightness", "animation", "speech"):
             value: Any = raw_settings.get(name)
             # each of its own type: a number is no switch, and a switch no number
             if type(value) is type(getattr(settings, name)):
                 candidate = replace(settings, **{name: value})
                 if menu.valid(candidate, s.config.players):
                     settings = candidate
+        settings = _restored_starts(s, settings, raw_settings)
     values = {sid: dict(v) for sid, v in s.values.items()}
     raw_values = saved.get("values")
     if isinstance(raw_values, Mapping):
@@ -733,6 +734,22 @@ def _restore(s: PanelState, saved: Mapping[str, Any]) -> PanelState:
         loaded = [slots.from_json(p) for p in raw_players[: len(players)]]
         players = (*loaded, *players[len(loaded) :])
     return evolve(s, system_index=index, settings=settings, values=values, players=players)
+
+
+def _restored_starts(s: PanelState, settings: menu.Settings, raw: Mapping[str, Any]) -> menu.Settings:
+    """The start values a snapshot remembers (``starts``; an older one's ``start_PARAM`` keys,
+    as the config spells them), each a whole number; the menu clamps it to its system's range."""
+    remembered = raw.get("starts")
+    given = dict(remembered) if isinstance(remembered, Mapping) else {}
+    for key, value in raw.items():
+        if isinstance(key, str) and key.startswith("start_"):
+            given.setdefault(key.removeprefix("start_"), value)
+    starts = dict(settings.starts)
+    for name, value in given.items():
+        if isinstance(name, str) and type(value) is int and value >= 0:
+            starts[name] = value
+    candidate = replace(settings, starts=tuple(sorted(starts.items())))
+    return candidate if menu.valid(candidate, s.config.players) else settings
 
 
 #: Settings items that need dice with sessions.

@@ -35,7 +35,7 @@ def value(s: PanelState, name: str) -> Any:
     if entry is not None or name in spec.panel.player:
         who = entry.who if entry is not None else "roller"
         slot = s.players[slot_index(s, who)]
-        return slots.carried(slot, spec, s.settings.start_karma, who).get(name)
+        return slots.carried(slot, spec, s.settings.start_values, who).get(name)
     p = pages.params_by_name(spec)[name]
     return s.field_values().get(name, pages.start_value(p))
 
@@ -83,10 +83,10 @@ def raw(s: PanelState, spec: SystemSpec) -> dict[str, Any]:
         elif p.name in values and values[p.name] is not None:
             out[p.name] = values[p.name]
     roller = s.players[(s.settings.player - 1) % len(s.players)]
-    out.update(slots.carried(roller, spec, s.settings.start_karma))
+    out.update(slots.carried(roller, spec, s.settings.start_values))
     if spec.panel.target:
         target = s.players[_target_index(s, spec)]
-        out.update(slots.carried(target, spec, s.settings.start_karma, "target"))
+        out.update(slots.carried(target, spec, s.settings.start_values, "target"))
     for lock in spec.panel.locks:
         out[lock.param] = values.get(lock.key) in slots.locked(roller, spec, lock)
     return _gated(spec, out)

@@ -24,9 +24,6 @@ from engine.systems.panel import Lock, value_at
 #: Tiers of a wound track stored as a mapping, in the order the ``wounds`` list gives them.
 _TIERS = ("minor", "major", "critical")
 
-#: Parameters a fresh or reset slot starts from the "start karma" setting.
-STARTS_FROM_SETTING: frozenset[str] = frozenset({"karma"})
-
 #: Where a slot keeps a lock's locked numbers: ``locked:PARAM``.
 _LOCKED = "locked:"
 
@@ -76,9 +73,11 @@ def stored(slot: PlayerSlot, spec: SystemSpec, name: str) -> Any:
     return _as_param(names[name], slot.of(spec.id)[name])
 
 
-def carried(slot: PlayerSlot, spec: SystemSpec, start_karma: int, who: str = "roller") -> dict[str, Any]:
+def carried(slot: PlayerSlot, spec: SystemSpec, starts: Mapping[str, int] = MappingProxyType({}),
+            who: str = "roller") -> dict[str, Any]:
     """The parameters this slot brings to a roll of ``spec`` as ``who`` (the roller, or the
-    target a flow names): stored values, and the start value for karma never stored."""
+    target a flow names): stored values, and for a parameter never stored that the system
+    starts (:attr:`PanelSpec.starts`: fingers' karma) the settings' start value, ``starts``."""
     names = {p.name: p for p in spec.params}
     out: dict[str, Any] = {}
     for entry in spec.panel.carried_for(who):
@@ -90,10 +89,10 @@ def carried(slot: PlayerSlot, spec: SystemSpec, start_karma: int, who: str = "ro
     for name in spec.panel.player:
         if name not in out:
             usable = stored(slot, spec, name)
-            if usable is None and name in STARTS_FROM_SETTING:
-                p = names[name]
-                usable = max(p.lo if p.lo is not None else start_karma,
-                             min(p.hi if p.hi is not None else start_karma, start_karma))
+            start = next((st for st in spec.panel.starts if st.param == name), None)
+            if usable is None and start is not None:
+                p, first = names[name], start.clamp(starts.get(name, start.default))
+                usable = max(p.lo if p.lo is not None else first, min(p.hi if p.hi is not None else first, first))
             if usable is not None:
                 out[name] = usable
     return out

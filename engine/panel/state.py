@@ -15,11 +15,11 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from engine import systems
-from engine.panel import pages
+from engine.panel import menu, pages
 from engine.panel.looks import Leds, Rgb
-from engine.panel.menu import ITEMS, Item, Settings
+from engine.panel.menu import MenuItem, Settings
 from engine.panel.model import Button, Screen
-from engine.panel.options import PanelConfig
+from engine.panel.options import PanelConfig, offered_starts
 from engine.panel.sessions import Card
 from engine.panel.slots import PlayerSlot
 from engine.params import Param
@@ -69,7 +69,7 @@ class PanelState:
     page: str = pages.FIRST  # the setup page: first, advanced, or a flow's (engine.panel.pages)
     field_index: int = 0  # the selected row of the page
     item_index: int = 0  # selected settings item
-    armed: Item | None = None  # a reset (or the reveal) waiting for its second ROLL
+    armed: MenuItem | None = None  # a reset (or the reveal) waiting for its second ROLL
     status: str = ""  # entropy status line from the hardware
     voice: str = ""  # why speech cannot be heard (no espeak-ng, no audio device), "" when it can
     sessions: bool = False  # the hardware reports dice sessions (SESSION events)
@@ -144,8 +144,14 @@ class PanelState:
         return self.players[(self.settings.player - 1) % len(self.players)]
 
     @property
-    def item(self) -> Item:
-        return ITEMS[self.item_index % len(ITEMS)]
+    def menu_items(self) -> tuple[MenuItem, ...]:
+        """The settings menu's items: its own and the enabled systems' start values."""
+        return menu.items(offered_starts(self.config))
+
+    @property
+    def item(self) -> MenuItem:
+        offered = self.menu_items
+        return offered[self.item_index % len(offered)]
 
     def rows(self) -> tuple[pages.Row, ...]:
         """The rows FIELD walks on the current page."""

@@ -72,7 +72,7 @@ def render(s: PanelState) -> View:
         return View(screens.guess(s.system_id, s.fingers, line, s.note, contrast),
                     looks.fingers_leds(s.fingers), looks.WAITING)
     if s.mode is Mode.SETTINGS:
-        rows = [(str(item), setting_value(s, item)) for item in menu.ITEMS]
+        rows = [(str(item), setting_value(s, item)) for item in s.menu_items]
         notes = screens.settings_footer(s.note, s.status)
         if s.voice and s.settings.speech:  # switched on, but nothing can be heard: say why
             notes = (*screens.wrap_all(f"speech: {s.voice}"), *notes)
@@ -94,7 +94,7 @@ def render(s: PanelState) -> View:
 def player_line(s: PanelState) -> str:
     """``karma 3``: what this player carries into the current system's rolls."""
     spec = s.spec
-    values: dict[str, Any] = dict(slots.carried(s.slot, spec, s.settings.start_karma))
+    values: dict[str, Any] = dict(slots.carried(s.slot, spec, s.settings.start_values))
     for lock in spec.panel.locks:
         numbers = slots.locked(s.slot, spec, lock)
         if numbers:
@@ -104,7 +104,7 @@ def player_line(s: PanelState) -> str:
                     for n, v in values.items())
 
 
-def setting_value(s: PanelState, item: menu.Item) -> str:
+def setting_value(s: PanelState, item: menu.MenuItem) -> str:
     if item is menu.Item.SESSION:
         if s.commitment:
             return sessions.short(s.commitment)

@@ -12,17 +12,20 @@ from __future__ import annotations
 import importlib
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
+from types import MappingProxyType, ModuleType
 
+from engine import systems
 from engine.errors import EngineError
+from engine.systems.panel import Speech
 
 #: The phrase tables there are, by language code (a module ``engine/speech/CODE.py`` each).
 LANGUAGES: tuple[str, ...] = ("en", "de")
 
 #: The templates every table has, and the names each one may use (checked when a table loads,
-#: so a translation with a typo fails at start-up, not in the middle of a roll).
+#: so a translation with a typo fails at start-up, not in the middle of a roll). Each system
+#: adds its own (``Speech.names``, ``ID.NAME``).
 TEMPLATES: Mapping[str, frozenset[str]] = MappingProxyType({
     "result": frozenset({"system", "outcome", "score", "chance"}),
     "result_no_chance": frozenset({"system", "outcome", "score"}),
@@ -73,49 +76,6 @@ TEMPLATES: Mapping[str, frozenset[str]] = MappingProxyType({
     "dice": frozenset({"faces"}),
     "damage": frozenset({"n"}),
     "track": frozenset({"track", "marked", "total"}),
-    "infinity.rating": frozenset({"n"}),
-    "infinity.dice": frozenset({"hot", "cold", "bonus"}),
-    "infinity.doubles": frozenset({"kind"}),
-    "infinity.participant": frozenset({"who", "rating", "hot", "cold", "total", "mark"}),
-    "infinity.base": frozenset(),
-    "infinity.adds": frozenset(),
-    "infinity.make_up": frozenset({"total", "base", "parts"}),
-    "infinity.part": frozenset({"n", "what"}),
-    "horizons.successes": frozenset({"n"}),
-    "horizons.net": frozenset({"net", "opponent"}),
-    "horizons.opponent_dice": frozenset({"faces"}),
-    "horizons.exploded": frozenset({"n"}),
-    "horizons.status": frozenset({"status"}),
-    "horizons.breakdown": frozenset(),
-    "d6cv.check": frozenset({"part", "cv", "face", "total", "verdict", "critical"}),
-    "d6cv.tie": frozenset({"you", "total", "opponent", "opponent_total"}),
-    "d6cv.exchange": frozenset({"part", "you", "total", "yours", "opponent", "opponent_total", "theirs",
-                                "verdict"}),
-    "d6cv.crit": frozenset(),
-    "d6cv.fumble": frozenset(),
-    "d6cv.their_crit": frozenset(),
-    "d6cv.their_fumble": frozenset(),
-    "d6cv.critical_success": frozenset(),
-    "d6cv.critical_failure": frozenset(),
-    "d6cv.won_critical": frozenset(),
-    "d6cv.lost_critical": frozenset(),
-    "d6cv.base_time": frozenset({"time"}),
-    "immortal.automatic": frozenset({"skill", "per", "tn"}),
-    "immortal.primary_automatic": frozenset({"skill", "per", "tn"}),
-    "immortal.rolled_best": frozenset(),
-    "immortal.rolled_off": frozenset(),
-    "immortal.colour": frozenset({"colour", "attribute"}),
-    "immortal.bonus": frozenset({"bonus", "left"}),
-    "immortal.hostile": frozenset({"n", "tn", "die", "total", "used", "verdict"}),
-    "immortal.hostile_automatic": frozenset({"n", "tn", "used", "verdict"}),
-    "immortal.bonus_used": frozenset({"n"}),
-    "immortal.opponent": frozenset({"attribute", "skill", "die", "total"}),
-    "immortal.opponent_total": frozenset({"total"}),
-    "immortal.locked": frozenset(),
-    "fingers.picked": frozenset({"guess"}),
-    "fingers.winners": frozenset({"faces"}),
-    "fingers.automatic": frozenset(),
-    "fingers.test": frozenset({"n", "challenge", "winners", "guess", "verdict"}),
 })
 
 #: A template's variant for a count of one: ``KEY/1`` (``1 die exploded``), optional, with
@@ -135,7 +95,9 @@ class SpeechError(EngineError, ValueError):
 
 @dataclass(frozen=True)
 class Phrases:
-    """One language's phrase table (see ``en.py`` for what each part holds)."""
+    """One language's phrase table (see ``en.py`` for what each part holds), with every
+    installed system's phrasebook in that language merged in (``PanelSpec.speech``).
+    ``names`` are the names each template may use: :data:`TEMPLATES` and the systems' own."""
 
     language: str
     voice: str
@@ -149,6 +111,7 @@ class Phrases:
     #: English screen text the engine gives as the reason a setting cannot roll, in this
     #: language, by shape (numbers as ``{0}``, ``{1}``): ``reasons`` in the table.
     reasons: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    names: Mapping[str, frozenset[str]] = field(default_factory=lambda: TEMPLATES)
 
     def say(self, key: str, **values: object) -> str:
         if values.get("n") == 1 and key + ONE in self.templates:
@@ -160,25 +123,92 @@ class Phrases:
         return text.replace(".", self.decimal)
 
 
-def table(language: str) -> Phrases:
-    """The phrase table of ``language`` (a code of :data:`LANGUAGES`), checked whole."""
+def _module(language: str) -> ModuleType:
     code = str(language).strip().lower()
     if code not in LANGUAGES:
         raise SpeechError("speech language", f"one of {', '.join(LANGUAGES)}, got {language!r}")
-    module = importlib.import_module(f"engine.speech.{code}")
+    return importlib.import_module(f"engine.speech.{code}")
+
+
+def voice(language: str) -> str:
+    """eSpeak NG's voice for ``language`` (its table's ``VOICE``), without loading any system."""
+    return str(_module(language).VOICE)
+
+
+def table(language: str, chosen: Iterable[str] | None = None) -> Phrases:
+    """The phrase table of ``language`` (a code of :data:`LANGUAGES`) with the phrasebooks of
+    the ``chosen`` systems (ids; None: every installed system) in it, checked whole. Each system named
+    is imported: a tower passes the ones it enables."""
+    module = _module(language)
+    code = module.__name__.rsplit(".", 1)[-1]
+    parts: dict[str, dict[str, str]] = {
+        "templates": dict(module.TEMPLATES),
+        "terms": {},  # every term is a system's (its phrasebook)
+        "words": {k.lower(): v for k, v in module.WORDS.items()},
+        "outcomes": dict(module.OUTCOMES),
+        "systems": {},
+        "reasons": dict(module.REASONS),
+    }
+    names = dict(TEMPLATES)
+    specs = systems.all_systems() if chosen is None else tuple(systems.get(s) for s in chosen)
+    for spec in specs:
+        merge(parts, names, spec.id, spec.panel.speech, code)
     phrases = Phrases(
         language=code,
         voice=str(module.VOICE),
         decimal=str(module.DECIMAL),
-        templates=MappingProxyType(dict(module.TEMPLATES)),
-        terms=MappingProxyType(dict(module.TERMS)),
-        words=MappingProxyType({k.lower(): v for k, v in module.WORDS.items()}),
-        outcomes=MappingProxyType(dict(module.OUTCOMES)),
-        systems=MappingProxyType(dict(module.SYSTEMS)),
-        reasons=MappingProxyType(dict(module.REASONS)),
+        templates=MappingProxyType(parts["templates"]),
+        terms=MappingProxyType(parts["terms"]),
+        words=MappingProxyType(parts["words"]),
+        outcomes=MappingProxyType(parts["outcomes"]),
+        systems=MappingProxyType(parts["systems"]),
+        reasons=MappingProxyType(parts["reasons"]),
+        names=MappingProxyType(names),
     )
     check(phrases)
     return phrases
+
+
+@dataclass
+class Tables:
+    """One language's phrase tables for a tower, each made once: the generic table with the
+    phrasebooks of the systems named (:func:`table`), for the few sets a panel's screens ask
+    for (engine.speech.words.tables_of). A tower with a speaker so imports no system for its
+    speech that its panel has not imported already (the first frame needs only the first)."""
+
+    language: str
+    systems: tuple[str, ...]
+    _made: dict[tuple[str, ...], Phrases] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        _module(self.language)  # a bad language fails here, at start-up
+
+    def of(self, chosen: tuple[str, ...]) -> Phrases:
+        made = self._made.get(chosen)
+        if made is None:
+            made = self._made[chosen] = table(self.language, chosen)
+        return made
+
+
+def merge(parts: dict[str, dict[str, str]], names: dict[str, frozenset[str]], system: str, speech: Speech,
+          language: str) -> None:
+    """One system's phrasebook in ``language`` (its English one if it has none) into the
+    table's ``parts``. Its templates must be its own (``ID.NAME``); a term, word, outcome or
+    reason the table already has keeps the table's (the generic words, then the systems in
+    listing order): a plug-in adds words, it never changes another's."""
+    book = speech.book(language)
+    for key in list(speech.names) + list(book.templates):
+        if not key.startswith(system + "."):
+            raise SpeechError(f"speech: system {system}", f"template {key!r} is not its own (start it with "
+                                                           f"{system}.)")
+    names.update(speech.names)
+    parts["templates"].update(book.templates)
+    if book.name:
+        parts["systems"].setdefault(system, book.name)
+    for part, given in (("terms", book.terms), ("words", book.words), ("outcomes", book.outcomes),
+                        ("reasons", book.reasons)):
+        for key, value in given.items():
+            parts[part].setdefault(key, value)
 
 
 def check(phrases: Phrases) -> None:
@@ -190,8 +220,9 @@ def check(phrases: Phrases) -> None:
         if not used <= given:
             raise SpeechError(f"speech language {phrases.language}",
                               f"reason {english!r} has no part {{{min(used - given)}}}")
-    missing = sorted(set(TEMPLATES) - set(phrases.templates))
-    extra = sorted({k for k in phrases.templates if k.removesuffix(ONE) not in TEMPLATES})
+    known = phrases.names
+    missing = sorted(set(known) - set(phrases.templates))
+    extra = sorted({k for k in phrases.templates if k.removesuffix(ONE) not in known})
     if missing or extra:
         what = f"missing {', '.join(missing)}" if missing else f"unknown {', '.join(extra)}"
         raise SpeechError(f"speech language {phrases.language}", f"templates {what}")
@@ -200,7 +231,7 @@ def check(phrases: Phrases) -> None:
             used = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
         except ValueError as exc:
             raise SpeechError(f"speech language {phrases.language}", f"template {key}: {exc}") from None
-        allowed_names = TEMPLATES[key.removesuffix(ONE)]
+        allowed_names = known[key.removesuffix(ONE)]
         unknown = sorted(used - allowed_names)
         if unknown:
             allowed = ", ".join(sorted(allowed_names)) or "none"

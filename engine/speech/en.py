@@ -4,7 +4,11 @@ A translation is a copy of this file under the language's code (``de.py``), its 
 translated, and the code added to ``engine.speech.LANGUAGES``; docs/speech.md says more. The
 ``{names}`` in a template are filled in by ``engine/speech/words.py``; each template may use
 the names ``engine.speech.TEMPLATES`` lists for it, in any order, or leave some out. A key
-with ``/1`` after it (``horizons.exploded/1``) is the template used when its ``n`` is 1.
+with ``/1`` after it (``seed_more/1``) is the template used when its ``n`` is 1.
+
+Only what every system shares is here: each system says its own result lines, terms, screen
+words, outcomes and reasons in its package's phrasebooks (``PanelSpec.speech``, e.g.
+``engine/systems/d6cv/speech.py``), which :func:`engine.speech.table` merges in.
 """
 
 #: eSpeak NG's voice for this language (``espeak-ng --voices`` lists them); the config's
@@ -87,68 +91,6 @@ TEMPLATES = {
     "dice": "dice {faces}",
     "damage": "damage {n}",
     "track": "{track}: {marked} of {total} boxes marked",
-    # infinity
-    "infinity.rating": "success rating {n}",
-    "infinity.dice": "hot die {hot}, cold die {cold}, {bonus}",
-    "infinity.doubles": "doubles: {kind}",
-    "infinity.participant": "{who}, rating {rating}: hot {hot}, cold {cold}, total {total}{mark}",
-    "infinity.base": ", the base",
-    "infinity.adds": ", adds 1",
-    "infinity.make_up": "total {total}: base {base}, {parts}",
-    "infinity.part": "{n} {what}",
-    # horizons
-    "horizons.successes": "{n} successes",
-    "horizons.successes/1": "1 success",
-    "horizons.net": "net {net}, the opponent {opponent}",
-    "horizons.opponent_dice": "the opponent's dice {faces}",
-    "horizons.exploded": "{n} dice exploded",
-    "horizons.exploded/1": "1 die exploded",
-    "horizons.status": "status {status}",
-    "horizons.breakdown": "breakdown",
-    # d6cv
-    "d6cv.check": "{part} against C V {cv}: rolled {face}, total {total}, {verdict}{critical}",
-    "d6cv.tie": "a tie: you rolled {you} for {total}, the opponent {opponent} for {opponent_total}; rolled again",
-    "d6cv.exchange": ("{part}: you rolled {you} for {total}{yours}, the opponent {opponent} for "
-                      "{opponent_total}{theirs}, {verdict}"),
-    "d6cv.crit": ", a critical",
-    "d6cv.fumble": ", a fumble",
-    "d6cv.their_crit": ", their critical",
-    "d6cv.their_fumble": ", their fumble",
-    "d6cv.critical_success": "critical success",
-    "d6cv.critical_failure": "critical failure",
-    "d6cv.won_critical": "won on a critical",
-    "d6cv.lost_critical": "lost on a critical",
-    "d6cv.base_time": "base time {time}",
-    # immortal
-    "immortal.automatic": "automatic: skill {skill} times {per} is at least {tn}",
-    "immortal.primary_automatic": "the primary roll automatic: skill {skill} times {per} is at least {tn}",
-    "immortal.rolled_best": "rolled, not automatic: rolling had the better chance",
-    "immortal.rolled_off": "rolled: automatic success is off",
-    "immortal.colour": "colour {colour}: {attribute}",
-    "immortal.bonus": "bonus {bonus}, {left} left",
-    "immortal.hostile": "hostile {n}, T N {tn}: rolled {die}, total {total}{used}, {verdict}",
-    "immortal.hostile_automatic": "hostile {n}, T N {tn}: automatic{used}, {verdict}",
-    "immortal.bonus_used": ", bonus {n} used",
-    "immortal.opponent": "the opponent: attribute {attribute}, skill {skill}, rolled {die}, total {total}",
-    "immortal.opponent_total": "the opponent's total {total}",
-    "immortal.locked": "the skill is now locked",
-    # fingers
-    "fingers.picked": "you picked {guess}",
-    "fingers.winners": "winners {faces}",
-    "fingers.automatic": "automatic",
-    "fingers.test": "test {n}, {challenge}: winners {winners}, you picked {guess}, {verdict}",
-}
-
-#: What a result's score was against (``PanelSpec.versus``'s term: a parameter or a result
-#: field), where its screen label would not do.
-TERMS = {
-    "cr": "C R",
-    "defense": "defense",
-    "need": "need",
-    "opponent_successes": "the opponent's",
-    "cv": "C V",
-    "opponent_total": "the opponent's",
-    "tn": "T N",
 }
 
 #: Screen words said otherwise, one word (a space-separated piece of screen text) or a run of
@@ -156,23 +98,6 @@ TERMS = {
 #: as written.
 WORDS = {
     "vs": "opponent's",
-    "opp.": "opponent",
-    "succ.": "successes",
-    "mit.": "mitigation",
-    "stab.": "stability",
-    "untr.": "untrained",
-    "complex.": "complexity",
-    "pts": "points",
-    "mod": "modifier",
-    "mod.": "modifier",
-    "decl.": "declaration",
-    "col": "colour",
-    "attr": "attribute",
-    "cr": "C R",
-    "cv": "C V",
-    "tn": "T N",
-    "sr": "success rating",
-    "h": "hostile",
     "-": "not set",
     "...": "",
     "..": "to",
@@ -184,12 +109,6 @@ WORDS = {
     "back": "back",
     "ok": "passed",
     "fail": "failed",
-    # a participant of a group roll (infinity)
-    "roller": "you",
-    "you": "you",
-    "help": "helper",
-    "rel.": "related",
-    "atk": "attacker",
 }
 
 #: The engine's reasons a setting cannot roll (its screen text after the parameter's label,
@@ -202,12 +121,4 @@ REASONS: dict[str, str] = {}
 OUTCOMES = {
     "success": "success",
     "failure": "failure",
-    "complication": "complication",
-    "solid": "solid success",
-    "spectacular": "spectacular success",
-}
-
-#: System ids as said, where the id is not a word.
-SYSTEMS = {
-    "d6cv": "d 6 C V",
 }

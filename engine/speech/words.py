@@ -29,11 +29,10 @@ from engine.fingerprints import FINGERPRINT_HEX
 from engine.panel import pages
 from engine.panel import sessions as session_text
 from engine.panel import tableseed as seeding
-from engine.panel.menu import ITEMS
 from engine.panel.state import Mode, PanelState
 from engine.panel.view import page_title, player_line, row_text, setting_value, setup_notes, table_seed_line
 from engine.results import RollResult
-from engine.speech import Phrases
+from engine.speech import Phrases, Tables
 from engine.systems.panel import SAID_ELSEWHERE, Phrase, said_of
 
 #: Screens said at once, as they come up; the others wait for the buttons to be still.
@@ -80,6 +79,18 @@ def moment(s: PanelState) -> Hashable | None:
     if s.mode is Mode.SESSION:
         return (s.mode, s.commitment, s.revealed, s.session_why, s.note)
     return (s.mode, id(s.result), s.shown_at, s.turn, s.fingerprint)
+
+
+def table_of(s: PanelState, tables: Tables) -> Phrases:
+    """The phrase table for what ``s`` shows: the generic words with the current system's
+    phrasebook (and the result's system, if another), or, in the settings menu, every enabled
+    system's (the menu shows their start values, and the menu has imported them)."""
+    if s.mode is Mode.SETTINGS:
+        return tables.of(tables.systems)
+    chosen: tuple[str, ...] = (s.system_id,)
+    if s.result is not None and s.result.system != s.system_id:
+        chosen += (s.result.system,)
+    return tables.of(chosen)
 
 
 def utterance(s: PanelState, table: Phrases, *, full: bool = False) -> str | None:
@@ -236,8 +247,9 @@ def settings(s: PanelState, table: Phrases, full: bool = False) -> str:
     item = spoken(str(s.item), table)
     armed = table.say("settings_armed", item=item) if s.armed is s.item else ""
     if full:
-        start = s.item_index % len(ITEMS)
-        rows = [_setting_row(s, it, table) for it in (*ITEMS[start:], *ITEMS[:start])]
+        offered = s.menu_items
+        start = s.item_index % len(offered)
+        rows = [_setting_row(s, it, table) for it in (*offered[start:], *offered[:start])]
         if armed:
             rows[0] = armed
         parts = [table.say("settings_full", rows=", ".join(rows))]

@@ -1,15 +1,16 @@
-"""The five game systems, one package each (``engine/systems/<id>/``), found by id.
+"""The game systems, found by id among the installed ones (:mod:`engine.systems.registry`).
 
-Each package is a plug-in: its ``__init__`` defines ``SYSTEM``, a :class:`SystemSpec`, beside
-``rules.py`` (the rules as data and small functions), ``odds.py`` (exact odds) and
-``panel.py`` (its :class:`PanelSpec`). Packages are imported on first use so that start-up on
-a Pi Zero pays only for the systems it touches. A system imports only the engine's shared
-modules, never another system (tests/test_layering.py).
+Each system is a plug-in: a package whose ``__init__`` defines ``SYSTEM``, a
+:class:`SystemSpec`, registered in the ``dicetower_systems`` entry-point group. The five
+shipped ones are ``engine/systems/<id>/`` (``rules.py``: the rules as data and small
+functions, ``odds.py``: exact odds, ``panel.py``: its :class:`PanelSpec`); a plug-in is a
+distribution of its own (docs/architecture.md, "Writing a system plug-in"). Packages are
+imported on first use so that start-up on a Pi Zero pays only for the systems it touches. A
+system imports only the engine's shared modules, never another system (tests/test_layering.py).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -18,6 +19,7 @@ from engine.dice import DiceSource
 from engine.errors import UnknownSystemError
 from engine.params import Param, resolve
 from engine.results import Odds, RollResult
+from engine.systems import registry
 from engine.systems.panel import PanelSpec
 
 T = TypeVar("T")
@@ -25,8 +27,9 @@ T = TypeVar("T")
 #: Settings whose odds a spec keeps (:meth:`SystemSpec.known_odds`).
 ODDS_KEPT = 64
 
-#: Panel and listing order.
-SYSTEM_IDS: tuple[str, ...] = ("infinity", "horizons", "d6cv", "immortal", "fingers")
+#: The listing order of a system that declares none (:attr:`SystemSpec.order`): after the
+#: shipped five (10 to 50), by id among themselves.
+LAST = 1000
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,9 @@ class SystemSpec:
     describe: Callable[[RollResult], list[str]]
     check: Callable[[dict[str, Any], frozenset[str]], None] | None = None
     panel: PanelSpec = field(default_factory=PanelSpec)  # how the button panel offers and shows it
+    #: where it stands in MODE's order and every listing: by (order, id), lowest first; its
+    #: module declares the same number as ``ORDER = N`` so that listing imports no system
+    order: int = LAST
     # values computed from the spec alone, and recent odds (see derived, known_odds); not
     # copied by dataclasses.replace, so a changed spec starts with an empty one
     _memo: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
@@ -94,6 +100,11 @@ class SystemSpec:
         them again (what bench/bench_odds.py times as a cold call)."""
         self._odds.clear()
 
+    def typed_in(self, params: Mapping[str, Any]) -> bool:
+        """Whether a roll of these parameters (a roll's ``params``) is typed in: a parameter
+        marked ``entered`` is given, so its outcome was not drawn."""
+        return any(params.get(p.name) for p in self.derived("entered params", _entered))
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:
@@ -101,14 +112,19 @@ class SystemSpec:
         raise KeyError(name)
 
     def describe_spec(self) -> dict[str, Any]:
-        """The system as ``dicetower systems --json`` lists it."""
-        return {
+        """The system as ``dicetower systems --json`` lists it (``starts``: what a fresh player
+        slot starts with, the settings menu's item and the config's ``[panel]`` key)."""
+        out: dict[str, Any] = {
             "id": self.id,
             "title": self.title,
             "summary": self.summary,
             "outcomes": list(self.outcomes),
             "params": [self._describe_param(p) for p in self.params],
         }
+        if self.panel.starts:
+            out["starts"] = [{"param": s.param, "min": s.lo, "max": s.hi, "default": s.default, "item": str(s),
+                              "config": f"panel.{s.key}"} for s in self.panel.starts]
+        return out
 
     def _describe_param(self, p: Param) -> dict[str, Any]:
         """A parameter with its panel route (``field`` or ``flow:NAME``) and screen label; a
@@ -122,6 +138,19 @@ class SystemSpec:
             out["panel_items"] = {"most": most, "fixed": shape.fixed is not None,
                                   "parts": [_describe_part(part) for part in shape.parts]}
         return out
+
+
+def _entered(spec: SystemSpec) -> tuple[Param, ...]:
+    return tuple(p for p in spec.params if p.entered)
+
+
+def typed_in(result: Mapping[str, Any]) -> bool:
+    """Whether a logged result (its JSON: ``system`` and ``params``) was typed in, by its
+    system's ``entered`` parameters (False for a system not installed: nothing to type in)."""
+    system, params = result.get("system"), result.get("params")
+    if not isinstance(system, str) or not isinstance(params, Mapping) or not installed(system):
+        return False
+    return get(system).typed_in(params)
 
 
 def _params_by_name(spec: SystemSpec) -> dict[str, Param]:
@@ -138,14 +167,35 @@ def _describe_part(part: Any) -> dict[str, Any]:
 
 
 def get(system_id: str) -> SystemSpec:
-    """The system with that id; :class:`UnknownSystemError` names the allowed ids."""
+    """The installed system with that id, imported on first use; :class:`UnknownSystemError`
+    names the installed ids, :class:`~engine.systems.registry.SystemPluginError` an installed
+    one that is broken."""
     key = str(system_id).strip().lower()
-    if key not in SYSTEM_IDS:
-        raise UnknownSystemError(str(system_id), SYSTEM_IDS)
-    module = importlib.import_module(f"engine.systems.{key}")
-    spec: SystemSpec = module.SYSTEM
+    found = registry.installed().get(key)
+    if found is None:
+        raise UnknownSystemError(str(system_id), ids())
+    spec = found.load()
+    if not isinstance(spec, SystemSpec) or spec.id != key:
+        what = f"a SystemSpec with id {spec.id!r}" if isinstance(spec, SystemSpec) else type(spec).__name__
+        raise registry.SystemPluginError(f"system {key!r} (distribution {found.distribution}): "
+                                         f"{found.module}:{found.attribute} is {what}, not its SystemSpec")
     return spec
 
 
+def installed(system_id: str) -> bool:
+    """Whether a system by that id is installed, without importing it."""
+    return str(system_id).strip().lower() in registry.installed()
+
+
 def all_systems() -> tuple[SystemSpec, ...]:
-    return tuple(get(s) for s in SYSTEM_IDS)
+    """Every installed system in listing (and MODE) order (:func:`ids`), each imported."""
+    return tuple(get(s) for s in ids())
+
+
+def ids() -> tuple[str, ...]:
+    """The installed systems' ids in listing order: by order, then id. A system's order is the
+    ``ORDER`` its module declares (read without importing it), else its spec's (imported)."""
+    found = registry.installed()
+    orders = {key: entry.declared_order() for key, entry in found.items()}
+    ranked = {key: order if order is not None else get(key).order for key, order in orders.items()}
+    return tuple(sorted(found, key=lambda key: (ranked[key], key)))

@@ -5,8 +5,8 @@ parameters FIELD offers on the first page and which on the "advanced" page, whic
 in a multi-step flow (:class:`Flow`) and how a list parameter's items are edited
 (:class:`ListShape`), what a player slot carries from roll to roll (:class:`Carried`), and
 how a result reads on the 128x64 screen (``headline`` and ``details``). The panel
-(``engine/panel``) reads only this, so a new system is its own package plus one registry
-line (docs/architecture.md, "Adding a system").
+(``engine/panel``) reads only this, so a new system is its own package plus one entry point
+(docs/architecture.md, "Writing a system plug-in").
 
 Every parameter has a route: ``field`` (a row FIELD reaches) or ``flow:NAME``; a test holds
 the registry to it.
@@ -81,6 +81,30 @@ class Carried:
 
 
 @dataclass(frozen=True)
+class Start:
+    """What a fresh or reset player slot starts with for parameter ``param`` (one the slot
+    supplies, in :attr:`PanelSpec.player`): the settings menu's item ``start PARAM`` sets it
+    within ``lo..hi``, the config's ``[panel] start_PARAM`` at power-on; ``default`` before
+    either does (fingers' karma: 0 to 5, from 0)."""
+
+    param: str
+    lo: int
+    hi: int
+    default: int = 0
+
+    def __str__(self) -> str:
+        return f"start {self.param.replace('_', ' ')}"  # the menu's label
+
+    @property
+    def key(self) -> str:
+        """The config's key: ``start_PARAM``."""
+        return f"start_{self.param}"
+
+    def clamp(self, value: int) -> int:
+        return min(self.hi, max(self.lo, value))
+
+
+@dataclass(frozen=True)
 class Lock:
     """A result flag kept per numbered slot: when result field ``flag`` is true, the value of
     panel row ``key`` (a skill slot) is locked for the player; the next roll passes
@@ -118,6 +142,48 @@ class Phrase:
 
 def phrase(key: str, **values: Any) -> Phrase:
     return Phrase(key, values)
+
+
+@dataclass(frozen=True)
+class Phrasebook:
+    """How a system is said in one language: what it adds to that language's phrase table
+    (engine.speech). ``name`` is the id as said where it is not a word (``d 6 C V``; "": as
+    written); ``templates`` its result lines' phrases, each key ``ID.NAME`` (``/1`` after it:
+    the variant for a count of one); ``terms`` what a :class:`Versus` was against where its
+    label would not do; ``words`` its screen words (labels, values, abbreviations) said
+    otherwise, matched without regard to case; ``outcomes`` its outcome names beyond success
+    and failure; ``reasons`` its English reasons a setting cannot roll, translated whole (each
+    variable part ``{0}``, ``{1}``)."""
+
+    name: str = ""
+    templates: Mapping[str, str] = field(default_factory=dict)
+    terms: Mapping[str, str] = field(default_factory=dict)
+    words: Mapping[str, str] = field(default_factory=dict)
+    outcomes: Mapping[str, str] = field(default_factory=dict)
+    reasons: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("templates", "terms", "outcomes", "reasons"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        object.__setattr__(self, "words", MappingProxyType({k.lower(): v for k, v in self.words.items()}))
+
+
+@dataclass(frozen=True)
+class Speech:
+    """Everything a system says, in every language it speaks: ``names`` are the names each of
+    its templates may use (``ID.NAME`` -> names; checked when a table loads), ``languages`` its
+    :class:`Phrasebook` by language code. A language it lacks is said with its English one."""
+
+    names: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    languages: Mapping[str, Phrasebook] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", MappingProxyType({k: frozenset(v) for k, v in self.names.items()}))
+        object.__setattr__(self, "languages", MappingProxyType(dict(self.languages)))
+
+    def book(self, language: str) -> Phrasebook:
+        """Its phrasebook in ``language``, else its English one, else an empty one."""
+        return self.languages.get(language) or self.languages.get("en") or Phrasebook()
 
 
 #: A :class:`Line`'s ``said`` for a line the result's first sentence already says (the
@@ -172,6 +238,7 @@ class PanelSpec:
     carried: tuple[Carried, ...] = ()
     locks: tuple[Lock, ...] = ()
     player: tuple[str, ...] = ()  # parameters the player slot supplies (karma)
+    starts: tuple[Start, ...] = ()  # what a fresh slot starts with for them, set in the settings menu
     omit: Mapping[str, str] = field(default_factory=dict)  # param -> left out while this is set
     needs: Mapping[str, str] = field(default_factory=dict)  # param -> passed only while this is set
     #: a parameter whose every value's chance the first page shows when they differ (immortal's
@@ -201,6 +268,8 @@ class PanelSpec:
     details: Callable[[Mapping[str, Any]], list[str]] = _no_lines
     #: a group roll revealed one participant per ROLL: (who, their lines) each, in turn
     turns: Callable[[Mapping[str, Any]], list[tuple[str, list[str]]]] = lambda data: []
+    #: how it is said, in each language (engine.speech merges it into the phrase tables)
+    speech: Speech = field(default_factory=Speech)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "labels", MappingProxyType(dict(self.labels)))

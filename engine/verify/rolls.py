@@ -7,18 +7,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.errors import EngineError
-from engine.params import typed_in
 from engine.results import to_jsonable
 from engine.seeds import ROLL_KINDS, RollStream, SeedMaterial
-from engine.systems import get
+from engine.systems import get, typed_in
 
 __all__ = ["check_roll", "never_rolled", "roll_kind", "screen_line"]
 
 
 def roll_kind(material: SeedMaterial, entry: dict[str, Any]) -> str:
     """What the roll really is, from its content (the label is checked against this)."""
-    params = (entry.get("result") or {}).get("params") or {}
-    if typed_in(params):
+    result = entry.get("result")
+    if isinstance(result, Mapping) and typed_in(result):
         return "entered"
     return "test" if material.is_test else "rolled"
 
@@ -72,7 +71,7 @@ def _check_label(label: Any, kind: str) -> str | None:
         return f"roll kind {label!r} is not one of {', '.join(ROLL_KINDS)}"
     if label == kind:
         return None
-    why = {"test": " (the session's seed is a --seed test seed)", "entered": " (its winners were typed in)"}
+    why = {"test": " (the session's seed is a --seed test seed)", "entered": " (its outcome was typed in)"}
     return f"labelled {label} but it is {kind}{why.get(kind, '')}"
 
 
@@ -102,7 +101,7 @@ def never_rolled(stream: RollStream, last: Mapping[str, Any]) -> tuple[bool, flo
     if not isinstance(logged, Mapping):
         return None
     params = logged.get("params")
-    if not isinstance(params, Mapping) or typed_in(params):
+    if not isinstance(params, Mapping) or typed_in(logged):
         return None
     try:
         spec = get(str(logged.get("system")))

@@ -47,7 +47,6 @@ from typing import Any
 from engine.chain import GENESIS, StoredEntry, chain_problem
 from engine.errors import EngineError
 from engine.fingerprints import FINGERPRINT_HEX, Noted, card_table_seed
-from engine.params import typed_in
 from engine.rng import MIN_ENTROPY_BYTES
 from engine.seedcheck import block_digests, seed_problems
 from engine.seeds import (
@@ -60,7 +59,7 @@ from engine.seeds import (
     check_table_seed,
     mix_problem,
 )
-from engine.systems import get
+from engine.systems import get, typed_in
 from engine.systems.panel import value_at
 from engine.verify.endings import Endings
 from engine.verify.report import (
@@ -386,8 +385,7 @@ class Verifier:
             session["overflow"] = True
             return
         number = len(session["rolls"]) + 1
-        params = (e.get("result") or {}).get("params") if isinstance(e.get("result"), dict) else None
-        if isinstance(params, dict) and typed_in(params):
+        if isinstance(e.get("result"), dict) and typed_in(e["result"]):
             found.append(Finding(line, f"roll #{number} of session {sid} is typed in (its outcome was given, not "
                                        "drawn) inside a session: typed-in rolls are logged outside every session, "
                                        "where the players count them (--allow-entered)", "roll-kind"))

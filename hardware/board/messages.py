@@ -300,9 +300,10 @@ MAIN_PARAMS = 2
 def _declared(system: Any) -> tuple[tuple[str, Any], ...] | None:
     """(name, default) of a system's parameters in the order it declares them (None: a system
     the board does not know; a tower may name anything, so only known ids are looked up)."""
-    from engine.systems import SYSTEM_IDS
+    from engine.systems import installed
 
-    return _declared_by_id(system) if isinstance(system, str) and system in SYSTEM_IDS else None
+    return _declared_by_id(system) if isinstance(system, str) and system == system.strip().lower() \
+        and installed(system) else None
 
 
 @functools.cache

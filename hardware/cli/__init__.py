@@ -137,7 +137,8 @@ def build_parser(command: str | None = None) -> Parser:
     them all, so help and the list of commands are complete."""
     parser = Parser(
         prog="dicetower",
-        description="A dice tower for tabletop RPGs: five systems, exact odds, fair dice.",
+        description="A dice tower for tabletop RPGs: game systems (five shipped, more as plug-ins), exact odds, "
+                    "fair dice.",
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     # a command that only reads the log (verify, show, replay, stats, session show) sets it:

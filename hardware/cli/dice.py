@@ -16,8 +16,8 @@ from typing import Any
 from engine.dice import DiceSource, FacesDice
 from engine.errors import ParameterError
 from engine.fingerprints import Fingerprint
-from engine.params import Param, typed_in, whole_number
-from engine.systems import SYSTEM_IDS, SystemSpec, all_systems, get
+from engine.params import Param, whole_number
+from engine.systems import SystemSpec, all_systems, get, ids
 from hardware.cli import Parser, UsageError
 from hardware.cli.dice_source import RollBook, add_dice_options, add_state_options
 from hardware.cli.output import out, say
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         # Only "roll --help" reaches this: after SYSTEM, --help goes to the system's parser.
         p.add_argument("-h", "--help", action=_SystemsHelp, nargs=0,
                        help="list the systems and how to see each one's parameters")
-        p.add_argument("system", nargs="?", metavar="SYSTEM", help="one of " + ", ".join(SYSTEM_IDS))
+        p.add_argument("system", nargs="?", metavar="SYSTEM", help="a system's id (dicetower systems lists them)")
         p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
         p.set_defaults(func=func, subcommand=name)
 
@@ -57,13 +57,14 @@ class _SystemsHelp(argparse.Action):
 
         command = parser.prog.split()[-1]
         lines = [parser.format_usage().rstrip(), "", f"{parser.description}.", "", "systems:"]
-        for spec in all_systems():
+        systems = all_systems()
+        for spec in systems:
             lines += textwrap.wrap(spec.summary, 78, initial_indent=f"  {spec.id:<10}",
                                    subsequent_indent=" " * 12)
         lines += [
             "",
             f"Each system's parameters: dicetower {command} SYSTEM --help",
-            f"  (e.g. dicetower {command} {SYSTEM_IDS[0]} --help);",
+            f"  (e.g. dicetower {command} {systems[0].id} --help);",
             "all of them: dicetower systems (--json for programs).",
         ]
         out("\n".join(lines))
@@ -110,7 +111,7 @@ def _show(value: Any) -> str:
 def _parse(args: argparse.Namespace) -> tuple[SystemSpec, argparse.Namespace, dict[str, Any]]:
     if args.system is None:
         command = args.subcommand
-        raise UsageError(f"dicetower {command}: error: name a system: {', '.join(SYSTEM_IDS)} "
+        raise UsageError(f"dicetower {command}: error: name a system: {', '.join(ids())} "
                          f"(dicetower {command} --help)")
     spec = get(args.system)
     parser = _system_parser(args.subcommand, spec)
@@ -132,7 +133,7 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
     times = whole_number("times", opts.times, 1, 10_000_000) if opts.times is not None else None
     if opts.summary and times is None:
         raise ParameterError("summary", "needs --times N")
-    faces, dice = _entered_or_rolled(opts, book, params)
+    faces, dice = _entered_or_rolled(opts, book, spec, params)
     # Every result is printed only after the book has recorded it (appended, fsynced), with
     # where it is in the log (its roll number in the session and the start of its entry hash).
     if faces is not None:
@@ -187,32 +188,38 @@ def _roll(spec: SystemSpec, opts: argparse.Namespace, book: RollBook, params: di
     return 0
 
 
-def _entered_or_rolled(opts: argparse.Namespace, book: RollBook,
+def _entered_or_rolled(opts: argparse.Namespace, book: RollBook, spec: SystemSpec,
                        params: dict[str, Any]) -> tuple[FacesDice | None, DiceSource]:
-    """Typed-in dice (``--faces``; ``--winners-set`` draws none) or the tower's dice.
+    """Typed-in dice (``--faces``; a system's ``entered`` parameter, fingers' ``--winners-set``,
+    draws none) or the tower's dice.
 
     A typed-in roll is logged as ``entered``: nothing about it can be verified, so it takes
     no part in a session and may not be mixed with the options of rolled dice.
     """
-    typed = "faces" if opts.faces is not None else "winners-set" if typed_in(params) else None
+    given = next((p.cli_name for p in spec.params if p.entered and params.get(p.name)), None)
+    typed = "faces" if opts.faces is not None else given
     if typed is None:
         return None, book.dice(opts)
-    given = {"seed": opts.seed, "entropy": opts.entropy, "mix": opts.mix}
-    rolled = [f"--{name}" for name, value in given.items() if value is not None]
+    chosen = {"seed": opts.seed, "entropy": opts.entropy, "mix": opts.mix}
+    rolled = [f"--{name}" for name, value in chosen.items() if value is not None]
     if rolled:
         raise ParameterError(typed, f"the dice are either typed in (--{typed}) or rolled ({', '.join(rolled)}), "
                                     "not both")
     if opts.faces is None:
-        return None, _TypedIn()
+        return None, _TypedIn(typed)
     faces = FacesDice.parse(opts.faces)
     return faces, faces
 
 
 class _TypedIn:
-    """The dice of a roll whose outcome is typed in (``--winners-set``): it draws nothing."""
+    """The dice of a roll whose outcome is typed in (by parameter ``name``, fingers'
+    ``winners-set``): it draws nothing."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     def randbelow(self, n: int) -> int:
-        raise ParameterError("winners-set", f"this roll would still draw a number below {n}; give every hand")
+        raise ParameterError(self.name, f"this roll would still draw a number below {n}; give every hand")
 
 
 def cmd_odds(args: argparse.Namespace) -> int:

@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="a --mix the players typed themselves, once for each roll it went into (any other mix in "
                         "their night is a problem); repeatable")
     p.add_argument("--allow-entered", metavar="N", default="0",
-                   help="how many rolls the players typed in (--faces, --winners-set) during their night (default 0)")
+                   help="how many rolls the players typed in (--faces, a hand typed in) during their night (default 0)")
     p.add_argument("--allow-command-line", metavar="N", default="0",
                    help="how many rolls the players made on the command line in sessions the panel rolled in "
                         "(default 0)")
@@ -105,7 +105,7 @@ def _summary(path: Path, report: ReplayReport, problems: list[str]) -> list[str]
              f"({report.revealed} revealed, {opened} open)",
              f"  verified: {report.rolls_verified} roll(s) recomputed from revealed seeds"]
     if report.rolls_entered:
-        lines.append(f"  entered:  {report.rolls_entered} roll(s) typed in (--faces, --winners-set): entered, "
+        lines.append(f"  entered:  {report.rolls_entered} roll(s) typed in (--faces, a hand typed in): entered, "
                      "not rolled; nothing to check")
     if report.rolls_test:
         lines.append(f"  test:     {report.rolls_test} test roll(s) from --seed sessions: recomputed, but a test "

@@ -133,6 +133,8 @@ def read_fields(t: Table, cls: type[T], *, keys: Mapping[str, KeySpec] | None = 
     for f in dataclasses.fields(cls):
         spec = keys.get(f.name) if keys is not None else f.metadata if "read" in f.metadata else None
         if f.name not in given and spec is not None:
+            if f.default is dataclasses.MISSING and not t.given(spec["name"] or f.name):
+                continue  # a default the class computes (PanelConfig's installed systems): left to it
             values[f.name] = _read_field(t, f, spec)
             read[f.name] = spec["name"] or f.name
     t.done()
@@ -183,7 +185,9 @@ def _gpio(t: Table) -> str:
 def _switched(t: Table, cls: type[T], name: str) -> T | None:
     """A part with an ``enabled`` key (``[rgb]``, ``[encoder]``), None when it is off; its
     other keys are still allowed. Whether it is on by default is TowerConfig's default."""
-    if t.boolean("enabled", getattr(TowerConfig(), name) is not None):
+    declared = _field(TowerConfig, name)  # not TowerConfig(): its panel would import every system
+    default = declared.default_factory() if declared.default_factory is not dataclasses.MISSING else declared.default
+    if t.boolean("enabled", default is not None):
         return read_fields(t, cls)
     t.ignore(*_keys(cls))
     t.done()
@@ -312,8 +316,31 @@ def _check_sound_name(t: Table, name: str, value: str) -> None:
 
 def _panel(t: Table, parts: dict[str, Any]) -> PanelConfig:
     """``[panel]``: PanelConfig's fields, read as every table's (:data:`PANEL_KEYS`), with
-    ``speak`` from ``[sound]``."""
-    return read_fields(t, PanelConfig, keys=PANEL_KEYS, speak=parts["sound"].speak)
+    ``speak`` from ``[sound]`` and ``starts`` from the systems' own ``start_PARAM`` keys."""
+    systems = t.string_list("systems", None)
+    return read_fields(t, PanelConfig, keys=PANEL_KEYS, speak=parts["sound"].speak, starts=_starts(t, systems))
+
+
+def _starts(t: Table, systems: tuple[str, ...] | None) -> tuple[tuple[str, int], ...]:
+    """``[panel] start_PARAM = N`` keys: the start value of a system's carried parameter
+    (:class:`engine.systems.panel.Start`, fingers' ``start_karma``), within the range the
+    settings menu would give it. Only a config with such a key imports the systems to find it
+    (the enabled ones, or every installed one when the config names none)."""
+    keys = sorted(k for k in t.data if isinstance(k, str) and k.startswith("start_"))
+    if not keys:
+        return ()
+    from engine.systems import all_systems, get, installed
+
+    specs = all_systems() if systems is None else tuple(get(s) for s in systems if installed(s))
+    offered = {start.key: start for spec in specs for start in spec.panel.starts}
+    out = []
+    for key in keys:
+        start = offered.get(key)
+        if start is None:
+            allowed = ", ".join(sorted(offered)) or "none: no enabled system has a start value"
+            raise t.error(key, f"unknown key (a system's start value: {allowed})")
+        out.append((start.param, t.integer(key, start.default, start.lo, start.hi)))
+    return tuple(out)
 
 
 #: The tables after ``[gpio]``, each read by its step (TowerConfig's field of the same name).

@@ -253,8 +253,8 @@ def _menu_bound(name: str, end: int, per: int = 1) -> Callable[[], float]:
 
 #: ``[panel]``'s keys: :class:`~engine.panel.options.PanelConfig`'s fields (their defaults are
 #: the engine's), each read as the field of a ``config_key`` is. Where the settings menu fixes a
-#: range, the key is held to it: a value outside would be clamped without a word (``start_karma
-#: = 9`` starting players at 5). A time without a range here is checked by PanelConfig itself,
+#: range, the key is held to it: a value outside would be clamped without a word (``animation_seconds
+#: = 9`` starting at 3). A time without a range here is checked by PanelConfig itself,
 #: whose error names its key.
 PANEL_KEYS: Mapping[str, KeySpec] = {
     "systems": key_spec("string_list"),
@@ -266,10 +266,12 @@ PANEL_KEYS: Mapping[str, KeySpec] = {
     "idle_seconds": key_spec("seconds"),
     "attract_step_seconds": key_spec("seconds"),
     "players": key_spec("integer", 1, 9),
-    "start_karma": key_spec("integer", _menu_bound("KARMA_RANGE", 0), _menu_bound("KARMA_RANGE", 1)),
     "brightness": key_spec("number", _menu_bound("BRIGHTNESS_RANGE", 0, per=100),
                            _menu_bound("BRIGHTNESS_RANGE", 1, per=100)),  # percent in the menu
 }
 #: PanelConfig fields that are no ``[panel]`` key: set from another table (``[sound] speak``,
 #: ``[web]``'s address).
 PANEL_FROM_ELSEWHERE = frozenset({"speak", "page_url"})
+#: PanelConfig fields whose keys the systems declare: ``starts``, one ``start_PARAM`` key for
+#: each value a system carries from roll to roll (its ``PanelSpec.starts``; fingers' karma).
+PANEL_FROM_SYSTEMS = frozenset({"starts"})

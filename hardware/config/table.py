@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, overload
 
 from hardware.config import ConfigError
 from hardware.config.pins import ANY_PINS, BCM_PINS
@@ -117,10 +117,16 @@ class Table:
             raise self.error(name, f"expected one of {', '.join(choices)}, got {value!r}")
         return value
 
-    def string_list(self, name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    @overload
+    def string_list(self, name: str, default: tuple[str, ...]) -> tuple[str, ...]: ...
+
+    @overload
+    def string_list(self, name: str, default: None) -> tuple[str, ...] | None: ...
+
+    def string_list(self, name: str, default: tuple[str, ...] | None) -> tuple[str, ...] | None:
         value = self._get(name)
         if value is _MISSING:
-            return tuple(default)
+            return None if default is None else tuple(default)
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise self.error(name, f"expected a list of strings, got {_show(value)}")
         return tuple(value)
@@ -137,6 +143,10 @@ class Table:
                 allowed += " (or false: not fitted)"
             raise self.error(name, f"expected {allowed}, got {_show(value)}")
         return value
+
+    def given(self, name: str) -> bool:
+        """Whether the table has the key ``name`` (read or not)."""
+        return name in self.data
 
     def done(self) -> None:
         unknown = sorted(set(self.data) - self.used)

@@ -103,10 +103,10 @@ class EspeakSpeaker:
 
     def __init__(self, sound: SoundConfig, *, log: Callable[[str], None] | None = None,
                  program: str | None = None, cards: Path = CARDS) -> None:
-        from engine.speech import table
+        from engine.speech import voice
 
         self.sound = sound
-        self.voice = table(sound.language).voice
+        self.voice = voice(sound.language)
         self.program = program if program is not None else find_program()
         # known before the first sentence; a sentence that plays (a card plugged in later)
         # or fails says again
@@ -227,10 +227,10 @@ class WavSpeaker:
 
     def __init__(self, sound: SoundConfig, *, log: Callable[[str], None] | None = None,
                  directory: Path | None = None, program: str | None = None) -> None:
-        from engine.speech import table
+        from engine.speech import voice
 
         self.sound = sound
-        self.voice = table(sound.language).voice
+        self.voice = voice(sound.language)
         self.directory = Path(directory) if directory is not None else None
         self.program = program if program is not None else find_program()
         self._problem = NO_PROGRAM if self.program is None else ""

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from engine.panel.model import Button, Event, EventKind
 from engine.panel.state import PanelState
-from engine.speech import Phrases
+from engine.speech import Tables
 from engine.speech import words as said
 from hardware.speech import Speaker
 
@@ -36,10 +36,10 @@ REPEAT = Button.FIELD
 class Narrator:
     """Speech for one tower. ``log`` hears, once per change, why nothing can be heard."""
 
-    def __init__(self, speaker: Speaker, phrases: Phrases, *, still_ns: int, now: int, speaking: bool,
+    def __init__(self, speaker: Speaker, tables: Tables, *, still_ns: int, now: int, speaking: bool,
                  log: Callable[[str], None] | None = None) -> None:
         self.speaker = speaker
-        self.phrases = phrases
+        self.tables = tables  # the phrase tables, each screen's made when it is first said
         self.still_ns = still_ns
         self.log = log or (lambda line: None)
         self._due: int | None = now + still_ns if speaking else None  # the first page, at start-up
@@ -62,7 +62,7 @@ class Narrator:
             # is nothing more, as on the panel)
             # the screen again, whole; the page it shows is not said again when REPEAT is let go
             self._repeating, self._due = True, None
-            self._say(self._marked(said.utterance(after, self.phrases, full=True), unrecorded))
+            self._say(self._marked(said.utterance(after, said.table_of(after, self.tables), full=True), unrecorded))
             return
         if event.kind is EventKind.RELEASE and event.button is REPEAT and self._repeating:
             self._repeating = False
@@ -71,10 +71,10 @@ class Narrator:
             self._due = now + self.still_ns
         moment = said.moment(after)
         if moment is not None and moment != said.moment(before):
-            self._say(self._marked(said.utterance(after, self.phrases), unrecorded))
+            self._say(self._marked(said.utterance(after, said.table_of(after, self.tables)), unrecorded))
 
     def _marked(self, text: str | None, unrecorded: bool) -> str | None:
-        return self.phrases.say("unrecorded", said=text) if text and unrecorded else text
+        return self.tables.of(()).say("unrecorded", said=text) if text and unrecorded else text
 
     def poll(self, state: PanelState, now: int) -> None:
         """Say the setup page or the menu once the buttons have been still long enough."""
@@ -82,7 +82,7 @@ class Narrator:
             return
         self._due = None
         if state.settings.speech and state.mode in said.WHEN_STILL:
-            self._say(said.utterance(state, self.phrases))
+            self._say(said.utterance(state, said.table_of(state, self.tables)))
 
     def deadline(self) -> int | None:
         return self._due

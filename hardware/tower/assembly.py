@@ -156,12 +156,12 @@ def _day_stats(state_dir: Path | None) -> tuple[DayStats | None, int]:
 def _narrator(config: TowerConfig, speaker: Speaker, now: int, log: Callable[[str], None],
               speaking: bool) -> Narrator:
     """Speech for a tower with a speaker (loaded only then: start-up without one skips it)."""
-    from engine.speech import table
+    from engine.speech import Tables
     from hardware.speech.narrator import Narrator
 
     sound = config.sound
-    return Narrator(speaker, table(sound.language), still_ns=round(sound.still_seconds * 1e9), now=now,
-                    speaking=speaking, log=log)
+    return Narrator(speaker, Tables(sound.language, config.panel.systems), still_ns=round(sound.still_seconds * 1e9),
+                    now=now, speaking=speaking, log=log)
 
 
 def _operator_lock(config: TowerConfig) -> OperatorLock | None:

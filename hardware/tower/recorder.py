@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from engine.dice import DiceSource, sample_subset
 from engine.panel import machine, sessions, slots
 from engine.panel.model import Effects
-from engine.params import typed_in
+from engine.systems import typed_in
 
 if TYPE_CHECKING:
     from engine.panel.state import PanelState
@@ -61,7 +61,7 @@ class RollRecorder:
             return Recorded()
         failures = self._failures()
         slot = slots.to_json(state.slot)
-        entered = typed_in(rolled.get("params") or {})
+        entered = typed_in(rolled)
         try:
             if entered:  # typed in (a fixed hand): outside any session, as the command line logs it
                 entry = self._append_entered(rolled, state.settings.player, slot)

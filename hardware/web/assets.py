@@ -54,18 +54,62 @@ def find_pyodide(configured: str = "") -> Path:
 
 
 def engine_zip() -> bytes:
-    """The installed ``engine`` package's source as a zip (``engine/...``), members sorted and
-    dated alike: the same code gives the same bytes."""
+    """The installed ``engine`` package's source as a zip (``engine/...``), with every
+    installed system in it: each distribution that registers one gets a ``NAME.dist-info``
+    holding its METADATA and its ``dicetower_systems`` entry points (Pyodide finds the systems
+    through them, as the tower does), and a plug-in's own Python files (its package, its rules
+    module) beside the engine. Members sorted and dated alike: the same code gives the same
+    bytes; a plug-in installed or removed changes them (and the hash the page shows)."""
     root = Path(engine.__file__).resolve().parent
+    members: dict[str, bytes] = {}
+    for path in sorted(root.rglob("*")):
+        if path.suffix not in (".py", ".typed") or "__pycache__" in path.parts:
+            continue
+        members[f"engine/{path.relative_to(root).as_posix()}"] = path.read_bytes()
+    members.update(_systems_members())
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-        for path in sorted(root.rglob("*")):
-            if path.suffix not in (".py", ".typed") or "__pycache__" in path.parts:
-                continue
-            info = zipfile.ZipInfo(f"engine/{path.relative_to(root).as_posix()}", _ZIP_TIME)
+        for name in sorted(members):
+            info = zipfile.ZipInfo(name, _ZIP_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
-            z.writestr(info, path.read_bytes())
+            z.writestr(info, members[name])
     return out.getvalue()
+
+
+def _systems_members() -> dict[str, bytes]:
+    """The zip's members that make the installed systems findable: per distribution its
+    ``.dist-info`` (METADATA, entry_points.txt with the systems' group only), and a plug-in's
+    ``.py`` files as its RECORD lists them (dicetower's own are the engine's, already in)."""
+    from importlib import metadata
+
+    from engine.systems import registry
+
+    by_dist: dict[str, list[registry.Installed]] = {}
+    for entry in registry.installed().values():
+        by_dist.setdefault(entry.distribution, []).append(entry)
+    out: dict[str, bytes] = {}
+    for name, entries in sorted(by_dist.items()):
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            raise PageError(f"the phone page's engine zip: the distribution {name} of system {entries[0].id} "
+                            "is not installed") from None
+        version = dist.version
+        folder = f"{name.replace('-', '_')}-{version}.dist-info"
+        out[f"{folder}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()
+        lines = [f"{e.id} = {e.module}:{e.attribute}" for e in sorted(entries, key=lambda e: e.id)]
+        out[f"{folder}/entry_points.txt"] = ("[" + registry.GROUP + "]\n" + "\n".join(lines) + "\n").encode()
+        if name == "dicetower":
+            continue
+        for file in dist.files or ():
+            if file.suffix != ".py" or "__pycache__" in file.parts or ".." in file.parts:
+                continue
+            try:
+                out[file.as_posix()] = Path(str(dist.locate_file(file))).read_bytes()
+            except OSError as exc:
+                raise PageError(f"the phone page's engine zip: cannot read {file} of {name}: "
+                                f"{exc.strerror or exc}") from None
+    return out
 
 
 @dataclass

@@ -18,7 +18,7 @@ import engine
 from engine.errors import EngineError
 from engine.panel import pages
 from engine.params import Param
-from engine.systems import SYSTEM_IDS, SystemSpec, get
+from engine.systems import SystemSpec, get, ids
 from hardware.cli import main
 
 #: The outcome's word in a text verdict (solid and spectacular are SOLID/SPECTACULAR SUCCESS).
@@ -142,7 +142,7 @@ AGREE = {"immortal": _agree_immortal, "infinity": _agree_infinity, "horizons": _
          "d6cv": _agree_d6cv, "fingers": _agree_fingers}
 
 
-@pytest.mark.parametrize("system", SYSTEM_IDS)
+@pytest.mark.parametrize("system", ids())
 def test_the_text_of_a_roll_says_what_its_json_says(capsys, system: str) -> None:
     spec = get(system)
     for n, raw in enumerate(_settings(system, 60)):

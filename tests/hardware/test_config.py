@@ -202,8 +202,8 @@ def test_every_panel_field_is_a_key_or_set_from_another_table() -> None:
     from engine.panel.options import PanelConfig
 
     fields = {f.name for f in dataclasses.fields(PanelConfig)}
-    assert set(schema.PANEL_KEYS) | schema.PANEL_FROM_ELSEWHERE == fields
-    assert not set(schema.PANEL_KEYS) & schema.PANEL_FROM_ELSEWHERE
+    assert set(schema.PANEL_KEYS) | schema.PANEL_FROM_ELSEWHERE | schema.PANEL_FROM_SYSTEMS == fields
+    assert not set(schema.PANEL_KEYS) & (schema.PANEL_FROM_ELSEWHERE | schema.PANEL_FROM_SYSTEMS)
 
 
 def test_the_documented_defaults_name_every_key_of_every_table() -> None:
@@ -212,8 +212,12 @@ def test_the_documented_defaults_name_every_key_of_every_table() -> None:
     comment there.)"""
     import tomllib
 
-    data = tomllib.loads(schema.DEFAULT_TOML.read_text(encoding="utf-8"))
-    assert set(data["panel"]) == set(schema.PANEL_KEYS)
+    text = schema.DEFAULT_TOML.read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    # systems' default is every installed system (no TOML value): a comment there, as are the
+    # systems' own start_PARAM keys
+    assert set(data["panel"]) == set(schema.PANEL_KEYS) - {"systems"}
+    assert "\n# systems = [" in text and "\n# start_karma = 0\n" in text
     for table, cls in (("buttons", schema.ButtonsConfig), ("display", schema.DisplayConfig),
                        ("sound", schema.SoundConfig), ("kiosk", schema.KioskConfig)):
         keys = {f.metadata["name"] or f.name for f in dataclasses.fields(cls)

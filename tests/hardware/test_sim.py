@@ -218,13 +218,13 @@ def test_the_readme_screenshots_show_every_system_and_are_up_to_date(tmp_path) -
     state directory, as its regenerate line does)."""
     from pathlib import Path
 
-    from engine.systems import SYSTEM_IDS
+    from engine.systems import ids
     from tests.hardware.test_sim_flows import run_flow
 
     docs = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
     steps = run_flow(docs / "tour.txt", tmp_path, b"screenshots")
     shown = {(step["screen"]["kind"], step["screen"]["title"].split()[0]) for step in steps}
-    for system in SYSTEM_IDS:
+    for system in ids():
         assert ("setup", system) in shown, f"no setup screen of {system}"
         assert ("result", system) in shown or ("reveal", system) in shown, f"no result screen of {system}"
     kinds = {step["screen"]["kind"] for step in steps}

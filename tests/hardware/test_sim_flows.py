@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from engine.panel import pages as rows
-from engine.systems import SYSTEM_IDS, get
+from engine.systems import get, ids
 from hardware.cli.sim import SimClock, Simulator, parse_script
 from hardware.cli.tower import keep
 from hardware.config import reader
@@ -56,7 +56,7 @@ def run_flow(script: Path, state: Path, seed: bytes) -> list[dict]:
         sim.close()
 
 
-@pytest.mark.parametrize("system", SYSTEM_IDS)
+@pytest.mark.parametrize("system", ids())
 def test_the_flow_script_reaches_every_parameter_and_every_flow(system: str, tmp_path) -> None:
     script = FLOWS / f"{system}.txt"
     steps = run_flow(script, tmp_path, b"flows")

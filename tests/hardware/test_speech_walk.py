@@ -31,7 +31,7 @@ from engine.panel.state import Mode
 from engine.panel.view import setup_notes
 from engine.speech import LANGUAGES, table
 from engine.speech import words as said
-from engine.systems import SYSTEM_IDS
+from engine.systems import ids
 from hardware.cli.sim import SimClock, Simulator, parse_script
 from hardware.cli.tower import keep
 from hardware.config import reader
@@ -43,13 +43,13 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 FLOWS = SCREENSHOTS / "flows"
 #: Every script the docs' screenshots are made from, and the seed its command gives: a flow
 #: per system, and the README's tour (the settings menu, the commitment in full, a reveal).
-SCRIPTS = {**{system: (FLOWS / f"{system}.txt", b"flows") for system in SYSTEM_IDS},
+SCRIPTS = {**{system: (FLOWS / f"{system}.txt", b"flows") for system in ids()},
            "tour": (SCREENSHOTS / "tour.txt", b"screenshots")}
 #: Screen kinds said at once, and those said once the buttons are still.
 AT_ONCE = {"result", "reveal", "turn", "guess", "message", "seed", "card", "session"}
 WHEN_STILL = {"setup", "settings"}
 #: Words German says as the screen writes them: the systems' names.
-OWN = {"de": frozenset(SYSTEM_IDS)}
+OWN = {"de": frozenset(ids())}
 
 
 @dataclasses.dataclass

@@ -33,6 +33,9 @@ from engine.systems.d6cv.rules import (
     plan,
 )
 
+#: Its place in MODE's order and every listing (SystemSpec.order), read without importing it.
+ORDER = 30
+
 _SKILL_NAMES = {"untrained": 0, "mastery": 4, "master": 4}
 
 STAT_MAX = 15
@@ -235,6 +238,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="d6cv",
+    order=ORDER,
     panel=PANEL,
     title="d6 vs Challenge Value",
     summary="d6 + stat + skill + modifier must beat the CV; 6 critical success, 1 critical "

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.systems.d6cv.rules import CRIT_FAILURE_FACE, CRIT_SUCCESS_FACE, FAILURE, NONE, SUCCESS
+from engine.systems.d6cv.speech import SPEECH
 from engine.systems.panel import SAID_ELSEWHERE, Flow, Line, PanelSpec, Versus, numbers, outcome_line, pack, phrase
 
 #: What a die that decided by its critical is called on the screen: a 6 and a 1.
@@ -117,6 +118,7 @@ def _details(data: Mapping[str, Any]) -> list[str]:
 
 
 PANEL = PanelSpec(
+    speech=SPEECH,
     sides=6,
     # each label fits beside its longest value on a 21-character line (vs skill 0 untrained)
     labels={"opponent_stat": "vs stat", "opponent_skill": "vs skill", "opponent_modifier": "vs mod",

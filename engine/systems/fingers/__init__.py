@@ -34,6 +34,9 @@ from engine.systems.fingers.rules import (
     parse_finger,
 )
 
+#: Its place in MODE's order and every listing (SystemSpec.order), read without importing it.
+ORDER = 50
+
 MAX_TESTS = 100
 
 PARAMS: tuple[Param, ...] = (
@@ -54,7 +57,7 @@ PARAMS: tuple[Param, ...] = (
           item_help="fingers 1..5", max_items=MAX_TESTS, panel=False),
     Param("winners_set", "list", "fix the hidden winning fingers instead of drawing them "
           "(each test's in turn)", default=(), item=parse_finger, item_help="fingers 1..5",
-          max_items=MAX_CHOICES * MAX_TESTS, panel=False),
+          max_items=MAX_CHOICES * MAX_TESTS, panel=False, entered=True),
     Param("chain", "list", "challenges that must all succeed, e.g. 1/5,1/3 (1/5+1 spends one "
           "karma on that test); replaces --winners/--choices", default=(),
           item=challenge_text, item_help="challenges like 1/5 or 1/5+1", max_items=MAX_CHAIN,
@@ -298,6 +301,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="fingers",
+    order=ORDER,
     panel=PANEL,
     title="Fingers (k of n)",
     summary="guess one of n fingers, k of them win; karma 0-5 earned on failures and spent "

@@ -10,7 +10,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.systems.fingers.rules import MAX_CHAIN, MAX_CHOICES, MAX_KARMA, MIN_CHOICES, links
-from engine.systems.panel import Carried, Flow, Line, ListShape, PanelSpec, Part, numbers, outcome_line, phrase
+from engine.systems.fingers.speech import SPEECH
+from engine.systems.panel import (
+    Carried,
+    Flow,
+    Line,
+    ListShape,
+    PanelSpec,
+    Part,
+    Start,
+    numbers,
+    outcome_line,
+    phrase,
+)
 
 
 def _headline(data: Mapping[str, Any]) -> str:
@@ -54,6 +66,7 @@ def _chain_text(v: tuple[int, ...]) -> str:
 
 
 PANEL = PanelSpec(
+    speech=SPEECH,
     advanced=("multi_spend",),
     sides=5,
     labels={"multi_spend": "multi spend", "long_term": "long term", "max_tests": "max tests",
@@ -83,6 +96,8 @@ PANEL = PanelSpec(
     needs={"max_tests": "long_term"},
     carried=(Carried("karma", "karma_after"),),
     player=("karma",),
+    # "a number from 0 to 5": what a fresh or reset slot starts with (the settings menu's item)
+    starts=(Start("karma", 0, MAX_KARMA),),
     guess="guess",
     hand="winners",
     hidden=_hidden,

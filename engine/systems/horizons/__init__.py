@@ -45,6 +45,9 @@ from engine.systems.horizons.tracks import (
     minor_boxes,
 )
 
+#: Its place in MODE's order and every listing (SystemSpec.order), read without importing it.
+ORDER = 20
+
 POOL_MAX = 30
 SCORE_MAX = 10
 #: Successes needed: up to the largest pool (10s explode, so a pool can score more than
@@ -410,6 +413,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="horizons",
+    order=ORDER,
     panel=PANEL,
     title="Infinite Horizons",
     summary="pool of 1 + Trait + Skill d10s, 7+ succeeds, 10s explode; opposed rolls, "

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.params import Param
+from engine.systems.horizons.speech import SPEECH
 from engine.systems.horizons.tracks import CRITICAL_BOXES, MAJOR_BOXES, MINOR_MAX
 from engine.systems.panel import (
     Carried,
@@ -81,6 +82,7 @@ TARGET = Param("target", "int", "the defender's player slot: its wound track tak
                lo=1, hi=9)
 
 PANEL = PanelSpec(
+    speech=SPEECH,
     sides=10,
     labels={"opponent_pool": "opp. pool", "opponent_successes": "opp. succ.",
             "mitigation_mode": "mit. mode", "damage_tier": "tier", "stability_boxes": "stab. boxes",

@@ -41,6 +41,9 @@ from engine.systems.immortal.rules import (
     spend_bonus,
 )
 
+#: Its place in MODE's order and every listing (SystemSpec.order), read without importing it.
+ORDER = 40
+
 OUTCOMES: tuple[str, ...] = ("success", "failure")
 UNTRAINED_RULES: tuple[str, ...] = ("kind", "strict")
 MAX_HOSTILES = 6
@@ -289,6 +292,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="immortal",
+    order=ORDER,
     panel=PANEL,
     title="Immortal",
     summary="colour-coded d10 + attribute (+ skill) >= target number; hostiles, primary bonus",

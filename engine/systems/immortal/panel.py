@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.params import Param
 from engine.systems.immortal.rules import ATTRIBUTE_MAX, COLOR_RGB, COLORS, HOSTILE_TN_MAX, POINTS_PER_RANK, RANK_MAX
+from engine.systems.immortal.speech import SPEECH
 from engine.systems.panel import Flow, Line, ListShape, Lock, PanelSpec, Part, Versus, numbers, outcome_line, phrase
 
 
@@ -102,6 +103,7 @@ SKILL_SLOT = Param("skill_slot", "int", "which of the character's skills this ro
                    "only that slot locks after a failed untrained attempt", 1, lo=1, hi=9)
 
 PANEL = PanelSpec(
+    speech=SPEECH,
     advanced=("untrained_rule", "auto_success"),
     sides=10,
     labels={"untrained_rule": "untr. rule", "auto_success": "auto success", "bonus_sharing": "sharing",

@@ -47,6 +47,9 @@ from engine.systems.infinity.rules import (
     success_rating,
 )
 
+#: Its place in MODE's order and every listing (SystemSpec.order), read without importing it.
+ORDER = 10
+
 __all__ = ["CR_MAX", "DAMAGE_MAX", "DEFENSE_MAX", "RATING_MAX", "SYSTEM", "TOTAL_MAX", "Attacker", "InfinityResult",
            "Participant", "Related", "effective_rating", "skill_bonus"]
 
@@ -421,6 +424,7 @@ def describe(result: RollResult) -> list[str]:
 
 SYSTEM = SystemSpec(
     id="infinity",
+    order=ORDER,
     panel=PANEL,
     title="Infinity",
     summary="hot/cold 2d10 + rating vs Challenge Rating; Success Ratings, Doubles, Coordination, Volleys",

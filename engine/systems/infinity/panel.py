@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.systems.infinity.rules import CR_MAX, DAMAGE_MAX, RATING_MAX, make_up
+from engine.systems.infinity.speech import SPEECH
 from engine.systems.panel import (
     SAID_ELSEWHERE,
     Flow,
@@ -111,6 +112,7 @@ def _turns(data: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
 
 
 PANEL = PanelSpec(
+    speech=SPEECH,
     sides=10,
     # a Complication is neither success nor failure (Infinity, "Determining Success")
     mixed=frozenset({"complication"}),

@@ -105,7 +105,7 @@ def test_spending_more_karma_than_held_is_a_message_not_a_roll() -> None:
 
 
 def test_start_karma_setting_applies_to_fresh_players() -> None:
-    panel = _fingers_panel((1, 2, 3), start_karma=2)
+    panel = _fingers_panel((1, 2, 3), starts=(("karma", 2),))
     assert panel.screen.lines[-1] == "P1 karma 2"
     panel.set_field("spend", 1)
     panel.press(ROLL, MODE)  # thumb wins

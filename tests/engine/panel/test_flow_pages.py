@@ -178,7 +178,7 @@ def test_fingers_flows_roll_what_the_library_rolls(fields: dict, lists: dict, pa
 
 def test_every_page_is_reached_and_left_with_the_buttons() -> None:
     panel = Panel()
-    for system in engine.SYSTEM_IDS:
+    for system in engine.ids():
         panel.to_system(system)
         spec = panel.state.spec
         for page in rows.pages(spec):

@@ -180,7 +180,7 @@ def test_fingers_flow() -> None:
 
 def test_every_system_rolls_with_animation_and_skipping() -> None:
     panel = Panel(PanelConfig(animation_seconds=0.5))
-    for system in engine.SYSTEM_IDS:
+    for system in engine.ids():
         panel.to_system(system)
         panel.press(ROLL)
         if system == "fingers":

@@ -18,9 +18,10 @@ from engine.panel import pages as rows
 from engine.panel import tableseed as seeding
 from engine.panel.machine import PanelConfig, initial, step
 from engine.panel.model import Button, Event, EventKind
+from engine.panel.options import offered_starts
 from engine.panel.state import Mode, PanelState
 from engine.panel.view import render
-from engine.systems import SYSTEM_IDS, SystemSpec, get
+from engine.systems import SystemSpec, get, ids
 from tests.engine.panel.driver import CountingDice
 from tests.support import seeded_dice
 
@@ -71,12 +72,12 @@ _gaps = st.one_of(
 )
 _configs = st.builds(
     PanelConfig,
-    systems=st.sampled_from([SYSTEM_IDS, ("fingers",), ("immortal", "fingers", "d6cv")]),
+    systems=st.sampled_from([ids(), ("fingers",), ("immortal", "fingers", "d6cv")]),
     animation_seconds=st.sampled_from([0.0, 0.3]),
     result_hold_seconds=st.sampled_from([0.0, 3.0]),
     idle_seconds=st.sampled_from([40.0, 300.0]),
     players=st.integers(1, 3),
-    start_karma=st.integers(0, 3),
+    starts=st.integers(0, 3).map(lambda k: (("karma", k),)),
 )
 
 
@@ -96,8 +97,8 @@ def _may_draw(before: PanelState, event: Event) -> bool:
 def _check_state(s: PanelState) -> None:
     cfg = s.config
     assert 0 <= s.system_index < len(cfg.systems)
-    assert 0 <= s.item_index < len(menu.ITEMS)
-    assert menu.valid(s.settings, cfg.players)
+    assert 0 <= s.item_index < len(s.menu_items)
+    assert menu.valid(s.settings, cfg.players, offered_starts(cfg))
     assert len(s.players) == cfg.players
     assert s.page in rows.pages(s.spec)
     assert 0 <= s.field_index < len(s.rows())
@@ -285,9 +286,9 @@ def test_long_walk_reaches_every_screen_and_keeps_every_invariant() -> None:
 def test_systems_are_set_up_on_first_visit_only() -> None:
     # Start-up on a Pi Zero pays for the first system; MODE brings in the next.
     s, _ = initial(PanelConfig(), 0.0)
-    assert set(s.values) == {SYSTEM_IDS[0]}
+    assert set(s.values) == {ids()[0]}
     s, _ = step(s, Event(EventKind.PRESS, Button.MODE), 1.0, dice=CountingDice(seeded_dice(b"lazy")))
-    assert set(s.values) == set(SYSTEM_IDS[:2])
+    assert set(s.values) == set(ids()[:2])
 
 
 def test_attract_lines_fit_beside_the_wander() -> None:
@@ -295,11 +296,11 @@ def test_attract_lines_fit_beside_the_wander() -> None:
     from engine.panel import screens
     from engine.panel.view import ATTRACT_X
 
-    screen = screens.attract(SYSTEM_IDS, 0, (ATTRACT_X, 0), "kernel ok, hwrng ok, buttons 12/128", 1.0)
+    screen = screens.attract(ids(), 0, (ATTRACT_X, 0), "kernel ok, hwrng ok, buttons 12/128", 1.0)
     assert all(len(line) * 6 + ATTRACT_X <= 128 for line in screen.lines)
 
 
-_PAGES = [(sid, page) for sid in SYSTEM_IDS for page in rows.pages(get(sid))]
+_PAGES = [(sid, page) for sid in ids() for page in rows.pages(get(sid))]
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -17,7 +17,7 @@ from engine.panel.state import Mode, PanelState
 from engine.panel.view import PAGE_SECONDS
 from engine.params import Param
 from engine.rng import DrbgDice
-from engine.systems import SYSTEM_IDS, SystemSpec, get
+from engine.systems import SystemSpec, get, ids
 
 PLAYERS = 6  # the most player slots: the widest "defender" row
 
@@ -56,7 +56,7 @@ def _row_texts(spec: SystemSpec) -> list[str]:
     return texts
 
 
-@pytest.mark.parametrize("system", SYSTEM_IDS)
+@pytest.mark.parametrize("system", ids())
 def test_every_label_fits_beside_every_value(system: str) -> None:
     too_long = [t for t in _row_texts(get(system)) if len(t) > screens.WIDTH]
     assert not too_long, too_long
@@ -64,7 +64,7 @@ def test_every_label_fits_beside_every_value(system: str) -> None:
 
 def _walk(seed: int, steps: int = 150) -> list[tuple[PanelState, Any]]:
     rng = random.Random(seed)
-    config = PanelConfig(systems=SYSTEM_IDS, animation_seconds=0.3, players=rng.randint(1, 3))
+    config = PanelConfig(systems=ids(), animation_seconds=0.3, players=rng.randint(1, 3))
     state, _ = initial(config, 0.0)
     dice = DrbgDice.from_seed(b"no-cut %d" % seed)
     now, seen = 0.0, []

@@ -15,14 +15,14 @@ def test_fingers_karma_after_becomes_the_players_karma() -> None:
     spec = get("fingers")
     slot = players.record(players.PlayerSlot(), result, spec, {})
     assert slot.get("fingers", "karma") == 4  # failed without spending: +1
-    assert players.carried(slot, spec, start_karma=0) == {"karma": 4}
+    assert players.carried(slot, spec) == {"karma": 4}
 
 
-def test_a_fresh_slot_starts_from_the_start_karma_clamped_to_the_range() -> None:
+def test_a_fresh_slot_starts_from_the_start_value_clamped_to_the_range() -> None:
     spec = get("fingers")
-    assert players.carried(players.PlayerSlot(), spec, start_karma=2) == {"karma": 2}
-    assert players.carried(players.PlayerSlot(), spec, start_karma=9) == {"karma": 5}
-    assert players.carried(players.PlayerSlot(), get("infinity"), start_karma=2) == {}
+    assert players.carried(players.PlayerSlot(), spec, {"karma": 2}) == {"karma": 2}
+    assert players.carried(players.PlayerSlot(), spec, {"karma": 9}) == {"karma": 5}
+    assert players.carried(players.PlayerSlot(), get("infinity"), {"karma": 2}) == {}
 
 
 def test_horizons_stability_is_the_rollers_and_the_wound_track_the_targets() -> None:
@@ -31,11 +31,11 @@ def test_horizons_stability_is_the_rollers_and_the_wound_track_the_targets() -> 
     result = engine.roll_result("horizons", rng=seeded_dice(b"q"), **params)
     spec = get("horizons")
     roller = players.record(players.PlayerSlot(), result, spec, {})
-    assert players.carried(roller, spec, start_karma=0) == {"stability": 3}
+    assert players.carried(roller, spec) == {"stability": 3}
     assert roller.get("horizons", "wounds") is None  # the defender's, not the roller's
     target = players.record(players.PlayerSlot(), result, spec, {}, who="target")
     assert target.get("horizons", "wounds")["minor"] == 1
-    back = players.carried(target, spec, start_karma=0, who="target")
+    back = players.carried(target, spec, who="target")
     assert back == {"wounds": (1, 0, 0)}
     resolved = spec.resolve({**params, **back, "stability": 3})  # the system accepts them
     assert resolved["wounds"] == (1, 0, 0)
@@ -60,7 +60,7 @@ def test_immortal_skill_lock_is_kept_per_skill_slot_until_reset() -> None:
 
 def test_unusable_stored_values_are_dropped_not_passed_on() -> None:
     slot = players.from_json({"fingers": {"karma": "lots"}, "horizons": ["junk"], 7: {}})
-    assert players.carried(slot, get("fingers"), start_karma=1) == {"karma": 1}
+    assert players.carried(slot, get("fingers"), {"karma": 1}) == {"karma": 1}
     assert players.from_json("nonsense") == players.PlayerSlot()
     round_trip = players.from_json(players.to_json(slot))
     assert round_trip == slot

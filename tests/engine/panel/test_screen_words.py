@@ -18,7 +18,7 @@ from engine.panel.machine import PanelConfig, initial, step
 from engine.panel.model import Button, Event, EventKind, Screen
 from engine.params import Param
 from engine.rng import DrbgDice
-from engine.systems import SYSTEM_IDS, SystemSpec, get
+from engine.systems import SystemSpec, get, ids
 from tests.engine.panel.words import check_lines, wrong_words
 
 P = EventKind.PRESS
@@ -41,7 +41,7 @@ def _walk(seed: int, steps: int = 220) -> list[Screen]:
     """Presses, holds and releases that wander into the advanced page and every flow page
     (PLUS on ``more ...`` and on a flow's row), roll, pick fingers and open the settings."""
     rng = random.Random(seed)
-    config = PanelConfig(systems=SYSTEM_IDS, animation_seconds=rng.choice([0.0, 0.3]), players=rng.randint(1, 3))
+    config = PanelConfig(systems=ids(), animation_seconds=rng.choice([0.0, 0.3]), players=rng.randint(1, 3))
     state, _ = initial(config, 0.0)
     dice = DrbgDice.from_seed(b"screen words %d" % seed)
     now, seen = 0.0, []
@@ -97,7 +97,7 @@ def _settings(draw: Any, spec: SystemSpec) -> dict[str, Any]:
     return raw
 
 
-@pytest.mark.parametrize("system", SYSTEM_IDS)
+@pytest.mark.parametrize("system", ids())
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 2**32))
 def test_no_result_of_any_setting_says_a_python_value(system: str, data: Any, seed: int) -> None:

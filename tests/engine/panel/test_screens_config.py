@@ -53,7 +53,7 @@ def test_status_event() -> None:
         ({"animation_seconds": -1}, "animation_seconds"),
         ({"idle_seconds": float("nan")}, "idle_seconds"),
         ({"players": 0}, "players"),
-        ({"start_karma": -1}, "start_karma"),
+        ({"starts": (("karma", -1),)}, "start_karma"),
         ({"brightness": 0}, "brightness"),
     ],
 )
@@ -94,7 +94,7 @@ def test_restore_ignores_what_does_not_fit() -> None:
     state, _ = initial(config, 0.0, saved=saved)
     assert state.system_id == "infinity"
     assert state.settings.player == 1 and state.settings.brightness == 100
-    assert state.settings.start_karma == 2
+    assert state.settings.starts == (("karma", 2),)  # an older snapshot's start_karma
     assert state.values["infinity"]["cr"] == 10 and state.values["infinity"]["rating"] == 12
     assert state.values["infinity"]["declaration"] is False
     assert "nope" not in state.values["infinity"]

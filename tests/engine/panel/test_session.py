@@ -11,7 +11,7 @@ import pytest
 
 from engine.panel import sessions
 from engine.panel.machine import PanelConfig
-from engine.panel.menu import ITEMS, Item
+from engine.panel.menu import Item
 from engine.panel.model import Event, EventKind
 from engine.panel.slots import PlayerSlot
 from engine.panel.state import Mode
@@ -30,7 +30,7 @@ def _menu(panel: Panel, item: Item) -> None:
     if panel.state.mode is not Mode.SETTINGS:
         panel.hold(MODE)
         panel.release(MODE)
-    for _ in ITEMS:
+    for _ in panel.state.menu_items:
         if panel.state.item is item:
             return
         panel.tap(FIELD)
@@ -190,7 +190,7 @@ def test_reveal_asks_only_after_a_second_roll() -> None:
     assert first.request is None
     assert panel.screen.lines[0] == ">reveal seed? ROLL"
     panel.tap(FIELD)  # moving away disarms it
-    for _ in range(len(ITEMS) - 1):
+    for _ in range(len(panel.state.menu_items) - 1):
         panel.tap(FIELD)
     assert panel.state.item is Item.REVEAL
     assert panel.tap(ROLL).request is None

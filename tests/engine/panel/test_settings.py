@@ -6,11 +6,12 @@ import pytest
 
 from engine.panel.machine import PanelConfig
 from engine.panel.menu import ITEMS, Item
+from engine.systems import get
 from tests.engine.panel.driver import FIELD, MINUS, MODE, PLUS, ROLL, HandDice, Panel
 
 
-def _select(panel: Panel, item: Item) -> None:
-    for _ in ITEMS:
+def _select(panel: Panel, item: object) -> None:
+    for _ in panel.state.menu_items:
         if panel.state.item is item:
             return
         panel.tap(FIELD)
@@ -44,10 +45,13 @@ def test_menu_items_in_order_and_exit() -> None:
     panel = Panel()
     panel.hold(MODE)
     names = []
-    for _ in ITEMS:
+    for _ in panel.state.menu_items:
         names.append(panel.state.item)
         panel.tap(FIELD)
-    assert names == list(ITEMS)
+    # the menu's own items, with the enabled systems' start values after animation (fingers' karma)
+    at = ITEMS.index(Item.ANIMATION) + 1
+    assert names == [*ITEMS[:at], *get("fingers").panel.starts, *ITEMS[at:]]
+    assert [str(n) for n in names][at] == "start karma"
     _select(panel, Item.EXIT)
     panel.tap(ROLL)
     assert panel.screen.kind == "setup"
@@ -112,12 +116,19 @@ def test_reset_is_disarmed_by_any_other_button() -> None:
 def test_start_karma_setting() -> None:
     panel = Panel(PanelConfig(systems=("fingers",)))
     panel.hold(MODE)
-    _select(panel, Item.START_KARMA)
+    start = get("fingers").panel.starts[0]
+    _select(panel, start)
     for _ in range(9):
         panel.tap(PLUS)
-    assert panel.state.settings.start_karma == 5
+    assert panel.state.settings.start(start) == 5 and panel.state.settings.starts == (("karma", 5),)
     panel.tap(MODE)
     assert panel.screen.lines[-1] == "P1 karma 5"
+
+
+def test_a_menu_without_a_system_that_starts_a_value_has_no_start_item() -> None:
+    panel = Panel(PanelConfig(systems=("d6cv", "infinity")))
+    panel.hold(MODE)
+    assert panel.state.menu_items == ITEMS
 
 
 def test_hold_mode_during_a_finger_guess_is_the_thumb_not_the_menu() -> None:

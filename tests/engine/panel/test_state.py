@@ -13,19 +13,19 @@ from hypothesis import strategies as st
 from engine.panel.machine import PanelConfig, initial
 from engine.panel.model import Button
 from engine.panel.state import Mode, PanelState, evolve
-from engine.systems import SYSTEM_IDS
+from engine.systems import ids
 
 _BASE, _ = initial(PanelConfig(players=3), 10.0)
 
 _changes = st.fixed_dictionaries({}, optional={
     "now": st.floats(0, 1e6),
     "mode": st.sampled_from(list(Mode)),
-    "system_index": st.integers(0, len(SYSTEM_IDS) - 1),
+    "system_index": st.integers(0, len(ids()) - 1),
     "field_index": st.integers(0, 9),
     "note": st.text(max_size=12),
     "held": st.sampled_from([None, *Button]),
     "odds": st.one_of(st.none(), st.floats(0, 1)),
-    "values": st.dictionaries(st.sampled_from(SYSTEM_IDS), st.dictionaries(st.text(max_size=5), st.integers())),
+    "values": st.dictionaries(st.sampled_from(ids()), st.dictionaries(st.text(max_size=5), st.integers())),
     "config": st.sampled_from([_BASE.config, PanelConfig(systems=("fingers", "d6cv"), players=2)]),
 })
 

@@ -17,7 +17,7 @@ from engine.panel.model import Event, EventKind
 from engine.panel.state import Mode
 from engine.speech import Phrases, table
 from engine.speech import words as said
-from engine.systems import SYSTEM_IDS
+from engine.systems import ids
 from tests.engine.panel.driver import FIELD, MODE, PLUS, ROLL, Panel
 
 #: Rolls per system (different outcomes, different numbers).
@@ -45,7 +45,7 @@ def sentences(language: str) -> tuple[list[tuple[str, str]], set[str]]:
 
 
 def _all(p: Phrases) -> Iterator[tuple[str, str]]:
-    for system in SYSTEM_IDS:
+    for system in ids():
         yield from _pages(p, system)
         yield from _results(p, system)
         yield from _cannot(p, system)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from engine.errors import EngineError
 from engine.results import Odds, RollResult
 from engine.rng import DrbgDice
-from engine.systems import SYSTEM_IDS, get
+from engine.systems import get, ids
 from tests.engine.panel.test_screen_words import _settings
 
 
@@ -27,7 +27,7 @@ def _assert_read_only(result: RollResult | Odds, given: dict[str, Any]) -> None:
     assert "planted" not in result.params
 
 
-@pytest.mark.parametrize("system", SYSTEM_IDS)
+@pytest.mark.parametrize("system", ids())
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 2**32))
 def test_every_systems_roll_and_odds_keep_their_params_read_only(system: str, data: Any, seed: int) -> None:

@@ -10,11 +10,11 @@ import sys
 import pytest
 
 from engine.panel import pages as rows
-from engine.systems import SYSTEM_IDS, get
+from engine.systems import get, ids
 from engine.systems.panel import SCALAR_KINDS
 
 
-@pytest.mark.parametrize("system", SYSTEM_IDS)
+@pytest.mark.parametrize("system", ids())
 def test_every_parameter_has_a_route_and_a_label(system: str) -> None:
     spec = get(system)
     flows = {f.name for f in spec.panel.flows}
@@ -28,7 +28,7 @@ def test_every_parameter_has_a_route_and_a_label(system: str) -> None:
         assert {"panel", "label"} <= set(listed[0])
 
 
-@pytest.mark.parametrize("system", SYSTEM_IDS)
+@pytest.mark.parametrize("system", ids())
 def test_what_the_panel_spec_names_exists(system: str) -> None:
     spec = get(system)
     panel = spec.panel
@@ -51,7 +51,7 @@ def test_what_the_panel_spec_names_exists(system: str) -> None:
             assert p.name in panel.lists, (system, p.name)
 
 
-@pytest.mark.parametrize("system", SYSTEM_IDS)
+@pytest.mark.parametrize("system", ids())
 def test_every_field_parameter_is_a_row_of_a_page(system: str) -> None:
     spec = get(system)
     on_pages = {r.name for page in rows.pages(spec) for r in rows.rows(spec, page, {}) if not r.moves}

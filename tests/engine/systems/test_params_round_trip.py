@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from engine.errors import EngineError
 from engine.results import to_jsonable
 from engine.rng import DrbgDice
-from engine.systems import SYSTEM_IDS, get
+from engine.systems import get, ids
 from tests.engine.panel.test_screen_words import _settings
 
 
@@ -27,7 +27,7 @@ def _logged(value: Any) -> Any:
     return json.loads(json.dumps(to_jsonable(value)))
 
 
-@pytest.mark.parametrize("system", SYSTEM_IDS)
+@pytest.mark.parametrize("system", ids())
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), seed=st.integers(0, 2**32))
 def test_a_rolls_params_resolve_to_themselves_and_roll_the_same(system: str, data: Any, seed: int) -> None:
