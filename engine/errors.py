@@ -15,6 +15,7 @@ it finds)::
     │   ├── ParameterError (ValueError)
     │   │   └── FacesError
     │   ├── SpeechError (ValueError)
+    │   ├── SystemPluginError (ImportError)
     │   ├── TableSeedError (ValueError)
     │   └── UnknownSystemError (LookupError)
     ├── HardwareError

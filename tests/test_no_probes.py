@@ -28,6 +28,8 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("engine/results.py", "getattr(self, f.name)"): (1, "RollResult.to_dict: its own fields, by dataclasses.fields"),
     ("engine/systems/horizons/__init__.py", "getattr(self, name)"): (
         1, "HorizonsResult.to_dict: its own fields, by __dataclass_fields__"),
+    ("engine/systems/panel.py", "getattr(self, name)"): (
+        1, "Phrasebook.__post_init__: its own mapping fields, frozen one by one"),
     ("engine/panel/view.py", "getattr(before, name)"): (1, "looks_the_same: PanelState's own fields, by fields()"),
     ("engine/panel/view.py", "getattr(s, name)"): (1, "looks_the_same: PanelState's own fields, by fields()"),
     ("engine/panel/machine.py", "getattr(settings, name)"): (
@@ -44,6 +46,8 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("engine/panel/looks.py", "getattr(result, panel.hand, None)"): (
         1, "winners: the result field PanelSpec.hand names (fingers' winners)"),
     # --- a registry's row by name: ``module:attribute``, imported once the row is chosen
+    ("engine/systems/registry.py", "getattr(module, self.attribute)"): (
+        1, "Installed.load: the object a dicetower_systems entry point names (module:attribute)"),
     ("hardware/backends.py", "getattr(importlib.import_module(module), attribute)"): (
         1, "Registry.load: a backend's target, typed by the registry's second parameter"),
     ("hardware/display/oled.py", "getattr(importlib.import_module(module), name)"): (
