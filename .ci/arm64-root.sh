@@ -375,7 +375,9 @@ engine_tests() {
     # tests run `python -m hardware`, with the installed venv's packages (a .pth below)
     cp -a "$ROOT/opt/dicetower/src/." "$ROOT$src/"
     # (some engine tests check bench/'s odds scripts against the engine)
+    # (tests/engine/verify/test_night.py runs the forgery corpus: tests/hardware/forgeries.py)
     (cd "$REPO" && tar -cf - --exclude=__pycache__ tests/__init__.py tests/conftest.py tests/support.py tests/engine \
+        tests/hardware/__init__.py tests/hardware/forgeries.py \
         bench) |
         tar -C "$ROOT$src" -xf -
     # The test tools' venv (the root's python3, from PyPI) is kept beside the cached root:

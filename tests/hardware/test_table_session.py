@@ -117,8 +117,10 @@ def test_an_eased_setting_reads_otherwise_than_its_photo(forgery_honest, tmp_pat
     from hardware.cli import main
 
     honest = forgery_honest.panel
-    failing = next(e for e in honest if e["kind"] == "roll" and not e["result"]["success"]
-                   and e["result"]["critical"] == "none")
+    # the honest night's dice are the kernel's: a failing roll is the story, but a night with
+    # none (a few in a hundred) eases a success the same way and must read the same
+    plain = [e for e in honest if e["kind"] == "roll" and e["result"]["critical"] == "none"]
+    failing = next((e for e in plain if not e["result"]["success"]), plain[0])
     shown = f"d6cv {failing['result']['total']} vs {failing['result']['cv']}"  # what the photo shows
     out = copy.deepcopy(honest)
     eased = next(e for e in out if e.get("hash") == failing["hash"])
