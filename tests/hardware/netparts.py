@@ -216,6 +216,18 @@ class RunningBoard:
         with urllib.request.urlopen(self.base + path, timeout=10) as r:
             return json.loads(r.read())
 
+    def card(self, tower: str) -> Any:
+        """``/api/towers/TOWER``, or None while the board has not heard of the tower (404: its
+        first message is still on its way)."""
+        import urllib.error
+
+        try:
+            return self.get(f"/api/towers/{tower}")
+        except urllib.error.HTTPError as exc:
+            if exc.code == 404:
+                return None
+            raise
+
     def stop(self) -> None:
         self.towers.stop_streams()
         if self.server is not None:

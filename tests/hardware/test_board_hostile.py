@@ -332,8 +332,10 @@ def replay_json(tmp_path: Path, entries: list[dict[str, Any]]) -> dict[str, Any]
 
 def settled_card(board, name: str, seq: int) -> dict[str, Any] | None:
     board.towers.check_now()
-    card = board.get(f"/api/towers/{name}")
-    return card if card["seq"] == seq and not card["missing"] and not card["replay_pending"] else None
+    card = board.card(name)
+    if card is None or card["seq"] != seq or card["missing"] or card["replay_pending"]:
+        return None
+    return card
 
 
 def test_an_edited_entry_the_board_verifies_what_replay_verifies_before_it_and_settles(board, towers, raw, tmp_path):

@@ -20,8 +20,8 @@ STORE = "shop1"
 
 def settled(board, name: str, seq: int) -> bool:
     board.towers.check_now()
-    card = board.get(f"/api/towers/{name}")
-    return card["seq"] == seq and not card["replay_pending"] and not card["missing"]
+    card = board.card(name)
+    return card is not None and card["seq"] == seq and not card["replay_pending"] and not card["missing"]
 
 
 def test_a_restart_keeps_verdicts_and_history_and_asks_only_for_what_is_missing(broker, tmp_path):

@@ -65,8 +65,8 @@ def hook_status(board, n: int = 0) -> dict:
 def settled(board, name: str, seq: int) -> bool:
     """The board holds the tower's entries up to ``seq`` and has checked them."""
     board.towers.check_now()
-    card = board.get(f"/api/towers/{name}")
-    return card["seq"] >= seq and not card["replay_pending"]
+    card = board.card(name)
+    return card is not None and card["seq"] >= seq and not card["replay_pending"]
 
 
 def seqs(bodies: list[dict]) -> list[int]:
