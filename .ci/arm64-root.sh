@@ -361,10 +361,19 @@ replay_log() {
 verify_rolls() {
     local noted
     noted="$(noted_options)" || { echo "the panel session showed no commitment or roll fingerprint"; return 1; }
-    install -D -m 644 "$REPO/tools/verify_rolls.py" "$ROOT/var/tmp/dicetower-ci/verify_rolls.py"
+    local dir=/var/tmp/dicetower-ci/checker rules=() f id
+    rm -rf "$ROOT$dir"
+    install -D -m 644 "$REPO/tools/verify_rolls.py" "$ROOT$dir/verify_rolls.py"
+    # the tool alone plus each system's rules module, as a player downloads them (named with
+    # --rules, not found beside it in a checkout)
+    for f in "$REPO"/engine/systems/*/verify_rules.py; do
+        id="$(basename "$(dirname "$f")")"
+        install -D -m 644 "$f" "$ROOT$dir/rules/$id.py"
+        rules+=(--rules "$dir/rules/$id.py")
+    done
     # the root's own python3 (stdlib only), as a player's laptop would run it
     # shellcheck disable=SC2086 # the options are words
-    in_root -- python3 /var/tmp/dicetower-ci/verify_rolls.py --all-revealed $noted "$STATE/rolls.jsonl"
+    in_root -- python3 "$dir/verify_rolls.py" "${rules[@]}" --all-revealed $noted "$STATE/rolls.jsonl"
 }
 
 engine_tests() {

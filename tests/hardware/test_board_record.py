@@ -65,7 +65,10 @@ def test_a_restart_keeps_verdicts_and_history_and_asks_only_for_what_is_missing(
             wait_for(lambda: settled(board, "honest", now_head), what="the rolls made meanwhile")
             with asks.lock:
                 requests = [body for topic, body, _ in asks.messages if topic.endswith("/honest/resend")]
-            assert requests and all(r["from"] == head + 1 for r in requests), requests  # only what it lacks
+            # only what it lacks: the first ask starts right after the head it kept; a roll that
+            # arrives live meanwhile may split the rest into more asks, none for what it holds
+            assert requests and min(r["from"] for r in requests) == head + 1, requests
+            assert all(r["from"] > head for r in requests), requests
             assert not [t for t, _, _ in asks.messages if t.endswith("/gone/resend")]
     finally:
         honest.close(timeout=1.0)
