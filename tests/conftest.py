@@ -8,7 +8,9 @@ tenfold slowdown would turn into false failures; every test and example still ru
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pickle
 
 import pytest
 from hypothesis import settings
@@ -19,19 +21,40 @@ if os.environ.get("DICETOWER_HYPOTHESIS_PROFILE"):
 
 
 @pytest.fixture(scope="session")
-def forgery_honest(tmp_path_factory):
-    """Honest logs made by real commands, and what the players noted of them."""
+def _forgery_build(tmp_path_factory):
+    """The honest logs and the corpus, built once per run: the first pytest-xdist worker to ask
+    builds them in the run's shared temporary folder (under a lock) and the others read its
+    pickle, rather than each worker making its own nights (seconds each; tenfold under qemu)."""
     from tests.hardware import forgeries
 
-    return forgeries.honest_logs(tmp_path_factory.mktemp("honest"))
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    built = shared / "forgery-corpus.pickle"
+    with open(shared / "forgery-corpus.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if built.is_file():
+                return pickle.loads(built.read_bytes())
+            (shared / "forgery-honest").mkdir(exist_ok=True)
+            honest = forgeries.honest_logs(shared / "forgery-honest")
+            made = (honest, forgeries.corpus(honest))
+            (shared / "forgery-corpus.part").write_bytes(pickle.dumps(made))
+            (shared / "forgery-corpus.part").replace(built)
+            return made
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session")
-def forgery_cases(forgery_honest):
-    """Every case of the forgery corpus, built from :func:`forgery_honest`."""
-    from tests.hardware import forgeries
+def forgery_honest(_forgery_build):
+    """Honest logs made by real commands, and what the players noted of them."""
+    return _forgery_build[0]
 
-    return forgeries.corpus(forgery_honest)
+
+@pytest.fixture(scope="session")
+def forgery_cases(_forgery_build):
+    """Every case of the forgery corpus, built from :func:`forgery_honest`."""
+    return _forgery_build[1]
 
 
 @pytest.fixture(scope="session")
