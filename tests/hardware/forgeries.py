@@ -254,7 +254,7 @@ def shown(entries: Entries, *, commitment: int = 0, rolls: str = "last", head: b
     return tuple(out)
 
 
-def reopen_loop(state: Path, code: str = TABLE_SEED, rolls: int = 5) -> tuple[Entries, tuple[str, ...]]:
+def reopen_loop(state: Path, code: str = TABLE_SEED, rolls: int = 3) -> tuple[Entries, tuple[str, ...]]:
     """Issue 26's first attack, run for real with the unmodified command line by an owner with
     root: the players note the commitment and set their code; before each roll the owner works
     out what it will be (the open session's seed is in ``open-sessions/``: here, by rolling in a
