@@ -31,18 +31,16 @@ def _forgery_build(tmp_path_factory):
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     built = shared / "forgery-corpus.pickle"
     with open(shared / "forgery-corpus.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if built.is_file():
-                return pickle.loads(built.read_bytes())
-            (shared / "forgery-honest").mkdir(exist_ok=True)
-            honest = forgeries.honest_logs(shared / "forgery-honest")
-            made = (honest, forgeries.corpus(honest))
-            (shared / "forgery-corpus.part").write_bytes(pickle.dumps(made))
-            (shared / "forgery-corpus.part").replace(built)
-            return made
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if built.is_file():
+            return pickle.loads(built.read_bytes())
+        (shared / "forgery-honest").mkdir(exist_ok=True)
+        honest = forgeries.honest_logs(shared / "forgery-honest")
+        made = (honest, forgeries.corpus(honest))
+        # whole or not at all: a builder that dies mid-write leaves no pickle to misread
+        (shared / "forgery-corpus.part").write_bytes(pickle.dumps(made))
+        (shared / "forgery-corpus.part").replace(built)
+        return made
 
 
 @pytest.fixture(scope="session")

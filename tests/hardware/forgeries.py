@@ -743,15 +743,12 @@ def grind_the_head(entries: Entries, noted_head: str, digits: int = 4) -> Entrie
     to show the attack's shape; the players noted 16, as the docs tell them."""
     out = ease_the_last_roll(entries)
     reveal = out[-1]
-    # only the reveal changes: the chain before it is hashed once, the reveal re-hashed per tick
-    # (as rehash() would hash it)
-    prev = rehash(out[:-1])[-1]["hash"] if len(out) > 1 else GENESIS
-    fields = {k: v for k, v in reveal.items() if k not in ("seq", "prev", "hash")}
-    fields.update(seq=len(out), prev=prev)
+    # only the reveal changes: the chain is hashed once, then only the reveal, per tick
+    last = {k: v for k, v in rehash(out)[-1].items() if k != "hash"}
     for tick in range(16 ** (digits + 2)):
-        reveal["time"] = fields["time"] = \
+        reveal["time"] = last["time"] = \
             f"2026-12-05T20:{(tick // 60000) % 60:02d}:{(tick // 1000) % 60:02d}.{tick % 1000:03d}Z"
-        if entry_hash(fields).startswith(noted_head[:digits]):
+        if entry_hash(last).startswith(noted_head[:digits]):
             return out
     raise AssertionError("could not grind the head")
 
